@@ -1,0 +1,24 @@
+// The value model shared by the wasm host (which builds entities from AssemblyScript
+// memory) and the SQLite store (which persists them): graph-node's `Value` enum in TypeScript.
+
+export type StoreValue =
+  | { kind: 'String'; value: string }
+  | { kind: 'Int'; value: number }
+  | { kind: 'Int8'; value: bigint }
+  | { kind: 'BigInt'; value: bigint }
+  | { kind: 'BigDecimal'; value: string }
+  | { kind: 'Bool'; value: boolean }
+  | { kind: 'Bytes'; value: Uint8Array }
+  | { kind: 'Timestamp'; value: bigint }
+  | { kind: 'List'; value: StoreValue[] }
+  | { kind: 'Null' };
+
+/** An entity's fields by name; `id` included. */
+export type Entity = Map<string, StoreValue>;
+
+/** The store as one block's handlers see it: reads see the writes made earlier in the same block. */
+export interface EntityStoreTx {
+  get(entityType: string, id: string): Entity | null;
+  set(entityType: string, id: string, entity: Entity): void;
+  remove(entityType: string, id: string): void;
+}
