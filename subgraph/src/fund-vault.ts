@@ -1,0 +1,127 @@
+// Mappings of a FundVault (one template instance per registered fund; the vault address is
+// the Fund id): settlements, strategy allocations with their change history, module pauses
+// and closure. Subscription and redemption requests are kept only as ProtocolEvent records.
+import { Bytes, log } from '@graphprotocol/graph-ts';
+import {
+  EpochSettled,
+  FundClosed,
+  ModulePaused,
+  ModuleUnpaused,
+  RedemptionRequested,
+  StrategyAllocationSet,
+  SubscriptionRequested,
+} from '../generated/templates/FundVault/FundVault';
+import { AllocationChange, Fund, Settlement, StrategyAllocation } from '../generated/schema';
+import { allocationId, eventId, fundEpochId } from './entity-ids';
+import { recordProtocolEvent } from './protocol-event';
+
+export { handleOwnershipTransferred } from './protocol-event';
+
+export function handleSubscriptionRequested(event: SubscriptionRequested): void {
+  recordProtocolEvent(event, 'SubscriptionRequested');
+}
+
+export function handleRedemptionRequested(event: RedemptionRequested): void {
+  recordProtocolEvent(event, 'RedemptionRequested');
+}
+
+export function handleEpochSettled(event: EpochSettled): void {
+  recordProtocolEvent(event, 'EpochSettled');
+  const settlement = new Settlement(fundEpochId(event.address, event.params.epoch));
+  settlement.fund = event.address;
+  settlement.epoch = event.params.epoch.toI32();
+  settlement.navPerShare = event.params.navPerShare;
+  settlement.assetsIn = event.params.assetsIn;
+  settlement.sharesMinted = event.params.sharesMinted;
+  settlement.sharesBurned = event.params.sharesBurned;
+  settlement.assetsOut = event.params.assetsOut;
+  settlement.totalAssets = event.params.totalAssets;
+  settlement.totalSupply = event.params.totalSupply;
+  settlement.reserveBalance = event.params.reserveBalance;
+  settlement.blockNumber = event.block.number;
+  settlement.timestamp = event.block.timestamp;
+  settlement.txHash = event.transaction.hash;
+  settlement.save();
+}
+
+export function handleStrategyAllocationSet(event: StrategyAllocationSet): void {
+  recordProtocolEvent(event, 'StrategyAllocationSet');
+  const id = allocationId(event.address, event.params.strategy);
+  let allocation = StrategyAllocation.load(id);
+  if (allocation == null) {
+    allocation = new StrategyAllocation(id);
+    allocation.fund = event.address;
+    allocation.strategy = event.params.strategy;
+  }
+  allocation.targetBps = event.params.targetBps;
+  allocation.capBps = event.params.capBps;
+  allocation.active = event.params.active;
+  allocation.updatedAtBlock = event.block.number;
+  allocation.updatedAt = event.block.timestamp;
+  allocation.save();
+
+  const change = new AllocationChange(eventId(event));
+  change.allocation = id;
+  change.fund = event.address;
+  change.strategy = event.params.strategy;
+  change.targetBps = event.params.targetBps;
+  change.capBps = event.params.capBps;
+  change.active = event.params.active;
+  change.blockNumber = event.block.number;
+  change.timestamp = event.block.timestamp;
+  change.txHash = event.transaction.hash;
+  change.save();
+}
+
+export function handleModulePaused(event: ModulePaused): void {
+  recordProtocolEvent(event, 'ModulePaused');
+  setModulePaused(event.address, event.params.module, true);
+}
+
+export function handleModuleUnpaused(event: ModuleUnpaused): void {
+  recordProtocolEvent(event, 'ModuleUnpaused');
+  setModulePaused(event.address, event.params.module, false);
+}
+
+export function handleFundClosed(event: FundClosed): void {
+  recordProtocolEvent(event, 'FundClosed');
+  const fund = loadFund(event.address);
+  if (fund == null) return;
+  fund.closed = true;
+  fund.save();
+}
+
+/** Module ids of the vault (0, 1, 2), in the order the paused list is kept. */
+const MODULE_COUNT: i32 = 3;
+
+function moduleName(module: i32): string {
+  if (module == 0) return 'subscriptions';
+  if (module == 1) return 'redemptions';
+  if (module == 2) return 'claims';
+  return 'module-' + module.toString();
+}
+
+/** Rewrites the fund's paused list in module-id order, so it reads the same however it was reached. */
+function setModulePaused(vault: Bytes, module: i32, paused: boolean): void {
+  const fund = loadFund(vault);
+  if (fund == null) return;
+  const changed = moduleName(module);
+  const current = fund.pausedModules;
+  const next = new Array<string>(0);
+  for (let id = 0; id < MODULE_COUNT; id++) {
+    const name = moduleName(id);
+    const wasPaused = current.includes(name);
+    if (name == changed ? paused : wasPaused) next.push(name);
+  }
+  if (module >= MODULE_COUNT && paused) next.push(changed);
+  fund.pausedModules = next;
+  fund.save();
+}
+
+function loadFund(vault: Bytes): Fund | null {
+  const fund = Fund.load(vault);
+  if (fund == null) {
+    log.warning('FundVault event from unregistered vault {}', [vault.toHexString()]);
+  }
+  return fund;
+}
