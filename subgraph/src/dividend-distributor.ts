@@ -7,8 +7,6 @@ import { DividendClaim, DividendRound } from '../generated/schema';
 import { eventId, fundEpochId } from './entity-ids';
 import { recordProtocolEvent } from './protocol-event';
 
-export { handleOwnershipTransferred } from './protocol-event';
-
 export function handleDividendRoundPosted(event: DividendRoundPosted): void {
   recordProtocolEvent(event, 'DividendRoundPosted');
   const round = new DividendRound(fundEpochId(event.params.fund, event.params.epoch));

@@ -1,0 +1,129 @@
+// What `npm run subgraph:deploy:studio` / `subgraph:deploy:node` will do, derived from the
+// environment and validated before anything runs: the target, the network of networks.json
+// (refused while it still has zero addresses), and the graph-cli commands.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { subgraphDir } from './manifest.ts';
+import { readNetwork, unsetDataSources } from './networks.ts';
+
+export type DeployTarget = 'studio' | 'node';
+
+/** Output directory of deploy builds, apart from build/ (the devnet build the indexer runs). */
+export const deployOutputDir = '.deploy-build/';
+
+export interface DeployPlan {
+  target: DeployTarget;
+  network: string;
+  name: string;
+  versionLabel: string;
+  /** human-readable lines: what will be deployed where (no secrets) */
+  summary: string[];
+  /** graph-cli argument lists; MANIFEST stands for the per-network manifest copy */
+  commands: { args: string[]; mayAlreadyExist: boolean }[];
+}
+
+export const manifestPlaceholder = 'MANIFEST';
+
+export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): DeployPlan {
+  const problems: string[] = [];
+  const required = (variable: string, purpose: string): string => {
+    const value = env[variable]?.trim();
+    if (!value) problems.push(`${variable} is not set: ${purpose}`);
+    return value ?? '';
+  };
+  const url = (variable: string, purpose: string): string => {
+    const value = required(variable, purpose);
+    if (value && !/^https?:\/\/[^\s/]+/.test(value))
+      problems.push(`${variable} must be an http(s) URL, got "${value}"`);
+    return value;
+  };
+
+  const network = required(
+    'SUBGRAPH_NETWORK',
+    'the network of subgraph/networks.json to deploy (e.g. sepolia)',
+  );
+  const name = required(
+    'SUBGRAPH_NAME',
+    target === 'studio'
+      ? 'the subgraph slug created in Subgraph Studio'
+      : 'the subgraph name on the graph-node (e.g. fund-protocol/devnet)',
+  );
+  const versionLabel = env.SUBGRAPH_VERSION_LABEL?.trim() || `v${packageVersion()}`;
+  const deployKey =
+    target === 'studio'
+      ? required('GRAPH_DEPLOY_KEY', 'the deploy key shown on the subgraph page of Subgraph Studio')
+      : env.GRAPH_DEPLOY_KEY?.trim();
+  const nodeUrl = target === 'node' ? url('GRAPH_NODE_URL', "the graph-node's admin JSON-RPC URL") : '';
+  const ipfsUrl = target === 'node' ? url('GRAPH_IPFS_URL', 'the IPFS API URL the graph-node reads') : '';
+
+  if (network) {
+    try {
+      const unset = unsetDataSources(network);
+      if (unset.length > 0) {
+        problems.push(
+          `subgraph/networks.json: network "${network}" still has the zero address for ${unset.join(', ')}; ` +
+            'set the deployed addresses and start blocks there before deploying',
+        );
+      }
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`cannot deploy the subgraph to ${target}:\n- ${problems.join('\n- ')}`);
+  }
+
+  const config = readNetwork(network);
+  const keyArgs = deployKey ? ['--deploy-key', deployKey] : [];
+  const common = ['--network', network, '--version-label', versionLabel, '--output-dir', deployOutputDir];
+  const summary = [
+    `deploy subgraph "${name}" version ${versionLabel} for network "${network}"`,
+    target === 'studio'
+      ? 'to Subgraph Studio (deploy key from GRAPH_DEPLOY_KEY)'
+      : `to graph-node ${nodeUrl} with IPFS ${ipfsUrl}${deployKey ? ' (access token from GRAPH_DEPLOY_KEY)' : ''}`,
+    ...Object.entries(config).map(
+      ([source, entry]) => `  ${source}: ${entry.address} from block ${entry.startBlock}`,
+    ),
+  ];
+  const commands =
+    target === 'studio'
+      ? [{ args: ['deploy', name, manifestPlaceholder, ...keyArgs, ...common], mayAlreadyExist: false }]
+      : [
+          { args: ['create', name, '--node', nodeUrl, ...tokenArgs(deployKey)], mayAlreadyExist: true },
+          {
+            args: [
+              'deploy',
+              name,
+              manifestPlaceholder,
+              '--node',
+              nodeUrl,
+              '--ipfs',
+              ipfsUrl,
+              ...keyArgs,
+              ...common,
+            ],
+            mayAlreadyExist: false,
+          },
+        ];
+  return { target, network, name, versionLabel, summary, commands };
+}
+
+/** `graph create` names the token flag --access-token. */
+function tokenArgs(deployKey: string | undefined): string[] {
+  return deployKey ? ['--access-token', deployKey] : [];
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(subgraphDir, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** A command for printing: the deploy key masked. */
+export function printableCommand(args: string[]): string {
+  const masked = args.map((arg, i) =>
+    i > 0 && (args[i - 1] === '--deploy-key' || args[i - 1] === '--access-token') ? '***' : arg,
+  );
+  return `graph ${masked.join(' ')}`;
+}

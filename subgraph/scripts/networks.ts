@@ -1,0 +1,52 @@
+// subgraph/networks.json: per network, the address and start block of each static data
+// source, in the layout graph-cli's `--network` reads. The devnet entry is the deterministic
+// devnet deployment; public networks are filled in by the operator before deploying.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readManifest, subgraphDir } from './manifest.ts';
+
+export const networksPath = join(subgraphDir, 'networks.json');
+const zeroAddress = '0x0000000000000000000000000000000000000000';
+
+export interface DataSourceNetwork {
+  address: string;
+  startBlock: number;
+}
+
+export type NetworkConfig = Record<string, DataSourceNetwork>;
+
+export function readNetworks(): Record<string, NetworkConfig> {
+  return JSON.parse(readFileSync(networksPath, 'utf8')) as Record<string, NetworkConfig>;
+}
+
+/** The named network's entry, checked to give every static data source an address and start block. */
+export function readNetwork(network: string): NetworkConfig {
+  const networks = readNetworks();
+  const config = networks[network];
+  if (config === undefined) {
+    throw new Error(
+      `network "${network}" is not in subgraph/networks.json (it has: ${Object.keys(networks).join(', ')})`,
+    );
+  }
+  for (const source of readManifest().filter((s) => !s.template)) {
+    const entry = config[source.name];
+    if (
+      entry === undefined ||
+      !/^0x[0-9a-fA-F]{40}$/.test(entry.address) ||
+      !Number.isInteger(entry.startBlock) ||
+      entry.startBlock < 0
+    ) {
+      throw new Error(
+        `subgraph/networks.json: "${network}" needs { "address": "0x…40 hex", "startBlock": integer >= 0 } for ${source.name}`,
+      );
+    }
+  }
+  return config;
+}
+
+/** The static data sources of a network that still have the zero address (not yet deployed there). */
+export function unsetDataSources(network: string): string[] {
+  return Object.entries(readNetwork(network))
+    .filter(([, entry]) => entry.address.toLowerCase() === zeroAddress)
+    .map(([name]) => name);
+}
