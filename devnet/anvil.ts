@@ -1,0 +1,112 @@
+// Starts a local anvil (from the @foundry-rs/anvil npm package) for the devnet and the tests:
+// loopback only, an OS-assigned port, a fixed mnemonic, chain id and genesis timestamp so that the
+// same deployment and scenario always produce the same chain. Mining is manual: the scenario
+// queues a day's transactions and mines them with evm_mine at the day's timestamp.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createRpcClient } from './rpc.ts';
+
+const require = createRequire(import.meta.url);
+
+export const DEVNET_MNEMONIC = 'test test test test test test test test test test test junk';
+export const DEVNET_CHAIN_ID = 31337;
+/** 2025-01-01T00:00:00Z: genesis of the devnet; scenario day d is mined at GENESIS + d days. */
+export const DEVNET_GENESIS_TIMESTAMP = 1_735_689_600;
+
+export interface AnvilOptions {
+  /** Mine every transaction at once (default false: blocks are mined explicitly with evm_mine). */
+  automine?: boolean;
+  /** Milliseconds to wait for anvil to answer before giving up. */
+  startTimeoutMs?: number;
+}
+
+export interface AnvilInstance {
+  rpcUrl: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function anvilBinary(): string {
+  const packageJson = require.resolve('@foundry-rs/anvil/package.json');
+  return join(dirname(packageJson), '..', '..', '.bin', 'anvil');
+}
+
+/** Starts anvil and resolves once it answers eth_chainId. */
+export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInstance> {
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--mnemonic',
+    DEVNET_MNEMONIC,
+    '--chain-id',
+    String(DEVNET_CHAIN_ID),
+    '--timestamp',
+    String(DEVNET_GENESIS_TIMESTAMP),
+    '--order',
+    'fifo',
+    '--auto-impersonate',
+    // Fees play no part in the protocol: zero base fee and a block gas limit no day can reach keep
+    // every queued transaction in its day's block.
+    '--block-base-fee-per-gas',
+    '0',
+    '--gas-price',
+    '0',
+    '--gas-limit',
+    '1000000000000',
+    '--disable-code-size-limit',
+    '--accounts',
+    '10',
+    ...(options.automine ? [] : ['--no-mining']),
+  ];
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const rpcUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`anvil did not start within ${options.startTimeoutMs ?? 20_000} ms:\n${output}`));
+    }, options.startTimeoutMs ?? 20_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /Listening on (127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        // Anvil logs every request; keep draining so its pipe never fills, but drop the text.
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve(`http://${match[1]}`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`anvil exited with code ${code} before listening:\n${output}`));
+    });
+  });
+
+  const rpc = createRpcClient(rpcUrl);
+  const chainId = await rpc.request<string>('eth_chainId', []);
+  if (Number(chainId) !== DEVNET_CHAIN_ID) throw new Error(`anvil answered chain id ${chainId}`);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    rpcUrl,
+    pid: child.pid ?? -1,
+    stop(): Promise<void> {
+      stopped ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+          await exited;
+          clearTimeout(timer);
+        }
+      })();
+      return stopped;
+    },
+  };
+}
