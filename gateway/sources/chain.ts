@@ -1,0 +1,112 @@
+// The live chain source: values that must be current (allocations, reserve, paused modules,
+// policy parameters, claimed status) are read at request time with viem. The reads of one
+// request are collected by a DataLoader and sent as one multicall (deployless, so it works
+// on a bare devnet without a Multicall3 deployment). Not configured -> the caller reports
+// `available: false`; configured but failing or slow -> UPSTREAM_UNAVAILABLE, never a guess.
+import DataLoader from 'dataloader';
+import { createPublicClient, http, parseAbi, type Abi, type PublicClient } from 'viem';
+import { upstreamUnavailable } from '../errors.ts';
+
+export const vaultAbi = parseAbi([
+  'struct StrategyAllocation { address strategy; uint16 targetBps; uint16 capBps; bool active; }',
+  'function strategies() view returns (StrategyAllocation[])',
+  'function totalAssets() view returns (uint256)',
+  'function reserveBalance() view returns (uint256)',
+  'function pausedModules() view returns (bool subscriptions, bool redemptions, bool claims)',
+  'function closed() view returns (bool)',
+]);
+
+export const threePoolPolicyAbi = parseAbi([
+  'function params() view returns (uint16 annualBaseBps, uint16 profitToHolderBps, uint16 profitToReserveBps, uint16 profitToNavBps, uint16 reserveTargetMaxBps, uint16 reserveTargetMinBps)',
+]);
+
+export const kellyPolicyAbi = parseAbi([
+  'function params() view returns (uint16 kellyFractionBps, uint16 expectedEdgeBps, uint16 varianceBps, uint16 maxExposureBps, uint16 reserveTargetMinBps, uint16 reserveTargetMaxBps)',
+]);
+
+export const reservePolicyAbi = parseAbi([
+  'function reserveTargetMinBps() view returns (uint16)',
+  'function reserveTargetMaxBps() view returns (uint16)',
+]);
+
+export const distributorAbi = parseAbi([
+  'function isClaimed(address fund, uint64 epoch, address account) view returns (bool)',
+]);
+
+export interface ChainConfig {
+  rpcUrl: string;
+  timeoutMs: number;
+  /** largest number of calls in one multicall */
+  maxBatch: number;
+}
+
+export interface ChainSource {
+  client: PublicClient;
+  config: ChainConfig;
+}
+
+export function createChainSource(config: ChainConfig): ChainSource {
+  const client = createPublicClient({
+    transport: http(config.rpcUrl, { timeout: config.timeoutMs, retryCount: 1 }),
+    cacheTime: 1_000,
+  });
+  return { client, config };
+}
+
+export interface ContractRead {
+  address: `0x${string}`;
+  abi: Abi;
+  functionName: string;
+  args?: readonly unknown[];
+}
+
+export interface ChainLoaders {
+  read<T>(call: ContractRead): Promise<T>;
+  /** the chain head, cached for a second across requests by the viem client */
+  headBlock(): Promise<bigint>;
+}
+
+function keyOf(call: ContractRead): string {
+  const args = JSON.stringify(call.args ?? [], (_k, v: unknown) =>
+    typeof v === 'bigint' ? v.toString() : v,
+  );
+  return `${call.address.toLowerCase()}|${call.functionName}|${args}`;
+}
+
+/** Per request: every read made while resolving one operation goes out in one multicall. */
+export function createChainLoaders(source: ChainSource): ChainLoaders {
+  const loader = new DataLoader<ContractRead, unknown, string>(
+    async (calls) => {
+      let results;
+      try {
+        results = await source.client.multicall({
+          contracts: calls.map((c) => ({
+            address: c.address,
+            abi: c.abi,
+            functionName: c.functionName,
+            args: c.args ?? [],
+          })),
+          allowFailure: true,
+          deployless: true,
+        });
+      } catch (error) {
+        const failure = upstreamUnavailable('chain RPC', error);
+        return calls.map(() => failure);
+      }
+      return results.map((r) =>
+        r.status === 'success' ? r.result : upstreamUnavailable('chain RPC', r.error),
+      );
+    },
+    { cacheKeyFn: keyOf, maxBatchSize: source.config.maxBatch },
+  );
+  return {
+    read: <T>(call: ContractRead) => loader.load(call) as Promise<T>,
+    async headBlock() {
+      try {
+        return await source.client.getBlockNumber();
+      } catch (error) {
+        throw upstreamUnavailable('chain RPC', error);
+      }
+    },
+  };
+}

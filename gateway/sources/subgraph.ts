@@ -1,0 +1,246 @@
+// The subgraph source: the gateway's only path to indexed data, whether the endpoint is a
+// hosted graph-node or the embedded indexer. It speaks the graph-node query dialect
+// (collections with `where`/`orderBy`/`first`, `_meta`) over HTTP with graphql-request.
+// Every query also asks for `_meta`, so each request knows which block its data reflects.
+// Loaders are created per request: a request's lookups of funds or rounds are batched into
+// one upstream query sized with `first`, and nothing is shared between requests.
+import DataLoader from 'dataloader';
+import { ClientError, GraphQLClient } from 'graphql-request';
+import { upstreamUnavailable } from '../errors.ts';
+
+export interface SubgraphConfig {
+  url: string;
+  timeoutMs: number;
+  /** largest `first` (and DataLoader batch) sent in one query; graph-node's default cap is 1000 */
+  maxBatch: number;
+  /** injectable for instrumentation (tests count upstream requests); defaults to global fetch */
+  fetch?: typeof fetch;
+}
+
+export interface NavRow {
+  epoch: number;
+  status: 'Draft' | 'PendingVerification' | 'Verified' | 'Published';
+  navPerShare: string;
+  totalAssets: string;
+  totalSupply: string;
+  publishedAt: string | null;
+  publishedTxHash: string | null;
+}
+
+export interface FundRow {
+  id: string;
+  slug: string;
+  closed: boolean;
+  pausedModules: string[];
+  latestPublishedNav: NavRow | null;
+  latestNav: NavRow | null;
+}
+
+export interface DividendRoundRow {
+  id: string;
+  epoch: number;
+  merkleRoot: string;
+  total: string;
+  leafCount: number;
+  uri: string;
+  claimedCount: number;
+  claimedAmount: string;
+  postedAtBlock: string;
+  postedAt: string;
+  postedTxHash: string;
+}
+
+export interface ProtocolEventRow {
+  id: string;
+  contract: string;
+  eventName: string;
+  blockNumber: string;
+  timestamp: string;
+  txHash: string;
+  logIndex: string;
+  sortKey: string;
+  args: string;
+}
+
+export interface SubgraphMeta {
+  block: { number: number; timestamp: number | null };
+  hasIndexingErrors: boolean;
+}
+
+/** What one request's data reflects: the lowest indexed block any of its queries saw. */
+export class Freshness {
+  indexedBlock: number | null = null;
+  indexedAt: number | null = null;
+  hasIndexingErrors = false;
+
+  record(meta: SubgraphMeta): void {
+    if (this.indexedBlock === null || meta.block.number < this.indexedBlock) {
+      this.indexedBlock = meta.block.number;
+      this.indexedAt = meta.block.timestamp;
+    }
+    this.hasIndexingErrors ||= meta.hasIndexingErrors;
+  }
+}
+
+const NAV_FIELDS = 'epoch status navPerShare totalAssets totalSupply publishedAt publishedTxHash';
+const FUND_FIELDS = `id slug closed pausedModules latestPublishedNav { ${NAV_FIELDS} } latestNav { ${NAV_FIELDS} }`;
+const ROUND_FIELDS =
+  'id epoch merkleRoot total leafCount uri claimedCount claimedAmount postedAtBlock postedAt postedTxHash';
+const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logIndex sortKey args';
+const META_FIELDS = '_meta { block { number timestamp } hasIndexingErrors }';
+
+/**
+ * Renders a `where` object as a GraphQL input literal. Values are inlined rather than sent
+ * as variables because graph-node's generated filter types differ per field kind (String,
+ * Bytes, BigInt); every value reaching here was validated by the caller.
+ */
+function literal(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'bigint') return JSON.stringify(value.toString());
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return `{ ${entries.map(([k, v]) => `${k}: ${literal(v)}`).join(', ')} }`;
+  }
+  throw new TypeError(`cannot render ${String(value)} as a GraphQL literal`);
+}
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof ClientError) return error.response.status >= 500 || error.response.status === 429;
+  // network failures (fetch TypeError) and timeouts (AbortSignal.timeout -> TimeoutError)
+  return error instanceof Error;
+}
+
+export interface SubgraphClient {
+  query<T>(document: string, freshness: Freshness): Promise<T>;
+  readonly config: SubgraphConfig;
+}
+
+export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
+  const client = new GraphQLClient(config.url, config.fetch ? { fetch: config.fetch } : {});
+  async function once<T>(document: string): Promise<T> {
+    return client.request<T>({ document, signal: AbortSignal.timeout(config.timeoutMs) });
+  }
+  return {
+    config,
+    async query<T>(document: string, freshness: Freshness): Promise<T> {
+      const withMeta = document.replace(/\}\s*$/, ` ${META_FIELDS} }`);
+      let data: T & { _meta: SubgraphMeta };
+      try {
+        try {
+          data = await once(withMeta);
+        } catch (error) {
+          if (!isTransient(error)) throw error;
+          data = await once(withMeta);
+        }
+      } catch (error) {
+        throw upstreamUnavailable('subgraph', error);
+      }
+      if (!data._meta?.block) throw upstreamUnavailable('subgraph', new Error('response without _meta'));
+      freshness.record(data._meta);
+      return data;
+    },
+  };
+}
+
+export interface SubgraphLoaders {
+  /** keyed by lowercase vault address */
+  fund: DataLoader<string, FundRow | null>;
+  /** keyed by round id `<vault>-<epoch>` */
+  dividendRound: DataLoader<string, DividendRoundRow | null>;
+  navHistory(args: { vault: string; from?: number; to?: number; limit: number }): Promise<NavRow[]>;
+  dividendRounds(args: { vault: string; beforeEpoch?: number; first: number }): Promise<DividendRoundRow[]>;
+  events(args: {
+    contract?: string;
+    eventName?: string;
+    fromBlock?: number;
+    toBlock?: number;
+    beforeSortKey?: bigint;
+    first: number;
+  }): Promise<ProtocolEventRow[]>;
+  meta(): Promise<SubgraphMeta>;
+  /** every indexed fund (health) */
+  allFunds(): Promise<FundRow[]>;
+  readonly freshness: Freshness;
+}
+
+function byId<T extends { id: string }>(keys: readonly string[], rows: T[]): (T | null)[] {
+  const map = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
+  return keys.map((key) => map.get(key) ?? null);
+}
+
+export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
+  const freshness = new Freshness();
+  const { maxBatch } = client.config;
+  const query = <T>(document: string) => client.query<T>(document, freshness);
+  let metaPromise: Promise<SubgraphMeta> | undefined;
+  const fund = new DataLoader<string, FundRow | null>(
+    async (keys) => {
+      const where = literal({ id_in: keys });
+      const data = await query<{ funds: FundRow[] }>(
+        `{ funds(first: ${keys.length}, where: ${where}) { ${FUND_FIELDS} } }`,
+      );
+      return byId(keys, data.funds);
+    },
+    { maxBatchSize: maxBatch },
+  );
+
+  return {
+    freshness,
+    fund,
+    dividendRound: new DataLoader(
+      async (keys) => {
+        const where = literal({ id_in: keys });
+        const data = await query<{ dividendRounds: DividendRoundRow[] }>(
+          `{ dividendRounds(first: ${keys.length}, where: ${where}) { ${ROUND_FIELDS} } }`,
+        );
+        return byId(keys, data.dividendRounds);
+      },
+      { maxBatchSize: maxBatch },
+    ),
+    async navHistory({ vault, from, to, limit }) {
+      // With `from`, the first `limit` epochs from it; otherwise the last `limit` up to `to`.
+      const ascending = from !== undefined;
+      const where = literal({ fund: vault, epoch_gte: from, epoch_lte: to });
+      const data = await query<{ navRecords: NavRow[] }>(
+        `{ navRecords(first: ${Math.min(limit, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: ${
+          ascending ? 'asc' : 'desc'
+        }) { ${NAV_FIELDS} } }`,
+      );
+      return ascending ? data.navRecords : data.navRecords.reverse();
+    },
+    async dividendRounds({ vault, beforeEpoch, first }) {
+      const where = literal({ fund: vault, epoch_lt: beforeEpoch });
+      const data = await query<{ dividendRounds: DividendRoundRow[] }>(
+        `{ dividendRounds(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: desc) { ${ROUND_FIELDS} } }`,
+      );
+      return data.dividendRounds;
+    },
+    async events({ contract, eventName, fromBlock, toBlock, beforeSortKey, first }) {
+      const where = literal({
+        contract,
+        eventName,
+        blockNumber_gte: fromBlock === undefined ? undefined : String(fromBlock),
+        blockNumber_lte: toBlock === undefined ? undefined : String(toBlock),
+        sortKey_lt: beforeSortKey,
+      });
+      const data = await query<{ protocolEvents: ProtocolEventRow[] }>(
+        `{ protocolEvents(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc) { ${EVENT_FIELDS} } }`,
+      );
+      return data.protocolEvents;
+    },
+    meta() {
+      metaPromise ??= query<{ _meta: SubgraphMeta }>('{ }').then((data) => data._meta);
+      return metaPromise;
+    },
+    async allFunds() {
+      const data = await query<{ funds: FundRow[] }>(
+        `{ funds(first: ${maxBatch}, orderBy: registeredAtBlock, orderDirection: asc) { ${FUND_FIELDS} } }`,
+      );
+      for (const row of data.funds) fund.prime(row.id.toLowerCase(), row);
+      return data.funds;
+    },
+  };
+}

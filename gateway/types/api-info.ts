@@ -1,0 +1,7 @@
+// Version of the API surface.
+import { builder } from '../builder.ts';
+
+export const ApiInfoRef = builder.objectRef<{ version: string }>('ApiInfo').implement({
+  description: 'The API itself.',
+  fields: (t) => ({ version: t.exposeString('version', { description: 'API version (semver)' }) }),
+});

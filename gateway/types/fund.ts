@@ -1,0 +1,197 @@
+// A fund: registry facts joined with its indexed state (status, NAV, dividends) and its
+// live on-chain state (allocations, reserve).
+import { builder } from '../builder.ts';
+import { notFound } from '../errors.ts';
+import { formatUnits, percentOf } from '../format.ts';
+import { checkRange, decodeCursor, encodeCursor, MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../inputs.ts';
+import { reservePolicyAbi, vaultAbi } from '../sources/chain.ts';
+import type { RegistryFund } from '../sources/registry.ts';
+import type { FundRow } from '../sources/subgraph.ts';
+import { AllocationsRef, type AllocationsShape } from './allocations.ts';
+import { BaseAssetRef } from './base-asset.ts';
+import { DividendRoundPageRef } from './dividend-round-page.ts';
+import { DividendRoundRef } from './dividend-round.ts';
+import { FundAddressesRef } from './fund-addresses.ts';
+import { FundLinksRef } from './fund-links.ts';
+import { FundStatusRef } from './fund-status.ts';
+import { NavRecordRef } from './nav-record.ts';
+import { PolicyRef } from './policy.ts';
+import { ReserveRef, type ReserveShape } from './reserve.ts';
+
+export function fundStatus(row: FundRow | null): 'open' | 'paused' | 'closed' {
+  if (row?.closed) return 'closed';
+  return row && row.pausedModules.length > 0 ? 'paused' : 'open';
+}
+
+type Allocation = { strategy: string; targetBps: number; capBps: number; active: boolean };
+
+export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
+  description: 'A fund: one vault, its share token and its settlement policy.',
+  fields: (t) => ({
+    slug: t.exposeString('slug', { description: 'identifier used in paths' }),
+    name: t.exposeString('name'),
+    nameCn: t.exposeString('nameCn', { description: 'name in Chinese' }),
+    chainId: t.int({ resolve: (_f, _a, ctx) => ctx.registry.registry.chain.id }),
+    baseAsset: t.field({ type: BaseAssetRef, resolve: (f) => f.baseAsset }),
+    policy: t.field({
+      type: PolicyRef,
+      resolve: (f, _a, ctx) => ctx.registry.policyOf(f),
+    }),
+    status: t.field({
+      type: FundStatusRef,
+      resolve: async (f, _a, ctx) => fundStatus(await ctx.subgraph.fund.load(f.vault.toLowerCase())),
+    }),
+    since: t.exposeString('since', { description: 'date the fund started, YYYY-MM-DD' }),
+    addresses: t.field({ type: FundAddressesRef, resolve: (f) => f }),
+    links: t.field({ type: FundLinksRef, resolve: (f) => f.links }),
+    latestNav: t.field({
+      type: NavRecordRef,
+      nullable: true,
+      description: 'the latest Published NAV; null before the first publication',
+      resolve: async (f, _a, ctx) => {
+        const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
+        return row?.latestPublishedNav ? { fund: f, row: row.latestPublishedNav } : null;
+      },
+    }),
+    latestRecordedNav: t.field({
+      type: NavRecordRef,
+      nullable: true,
+      description: 'the highest epoch recorded on the oracle, whatever its status',
+      resolve: async (f, _a, ctx) => {
+        const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
+        return row?.latestNav ? { fund: f, row: row.latestNav } : null;
+      },
+    }),
+    navHistory: t.field({
+      type: [NavRecordRef],
+      description:
+        'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest).',
+      args: {
+        from: t.arg.int({ description: 'start epoch, inclusive, >= 0' }),
+        to: t.arg.int({ description: 'end epoch, inclusive, >= 0' }),
+        limit: t.arg.int({ defaultValue: NAV_HISTORY_LIMIT.default, description: 'points, 1..500' }),
+      },
+      resolve: async (f, args, ctx) => {
+        const from = args.from ?? undefined;
+        const to = args.to ?? undefined;
+        if (from !== undefined) checkRange('from', from, 0, MAX_INT);
+        if (to !== undefined) checkRange('to', to, 0, MAX_INT);
+        const limit = checkRange(
+          'limit',
+          args.limit ?? NAV_HISTORY_LIMIT.default,
+          NAV_HISTORY_LIMIT.minimum,
+          NAV_HISTORY_LIMIT.maximum,
+        );
+        if (from !== undefined && to !== undefined && from > to) return [];
+        const rows = await ctx.subgraph.navHistory({ vault: f.vault.toLowerCase(), from, to, limit });
+        return rows.map((row) => ({ fund: f, row }));
+      },
+    }),
+    allocations: t.field({
+      type: AllocationsRef,
+      description: 'strategy allocations read live on-chain',
+      resolve: async (f, _a, ctx): Promise<AllocationsShape> => {
+        if (!ctx.chain) return { fund: f.slug, available: false, totalAssets: null, strategies: [] };
+        const vault = f.vault as `0x${string}`;
+        const [strategies, totalAssets] = await Promise.all([
+          ctx.chain.read<readonly Allocation[]>({
+            address: vault,
+            abi: vaultAbi,
+            functionName: 'strategies',
+          }),
+          ctx.chain.read<bigint>({ address: vault, abi: vaultAbi, functionName: 'totalAssets' }),
+        ]);
+        return {
+          fund: f.slug,
+          available: true,
+          totalAssets: formatUnits(totalAssets, f.baseAsset.decimals),
+          strategies: strategies.map((s) => ({
+            strategy: s.strategy,
+            targetBps: s.targetBps,
+            capBps: s.capBps,
+            active: s.active,
+          })),
+        };
+      },
+    }),
+    reserve: t.field({
+      type: ReserveRef,
+      description: 'reserve read live on-chain',
+      resolve: async (f, _a, ctx): Promise<ReserveShape> => {
+        if (!ctx.chain) {
+          return {
+            fund: f.slug,
+            available: false,
+            balance: null,
+            percentOfAum: null,
+            targetMinBps: null,
+            targetMaxBps: null,
+          };
+        }
+        const vault = f.vault as `0x${string}`;
+        const policy = ctx.registry.policyOf(f).address as `0x${string}`;
+        const [balance, totalAssets, min, max] = await Promise.all([
+          ctx.chain.read<bigint>({ address: vault, abi: vaultAbi, functionName: 'reserveBalance' }),
+          ctx.chain.read<bigint>({ address: vault, abi: vaultAbi, functionName: 'totalAssets' }),
+          ctx.chain.read<number>({
+            address: policy,
+            abi: reservePolicyAbi,
+            functionName: 'reserveTargetMinBps',
+          }),
+          ctx.chain.read<number>({
+            address: policy,
+            abi: reservePolicyAbi,
+            functionName: 'reserveTargetMaxBps',
+          }),
+        ]);
+        return {
+          fund: f.slug,
+          available: true,
+          balance: formatUnits(balance, f.baseAsset.decimals),
+          percentOfAum: percentOf(balance, totalAssets),
+          targetMinBps: min,
+          targetMaxBps: max,
+        };
+      },
+    }),
+    dividends: t.field({
+      type: DividendRoundPageRef,
+      description: 'dividend rounds, newest epoch first, cursor paging',
+      args: {
+        limit: t.arg.int({ defaultValue: PAGE_LIMIT.default, description: 'rounds per page, 1..100' }),
+        cursor: t.arg.string({ description: 'nextCursor of the previous page' }),
+      },
+      resolve: async (f, args, ctx) => {
+        const limit = checkRange(
+          'limit',
+          args.limit ?? PAGE_LIMIT.default,
+          PAGE_LIMIT.minimum,
+          PAGE_LIMIT.maximum,
+        );
+        const before = args.cursor ? Number(decodeCursor('cursor', 'd', args.cursor)) : undefined;
+        const rows = await ctx.subgraph.dividendRounds({
+          vault: f.vault.toLowerCase(),
+          beforeEpoch: before,
+          first: limit + 1,
+        });
+        const page = rows.slice(0, limit);
+        const last = page[page.length - 1];
+        return {
+          items: page.map((row) => ({ fund: f, row })),
+          nextCursor: rows.length > limit && last ? encodeCursor('d', last.epoch) : null,
+        };
+      },
+    }),
+    dividend: t.field({
+      type: DividendRoundRef,
+      description: 'one dividend round; NOT_FOUND when the fund has no round for the epoch',
+      args: { epoch: t.arg.int({ required: true }) },
+      resolve: async (f, args, ctx) => {
+        const epoch = checkRange('epoch', args.epoch, 0, MAX_INT);
+        const row = await ctx.subgraph.dividendRound.load(`${f.vault.toLowerCase()}-${epoch}`);
+        if (!row) throw notFound(`Fund ${f.slug} has no dividend round for epoch ${epoch}.`);
+        return { fund: f, row };
+      },
+    }),
+  }),
+});

@@ -1,0 +1,12 @@
+// The most recent NAV publication across all funds.
+import { builder } from '../builder.ts';
+
+export const HealthNavRef = builder
+  .objectRef<{ latestEpoch: number; publishedAt: string }>('HealthNav')
+  .implement({
+    description: 'The latest published NAV across funds.',
+    fields: (t) => ({
+      latestEpoch: t.exposeInt('latestEpoch'),
+      publishedAt: t.exposeString('publishedAt'),
+    }),
+  });

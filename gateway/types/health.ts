@@ -1,0 +1,30 @@
+// Service and indexer health: what a client polls to detect stale data.
+import { builder } from '../builder.ts';
+import { ApiInfoRef } from './api-info.ts';
+import { HealthNavRef } from './health-nav.ts';
+import { IndexerStatusRef, type IndexerStatusShape } from './indexer-status.ts';
+
+export interface HealthShape {
+  status: 'ok' | 'degraded';
+  api: { version: string };
+  indexer: IndexerStatusShape;
+  nav: { latestEpoch: number; publishedAt: string } | null;
+  pausedModules: string[];
+  now: string;
+}
+
+export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
+  description: 'Liveness and data freshness.',
+  fields: (t) => ({
+    status: t.exposeString('status', {
+      description: 'ok; degraded when the indexer reports indexing errors or live reads fail',
+    }),
+    api: t.field({ type: ApiInfoRef, resolve: (h) => h.api }),
+    indexer: t.field({ type: IndexerStatusRef, resolve: (h) => h.indexer }),
+    nav: t.field({ type: HealthNavRef, nullable: true, resolve: (h) => h.nav }),
+    pausedModules: t.exposeStringList('pausedModules', {
+      description: 'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims)',
+    }),
+    now: t.exposeString('now', { description: 'server time, ISO 8601' }),
+  }),
+});

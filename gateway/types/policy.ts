@@ -1,0 +1,57 @@
+// A settlement policy from the registry, with its parameters read live on-chain.
+import { builder } from '../builder.ts';
+import { kellyPolicyAbi, threePoolPolicyAbi } from '../sources/chain.ts';
+import type { RegistryPolicy } from '../sources/registry.ts';
+import type { FixedPlusFloatParamsShape } from './fixed-plus-float-params.ts';
+import type { FractionalKellyParamsShape } from './fractional-kelly-params.ts';
+import { PolicyParamsRef } from './policy-params.ts';
+
+type Params = readonly [number, number, number, number, number, number];
+
+export const PolicyRef = builder.objectRef<RegistryPolicy>('Policy').implement({
+  description: 'A settlement policy. A fund references exactly one policy.',
+  fields: (t) => ({
+    slug: t.exposeString('slug'),
+    name: t.exposeString('name'),
+    kind: t.exposeString('kind', { description: 'fixed-plus-float or fractional-kelly' }),
+    address: t.exposeString('address'),
+    description: t.exposeString('description'),
+    params: t.field({
+      type: PolicyParamsRef,
+      nullable: true,
+      description: 'on-chain parameters, read live; null when no chain RPC is configured',
+      resolve: async (policy, _a, ctx) => {
+        if (!ctx.chain) return null;
+        const address = policy.address as `0x${string}`;
+        if (policy.kind === 'fixed-plus-float') {
+          const p = await ctx.chain.read<Params>({
+            address,
+            abi: threePoolPolicyAbi,
+            functionName: 'params',
+          });
+          const shape: FixedPlusFloatParamsShape = {
+            kind: 'fixed-plus-float',
+            annualBaseBps: p[0],
+            profitToHolderBps: p[1],
+            profitToReserveBps: p[2],
+            profitToNavBps: p[3],
+            reserveTargetMaxBps: p[4],
+            reserveTargetMinBps: p[5],
+          };
+          return shape;
+        }
+        const p = await ctx.chain.read<Params>({ address, abi: kellyPolicyAbi, functionName: 'params' });
+        const shape: FractionalKellyParamsShape = {
+          kind: 'fractional-kelly',
+          kellyFractionBps: p[0],
+          expectedEdgeBps: p[1],
+          varianceBps: p[2],
+          maxExposureBps: p[3],
+          reserveTargetMinBps: p[4],
+          reserveTargetMaxBps: p[5],
+        };
+        return shape;
+      },
+    }),
+  }),
+});

@@ -1,0 +1,20 @@
+// One page of the indexed event stream, newest first.
+import { builder } from '../builder.ts';
+import type { ProtocolEventRow } from '../sources/subgraph.ts';
+import { ProtocolEventRef } from './protocol-event.ts';
+
+export interface ProtocolEventPageShape {
+  items: ProtocolEventRow[];
+  nextCursor: string | null;
+}
+
+export const ProtocolEventPageRef = builder.objectRef<ProtocolEventPageShape>('ProtocolEventPage').implement({
+  description: 'A page of indexed events ordered by (block, log index), newest first.',
+  fields: (t) => ({
+    items: t.field({ type: [ProtocolEventRef], resolve: (p) => p.items }),
+    nextCursor: t.exposeString('nextCursor', {
+      nullable: true,
+      description: 'pass as `cursor` for older events; null on the last page',
+    }),
+  }),
+});

@@ -1,0 +1,176 @@
+// The root Query type: every entry point of the gateway. Unknown slugs raise NOT_FOUND.
+import { builder } from '../builder.ts';
+import type { GatewayContext } from '../context.ts';
+import { GatewayError, notFound } from '../errors.ts';
+import { isoFromSeconds } from '../format.ts';
+import {
+  checkAddress,
+  checkEventName,
+  checkRange,
+  decodeCursor,
+  encodeCursor,
+  MAX_INT,
+  PAGE_LIMIT,
+} from '../inputs.ts';
+import { vaultAbi } from '../sources/chain.ts';
+import type { FundRow } from '../sources/subgraph.ts';
+import { ContractRef } from './contract.ts';
+import { FundRef } from './fund.ts';
+import type { HealthShape } from './health.ts';
+import { HealthRef } from './health.ts';
+import { PolicyRef } from './policy.ts';
+import { ProtocolEventPageRef } from './protocol-event-page.ts';
+import { ProtocolRef } from './protocol.ts';
+import { StrategyRef } from './strategy.ts';
+
+const MODULES = ['subscriptions', 'redemptions', 'claims'] as const;
+const SINGLETON_KINDS = new Set(['FundRegistry', 'NavOracle', 'DividendDistributor']);
+
+/** Paused modules per fund, read live; falls back to the indexed value when no RPC is configured. */
+async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<string[]> {
+  const funds = ctx.registry.registry.funds;
+  if (!ctx.chain) {
+    const byVault = new Map(indexed.map((row) => [row.id.toLowerCase(), row]));
+    return funds.flatMap((f) =>
+      (byVault.get(f.vault.toLowerCase())?.pausedModules ?? []).map((m) => `${f.slug}:${m}`),
+    );
+  }
+  const chain = ctx.chain;
+  const flags = await Promise.all(
+    funds.map((f) =>
+      chain.read<readonly [boolean, boolean, boolean]>({
+        address: f.vault as `0x${string}`,
+        abi: vaultAbi,
+        functionName: 'pausedModules',
+      }),
+    ),
+  );
+  return funds.flatMap((f, i) => MODULES.filter((_m, j) => flags[i]?.[j]).map((m) => `${f.slug}:${m}`));
+}
+
+async function health(ctx: GatewayContext): Promise<HealthShape> {
+  const indexed = await ctx.subgraph.allFunds();
+  const { freshness } = ctx.subgraph;
+  let degraded = freshness.hasIndexingErrors;
+  let paused: string[];
+  let head: number | null = null;
+  try {
+    [paused, head] = await Promise.all([
+      pausedModules(ctx, indexed),
+      ctx.chain ? ctx.chain.headBlock().then(Number) : Promise.resolve(null),
+    ]);
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.code !== 'UPSTREAM_UNAVAILABLE') throw error;
+    // live reads failed: report the indexed view and say so
+    degraded = true;
+    paused = indexed.flatMap((row) => row.pausedModules.map((m) => `${row.slug}:${m}`));
+  }
+  let latest: { epoch: number; publishedAt: string } | null = null;
+  for (const row of indexed) {
+    const nav = row.latestPublishedNav;
+    if (nav?.publishedAt && (!latest || BigInt(nav.publishedAt) > BigInt(latest.publishedAt))) {
+      latest = { epoch: nav.epoch, publishedAt: nav.publishedAt };
+    }
+  }
+  const maxIndexedBlock = freshness.indexedBlock ?? 0;
+  const singletons = ctx.registry.registry.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;
+  return {
+    status: degraded ? 'degraded' : 'ok',
+    api: { version: ctx.apiVersion },
+    indexer: {
+      chainId: ctx.registry.registry.chain.id,
+      contractsTracked: singletons + indexed.length,
+      maxIndexedBlock,
+      lastUpdatedAt: freshness.indexedAt === null ? null : isoFromSeconds(freshness.indexedAt),
+      hasIndexingErrors: freshness.hasIndexingErrors,
+      chainHeadBlock: head,
+      lagBlocks: head === null ? null : Math.max(0, head - maxIndexedBlock),
+    },
+    nav: latest ? { latestEpoch: latest.epoch, publishedAt: isoFromSeconds(latest.publishedAt) } : null,
+    pausedModules: paused,
+    now: new Date().toISOString(),
+  };
+}
+
+builder.queryType({
+  description: 'Read-only view of the fund-vault protocol: registry, indexed history and live chain state.',
+  fields: (t) => ({
+    protocol: t.field({ type: ProtocolRef, resolve: (_r, _a, ctx) => ctx.registry.registry }),
+    contracts: t.field({ type: [ContractRef], resolve: (_r, _a, ctx) => ctx.registry.registry.contracts }),
+    policies: t.field({ type: [PolicyRef], resolve: (_r, _a, ctx) => ctx.registry.registry.policies }),
+    policy: t.field({
+      type: PolicyRef,
+      nullable: true,
+      args: { slug: t.arg.string({ required: true }) },
+      resolve: (_r, { slug }, ctx) => {
+        const policy = ctx.registry.policyBySlug.get(slug);
+        if (!policy) throw notFound(`No policy has slug "${slug}"; list them with policies.`);
+        return policy;
+      },
+    }),
+    funds: t.field({ type: [FundRef], resolve: (_r, _a, ctx) => ctx.registry.registry.funds }),
+    fund: t.field({
+      type: FundRef,
+      nullable: true,
+      description: 'one fund by slug; NOT_FOUND for an unknown slug',
+      args: { slug: t.arg.string({ required: true }) },
+      resolve: (_r, { slug }, ctx) => {
+        const fund = ctx.registry.fundBySlug.get(slug);
+        if (!fund) throw notFound(`No fund has slug "${slug}"; list fund slugs with GET /v1/funds.`);
+        return fund;
+      },
+    }),
+    strategies: t.field({ type: [StrategyRef], resolve: (_r, _a, ctx) => ctx.registry.registry.strategies }),
+    strategy: t.field({
+      type: StrategyRef,
+      nullable: true,
+      description: 'one strategy by slug; NOT_FOUND for an unknown slug',
+      args: { slug: t.arg.string({ required: true }) },
+      resolve: (_r, { slug }, ctx) => {
+        const strategy = ctx.registry.strategyBySlug.get(slug);
+        if (!strategy)
+          throw notFound(`No strategy has slug "${slug}"; list strategy slugs with GET /v1/strategies.`);
+        return strategy;
+      },
+    }),
+    events: t.field({
+      type: ProtocolEventPageRef,
+      description: 'indexed events, newest first, cursor paging',
+      args: {
+        contract: t.arg.string({ description: 'emitting contract address' }),
+        eventName: t.arg.string({ description: 'event name, e.g. NavPublished' }),
+        fromBlock: t.arg.int({ description: 'lowest block, inclusive' }),
+        toBlock: t.arg.int({ description: 'highest block, inclusive' }),
+        limit: t.arg.int({ defaultValue: PAGE_LIMIT.default, description: 'events per page, 1..100' }),
+        cursor: t.arg.string({ description: 'nextCursor of the previous page' }),
+      },
+      resolve: async (_r, args, ctx) => {
+        const limit = checkRange(
+          'limit',
+          args.limit ?? PAGE_LIMIT.default,
+          PAGE_LIMIT.minimum,
+          PAGE_LIMIT.maximum,
+        );
+        const fromBlock = args.fromBlock ?? undefined;
+        const toBlock = args.toBlock ?? undefined;
+        if (fromBlock !== undefined) checkRange('fromBlock', fromBlock, 0, MAX_INT);
+        if (toBlock !== undefined) checkRange('toBlock', toBlock, fromBlock ?? 0, MAX_INT);
+        const rows = await ctx.subgraph.events({
+          contract: args.contract ? checkAddress('contract', args.contract) : undefined,
+          eventName: args.eventName ? checkEventName('eventName', args.eventName) : undefined,
+          fromBlock,
+          toBlock,
+          beforeSortKey: args.cursor ? decodeCursor('cursor', 'e', args.cursor) : undefined,
+          first: limit + 1,
+        });
+        const items = rows.slice(0, limit);
+        const last = items[items.length - 1];
+        return {
+          items,
+          nextCursor: rows.length > limit && last ? encodeCursor('e', BigInt(last.sortKey)) : null,
+        };
+      },
+    }),
+    health: t.field({ type: HealthRef, resolve: (_r, _a, ctx) => health(ctx) }),
+  }),
+});
