@@ -3,8 +3,9 @@
 // so a reader for its fixed layout suffices and no YAML package is needed.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const subgraphDir = join(import.meta.dirname, '..');
+export const subgraphDir = fileURLToPath(new URL('..', import.meta.url));
 export const manifestPath = join(subgraphDir, 'subgraph.yaml');
 
 export interface ManifestEventHandler {
@@ -19,7 +20,12 @@ export interface ManifestSource {
   template: boolean;
   /** the ABI the source is decoded with (`source.abi`) */
   abi: string;
-  /** every ABI the mapping declares, by name, with its file relative to subgraph/ */
+  /** `source.address` and `source.startBlock`; templates have neither */
+  address: string | undefined;
+  startBlock: number | undefined;
+  /** `mapping.file`: the AssemblyScript source, or in a built manifest the wasm module */
+  mappingFile: string;
+  /** every ABI the mapping declares, by name, with its file relative to the manifest's directory */
   abiFiles: Map<string, string>;
   eventHandlers: ManifestEventHandler[];
 }
@@ -42,6 +48,9 @@ export function readManifest(text: string = readFileSync(manifestPath, 'utf8')):
         name: '',
         template: section === 'templates',
         abi: '',
+        address: undefined,
+        startBlock: undefined,
+        mappingFile: '',
         abiFiles: new Map(),
         eventHandlers: [],
       };
@@ -55,6 +64,12 @@ export function readManifest(text: string = readFileSync(manifestPath, 'utf8')):
     if (name !== undefined) current.name = name;
     const abi = value(/^ {6}abi: (.+)$/);
     if (abi !== undefined) current.abi = abi;
+    const address = value(/^ {6}address: (.+)$/);
+    if (address !== undefined) current.address = address;
+    const startBlock = value(/^ {6}startBlock: (.+)$/);
+    if (startBlock !== undefined) current.startBlock = Number(startBlock);
+    const mappingFile = value(/^ {6}file: (.+)$/);
+    if (mappingFile !== undefined) current.mappingFile = mappingFile.replace(/^\.\//, '');
     const abiName = value(/^ {8}- name: (.+)$/);
     if (abiName !== undefined) pendingAbiName = abiName;
     const abiFile = value(/^ {10}file: (.+)$/);

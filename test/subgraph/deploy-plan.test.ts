@@ -1,0 +1,81 @@
+// The deploy scripts validate their environment and networks.json before running graph-cli;
+// these tests check what they refuse and which commands they plan, without deploying.
+import { describe, expect, it } from 'vitest';
+import { manifestPlaceholder, planDeployment, printableCommand } from '../../subgraph/scripts/deploy-plan.ts';
+
+describe('subgraph deploy plan', () => {
+  it('refuses a network whose networks.json entry still has the zero address', () => {
+    expect(() =>
+      planDeployment('studio', {
+        SUBGRAPH_NETWORK: 'sepolia',
+        SUBGRAPH_NAME: 'fund-protocol',
+        GRAPH_DEPLOY_KEY: 'k',
+      }),
+    ).toThrow(/subgraph\/networks\.json: network "sepolia" still has the zero address for FundRegistry/);
+  });
+
+  it('refuses a network that networks.json does not have', () => {
+    expect(() =>
+      planDeployment('studio', {
+        SUBGRAPH_NETWORK: 'mainnet',
+        SUBGRAPH_NAME: 'fund-protocol',
+        GRAPH_DEPLOY_KEY: 'k',
+      }),
+    ).toThrow(/network "mainnet" is not in subgraph\/networks\.json/);
+  });
+
+  it('requires a deploy key for Subgraph Studio', () => {
+    expect(() =>
+      planDeployment('studio', { SUBGRAPH_NETWORK: 'devnet', SUBGRAPH_NAME: 'fund-protocol' }),
+    ).toThrow(/GRAPH_DEPLOY_KEY is not set/);
+  });
+
+  it('requires http(s) URLs for the graph-node and its IPFS', () => {
+    expect(() =>
+      planDeployment('node', {
+        SUBGRAPH_NETWORK: 'devnet',
+        SUBGRAPH_NAME: 'fund-protocol/devnet',
+        GRAPH_NODE_URL: 'localhost:8020',
+      }),
+    ).toThrow(/GRAPH_NODE_URL must be an http\(s\) URL[\s\S]*GRAPH_IPFS_URL is not set/);
+  });
+
+  it('plans graph create then graph deploy --node --ipfs for a self-hosted graph-node', () => {
+    const plan = planDeployment('node', {
+      SUBGRAPH_NETWORK: 'devnet',
+      SUBGRAPH_NAME: 'fund-protocol/devnet',
+      GRAPH_NODE_URL: 'http://127.0.0.1:8020',
+      GRAPH_IPFS_URL: 'http://127.0.0.1:5001',
+      SUBGRAPH_VERSION_LABEL: 'v1.2.3',
+    });
+    expect(plan.commands.map((command) => command.args)).toEqual([
+      ['create', 'fund-protocol/devnet', '--node', 'http://127.0.0.1:8020'],
+      [
+        'deploy',
+        'fund-protocol/devnet',
+        manifestPlaceholder,
+        '--node',
+        'http://127.0.0.1:8020',
+        '--ipfs',
+        'http://127.0.0.1:5001',
+        '--network',
+        'devnet',
+        '--version-label',
+        'v1.2.3',
+        '--output-dir',
+        '.deploy-build/',
+      ],
+    ]);
+  });
+
+  it('prints Studio commands with the deploy key masked', () => {
+    const plan = planDeployment('studio', {
+      SUBGRAPH_NETWORK: 'devnet',
+      SUBGRAPH_NAME: 'fund-protocol',
+      GRAPH_DEPLOY_KEY: 'secret-key',
+    });
+    const printed = plan.commands.map((command) => printableCommand(command.args)).join('\n');
+    expect(printed).toContain('graph deploy fund-protocol MANIFEST --deploy-key *** --network devnet');
+    expect(printed).not.toContain('secret-key');
+  });
+});
