@@ -1,0 +1,161 @@
+// Conversions between graph-ts values in mapping memory and host values: BigInt (two's-complement
+// Uint8Array), BigDecimal ({digits, exp}), store Value (kind + u64 payload) and Entity
+// (TypedMap<string, Value>), following graph-node's to_from conversions for apiVersion >= 0.0.5.
+import type { Entity, StoreValue } from '../store/entity.ts';
+import type { AscHeap } from './asc-memory.ts';
+import { StoreValueKind } from './asc-types.ts';
+import { bigintToSignedLE, signedLEToBigint } from './bigint-bytes.ts';
+import {
+  checkExponent,
+  decimalFromParts,
+  decimalFromString,
+  decimalToString,
+  type Decimal,
+} from './decimal.ts';
+
+/** graph-node's BigInt size limit: 131072 decimal digits, in bits, sign bit included. */
+const MAX_BIGINT_BITS = Math.floor(131072 * Math.log2(10)) + 1;
+
+export function checkBigIntSize(n: bigint): bigint {
+  const abs = n < 0n ? -n : n;
+  // Cheap pre-check: anything under 400k bits is fine.
+  if (abs.toString(16).length * 4 > 400_000) {
+    const bits = abs.toString(2).length + 1;
+    if (bits > MAX_BIGINT_BITS)
+      throw new Error(`BigInt is too big, total bits ${bits} (max ${MAX_BIGINT_BITS})`);
+  }
+  return n;
+}
+
+export function readBigInt(heap: AscHeap, ptr: number): bigint {
+  return checkBigIntSize(signedLEToBigint(heap.readBytes(ptr)));
+}
+
+export function writeBigInt(heap: AscHeap, n: bigint): number {
+  return heap.writeBytes(bigintToSignedLE(n));
+}
+
+/** Reads a graph-ts BigDecimal and normalizes it, rejecting exponents graph-node rejects. */
+export function readBigDecimal(heap: AscHeap, ptr: number): Decimal {
+  const digits = readBigInt(heap, heap.u32(ptr));
+  const exp = readBigInt(heap, heap.u32(ptr + 4));
+  const d = decimalFromParts(digits, Number(BigInt.asIntN(64, exp)));
+  checkExponent(d);
+  return d;
+}
+
+export function writeBigDecimal(heap: AscHeap, d: Decimal): number {
+  const digits = writeBigInt(heap, d.int);
+  const exp = writeBigInt(heap, BigInt(-d.scale));
+  const ptr = heap.newObject('BigDecimal', 8);
+  heap.setU32(ptr, digits);
+  heap.setU32(ptr + 4, exp);
+  return ptr;
+}
+
+/** Reads a graph-ts store `Value` object. */
+export function readStoreValue(heap: AscHeap, ptr: number): StoreValue {
+  const kind = heap.u32(ptr);
+  const payload = heap.i64(ptr + 8);
+  const target = Number(payload & 0xffffffffn);
+  switch (kind) {
+    case StoreValueKind.String:
+      return { kind: 'String', value: heap.readString(target) };
+    case StoreValueKind.Int:
+      return { kind: 'Int', value: Number(BigInt.asIntN(32, payload)) };
+    case StoreValueKind.Int8:
+      return { kind: 'Int8', value: payload };
+    case StoreValueKind.Timestamp:
+      return { kind: 'Timestamp', value: payload };
+    case StoreValueKind.BigDecimal:
+      return { kind: 'BigDecimal', value: decimalToString(readBigDecimal(heap, target)) };
+    case StoreValueKind.Bool:
+      return { kind: 'Bool', value: payload !== 0n };
+    case StoreValueKind.Array:
+      return { kind: 'List', value: heap.readArrayU32(target).map((p) => readStoreValue(heap, p)) };
+    case StoreValueKind.Null:
+      return { kind: 'Null' };
+    case StoreValueKind.Bytes:
+      return { kind: 'Bytes', value: heap.readBytes(target) };
+    case StoreValueKind.BigInt:
+      return { kind: 'BigInt', value: readBigInt(heap, target) };
+    default:
+      throw new Error(`Unknown store value kind ${kind}`);
+  }
+}
+
+function valuePayload(heap: AscHeap, value: StoreValue): bigint {
+  switch (value.kind) {
+    case 'String':
+      return BigInt(heap.writeString(value.value));
+    case 'Int':
+      return BigInt(value.value);
+    case 'Int8':
+    case 'Timestamp':
+      return value.value;
+    case 'BigDecimal':
+      return BigInt(writeBigDecimal(heap, decimalFromString(value.value)));
+    case 'Bool':
+      return value.value ? 1n : 0n;
+    case 'List':
+      return BigInt(
+        heap.writeArrayU32(
+          'ArrayStoreValue',
+          value.value.map((v) => writeStoreValue(heap, v)),
+        ),
+      );
+    case 'Null':
+      return 0n;
+    case 'Bytes':
+      return BigInt(heap.writeBytes(value.value));
+    case 'BigInt':
+      return BigInt(writeBigInt(heap, value.value));
+  }
+}
+
+const kindTags: Record<StoreValue['kind'], number> = {
+  String: StoreValueKind.String,
+  Int: StoreValueKind.Int,
+  Int8: StoreValueKind.Int8,
+  Timestamp: StoreValueKind.Timestamp,
+  BigDecimal: StoreValueKind.BigDecimal,
+  Bool: StoreValueKind.Bool,
+  List: StoreValueKind.Array,
+  Null: StoreValueKind.Null,
+  Bytes: StoreValueKind.Bytes,
+  BigInt: StoreValueKind.BigInt,
+};
+
+export function writeStoreValue(heap: AscHeap, value: StoreValue): number {
+  const payload = valuePayload(heap, value);
+  const ptr = heap.newObject('StoreValue', 16);
+  heap.setU32(ptr, kindTags[value.kind]);
+  heap.setI64(ptr + 8, BigInt.asIntN(64, payload));
+  return ptr;
+}
+
+/** Reads a TypedMap<string, Value> (an Entity or a DataSourceContext). */
+export function readEntity(heap: AscHeap, ptr: number): Entity {
+  const entity: Entity = new Map();
+  for (const entry of heap.readArrayU32(heap.u32(ptr))) {
+    entity.set(heap.readString(heap.u32(entry)), readStoreValue(heap, heap.u32(entry + 4)));
+  }
+  return entity;
+}
+
+/** Writes an entity as graph-node does: a TypedMap whose entries are sorted by field name. */
+export function writeEntity(heap: AscHeap, entity: Entity): number {
+  const names = [...entity.keys()].sort();
+  const entries = names.map((name) => {
+    const key = heap.writeString(name);
+    const value = writeStoreValue(heap, entity.get(name) as StoreValue);
+    const entry = heap.newObject('TypedMapEntryStringStoreValue', 8);
+    heap.setU32(entry, key);
+    heap.setU32(entry + 4, value);
+    return entry;
+  });
+  const array = heap.writeArrayU32('ArrayTypedMapEntryStringStoreValue', entries);
+  const map = heap.newObject('TypedMapStringStoreValue', 4);
+  heap.setU32(map, array);
+  return map;
+}

@@ -1,0 +1,35 @@
+// graph-ts represents BigInt as a Uint8Array holding the number in two's complement, little-endian,
+// in the fewest bytes that keep the sign (num-bigint's to_signed_bytes_le: zero is one 0x00 byte,
+// 255 is [0xff, 0x00], -1 is [0xff]). These two functions convert between that and JS bigint.
+
+/** Minimal two's-complement little-endian bytes of `n`. */
+export function bigintToSignedLE(n: bigint): Uint8Array {
+  if (n === 0n) return new Uint8Array(1);
+  const out: number[] = [];
+  let v = n;
+  // Emit bytes until the remaining value is pure sign extension of the last byte written.
+  for (;;) {
+    const byte = Number(v & 0xffn);
+    out.push(byte);
+    v >>= 8n;
+    if ((v === 0n && (byte & 0x80) === 0) || (v === -1n && (byte & 0x80) !== 0)) break;
+  }
+  return Uint8Array.from(out);
+}
+
+/** The value of two's-complement little-endian `bytes` (empty means zero). */
+export function signedLEToBigint(bytes: Uint8Array): bigint {
+  const len = bytes.length;
+  if (len === 0) return 0n;
+  if (len <= 6) {
+    // Fast path: fits a double exactly.
+    let v = 0;
+    for (let i = len - 1; i >= 0; i--) v = v * 256 + (bytes[i] as number);
+    if (((bytes[len - 1] as number) & 0x80) !== 0) v -= 2 ** (8 * len);
+    return BigInt(v);
+  }
+  let v = 0n;
+  for (let i = len - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i] as number);
+  if (((bytes[len - 1] as number) & 0x80) !== 0) v -= 1n << BigInt(8 * len);
+  return v;
+}

@@ -1,0 +1,217 @@
+// Runs a subgraph's handlers over one block, in graph-node's order: logs by log index and, for each
+// log, the matching data sources (static in manifest order, then template instances in creation
+// order). Template instances created by handlers start after the pass over the block: the block's
+// logs are scanned again for them alone, repeatedly while handlers keep creating data sources.
+// Any handler failure is a deterministic error that fails the block.
+import { decodeEventLog, type Hex, type Log, type TransactionReceipt } from 'viem';
+import type { EntityStoreTx } from '../store/entity.ts';
+import type { SubgraphSchema } from '../subgraph-schema.ts';
+import type { ActiveDataSource, DataSourceSet, DynamicDataSource } from './data-sources.ts';
+import { writeEvent, type BlockWithLogs, type EventParameter } from './ethereum-event.ts';
+import { BlockState, type MappingLogger, type RuntimeEnv } from './host-context.ts';
+import { MappingInstance } from './mapping-instance.ts';
+import type { EventHandlerSpec, Subgraph } from './manifest.ts';
+
+export interface BlockProcessorOptions {
+  logger?: MappingLogger;
+  /** replace an instance once its linear memory exceeds this many bytes (default 32 MiB) */
+  maxInstanceMemoryBytes?: number;
+}
+
+export interface BlockResult {
+  /** template instances created in this block (already added to the DataSourceSet) */
+  createdDataSources: DynamicDataSource[];
+  handlerCalls: number;
+}
+
+export interface BlockProcessor {
+  /** Runs the handlers of `block`; throws HandlerError when a handler fails (the block must be rolled back). */
+  processBlock(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): BlockResult;
+  /** instances created so far (one at start per module, plus replacements) */
+  readonly instancesCreated: number;
+}
+
+/** A deterministic failure of a handler: the subgraph cannot index this block. */
+export class HandlerError extends Error {
+  constructor(
+    message: string,
+    readonly blockNumber: bigint,
+    readonly dataSource: string,
+    readonly handler: string,
+    readonly transactionHash: Hex | null,
+    readonly logIndex: number | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+interface DecodedHandler {
+  spec: EventHandlerSpec;
+  params: EventParameter[];
+}
+
+const dynamicType = /^(string|bytes|tuple)$|\[\d*\]$/;
+
+/** Decodes `log` for `spec` as graph-node does, or returns null when the ABI cannot decode it. */
+function decode(spec: EventHandlerSpec, log: Log): EventParameter[] | null {
+  let args: Record<string, unknown> | unknown[];
+  try {
+    const decoded = decodeEventLog({
+      abi: [spec.abiEvent],
+      data: log.data,
+      topics: log.topics as [Hex, ...Hex[]],
+      strict: true,
+    });
+    args = (decoded.args ?? []) as Record<string, unknown> | unknown[];
+  } catch {
+    return null;
+  }
+  return spec.abiEvent.inputs.map((input, i) => {
+    const value = Array.isArray(args) ? args[i] : args[input.name ?? ''];
+    // An indexed value of a dynamic type is only its keccak hash (a topic): graph-node passes FixedBytes.
+    const param = input.indexed && dynamicType.test(input.type) ? { ...input, type: 'bytes32' } : input;
+    return { name: input.name ?? '', param, value };
+  });
+}
+
+function sortedLogs(logs: readonly Log[]): Log[] {
+  const live = logs.filter((l) => !l.removed);
+  for (let i = 1; i < live.length; i++) {
+    if ((live[i - 1]?.logIndex ?? 0) > (live[i]?.logIndex ?? 0)) {
+      return live.sort((a, b) => (a.logIndex ?? 0) - (b.logIndex ?? 0));
+    }
+  }
+  return live;
+}
+
+export function createBlockProcessor(
+  subgraph: Subgraph,
+  schema: SubgraphSchema,
+  options: BlockProcessorOptions = {},
+): BlockProcessor {
+  const runtime: RuntimeEnv = {
+    subgraph,
+    schema,
+    logger: options.logger ?? (() => undefined),
+    block: null,
+    dataSource: null,
+  };
+  const maxMemory = options.maxInstanceMemoryBytes ?? 32 * 1024 * 1024;
+  const instances = new Map<WebAssembly.Module, MappingInstance>();
+  let instancesCreated = 0;
+
+  function instanceFor(module: WebAssembly.Module): MappingInstance {
+    let instance = instances.get(module);
+    if (!instance || instance.heap.memoryBytes > maxMemory) {
+      instance = new MappingInstance(module, runtime);
+      instancesCreated++;
+      instances.set(module, instance);
+    }
+    return instance;
+  }
+
+  function matchHandler(ds: ActiveDataSource, log: Log): DecodedHandler | null {
+    const specs = ds.mapping.handlers.get(log.topics[0] as Hex);
+    if (!specs) return null;
+    const matching: DecodedHandler[] = [];
+    for (const spec of specs) {
+      const params = decode(spec, log);
+      if (params) matching.push({ spec, params });
+      else
+        runtime.logger(
+          'debug',
+          `Skipping handler ${spec.handler}: the log does not decode as ${spec.event}`,
+          ds.name,
+        );
+    }
+    if (matching.length > 1) {
+      throw new Error(
+        `Multiple handlers defined for event \`${matching[0]?.spec.event}\`, only one is supported`,
+      );
+    }
+    return matching[0] ?? null;
+  }
+
+  function runHandler(ds: ActiveDataSource, log: Log, block: BlockWithLogs): boolean {
+    let handler: string | null = null;
+    try {
+      const decoded = matchHandler(ds, log);
+      if (!decoded) return false;
+      handler = decoded.spec.handler;
+      let receipt: TransactionReceipt | null = null;
+      if (decoded.spec.receipt) {
+        receipt = (log.transactionHash && block.receipts?.get(log.transactionHash)) || null;
+        if (!receipt)
+          throw new Error(
+            `handler declares receipt: true but the receipt of ${log.transactionHash} was not fetched`,
+          );
+      }
+      const instance = instanceFor(ds.mapping.module);
+      runtime.dataSource = ds;
+      const event = writeEvent(instance.heap, { log, block, params: decoded.params, receipt });
+      instance.call(decoded.spec.handler, event);
+      return true;
+    } catch (error) {
+      // The instance may be mid-way through a handler; never reuse it.
+      instances.delete(ds.mapping.module);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new HandlerError(
+        `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}, transaction ${log.transactionHash}, log index ${log.logIndex}: ${message}`,
+        block.number,
+        ds.name,
+        handler ?? '',
+        log.transactionHash,
+        log.logIndex,
+        { cause: error },
+      );
+    } finally {
+      runtime.dataSource = null;
+    }
+  }
+
+  function runPass(
+    logs: readonly Log[],
+    dataSources: readonly ActiveDataSource[],
+    block: BlockWithLogs,
+  ): number {
+    let calls = 0;
+    for (const log of logs) {
+      const topic0 = log.topics[0];
+      if (!topic0) continue;
+      const address = log.address.toLowerCase();
+      for (const ds of dataSources) {
+        if (ds.address !== null && ds.address !== address) continue;
+        if (block.number < ds.startBlock) continue;
+        if (!ds.mapping.handlers.has(topic0)) continue;
+        if (runHandler(ds, log, block)) calls++;
+      }
+    }
+    return calls;
+  }
+
+  return {
+    get instancesCreated() {
+      return instancesCreated;
+    },
+    processBlock(block, tx, sources) {
+      const state = new BlockState(block.number, tx);
+      runtime.block = state;
+      try {
+        const logs = sortedLogs(block.logs);
+        const createdDataSources: DynamicDataSource[] = [];
+        let handlerCalls = runPass(logs, [...sources.all()], block);
+        while (state.created.length > 0) {
+          const before = sources.all().length;
+          for (const ds of state.created.splice(0)) if (sources.add(ds)) createdDataSources.push(ds);
+          const fresh = sources.all().slice(before);
+          if (fresh.length === 0) break;
+          handlerCalls += runPass(logs, fresh, block);
+        }
+        return { createdDataSources, handlerCalls };
+      } finally {
+        runtime.block = null;
+      }
+    },
+  };
+}

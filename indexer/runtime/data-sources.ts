@@ -1,0 +1,108 @@
+// The data sources a subgraph runs at a given block: the manifest's static ones and the template
+// instances created by handlers (dataSource.create), in creation order. The indexer persists the
+// dynamic ones and rebuilds this set from them on restart or after a reorg.
+import type { Hex } from 'viem';
+import type { Entity } from '../store/entity.ts';
+import type { MappingSpec, Subgraph } from './manifest.ts';
+
+/** A template instance created by a handler. */
+export interface DynamicDataSource {
+  template: string;
+  /** lowercase 0x address */
+  address: Hex;
+  context: Entity | null;
+  createdAtBlock: bigint;
+}
+
+/** One data source as the block processor runs it. */
+export interface ActiveDataSource {
+  name: string;
+  address: Hex | null;
+  startBlock: bigint;
+  context: Entity | null;
+  mapping: MappingSpec;
+}
+
+function sameContext(a: Entity | null, b: Entity | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (!w || JSON.stringify(v, jsonBigint) !== JSON.stringify(w, jsonBigint)) return false;
+  }
+  return true;
+}
+
+function jsonBigint(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
+  return value;
+}
+
+export class DataSourceSet {
+  readonly dynamic: DynamicDataSource[] = [];
+  private readonly active: ActiveDataSource[];
+
+  constructor(
+    private readonly subgraph: Subgraph,
+    dynamic: readonly DynamicDataSource[] = [],
+  ) {
+    this.active = subgraph.dataSources.map((ds) => ({
+      name: ds.name,
+      address: ds.address,
+      startBlock: ds.startBlock,
+      context: null,
+      mapping: ds.mapping,
+    }));
+    for (const d of dynamic) this.add(d);
+  }
+
+  /** Adds a template instance; returns false (and adds nothing) for an identical existing one. */
+  add(ds: DynamicDataSource): boolean {
+    const template = this.subgraph.templates.get(ds.template);
+    if (!template) throw new Error(`unknown template ${ds.template}`);
+    const address = ds.address.toLowerCase() as Hex;
+    if (
+      this.dynamic.some(
+        (d) => d.template === ds.template && d.address === address && sameContext(d.context, ds.context),
+      )
+    ) {
+      return false;
+    }
+    const normalized = { ...ds, address };
+    this.dynamic.push(normalized);
+    this.active.push({
+      name: template.name,
+      address,
+      startBlock: ds.createdAtBlock,
+      context: ds.context,
+      mapping: template.mapping,
+    });
+    return true;
+  }
+
+  /** Data sources in processing order: static in manifest order, then dynamic in creation order. */
+  all(): readonly ActiveDataSource[] {
+    return this.active;
+  }
+
+  /**
+   * What an eth_getLogs filter must cover: the known addresses, and every topic0 of data sources and
+   * templates. Like graph-node, template events should also be fetched without an address filter
+   * (`templateTopics`), so a block's logs from a contract created in that same block are present.
+   */
+  logFilter(): { addresses: Hex[]; topics: Hex[]; templateTopics: Hex[]; wildcard: boolean } {
+    const addresses = new Set<Hex>();
+    const topics = new Set<Hex>();
+    let wildcard = false;
+    for (const ds of this.active) {
+      if (ds.address === null) wildcard = true;
+      else addresses.add(ds.address);
+      for (const t of ds.mapping.handlers.keys()) topics.add(t);
+    }
+    const templateTopics = new Set<Hex>();
+    for (const t of this.subgraph.templates.values())
+      for (const topic of t.mapping.handlers.keys()) templateTopics.add(topic);
+    return { addresses: [...addresses], topics: [...topics], templateTopics: [...templateTopics], wildcard };
+  }
+}

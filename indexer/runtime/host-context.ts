@@ -1,0 +1,57 @@
+// What host functions see while a handler runs: the instance's memory, the schema, the store
+// transaction of the current block, the data source that fired, and the per-block bookkeeping
+// (entities written in this block, data sources created by handlers).
+import type { EntityStoreTx } from '../store/entity.ts';
+import type { SubgraphSchema } from '../subgraph-schema.ts';
+import type { AscHeap } from './asc-memory.ts';
+import type { ActiveDataSource, DynamicDataSource } from './data-sources.ts';
+import type { Subgraph } from './manifest.ts';
+
+export type LogLevel = 'critical' | 'error' | 'warning' | 'info' | 'debug';
+
+/** Receives mapping log lines (log.info etc.); the indexer decides where they go. */
+export type MappingLogger = (level: LogLevel, message: string, dataSource: string) => void;
+
+/** The state of one block being processed. */
+export class BlockState {
+  /** `type\u0000id` of entities set (true) or removed (false) during this block */
+  readonly writes = new Map<string, boolean>();
+  readonly created: DynamicDataSource[] = [];
+
+  constructor(
+    readonly number: bigint,
+    readonly tx: EntityStoreTx,
+  ) {}
+}
+
+/** Shared by every instance of a block processor. */
+export interface RuntimeEnv {
+  subgraph: Subgraph;
+  schema: SubgraphSchema;
+  logger: MappingLogger;
+  block: BlockState | null;
+  dataSource: ActiveDataSource | null;
+}
+
+/** One wasm instance's view: its heap plus the shared runtime state. */
+export class HostEnv {
+  heap!: AscHeap;
+
+  constructor(readonly runtime: RuntimeEnv) {}
+
+  get block(): BlockState {
+    const b = this.runtime.block;
+    if (!b) throw new Error('host function called outside of a handler');
+    return b;
+  }
+
+  get dataSource(): ActiveDataSource {
+    const ds = this.runtime.dataSource;
+    if (!ds) throw new Error('host function called outside of a handler');
+    return ds;
+  }
+}
+
+/** A host function as linked into the module (pointers and numbers in, pointer or number out). */
+export type HostFunction = (...args: never[]) => number | bigint | void;
+export type HostFunctions = Record<string, (env: HostEnv) => HostFunction>;

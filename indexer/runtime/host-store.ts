@@ -1,0 +1,135 @@
+// store.get / get_in_block / set / remove with graph-node's semantics: `set` merges the given fields
+// into the entity as the block sees it (a null value removes the field), checks undefined fields and
+// the id, then validates the merged entity against the schema; immutable entities may be set again
+// within the block that created them but never updated in a later block nor removed.
+// Ids are canonical strings: Bytes ids as lowercase 0x hex, Int8 ids as decimal.
+import type { Entity, StoreValue } from '../store/entity.ts';
+import type { EntityTypeModel } from '../subgraph-schema.ts';
+import { readEntity, writeEntity } from './asc-values.ts';
+import {
+  EntityValidationError,
+  checkUndefinedFields,
+  displayValue,
+  validateEntity,
+  valueTypeName,
+} from './entity-validation.ts';
+import type { HostEnv, HostFunctions } from './host-context.ts';
+
+function entityType(env: HostEnv, name: string): EntityTypeModel {
+  const type = env.runtime.schema.entities.get(name);
+  if (!type) throw new EntityValidationError(`Entity type \`${name}\` is not defined in the schema`);
+  return type;
+}
+
+/** The key's id in canonical form, and as the store value the `id` field must hold. */
+export function parseEntityId(type: EntityTypeModel, id: string): { key: string; value: StoreValue } {
+  switch (type.idKind) {
+    case 'Bytes': {
+      const hex = id.startsWith('0x') ? id.slice(2) : id;
+      if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
+        throw new EntityValidationError(
+          `Entity ${type.name}: id \`${id}\` is not valid hex for an id of type Bytes`,
+        );
+      }
+      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
+      return { key: `0x${hex.toLowerCase()}`, value: { kind: 'Bytes', value: bytes } };
+    }
+    case 'Int8': {
+      if (!/^[+-]?[0-9]+$/.test(id))
+        throw new EntityValidationError(`Entity ${type.name}: id \`${id}\` is not an Int8`);
+      const n = BigInt(id);
+      if (n !== BigInt.asIntN(64, n))
+        throw new EntityValidationError(`Entity ${type.name}: id \`${id}\` is not an Int8`);
+      return { key: n.toString(), value: { kind: 'Int8', value: n } };
+    }
+    default:
+      return { key: id, value: { kind: 'String', value: id } };
+  }
+}
+
+function sameValue(a: StoreValue, b: StoreValue): boolean {
+  return a.kind === b.kind && displayValue(a) === displayValue(b);
+}
+
+function writeKey(type: string, id: string): string {
+  return `${type}\u0000${id}`;
+}
+
+/** store.set semantics on host values; exported for the host-semantics tests. */
+export function storeSet(env: HostEnv, typeName: string, id: string, data: Entity): void {
+  const type = entityType(env, typeName);
+  const { key, value: idValue } = parseEntityId(type, id);
+  const given = data.get('id');
+  if (given === undefined) {
+    data.set('id', idValue);
+  } else if (!sameValue(given, idValue)) {
+    if (given.kind !== idValue.kind) {
+      throw new EntityValidationError(
+        `Attribute \`${type.name}.id\` has wrong type: expected ${type.idKind} but got ${valueTypeName(given)}`,
+      );
+    }
+    throw new EntityValidationError(
+      `Value of ${type.name} attribute 'id' conflicts with ID passed to \`store.set()\`: ${displayValue(given)} != ${key}`,
+    );
+  }
+  checkUndefinedFields(type, data);
+  const block = env.block;
+  const existing = block.tx.get(type.name, key);
+  const writtenInBlock = block.writes.get(writeKey(type.name, key)) === true;
+  if (type.immutable && existing && !writtenInBlock) {
+    throw new EntityValidationError(
+      `Entity ${type.name}[${key}] is immutable and was inserted at an earlier block; it cannot be updated`,
+    );
+  }
+  const merged: Entity = existing ? new Map(existing) : new Map();
+  for (const [field, value] of data) {
+    if (value.kind === 'Null') merged.delete(field);
+    else merged.set(field, value);
+  }
+  validateEntity(env.runtime.schema, type, key, merged);
+  block.tx.set(type.name, key, merged);
+  block.writes.set(writeKey(type.name, key), true);
+}
+
+/** store.remove semantics on host values. */
+export function storeRemove(env: HostEnv, typeName: string, id: string): void {
+  const type = entityType(env, typeName);
+  const { key } = parseEntityId(type, id);
+  const block = env.block;
+  if (type.immutable && block.tx.get(type.name, key)) {
+    throw new EntityValidationError(`Entity ${type.name}[${key}] is immutable and cannot be removed`);
+  }
+  block.tx.remove(type.name, key);
+  block.writes.set(writeKey(type.name, key), false);
+}
+
+/** store.get (scope 'store') or store.get_in_block (scope 'block') on host values. */
+export function storeGet(
+  env: HostEnv,
+  typeName: string,
+  id: string,
+  scope: 'store' | 'block',
+): Entity | null {
+  const type = entityType(env, typeName);
+  const { key } = parseEntityId(type, id);
+  const block = env.block;
+  if (scope === 'block' && block.writes.get(writeKey(type.name, key)) !== true) return null;
+  return block.tx.get(type.name, key);
+}
+
+export const storeFunctions: HostFunctions = {
+  'store.get': (env) => (entityPtr: number, idPtr: number) => {
+    const entity = storeGet(env, env.heap.readString(entityPtr), env.heap.readString(idPtr), 'store');
+    return entity ? writeEntity(env.heap, entity) : 0;
+  },
+  'store.get_in_block': (env) => (entityPtr: number, idPtr: number) => {
+    const entity = storeGet(env, env.heap.readString(entityPtr), env.heap.readString(idPtr), 'block');
+    return entity ? writeEntity(env.heap, entity) : 0;
+  },
+  'store.set': (env) => (entityPtr: number, idPtr: number, dataPtr: number) => {
+    storeSet(env, env.heap.readString(entityPtr), env.heap.readString(idPtr), readEntity(env.heap, dataPtr));
+  },
+  'store.remove': (env) => (entityPtr: number, idPtr: number) => {
+    storeRemove(env, env.heap.readString(entityPtr), env.heap.readString(idPtr));
+  },
+};

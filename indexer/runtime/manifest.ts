@@ -1,0 +1,216 @@
+// Loads what `graph build` produced: the built subgraph.yaml, each data source's and template's ABIs,
+// and the compiled wasm modules (compiled once and shared by every instance). Event handlers are
+// keyed by topic0, computed from the manifest's event signature with its `indexed` keywords removed;
+// the ABI event used to decode a log is the one whose signature, `indexed` keywords included,
+// equals the manifest's.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { load as parseYaml } from 'js-yaml';
+import { keccak256, toBytes, type Abi, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+
+export interface EventHandlerSpec {
+  /** the manifest's event signature, e.g. `Transfer(indexed address,indexed address,uint256)` */
+  event: string;
+  handler: string;
+  topic0: Hex;
+  /** whether the handler declared `receipt: true` */
+  receipt: boolean;
+  abiEvent: AbiEvent;
+}
+
+export interface MappingSpec {
+  apiVersion: string;
+  wasmFile: string;
+  module: WebAssembly.Module;
+  /** handlers by topic0, in manifest order */
+  handlers: Map<Hex, EventHandlerSpec[]>;
+}
+
+export interface DataSourceSpec {
+  name: string;
+  network: string;
+  /** lowercase address, or null when the data source matches every address */
+  address: Hex | null;
+  startBlock: bigint;
+  mapping: MappingSpec;
+}
+
+export interface TemplateSpec {
+  name: string;
+  network: string;
+  mapping: MappingSpec;
+}
+
+export interface Subgraph {
+  buildDir: string;
+  network: string;
+  schemaFile: string;
+  dataSources: DataSourceSpec[];
+  templates: Map<string, TemplateSpec>;
+}
+
+export interface LoadSubgraphOptions {
+  /** directory `graph build` wrote (holds subgraph.yaml, schema.graphql, wasm and ABIs) */
+  buildDir: string;
+  /** the built manifest; defaults to `<buildDir>/subgraph.yaml` */
+  manifestPath?: string;
+}
+
+interface RawHandler {
+  event?: string;
+  handler?: string;
+  receipt?: boolean;
+  topic1?: unknown;
+  topic2?: unknown;
+  topic3?: unknown;
+}
+
+interface RawDataSource {
+  kind?: string;
+  name?: string;
+  network?: string;
+  source?: { address?: string; abi?: string; startBlock?: number };
+  mapping?: {
+    kind?: string;
+    apiVersion?: string;
+    language?: string;
+    file?: string;
+    abis?: { name: string; file: string }[];
+    eventHandlers?: RawHandler[];
+    blockHandlers?: unknown[];
+    callHandlers?: unknown[];
+  };
+}
+
+interface RawManifest {
+  schema?: { file?: string };
+  dataSources?: RawDataSource[];
+  templates?: RawDataSource[];
+}
+
+/** `Name(type,...)` with `indexed ` prefixes removed and whitespace normalized. */
+export function canonicalSignature(event: string): string {
+  return event
+    .replace(/\s+/g, ' ')
+    .replace(/\bindexed /g, '')
+    .replace(/\s/g, '');
+}
+
+function formatParameterType(param: AbiParameter): string {
+  if (param.type.startsWith('tuple')) {
+    const components = 'components' in param ? param.components : [];
+    return `(${components.map(formatParameterType).join(',')})${param.type.slice('tuple'.length)}`;
+  }
+  return param.type;
+}
+
+/** The manifest form of an ABI event: `Name(indexed address,uint256)`. */
+export function manifestSignature(event: AbiEvent): string {
+  const inputs = event.inputs.map(
+    (input) => `${input.indexed ? 'indexed ' : ''}${formatParameterType(input)}`,
+  );
+  return `${event.name}(${inputs.join(',')})`;
+}
+
+function findAbiEvent(abis: Abi[], event: string): AbiEvent {
+  const wanted = event.replace(/\s+/g, ' ').trim();
+  const canonical = canonicalSignature(event);
+  const events = abis.flat().filter((item): item is AbiEvent => item.type === 'event');
+  const exact = events.find((e) => manifestSignature(e) === wanted);
+  if (exact) return exact;
+  // Manifests written without `indexed` keywords match on the canonical signature alone.
+  const loose =
+    !/\bindexed\b/.test(wanted) && events.find((e) => canonicalSignature(manifestSignature(e)) === canonical);
+  if (loose) return loose;
+  throw new Error(`event ${event} is not in the data source's ABIs`);
+}
+
+async function readAbi(file: string): Promise<Abi> {
+  const json: unknown = JSON.parse(await readFile(file, 'utf8'));
+  if (Array.isArray(json)) return json as Abi;
+  if (json && typeof json === 'object' && Array.isArray((json as { abi?: unknown }).abi)) {
+    return (json as { abi: Abi }).abi;
+  }
+  throw new Error(`${file} is not an ABI`);
+}
+
+async function loadMapping(
+  raw: RawDataSource,
+  dir: string,
+  modules: Map<string, Promise<WebAssembly.Module>>,
+): Promise<MappingSpec> {
+  const name = raw.name ?? '(unnamed)';
+  const mapping = raw.mapping;
+  if (!mapping?.file || !mapping.apiVersion)
+    throw new Error(`data source ${name}: mapping file or apiVersion missing`);
+  if (raw.kind !== 'ethereum' && raw.kind !== 'ethereum/contract') {
+    throw new Error(`data source ${name}: kind ${raw.kind} is not supported (only ethereum)`);
+  }
+  if ((mapping.blockHandlers?.length ?? 0) > 0 || (mapping.callHandlers?.length ?? 0) > 0) {
+    throw new Error(`data source ${name}: block and call handlers are not supported, only event handlers`);
+  }
+  const abis = await Promise.all((mapping.abis ?? []).map((a) => readAbi(path.resolve(dir, a.file))));
+  const handlers = new Map<Hex, EventHandlerSpec[]>();
+  for (const h of mapping.eventHandlers ?? []) {
+    if (!h.event || !h.handler)
+      throw new Error(`data source ${name}: event handler without event or handler`);
+    if (h.topic1 !== undefined || h.topic2 !== undefined || h.topic3 !== undefined) {
+      throw new Error(
+        `data source ${name}: handler ${h.handler} uses topic filters, which are not supported`,
+      );
+    }
+    const topic0 = keccak256(toBytes(canonicalSignature(h.event)));
+    const spec: EventHandlerSpec = {
+      event: h.event,
+      handler: h.handler,
+      topic0,
+      receipt: h.receipt === true,
+      abiEvent: findAbiEvent(abis, h.event),
+    };
+    const list = handlers.get(topic0) ?? [];
+    list.push(spec);
+    handlers.set(topic0, list);
+  }
+  const wasmFile = path.resolve(dir, mapping.file);
+  let module = modules.get(wasmFile);
+  if (!module) {
+    module = readFile(wasmFile).then((bytes) => WebAssembly.compile(bytes));
+    modules.set(wasmFile, module);
+  }
+  return { apiVersion: mapping.apiVersion, wasmFile, module: await module, handlers };
+}
+
+/** Reads a `graph build` output directory into a runnable subgraph. */
+export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgraph> {
+  const buildDir = path.resolve(options.buildDir);
+  const manifestPath = path.resolve(options.manifestPath ?? path.join(buildDir, 'subgraph.yaml'));
+  const dir = path.dirname(manifestPath);
+  const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
+  const modules = new Map<string, Promise<WebAssembly.Module>>();
+  const dataSources: DataSourceSpec[] = [];
+  for (const raw of manifest.dataSources ?? []) {
+    dataSources.push({
+      name: raw.name ?? '',
+      network: raw.network ?? '',
+      address: raw.source?.address ? (raw.source.address.toLowerCase() as Hex) : null,
+      startBlock: BigInt(raw.source?.startBlock ?? 0),
+      mapping: await loadMapping(raw, dir, modules),
+    });
+  }
+  const templates = new Map<string, TemplateSpec>();
+  for (const raw of manifest.templates ?? []) {
+    templates.set(raw.name ?? '', {
+      name: raw.name ?? '',
+      network: raw.network ?? '',
+      mapping: await loadMapping(raw, dir, modules),
+    });
+  }
+  const network = dataSources[0]?.network ?? [...templates.values()][0]?.network ?? '';
+  return {
+    buildDir,
+    network,
+    schemaFile: path.resolve(dir, manifest.schema?.file ?? 'schema.graphql'),
+    dataSources,
+    templates,
+  };
+}
