@@ -1,0 +1,324 @@
+// The GraphQL schema graph-node would generate for our subgraph (graph/src/schema/api.rs): per entity
+// an object type, `<entity>(id, block, subgraphError)` and `<entities>(skip, first, orderBy,
+// orderDirection, where, block, subgraphError)` query fields, `<Entity>_filter` and
+// `<Entity>_orderBy` inputs, collection arguments on list fields, and `_meta`. Building a real schema
+// means every argument or field we do not support fails GraphQL validation instead of being ignored.
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLScalarType,
+} from 'graphql';
+import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
+import { bytesToHex, sqlToJson, type TableLayout } from '../store/layout.ts';
+import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
+import { queryFieldNames } from './filter-model.ts';
+import { compileCollection, idAsText, type CollectionArgs, type QueryModel } from './sql-query.ts';
+import { idArgument, type BlockHeightArg, type LatestBlock, type StoreReader } from './store-reader.ts';
+
+export interface QueryContext {
+  reader: StoreReader;
+  /** the checkpoint read at the start of the request's read transaction */
+  latest: LatestBlock;
+}
+
+/** What an entity object resolves from: one stored version, read at `block`. */
+interface EntitySource {
+  table: TableLayout;
+  row: Record<string, unknown>;
+  block: number;
+}
+
+const scalars: Record<string, GraphQLScalarType> = {
+  ID: GraphQLID,
+  String: GraphQLString,
+  Int: GraphQLInt,
+  Boolean: GraphQLBoolean,
+  BigInt: BigIntScalar,
+  BigDecimal: BigDecimalScalar,
+  Bytes: BytesScalar,
+  Int8: Int8Scalar,
+  Timestamp: TimestampScalar,
+};
+
+export function buildApiSchema(model: QueryModel): GraphQLSchema {
+  const enums = new Map<string, GraphQLEnumType>();
+  for (const [name, values] of model.schema.enums) {
+    enums.set(
+      name,
+      new GraphQLEnumType({ name, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }),
+    );
+  }
+  const orderDirection = new GraphQLEnumType({
+    name: 'OrderDirection',
+    description: 'Defines the order direction, either ascending or descending',
+    values: { asc: { value: 'asc' }, desc: { value: 'desc' } },
+  });
+  const errorPolicy = new GraphQLEnumType({
+    name: '_SubgraphErrorPolicy_',
+    values: {
+      allow: {
+        value: 'allow',
+        description: 'Data will be returned even if the subgraph has indexing errors',
+      },
+      deny: {
+        value: 'deny',
+        description: 'If the subgraph has indexing errors, data will be omitted. The default.',
+      },
+    },
+  });
+  const blockHeight = new GraphQLInputObjectType({
+    name: 'Block_height',
+    description: 'The block at which the query should be executed.',
+    fields: { hash: { type: BytesScalar }, number: { type: GraphQLInt }, number_gte: { type: GraphQLInt } },
+  });
+  const blockChangedFilter = new GraphQLInputObjectType({
+    name: 'BlockChangedFilter',
+    fields: { number_gte: { type: new GraphQLNonNull(GraphQLInt) } },
+  });
+
+  const objectTypes = new Map<string, GraphQLObjectType>();
+  const filterTypes = new Map<string, GraphQLInputObjectType>();
+  const orderByTypes = new Map<string, GraphQLEnumType>();
+
+  const namedInput = (name: string): GraphQLInputType => {
+    const t = scalars[name] ?? enums.get(name) ?? filterTypes.get(name.replace(/_filter$/, ''));
+    if (!t) throw new Error(`no input type ${name}`);
+    return t;
+  };
+
+  for (const entity of model.schema.entities.values()) {
+    const entries = model.filters.get(entity.name)!;
+    const filterType: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name: `${entity.name}_filter`,
+      fields: (): GraphQLInputFieldConfigMap => {
+        const fields: GraphQLInputFieldConfigMap = {};
+        for (const e of entries.values()) {
+          const base = namedInput(e.typeName);
+          fields[e.key] = { type: e.listValue ? new GraphQLList(new GraphQLNonNull(base)) : base };
+        }
+        fields._change_block = {
+          type: blockChangedFilter,
+          description: 'Filter for the block changed event.',
+        };
+        fields.and = { type: new GraphQLList(filterType) };
+        fields.or = { type: new GraphQLList(filterType) };
+        return fields;
+      },
+    });
+    filterTypes.set(entity.name, filterType);
+    orderByTypes.set(
+      entity.name,
+      new GraphQLEnumType({
+        name: `${entity.name}_orderBy`,
+        values: Object.fromEntries([...model.orderBy.get(entity.name)!.keys()].map((k) => [k, { value: k }])),
+      }),
+    );
+  }
+
+  const collectionArgs = (typeName: string): GraphQLFieldConfigArgumentMap => ({
+    skip: { type: GraphQLInt, defaultValue: 0 },
+    first: { type: GraphQLInt, defaultValue: 100 },
+    orderBy: { type: orderByTypes.get(typeName)! },
+    orderDirection: { type: orderDirection },
+    where: { type: filterTypes.get(typeName)! },
+  });
+
+  const layoutOf = (name: string): TableLayout => model.layouts.get(name)!;
+  const wrap = (table: TableLayout, block: number) => (row: Record<string, unknown>) => ({
+    table,
+    row,
+    block,
+  });
+
+  const fieldConfig = (
+    entity: EntityTypeModel,
+    field: FieldModel,
+  ): GraphQLFieldConfig<EntitySource, QueryContext> => {
+    const outputNamed = (): GraphQLOutputType => {
+      if (field.kind === 'Entity') return objectTypes.get(field.typeName)!;
+      if (field.kind === 'Enum') return enums.get(field.typeName)!;
+      return scalars[field.typeName]!;
+    };
+    let type: GraphQLOutputType = outputNamed();
+    if (field.list) type = new GraphQLList(field.itemNonNull ? new GraphQLNonNull(type) : type);
+    if (field.nonNull) type = new GraphQLNonNull(type);
+    const table = layoutOf(entity.name);
+
+    if (field.kind !== 'Entity') {
+      const column = table.byField.get(field.name)!;
+      return { type, resolve: (src) => sqlToJson(column, src.row[field.name]) };
+    }
+    const target = layoutOf(field.typeName);
+    if (field.derivedFrom !== undefined) {
+      const back = target.byField.get(field.derivedFrom);
+      if (!back)
+        throw new Error(`${entity.name}.${field.name}: ${field.typeName} has no field ${field.derivedFrom}`);
+      const scope = (src: EntitySource) => (alias: string) =>
+        back.list
+          ? {
+              sql: `? IN (SELECT value FROM json_each(${alias}.${back.sql}))`,
+              params: [textId(table, src.row.id)],
+            }
+          : { sql: `${alias}.${back.sql} = ?`, params: [src.row.id] };
+      if (!field.list) {
+        return {
+          type,
+          resolve: (src, _args, ctx) => {
+            const rows = ctx.reader.all(
+              compileCollection(model, target, { first: 1 }, src.block, scope(src)),
+            );
+            return rows.map(wrap(target, src.block))[0] ?? null;
+          },
+        };
+      }
+      return {
+        type,
+        args: collectionArgs(field.typeName),
+        resolve: (src, args: CollectionArgs, ctx) =>
+          ctx.reader
+            .all(compileCollection(model, target, args, src.block, scope(src)))
+            .map(wrap(target, src.block)),
+      };
+    }
+    const column = table.byField.get(field.name)!;
+    if (!field.list) {
+      return {
+        type,
+        resolve: (src, _args, ctx) => {
+          const id = src.row[field.name];
+          if (id === null || id === undefined) return null;
+          const row = ctx.reader.byId(target, id, src.block);
+          return row ? { table: target, row, block: src.block } : null;
+        },
+      };
+    }
+    return {
+      type,
+      args: collectionArgs(field.typeName),
+      resolve: (src, args: CollectionArgs, ctx) => {
+        const raw = src.row[field.name];
+        if (raw === null || raw === undefined) return null;
+        const scope = (alias: string) => ({
+          sql: `${idAsText(`${alias}."id"`, target.idKind)} IN (SELECT value FROM json_each(?))`,
+          params: [raw],
+        });
+        return ctx.reader
+          .all(compileCollection(model, target, args, src.block, scope))
+          .map(wrap(target, src.block));
+      },
+    };
+  };
+
+  for (const entity of model.schema.entities.values()) {
+    objectTypes.set(
+      entity.name,
+      new GraphQLObjectType<EntitySource, QueryContext>({
+        name: entity.name,
+        fields: () =>
+          Object.fromEntries([...entity.fields.values()].map((f) => [f.name, fieldConfig(entity, f)])),
+      }),
+    );
+  }
+
+  const blockArg = {
+    type: blockHeight,
+    description:
+      'The block at which the query should be executed. Can either be a `{ hash: Bytes }` value containing a block hash, a `{ number: Int }` containing the block number, or a `{ number_gte: Int }` containing the minimum block number. In the case of `number_gte`, the query will be executed on the latest block only if the subgraph has progressed to or past the minimum block number. Defaults to the latest block when omitted.',
+  };
+  const subgraphErrorArg = {
+    type: new GraphQLNonNull(errorPolicy),
+    defaultValue: 'deny',
+    description: 'Set to `allow` to receive data even if the subgraph has skipped over errors while syncing.',
+  };
+
+  const queryFields: Record<string, GraphQLFieldConfig<unknown, QueryContext>> = {};
+  for (const entity of model.schema.entities.values()) {
+    const table = layoutOf(entity.name);
+    const type = objectTypes.get(entity.name)!;
+    const { singular, plural } = queryFieldNames(entity.name);
+    queryFields[singular] = {
+      type,
+      args: { id: { type: new GraphQLNonNull(GraphQLID) }, block: blockArg, subgraphError: subgraphErrorArg },
+      resolve: (_src, args: { id: string; block?: BlockHeightArg }, ctx) => {
+        const block = ctx.reader.resolveBlock(args.block, ctx.latest);
+        const row = ctx.reader.byId(table, idArgument(table, args.id), block);
+        return row ? { table, row, block } : null;
+      },
+    };
+    queryFields[plural] = {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+      args: { ...collectionArgs(entity.name), block: blockArg, subgraphError: subgraphErrorArg },
+      resolve: (_src, args: CollectionArgs & { block?: BlockHeightArg }, ctx) => {
+        const block = ctx.reader.resolveBlock(args.block, ctx.latest);
+        return ctx.reader.all(compileCollection(model, table, args, block)).map(wrap(table, block));
+      },
+    };
+  }
+
+  const blockType = new GraphQLObjectType({
+    name: '_Block_',
+    fields: {
+      hash: { type: BytesScalar, description: 'The hash of the block' },
+      number: { type: new GraphQLNonNull(GraphQLInt), description: 'The block number' },
+      timestamp: {
+        type: GraphQLInt,
+        description: 'Integer representation of the timestamp stored in blocks for the chain',
+      },
+      parentHash: { type: BytesScalar, description: 'The hash of the parent block' },
+    },
+  });
+  const metaType = new GraphQLObjectType({
+    name: '_Meta_',
+    description: 'The type for the top-level _meta field',
+    fields: {
+      block: { type: new GraphQLNonNull(blockType) },
+      deployment: { type: new GraphQLNonNull(GraphQLString), description: 'The deployment ID' },
+      hasIndexingErrors: {
+        type: new GraphQLNonNull(GraphQLBoolean),
+        description: 'If `true`, the subgraph encountered indexing errors at some past block',
+      },
+    },
+  });
+  queryFields._meta = {
+    type: metaType,
+    description: 'Access to subgraph metadata',
+    args: { block: blockArg },
+    resolve: (_src, args: { block?: BlockHeightArg }, ctx) => {
+      const number = ctx.reader.resolveBlock(args.block, ctx.latest);
+      const header = number === ctx.latest.number ? ctx.latest.header : ctx.reader.storedBlock(number);
+      return {
+        block: {
+          number,
+          hash: header?.hash ?? null,
+          timestamp: header?.timestamp ?? null,
+          parentHash: header?.parentHash ?? null,
+        },
+        deployment: ctx.reader.deployment,
+        hasIndexingErrors: ctx.latest.fatalError !== null,
+      };
+    },
+  };
+
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
+  });
+}
+
+/** A stored id as the text it has inside JSON lists. */
+function textId(table: TableLayout, raw: unknown): string {
+  if (table.idKind === 'Bytes') return bytesToHex(raw as Uint8Array);
+  return String(raw);
+}

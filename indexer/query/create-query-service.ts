@@ -1,0 +1,49 @@
+// Wires the query side of the embedded indexer from a store file: the reader connection, the
+// generated schema and the HTTP server. The indexer builder and the tests both start it from here.
+import type { Server } from 'node:http';
+import type { SubgraphSchema } from '../subgraph-schema.ts';
+import { buildLayouts } from '../store/layout.ts';
+import { buildApiSchema } from './api-schema.ts';
+import { createQueryServer, executeQuery, listen, type GraphQLRequest } from './server.ts';
+import { buildQueryModel } from './sql-query.ts';
+import { StoreReader } from './store-reader.ts';
+import type { ExecutionResult } from 'graphql';
+
+export interface QueryServiceOptions {
+  storePath: string;
+  schema: SubgraphSchema;
+  deployment: string;
+  subgraphName: string;
+}
+
+export interface QueryService {
+  /** executes a request in-process (same path as HTTP) */
+  execute(request: GraphQLRequest): ExecutionResult;
+  /** starts listening; resolves with the URL of /subgraphs/name/<name> */
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function createQueryService(options: QueryServiceOptions): QueryService {
+  const reader = new StoreReader(options.storePath, options.deployment);
+  const model = buildQueryModel(options.schema, buildLayouts(options.schema));
+  const schema = buildApiSchema(model);
+  let server: Server | null = null;
+  return {
+    execute: (request) => executeQuery({ schema, reader }, request),
+    async listen(port, host) {
+      server = createQueryServer({ schema, reader, subgraphName: options.subgraphName });
+      const base = await listen(server, port, host);
+      return `${base}/subgraphs/name/${options.subgraphName}`;
+    },
+    async close() {
+      if (server) {
+        const s = server;
+        server = null;
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+      reader.close();
+    },
+  };
+}

@@ -1,0 +1,171 @@
+// The HTTP face of the embedded indexer: graph-node's query endpoints `/subgraphs/name/<name>` and
+// `/subgraphs/id/<deployment>`, accepting GraphQL over POST (JSON body) or GET (query string).
+// Each request is parsed, validated against the generated schema, and executed inside one read
+// transaction of the store; resolvers are synchronous, so a request never interleaves with another.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  GraphQLError,
+  execute,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
+import type { QueryContext } from './api-schema.ts';
+import { QueryError } from './sql-query.ts';
+import type { StoreReader } from './store-reader.ts';
+
+export interface QueryServerOptions {
+  schema: GraphQLSchema;
+  reader: StoreReader;
+  /** served at /subgraphs/name/<subgraphName> */
+  subgraphName: string;
+}
+
+export interface GraphQLRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+const MAX_BODY_BYTES = 1 << 20;
+
+/** Executes one GraphQL request against the store; the result is what graph-node would send. */
+export function executeQuery(
+  options: Omit<QueryServerOptions, 'subgraphName'>,
+  request: GraphQLRequest,
+): ExecutionResult {
+  if (typeof request.query !== 'string') return { errors: [new GraphQLError('The query is empty')] };
+  let document: DocumentNode;
+  try {
+    document = parse(request.query);
+  } catch (e) {
+    return { errors: [e as GraphQLError] };
+  }
+  const validationErrors = validate(options.schema, document, specifiedRules);
+  if (validationErrors.length > 0) return { errors: validationErrors };
+  const variables =
+    request.variables && typeof request.variables === 'object'
+      ? (request.variables as Record<string, unknown>)
+      : {};
+  const result = options.reader.read(() => {
+    const contextValue: QueryContext = { reader: options.reader, latest: options.reader.latest() };
+    return execute({
+      schema: options.schema,
+      document,
+      contextValue,
+      variableValues: variables,
+      operationName: typeof request.operationName === 'string' ? request.operationName : undefined,
+    });
+  });
+  if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');
+  if (!result.errors) return result;
+  return {
+    ...result,
+    errors: result.errors.map((error) => {
+      const original = error.originalError;
+      if (!original || original instanceof QueryError || original instanceof GraphQLError) return error;
+      console.error('indexer query failed:', original);
+      return new GraphQLError('Internal error while resolving the query', {
+        nodes: error.nodes,
+        path: error.path,
+      });
+    }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('request body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+export function createQueryServer(options: QueryServerOptions): Server {
+  const paths = new Set([
+    `/subgraphs/name/${options.subgraphName}`,
+    `/subgraphs/id/${options.reader.deployment}`,
+  ]);
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!paths.has(url.pathname.replace(/\/$/, ''))) {
+      send(res, 404, { errors: [{ message: `no subgraph is served at ${url.pathname}` }] });
+      return;
+    }
+    const respond = (request: GraphQLRequest) => {
+      try {
+        send(res, 200, executeQuery(options, request));
+      } catch (e) {
+        console.error('indexer query failed:', e);
+        send(res, 500, { errors: [{ message: 'Internal error while executing the query' }] });
+      }
+    };
+    if (req.method === 'GET') {
+      const variables = url.searchParams.get('variables');
+      let parsed: unknown;
+      try {
+        parsed = variables ? JSON.parse(variables) : undefined;
+      } catch {
+        send(res, 400, { errors: [{ message: 'variables is not valid JSON' }] });
+        return;
+      }
+      respond({
+        query: url.searchParams.get('query') ?? undefined,
+        variables: parsed,
+        operationName: url.searchParams.get('operationName') ?? undefined,
+      });
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'GET, POST' }).end();
+      return;
+    }
+    readBody(req).then(
+      (text) => {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          send(res, 400, { errors: [{ message: 'request body is not valid JSON' }] });
+          return;
+        }
+        respond((body ?? {}) as GraphQLRequest);
+      },
+      () => send(res, 413, { errors: [{ message: 'request body too large' }] }),
+    );
+  });
+}
+
+/** Listens on `port` (0: OS-assigned) and resolves with the bound URL base. */
+export function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address() as AddressInfo;
+      resolve(`http://${host}:${address.port}`);
+    });
+  });
+}

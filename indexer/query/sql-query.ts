@@ -1,0 +1,389 @@
+// Compiles graph-node collection arguments (where, orderBy, orderDirection, first, skip) into one
+// SQLite SELECT over the versions visible at a block. Semantics follow graph-node's
+// relational_queries.rs: list `contains` means "has all", list `not_contains` "has none", nested
+// `<field>_` filters go one level deep, `or` cannot be mixed with column filters at the same level,
+// ordering is `<key> <dir>, id <dir>` with NULLs last ascending / first descending as in Postgres,
+// and the default order is `id asc`.
+import type { SubgraphSchema } from '../subgraph-schema.ts';
+import { bytesToHex, hexToBytes, type ColumnLayout, type TableLayout } from '../store/layout.ts';
+import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
+import { filterEntries, orderByValues, type FilterEntry, type OrderByValue } from './filter-model.ts';
+
+/** An error in what the client asked for; its message is returned to the client as is. */
+export class QueryError extends Error {}
+
+export interface QueryModel {
+  schema: SubgraphSchema;
+  layouts: Map<string, TableLayout>;
+  filters: Map<string, Map<string, FilterEntry>>;
+  orderBy: Map<string, Map<string, OrderByValue>>;
+}
+
+export function buildQueryModel(schema: SubgraphSchema, layouts: Map<string, TableLayout>): QueryModel {
+  const filters = new Map<string, Map<string, FilterEntry>>();
+  const orderBy = new Map<string, Map<string, OrderByValue>>();
+  for (const entity of schema.entities.values()) {
+    filters.set(entity.name, new Map(filterEntries(schema, entity).map((e) => [e.key, e])));
+    orderBy.set(entity.name, new Map(orderByValues(schema, entity).map((o) => [o.name, o])));
+  }
+  return { schema, layouts, filters, orderBy };
+}
+
+export const MAX_FIRST = 1000;
+export const MAX_SKIP = 5000;
+
+export interface CollectionArgs {
+  first?: number | null;
+  skip?: number | null;
+  orderBy?: string | null;
+  orderDirection?: 'asc' | 'desc' | null;
+  where?: Record<string, unknown> | null;
+}
+
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+export function blockRange(alias: string, block: number): string {
+  return `${alias}."__from" <= ${block} AND ${alias}."__to" > ${block}`;
+}
+
+/** SQL text of an id expression as it appears in JSON lists and responses (0x hex for Bytes). */
+export function idAsText(expr: string, idKind: TableLayout['idKind']): string {
+  if (idKind === 'Bytes') return `('0x' || lower(hex(${expr})))`;
+  if (idKind === 'Int8') return `CAST(${expr} AS TEXT)`;
+  return expr;
+}
+
+function globEscape(s: string): string {
+  return s.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+class Compiler {
+  private aliasCount = 0;
+  readonly params: unknown[] = [];
+
+  constructor(
+    private readonly model: QueryModel,
+    private readonly block: number,
+  ) {}
+
+  alias(): string {
+    return `t${this.aliasCount++}`;
+  }
+
+  layout(entityType: string): TableLayout {
+    const layout = this.model.layouts.get(entityType);
+    if (!layout) throw new QueryError(`unknown entity type ${entityType}`);
+    return layout;
+  }
+
+  private param(value: unknown): string {
+    this.params.push(value);
+    return '?';
+  }
+
+  /** A filter value as the SQL value of `column`. */
+  private sqlValue(column: ColumnLayout, value: unknown): unknown {
+    switch (column.valueKind) {
+      case 'String':
+        return String(value);
+      case 'Bytes':
+        if (Buffer.isBuffer(value)) return value;
+        try {
+          return hexToBytes(String(value));
+        } catch {
+          throw new QueryError(
+            `Failed to parse \`${String(value)}\` as bytes for field \`${column.field.name}\``,
+          );
+        }
+      case 'BigInt':
+        return encodeBigIntKey(BigInt(value as bigint));
+      case 'BigDecimal':
+        return encodeBigDecimalKey(String(value));
+      case 'Int':
+        return value;
+      case 'Int8':
+      case 'Timestamp':
+        return BigInt(value as bigint);
+      case 'Boolean':
+        return value ? 1 : 0;
+    }
+  }
+
+  /** A filter value as a list item in the stored JSON encoding. */
+  private jsonItem(column: ColumnLayout, value: unknown): unknown {
+    if (value === null) return null;
+    switch (column.valueKind) {
+      case 'Bytes':
+        return Buffer.isBuffer(value) ? bytesToHex(value) : String(value).toLowerCase();
+      case 'BigInt':
+      case 'Int8':
+      case 'Timestamp':
+        return String(value);
+      default:
+        return value;
+    }
+  }
+
+  where(table: TableLayout, alias: string, where: Record<string, unknown>, nested: boolean): string {
+    const filters = this.model.filters.get(table.entity.name)!;
+    const parts: string[] = [];
+    const keys = Object.keys(where);
+    if (keys.includes('or')) {
+      const columnKeys = keys.filter((k) => k !== 'or' && k !== '_change_block');
+      if (columnKeys.length > 0) {
+        throw new QueryError(
+          `Cannot mix column filters with 'or' operator at the same level. Found column filter(s) ${columnKeys.join(', ')} alongside 'or' operator.`,
+        );
+      }
+    }
+    for (const key of keys) {
+      const value = where[key];
+      if (key === 'and' || key === 'or') {
+        const list = (value as Record<string, unknown>[] | null) ?? [];
+        const inner = list.map((w) => `(${this.where(table, alias, w, nested) || '1'})`);
+        if (inner.length === 0) continue;
+        parts.push(`(${inner.join(key === 'and' ? ' AND ' : ' OR ')})`);
+        continue;
+      }
+      if (key === '_change_block') {
+        const gte = (value as { number_gte: number }).number_gte;
+        parts.push(`${alias}."__from" >= ${Number(gte)}`);
+        continue;
+      }
+      const entry = filters.get(key);
+      if (!entry) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${key}\``);
+      if (entry.op === 'child') {
+        if (nested) {
+          throw new QueryError(
+            `Child filter nesting not supported by value \`${key}\`: \`${entry.field.name}_\``,
+          );
+        }
+        parts.push(this.child(table, alias, entry, value as Record<string, unknown>));
+      } else {
+        parts.push(this.condition(table, alias, entry, value));
+      }
+    }
+    return parts.join(' AND ');
+  }
+
+  private child(
+    table: TableLayout,
+    alias: string,
+    entry: FilterEntry,
+    filter: Record<string, unknown>,
+  ): string {
+    const field = entry.field;
+    const childTable = this.layout(field.typeName);
+    const c = this.alias();
+    const inner = this.where(childTable, c, filter, true);
+    const cond = [blockRange(c, this.block)];
+    if (inner) cond.push(inner);
+    if (field.derivedFrom !== undefined) {
+      const back = childTable.byField.get(field.derivedFrom);
+      if (!back) throw new QueryError(`${field.typeName} has no field ${field.derivedFrom}`);
+      if (back.list) {
+        cond.push(
+          `${idAsText(`${alias}."id"`, table.idKind)} IN (SELECT value FROM json_each(${c}.${back.sql}))`,
+        );
+      } else {
+        cond.push(`${c}.${back.sql} = ${alias}."id"`);
+      }
+      return `EXISTS (SELECT 1 FROM ${childTable.sql} ${c} WHERE ${cond.join(' AND ')})`;
+    }
+    const column = table.byField.get(field.name)!;
+    if (column.list) {
+      cond.push(
+        `${idAsText(`${c}."id"`, childTable.idKind)} IN (SELECT value FROM json_each(${alias}.${column.sql}))`,
+      );
+      return `EXISTS (SELECT 1 FROM ${childTable.sql} ${c} WHERE ${cond.join(' AND ')})`;
+    }
+    return `${alias}.${column.sql} IN (SELECT ${c}."id" FROM ${childTable.sql} ${c} WHERE ${cond.join(' AND ')})`;
+  }
+
+  private condition(table: TableLayout, alias: string, entry: FilterEntry, value: unknown): string {
+    const column = table.byField.get(entry.field.name)!;
+    const col = `${alias}.${column.sql}`;
+    if (entry.listField) return this.listCondition(column, col, entry, value);
+    const cmp = `${alias}.${column.keySql ?? column.sql}`;
+    const op = entry.op as Exclude<FilterEntry['op'], 'child'>;
+    if (value === null && op !== '' && op !== 'not') {
+      throw new QueryError(`Filter not supported by value \`null\`: \`${entry.key}\``);
+    }
+    switch (op) {
+      case '':
+        return value === null ? `${cmp} IS NULL` : `${cmp} = ${this.param(this.sqlValue(column, value))}`;
+      case 'not':
+        return value === null
+          ? `${cmp} IS NOT NULL`
+          : `${cmp} <> ${this.param(this.sqlValue(column, value))}`;
+      case 'gt':
+        return `${cmp} > ${this.param(this.sqlValue(column, value))}`;
+      case 'lt':
+        return `${cmp} < ${this.param(this.sqlValue(column, value))}`;
+      case 'gte':
+        return `${cmp} >= ${this.param(this.sqlValue(column, value))}`;
+      case 'lte':
+        return `${cmp} <= ${this.param(this.sqlValue(column, value))}`;
+      case 'in':
+      case 'not_in': {
+        const values = value as unknown[];
+        const nonNull = values.filter((v) => v !== null);
+        const hasNull = nonNull.length < values.length;
+        const list = nonNull.map((v) => this.param(this.sqlValue(column, v))).join(', ');
+        if (op === 'in') {
+          const inList = nonNull.length ? `${cmp} IN (${list})` : '0';
+          return hasNull ? `(${cmp} IS NULL OR ${inList})` : inList;
+        }
+        const notIn = nonNull.length ? `${cmp} NOT IN (${list})` : `${cmp} IS NOT NULL`;
+        return hasNull ? `(${cmp} IS NOT NULL AND ${notIn})` : notIn;
+      }
+      default:
+        return this.textCondition(column, col, op, value);
+    }
+  }
+
+  /** contains / starts_with / ends_with and their negated and case-insensitive forms. */
+  private textCondition(column: ColumnLayout, col: string, op: string, value: unknown): string {
+    if (column.valueKind === 'Bytes' && column.field.kind === 'Bytes') {
+      // Bytes fields: byte-sequence containment (graph-node's position(value in column))
+      const needle = this.param(this.sqlValue(column, value));
+      return op === 'contains' ? `instr(${col}, ${needle}) > 0` : `instr(${col}, ${needle}) = 0`;
+    }
+    // Strings, and references to Bytes ids compared through their 0x hex text
+    const text = column.valueKind === 'Bytes' ? idAsText(col, 'Bytes') : col;
+    const negated = op.startsWith('not_');
+    const nocase = op.endsWith('_nocase');
+    const kind = op.replace(/^not_/, '').replace(/_nocase$/, '');
+    const s = String(value);
+    let test: string;
+    if (nocase) {
+      const e = likeEscape(s);
+      const pattern = kind === 'contains' ? `%${e}%` : kind === 'starts_with' ? `${e}%` : `%${e}`;
+      test = `${text} LIKE ${this.param(pattern)} ESCAPE '\\'`;
+    } else {
+      const e = globEscape(s);
+      const pattern = kind === 'contains' ? `*${e}*` : kind === 'starts_with' ? `${e}*` : `*${e}`;
+      test = `${text} GLOB ${this.param(pattern)}`;
+    }
+    return negated ? `NOT (${test})` : test;
+  }
+
+  private listCondition(column: ColumnLayout, col: string, entry: FilterEntry, value: unknown): string {
+    if (value === null) {
+      if (entry.op === '') return `${col} IS NULL`;
+      if (entry.op === 'not') return `${col} IS NOT NULL`;
+      throw new QueryError(`Filter not supported by value \`null\`: \`${entry.key}\``);
+    }
+    const items = (value as unknown[]).map((v) => this.jsonItem(column, v));
+    const json = this.param(JSON.stringify(items));
+    switch (entry.op) {
+      case '':
+        return `${col} = ${json}`;
+      case 'not':
+        return `${col} <> ${json}`;
+      case 'contains':
+        return `(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${json}) p WHERE p.value NOT IN (SELECT j.value FROM json_each(${col}) j)))`;
+      case 'not_contains':
+        return `(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${col}) j WHERE j.value IN (SELECT p.value FROM json_each(${json}) p)))`;
+      case 'contains_nocase':
+        return `EXISTS (SELECT 1 FROM json_each(${col}) j, json_each(${json}) p WHERE j.value LIKE p.value)`;
+      case 'not_contains_nocase':
+        return `(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${col}) j, json_each(${json}) p WHERE j.value LIKE p.value))`;
+      default:
+        throw new QueryError(`Filter not supported: \`${entry.key}\``);
+    }
+  }
+
+  orderBy(table: TableLayout, alias: string, orderBy: string | null | undefined, direction: string): string {
+    const dir = direction === 'desc' ? 'DESC' : 'ASC';
+    if (!orderBy) return `${alias}."id" ASC`;
+    const value = this.model.orderBy.get(table.entity.name)!.get(orderBy);
+    if (!value) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${orderBy}\``);
+    if (value.field.name === 'id' && !value.child) return `${alias}."id" ${dir}`;
+    const expr = this.sortExpression(table, alias, value);
+    const nulls = dir === 'ASC' ? `(${expr}) IS NULL ASC` : `(${expr}) IS NULL DESC`;
+    return `${nulls}, ${expr} ${dir}, ${alias}."id" ${dir}`;
+  }
+
+  private sortExpression(table: TableLayout, alias: string, value: OrderByValue): string {
+    const field = value.field;
+    if (field.list)
+      throw new QueryError(`Ordering by \`${field.name}\` is not supported: it is a list field`);
+    if (!value.child) {
+      if (field.derivedFrom !== undefined) {
+        throw new QueryError(`Ordering by \`${field.name}\` is not supported: it is a derived field`);
+      }
+      const column = table.byField.get(field.name)!;
+      return `${alias}.${column.keySql ?? column.sql}`;
+    }
+    const childTable = this.layout(field.typeName);
+    const childColumn = childTable.byField.get(value.child.name);
+    if (!childColumn) {
+      throw new QueryError(`Ordering by \`${value.field.name}__${value.child.name}\` is not supported`);
+    }
+    const c = this.alias();
+    const pick = `${c}.${childColumn.keySql ?? childColumn.sql}`;
+    if (field.derivedFrom !== undefined) {
+      const back = childTable.byField.get(field.derivedFrom);
+      if (!back || back.list) throw new QueryError(`Ordering by \`${value.name}\` is not supported`);
+      return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}.${back.sql} = ${alias}."id" AND ${blockRange(c, this.block)} ORDER BY ${c}."id" LIMIT 1)`;
+    }
+    const column = table.byField.get(field.name)!;
+    if (value.child.name === 'id') return `${alias}.${column.sql}`;
+    return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}."id" = ${alias}.${column.sql} AND ${blockRange(c, this.block)})`;
+  }
+}
+
+function checkRange(name: string, value: number, max: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new QueryError(`The \`${name}\` argument must be between 0 and ${max}, but is ${value}`);
+  }
+}
+
+/**
+ * The SELECT of a collection field at `block`. `scope` restricts it further (a nested collection's
+ * link to its parent), given the alias the table has in the statement.
+ */
+export function compileCollection(
+  model: QueryModel,
+  table: TableLayout,
+  args: CollectionArgs,
+  block: number,
+  scope?: (alias: string) => SqlFragment,
+): SqlFragment {
+  const first = args.first ?? 100;
+  const skip = args.skip ?? 0;
+  checkRange('first', first, MAX_FIRST);
+  checkRange('skip', skip, MAX_SKIP);
+  const compiler = new Compiler(model, block);
+  const alias = compiler.alias(); // t0
+  const conds = [blockRange(alias, block)];
+  const params: unknown[] = [];
+  if (scope) {
+    const fragment = scope(alias);
+    conds.push(fragment.sql);
+    params.push(...fragment.params);
+  }
+  if (args.where) {
+    const w = compiler.where(table, alias, args.where, false);
+    if (w) conds.push(w);
+  }
+  const order = compiler.orderBy(table, alias, args.orderBy, args.orderDirection ?? 'asc');
+  params.push(...compiler.params);
+  return {
+    sql: `SELECT ${alias}.* FROM ${table.sql} ${alias} WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT ${first} OFFSET ${skip}`,
+    params,
+  };
+}
+
+/** The version of one entity visible at `block`. */
+export function compileById(table: TableLayout, block: number): string {
+  return `SELECT t0.* FROM ${table.sql} t0 WHERE t0."id" = ? AND ${blockRange('t0', block)}`;
+}

@@ -1,0 +1,122 @@
+// Read-only access to the indexer's SQLite file for the query API. It has its own connection, so
+// queries see only committed blocks (WAL readers never see a half-written batch), and each request
+// runs inside one read transaction, so all of its reads see the same snapshot even if the follower
+// commits, or reverts a reorg, meanwhile.
+import Database from 'better-sqlite3';
+import { bytesToHex, hexToBytes, type TableLayout } from '../store/layout.ts';
+import { headerFromRow, type BlockHeader } from '../store/sqlite-store.ts';
+import { compileById, QueryError, type SqlFragment } from './sql-query.ts';
+
+export interface LatestBlock {
+  number: number;
+  header: BlockHeader | null;
+  fatalError: string | null;
+}
+
+export interface BlockHeightArg {
+  hash?: Buffer | null;
+  number?: number | null;
+  number_gte?: number | null;
+}
+
+export class StoreReader {
+  private readonly db: Database.Database;
+
+  constructor(
+    path: string,
+    readonly deployment: string,
+  ) {
+    this.db = new Database(path, { readonly: true, fileMustExist: true });
+    this.db.defaultSafeIntegers(true);
+  }
+
+  /** Runs `fn` in one read transaction (a consistent snapshot). */
+  read<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  latest(): LatestBlock {
+    const row = this.db.prepare(`SELECT * FROM "__checkpoint"`).get() as Record<string, unknown>;
+    return {
+      number: Number(row.number),
+      header:
+        row.hash === null
+          ? null
+          : headerFromRow({
+              number: row.number,
+              hash: row.hash,
+              parent_hash: row.parent_hash,
+              timestamp: row.timestamp,
+            }),
+      fatalError: (row.fatal_error as string | null) ?? null,
+    };
+  }
+
+  storedBlock(number: number): BlockHeader | null {
+    const row = this.db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
+      | Record<string, unknown>
+      | undefined;
+    return row ? headerFromRow(row) : null;
+  }
+
+  private blockNumberOfHash(hash: Buffer): number | null {
+    const n = this.db.prepare(`SELECT "number" FROM "__blocks" WHERE "hash" = ?`).pluck().get(hash);
+    return n === undefined ? null : Number(n);
+  }
+
+  /** The block number a `block: Block_height` argument selects, with graph-node's errors. */
+  resolveBlock(arg: BlockHeightArg | null | undefined, latest: LatestBlock): number {
+    if (!arg) return latest.number;
+    const given = [arg.hash, arg.number, arg.number_gte].filter((v) => v !== undefined && v !== null);
+    if (given.length !== 1) {
+      throw new QueryError(
+        'Failed to decode `block` value: exactly one of `hash`, `number`, `number_gte` is required',
+      );
+    }
+    const notYet = (what: string, n: number) =>
+      new QueryError(
+        `Failed to decode \`${what}\` value: \`subgraph ${this.deployment} has only indexed up to block number ${latest.number} and data for block number ${n} is therefore not yet available\``,
+      );
+    if (arg.hash) {
+      const n = this.blockNumberOfHash(arg.hash);
+      if (n === null) {
+        throw new QueryError(
+          `Failed to decode \`block.hash\` value: \`no block with that hash found\` (${bytesToHex(arg.hash)})`,
+        );
+      }
+      if (n > latest.number) throw notYet('block.hash', n);
+      return n;
+    }
+    if (arg.number !== undefined && arg.number !== null) {
+      if (arg.number < 0) throw new QueryError('Failed to decode `block.number` value: must not be negative');
+      if (arg.number > latest.number) throw notYet('block.number', arg.number);
+      return arg.number;
+    }
+    const min = arg.number_gte!;
+    if (latest.number < min) throw notYet('block.number_gte', min);
+    return latest.number;
+  }
+
+  byId(table: TableLayout, id: unknown, block: number): Record<string, unknown> | undefined {
+    return this.db.prepare(compileById(table, block)).get(id) as Record<string, unknown> | undefined;
+  }
+
+  all(fragment: SqlFragment): Record<string, unknown>[] {
+    return this.db.prepare(fragment.sql).all(...fragment.params) as Record<string, unknown>[];
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** An id argument as the SQL value of a table's id column. */
+export function idArgument(table: TableLayout, id: string): unknown {
+  try {
+    if (table.idKind === 'Bytes') return hexToBytes(id.toLowerCase());
+    if (table.idKind === 'Int8') return BigInt(id);
+    return id;
+  } catch {
+    throw new QueryError(`Failed to decode \`id\` value: \`${id}\` is not a valid ${table.idKind} id`);
+  }
+}

@@ -1,0 +1,398 @@
+// The indexer's SQLite store. Entity versions carry block ranges [__from, __to) so that a query can
+// read the state at any past block and a reorg can be undone by deleting the versions a dropped
+// block wrote and reopening the ones it closed. Everything a block changes (entity versions, dynamic
+// data sources, its header) and the checkpoint that says the block is done are written in the same
+// SQLite transaction, so a crash at any instant leaves either all of a block or none of it.
+import Database from 'better-sqlite3';
+import type { SubgraphSchema } from '../subgraph-schema.ts';
+import type { Entity, EntityStoreTx } from './entity.ts';
+import {
+  OPEN_BLOCK,
+  buildLayouts,
+  bytesToHex,
+  entityToRow,
+  hexToBytes,
+  idFromSql,
+  idToSql,
+  rowToEntity,
+  tableDdl,
+  type TableLayout,
+} from './layout.ts';
+
+export interface BlockHeader {
+  number: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+}
+
+/** A data source instantiated from a template while indexing (graph-node's dynamic data source). */
+export interface DynamicDataSourceRecord {
+  template: string;
+  address: string;
+  /** the data source context as the runtime serialised it, or null */
+  context: string | null;
+  createdAtBlock: number;
+}
+
+export interface Checkpoint {
+  /** the last block whose writes are committed; startBlock - 1 before the first block */
+  number: number;
+  /** null before the first block */
+  block: BlockHeader | null;
+  /** the chain head the follower saw at that commit */
+  headSeen: number | null;
+  /** wall-clock time (ms) of that commit */
+  updatedAt: number | null;
+  /** set when a handler failed deterministically and indexing stopped */
+  fatalError: string | null;
+}
+
+export interface StoreOptions {
+  /** the SQLite file */
+  path: string;
+  schema: SubgraphSchema;
+  /** first block the subgraph indexes (smallest startBlock of its data sources) */
+  startBlock: number;
+  /** identifies the subgraph build; a file made for another build is refused */
+  deployment: string;
+}
+
+const metaDdl = [
+  `CREATE TABLE IF NOT EXISTS "__info" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS "__checkpoint" ("only" INTEGER PRIMARY KEY CHECK ("only" = 1),
+     "number" INTEGER NOT NULL, "hash" BLOB, "parent_hash" BLOB, "timestamp" INTEGER,
+     "head_seen" INTEGER, "updated_at" INTEGER, "fatal_error" TEXT)`,
+  `CREATE TABLE IF NOT EXISTS "__blocks" ("number" INTEGER PRIMARY KEY, "hash" BLOB NOT NULL,
+     "parent_hash" BLOB NOT NULL, "timestamp" INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS "__blocks_hash" ON "__blocks" ("hash")`,
+  `CREATE TABLE IF NOT EXISTS "__data_sources" ("seq" INTEGER PRIMARY KEY, "template" TEXT NOT NULL,
+     "address" BLOB NOT NULL, "context" TEXT, "created_block" INTEGER NOT NULL)`,
+];
+
+export function headerFromRow(row: Record<string, unknown>): BlockHeader {
+  return {
+    number: Number(row.number),
+    hash: bytesToHex(row.hash as Uint8Array),
+    parentHash: bytesToHex(row.parent_hash as Uint8Array),
+    timestamp: Number(row.timestamp),
+  };
+}
+
+interface TableStatements {
+  layout: TableLayout;
+  getCurrent: Database.Statement;
+  close: Database.Statement;
+  insert: Database.Statement;
+}
+
+/** Opens (creating if needed) the store at `options.path` and prepares its statements. */
+export function openStore(options: StoreOptions): IndexerStore {
+  return new IndexerStore(options);
+}
+
+export class IndexerStore {
+  readonly db: Database.Database;
+  readonly layouts: Map<string, TableLayout>;
+  readonly startBlock: number;
+  readonly deployment: string;
+  private readonly tables = new Map<string, TableStatements>();
+  private inTransaction = false;
+
+  constructor(options: StoreOptions) {
+    this.db = new Database(options.path);
+    this.db.pragma('journal_mode = WAL');
+    // WAL with synchronous=NORMAL is durable against process crashes (the case we guard against);
+    // only an OS crash could lose the last commits, which the follower then re-indexes.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.defaultSafeIntegers(true);
+    this.layouts = buildLayouts(options.schema);
+    this.startBlock = options.startBlock;
+    this.deployment = options.deployment;
+    this.db.transaction(() => {
+      for (const ddl of metaDdl) this.db.exec(ddl);
+      for (const layout of this.layouts.values()) for (const ddl of tableDdl(layout)) this.db.exec(ddl);
+      const stored = this.db
+        .prepare(`SELECT "value" FROM "__info" WHERE "key" = 'deployment'`)
+        .pluck()
+        .get() as string | undefined;
+      if (stored === undefined) {
+        this.db.prepare(`INSERT INTO "__info" VALUES ('deployment', ?)`).run(options.deployment);
+        this.db
+          .prepare(`INSERT INTO "__checkpoint" ("only", "number") VALUES (1, ?)`)
+          .run(options.startBlock - 1);
+      } else if (stored !== options.deployment) {
+        throw new Error(
+          `${options.path} holds deployment ${stored}, not ${options.deployment}; use another DATA_DIR or delete the file`,
+        );
+      }
+    })();
+    for (const layout of this.layouts.values()) {
+      const cols = ['"__from"', '"__to"'];
+      for (const c of layout.columns) {
+        cols.push(c.sql);
+        if (c.keySql) cols.push(c.keySql);
+      }
+      this.tables.set(layout.entity.name, {
+        layout,
+        getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`),
+        close: this.db.prepare(
+          `UPDATE ${layout.sql} SET "__to" = ? WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`,
+        ),
+        insert: this.db.prepare(
+          `INSERT INTO ${layout.sql} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+        ),
+      });
+    }
+  }
+
+  private table(entityType: string): TableStatements {
+    const t = this.tables.get(entityType);
+    if (!t) throw new Error(`unknown entity type ${entityType}`);
+    return t;
+  }
+
+  checkpoint(): Checkpoint {
+    const row = this.db.prepare(`SELECT * FROM "__checkpoint"`).get() as Record<string, unknown>;
+    const block =
+      row.hash === null
+        ? null
+        : headerFromRow({
+            number: row.number,
+            hash: row.hash,
+            parent_hash: row.parent_hash,
+            timestamp: row.timestamp,
+          });
+    return {
+      number: Number(row.number),
+      block,
+      headSeen: row.head_seen === null ? null : Number(row.head_seen),
+      updatedAt: row.updated_at === null ? null : Number(row.updated_at),
+      fatalError: (row.fatal_error as string | null) ?? null,
+    };
+  }
+
+  /** The stored header of a block, if it had triggers or ended a batch. */
+  storedBlock(number: number): BlockHeader | null {
+    const row = this.db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
+      | Record<string, unknown>
+      | undefined;
+    return row ? headerFromRow(row) : null;
+  }
+
+  /** Stored block headers at or below `number`, newest first: the candidates for a common ancestor. */
+  *storedBlocksDescending(number: number): Generator<BlockHeader> {
+    const stmt = this.db.prepare(`SELECT * FROM "__blocks" WHERE "number" <= ? ORDER BY "number" DESC`);
+    for (const row of stmt.iterate(number)) yield headerFromRow(row as Record<string, unknown>);
+  }
+
+  dataSources(): DynamicDataSourceRecord[] {
+    const rows = this.db.prepare(`SELECT * FROM "__data_sources" ORDER BY "seq"`).all() as Record<
+      string,
+      unknown
+    >[];
+    return rows.map((r) => ({
+      template: r.template as string,
+      address: bytesToHex(r.address as Uint8Array),
+      context: (r.context as string | null) ?? null,
+      createdAtBlock: Number(r.created_block),
+    }));
+  }
+
+  /** Starts the SQL transaction that the following blocks are written into. */
+  begin(): void {
+    if (this.inTransaction) throw new Error('a store transaction is already open');
+    this.db.exec('BEGIN IMMEDIATE');
+    this.inTransaction = true;
+  }
+
+  /** A write buffer for one block; its writes reach the open transaction when flushed. */
+  blockWriter(blockNumber: number): BlockWriteBuffer {
+    if (!this.inTransaction) throw new Error('blockWriter() outside a store transaction');
+    return new BlockWriteBuffer(this, blockNumber);
+  }
+
+  recordBlock(header: BlockHeader): void {
+    this.db
+      .prepare(`INSERT OR REPLACE INTO "__blocks" VALUES (?, ?, ?, ?)`)
+      .run(header.number, hexToBytes(header.hash), hexToBytes(header.parentHash), header.timestamp);
+  }
+
+  recordDataSource(record: DynamicDataSourceRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO "__data_sources" ("template", "address", "context", "created_block") VALUES (?, ?, ?, ?)`,
+      )
+      .run(record.template, hexToBytes(record.address.toLowerCase()), record.context, record.createdAtBlock);
+  }
+
+  /** Writes the checkpoint and commits everything since begin(). */
+  commit(block: BlockHeader, headSeen: number | null): void {
+    if (!this.inTransaction) throw new Error('commit() outside a store transaction');
+    this.recordBlock(block);
+    this.db
+      .prepare(
+        `UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?,
+           "head_seen" = ?, "updated_at" = ?`,
+      )
+      .run(
+        block.number,
+        hexToBytes(block.hash),
+        hexToBytes(block.parentHash),
+        block.timestamp,
+        headSeen,
+        Date.now(),
+      );
+    this.db.exec('COMMIT');
+    this.inTransaction = false;
+  }
+
+  /** Drops everything written since begin(). */
+  rollback(): void {
+    if (!this.inTransaction) return;
+    this.db.exec('ROLLBACK');
+    this.inTransaction = false;
+  }
+
+  /** Records that indexing stopped on a deterministic handler failure. */
+  recordFatalError(message: string): void {
+    this.db.prepare(`UPDATE "__checkpoint" SET "fatal_error" = ?`).run(message);
+  }
+
+  /** Records the chain head seen while the checkpoint did not move (e.g. waiting at the head). */
+  recordHeadSeen(head: number): void {
+    this.db.prepare(`UPDATE "__checkpoint" SET "head_seen" = ?`).run(head);
+  }
+
+  /**
+   * Reverts to the state right after block `ancestor`, in one transaction: versions written after it
+   * are deleted, versions closed after it are reopened, and its stored header becomes the checkpoint.
+   */
+  revertTo(ancestor: BlockHeader | null): void {
+    const number = ancestor ? ancestor.number : this.startBlock - 1;
+    this.db.transaction(() => {
+      for (const { layout } of this.tables.values()) {
+        this.db.prepare(`DELETE FROM ${layout.sql} WHERE "__from" > ?`).run(number);
+        this.db
+          .prepare(
+            `UPDATE ${layout.sql} SET "__to" = ${OPEN_BLOCK} WHERE "__to" > ? AND "__to" <> ${OPEN_BLOCK}`,
+          )
+          .run(number);
+      }
+      this.db.prepare(`DELETE FROM "__blocks" WHERE "number" > ?`).run(number);
+      this.db.prepare(`DELETE FROM "__data_sources" WHERE "created_block" > ?`).run(number);
+      this.db
+        .prepare(`UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?`)
+        .run(
+          number,
+          ancestor ? hexToBytes(ancestor.hash) : null,
+          ancestor ? hexToBytes(ancestor.parentHash) : null,
+          ancestor ? ancestor.timestamp : null,
+        );
+    })();
+  }
+
+  /** Reads the current version of an entity (as of the writes flushed so far). */
+  getCurrent(entityType: string, id: string): Entity | null {
+    const t = this.table(entityType);
+    const row = t.getCurrent.get(idToSql(t.layout.idKind, id)) as Record<string, unknown> | undefined;
+    return row ? rowToEntity(t.layout, row) : null;
+  }
+
+  /** Writes one block's changes: closes the current versions and inserts the new ones. */
+  writeChanges(blockNumber: number, changes: Map<string, Map<string, Entity | null>>): void {
+    for (const [entityType, byId] of changes) {
+      const t = this.table(entityType);
+      const immutable = t.layout.entity.immutable;
+      for (const [id, entity] of byId) {
+        const idSql = idToSql(t.layout.idKind, id);
+        // an immutable entity has no version to close; a second insert of its id fails the unique index
+        if (!immutable || entity === null) t.close.run(blockNumber, idSql);
+        if (entity !== null) t.insert.run(blockNumber, OPEN_BLOCK, ...entityToRow(t.layout, entity));
+      }
+    }
+  }
+
+  /** Every current entity of every table, ordered, as comparable plain data (tests and tooling). */
+  dumpCurrent(): Record<string, unknown[]> {
+    const out: Record<string, unknown[]> = {};
+    for (const { layout } of this.tables.values()) {
+      const rows = this.db
+        .prepare(`SELECT * FROM ${layout.sql} WHERE "__to" = ${OPEN_BLOCK} ORDER BY "id"`)
+        .all() as Record<string, unknown>[];
+      out[layout.entity.name] = rows.map((r) => {
+        const o: Record<string, unknown> = { __from: Number(r.__from) };
+        for (const c of layout.columns) {
+          const raw = r[c.field.name];
+          o[c.field.name] =
+            raw instanceof Uint8Array ? bytesToHex(raw) : typeof raw === 'bigint' ? raw.toString() : raw;
+        }
+        return o;
+      });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.rollback();
+    this.db.close();
+  }
+}
+
+/**
+ * One block's view of the store (EntityStoreTx): writes are buffered per (type, id) and reads see
+ * them first, so handlers observe their own block's changes; flush() hands the net changes to SQL.
+ */
+export class BlockWriteBuffer implements EntityStoreTx {
+  private readonly changes = new Map<string, Map<string, Entity | null>>();
+
+  constructor(
+    private readonly store: IndexerStore,
+    readonly blockNumber: number,
+  ) {}
+
+  private key(entityType: string, id: string): { byId: Map<string, Entity | null>; key: string } {
+    const layout = this.store.layouts.get(entityType);
+    if (!layout) throw new Error(`unknown entity type ${entityType}`);
+    let byId = this.changes.get(entityType);
+    if (!byId) {
+      byId = new Map();
+      this.changes.set(entityType, byId);
+    }
+    // Bytes ids compare by value, so their hex spelling is normalised
+    return { byId, key: layout.idKind === 'Bytes' ? idFromSql('Bytes', hexToBytes(id)) : id };
+  }
+
+  get(entityType: string, id: string): Entity | null {
+    const { byId, key } = this.key(entityType, id);
+    if (byId.has(key)) {
+      const buffered = byId.get(key)!;
+      return buffered === null ? null : new Map(buffered);
+    }
+    return this.store.getCurrent(entityType, key);
+  }
+
+  set(entityType: string, id: string, entity: Entity): void {
+    const { byId, key } = this.key(entityType, id);
+    byId.delete(key); // keep insertion order = last write order
+    byId.set(key, new Map(entity));
+  }
+
+  remove(entityType: string, id: string): void {
+    const { byId, key } = this.key(entityType, id);
+    byId.delete(key);
+    byId.set(key, null);
+  }
+
+  /** Number of entity writes buffered (for progress figures). */
+  get size(): number {
+    let n = 0;
+    for (const byId of this.changes.values()) n += byId.size;
+    return n;
+  }
+
+  flush(): void {
+    this.store.writeChanges(this.blockNumber, this.changes);
+    this.changes.clear();
+  }
+}

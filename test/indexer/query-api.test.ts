@@ -1,0 +1,430 @@
+// The graph-node query dialect over a store holding a known history (store-fixture.ts): past-block
+// reads, every generated where operator, ordering with ties and extreme numbers, nested entities,
+// @derivedFrom lists, caps, _meta, and validation errors for anything unsupported. Requests go
+// through the real HTTP server on an OS-assigned port.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import {
+  createFixture,
+  deployment,
+  extraEvents,
+  header,
+  navHistory,
+  navId,
+  schema,
+  vault1,
+  vault2,
+  vault3,
+  writeFixture,
+  type Fixture,
+  type NavInput,
+} from './store-fixture.ts';
+
+let fixture: Fixture;
+let service: QueryService;
+let url: string;
+
+interface GraphQLResponse {
+  data?: Record<string, unknown> | null;
+  errors?: { message: string }[];
+}
+
+async function query(text: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: text, variables }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as GraphQLResponse;
+}
+
+async function data(text: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await query(text, variables);
+  expect(r.errors).toBeUndefined();
+  return r.data!;
+}
+
+async function errorOf(text: string): Promise<string> {
+  const r = await query(text);
+  expect(r.errors?.length).toBeGreaterThan(0);
+  return r.errors!.map((e) => e.message).join('\n');
+}
+
+beforeAll(async () => {
+  fixture = createFixture();
+  writeFixture(fixture.store);
+  service = createQueryService({
+    storePath: fixture.path,
+    schema,
+    deployment,
+    subgraphName: 'fund-protocol',
+  });
+  url = await service.listen(0);
+});
+
+afterAll(async () => {
+  await service?.close();
+  fixture?.cleanup();
+});
+
+const latestNavs = (): NavInput[] => navHistory[13]!;
+
+async function navIds(where: string): Promise<string[]> {
+  const d = await data(`{ navRecords(where: ${where}) { id } }`);
+  return (d.navRecords as { id: string }[]).map((r) => r.id);
+}
+
+function expectedNavIds(pred: (n: NavInput) => boolean): string[] {
+  return latestNavs()
+    .filter(pred)
+    .map((n) => navId(n.vault, n.epoch))
+    .sort();
+}
+
+describe('query API: reading at a block', () => {
+  it('returns each past block its own version of an entity', async () => {
+    const id = navId(vault1, 1);
+    for (const [block, status] of [
+      [10, 'Draft'],
+      [11, 'Published'],
+      [13, 'Published'],
+    ] as const) {
+      const d = await data(`{ navRecord(id: "${id}", block: { number: ${block} }) { status publishedAt } }`);
+      expect((d.navRecord as { status: string }).status).toBe(status);
+    }
+    const d10 = await data(
+      `{ navRecords(block: { number: 10 }) { id } funds(block: { number: 10 }) { slug } }`,
+    );
+    expect(d10.navRecords).toEqual([{ id: navId(vault1, 1) }]);
+    expect(d10.funds).toEqual([{ slug: 'alpha-income' }]);
+  });
+
+  it('shows an entity removed at a block until the block before', async () => {
+    const id = navId(vault2, 2);
+    const at12 = await data(`{ navRecord(id: "${id}", block: { number: 12 }) { navPerShare } }`);
+    expect(at12.navRecord).toEqual({ navPerShare: (2n ** 200n).toString() });
+    const at13 = await data(`{ navRecord(id: "${id}") { navPerShare } }`);
+    expect(at13.navRecord).toBeNull();
+  });
+
+  it('selects the block by hash and by number_gte', async () => {
+    const byHash = await data(`{ funds(block: { hash: "${header(11).hash}" }) { slug } }`);
+    expect((byHash.funds as unknown[]).length).toBe(2);
+    const gte = await data(`{ funds(block: { number_gte: 13 }) { slug } }`);
+    expect((gte.funds as unknown[]).length).toBe(3);
+  });
+
+  it('rejects a block past the indexed head like graph-node', async () => {
+    expect(await errorOf(`{ funds(block: { number: 14 }) { id } }`)).toContain(
+      'has only indexed up to block number 13 and data for block number 14 is therefore not yet available',
+    );
+    expect(await errorOf(`{ funds(block: { number_gte: 99 }) { id } }`)).toContain('block.number_gte');
+    expect(await errorOf(`{ funds(block: { hash: "0x${'99'.repeat(32)}" }) { id } }`)).toContain(
+      'no block with that hash found',
+    );
+  });
+
+  it('answers _meta with the indexed head, its hash and timestamp, and the deployment', async () => {
+    const d = await data(
+      `{ _meta { block { number hash timestamp parentHash } deployment hasIndexingErrors } }`,
+    );
+    expect(d._meta).toEqual({
+      block: {
+        number: 13,
+        hash: header(13).hash,
+        timestamp: header(13).timestamp,
+        parentHash: header(12).hash,
+      },
+      deployment,
+      hasIndexingErrors: false,
+    });
+    const past = await data(`{ _meta(block: { number: 11 }) { block { number hash } } }`);
+    expect(past._meta).toEqual({ block: { number: 11, hash: header(11).hash } });
+  });
+});
+
+describe('query API: where operators', () => {
+  const big = 2n ** 200n;
+  const cases: [string, string, (n: NavInput) => boolean][] = [
+    ['equality on Int', '{ epoch: 2 }', (n) => n.epoch === 2],
+    ['_not on Int', '{ epoch_not: 2 }', (n) => n.epoch !== 2],
+    ['_gt on BigInt', '{ navPerShare_gt: "1000000" }', (n) => n.navPerShare > 1_000_000n],
+    ['_gte on BigInt', '{ navPerShare_gte: "1000000" }', (n) => n.navPerShare >= 1_000_000n],
+    ['_lt on a negative BigInt', '{ navPerShare_lt: "0" }', (n) => n.navPerShare < 0n],
+    ['_lte on BigInt', '{ navPerShare_lte: "1000000" }', (n) => n.navPerShare <= 1_000_000n],
+    [
+      '_in on BigInt',
+      `{ navPerShare_in: ["-5", "${big}", "1020000"] }`,
+      (n) => [-5n, big, 1_020_000n].includes(n.navPerShare),
+    ],
+    ['_not_in on Int', '{ epoch_not_in: [1] }', (n) => n.epoch !== 1],
+    ['equality on an enum', '{ status: Draft }', (n) => n.status === 'Draft'],
+    [
+      '_in on an enum',
+      '{ status_in: [Published, Verified] }',
+      (n) => ['Published', 'Verified'].includes(n.status),
+    ],
+    ['_not_in on an enum', '{ status_not_in: [Draft] }', (n) => n.status !== 'Draft'],
+    ['null equality', '{ publishedAt: null }', (n) => n.publishedAt === undefined],
+    ['_not null', '{ publishedAt_not: null }', (n) => n.publishedAt !== undefined],
+    ['_contains on String', '{ lastRejectionReason_contains: "_nav" }', (n) => !!n.reason?.includes('_nav')],
+    [
+      '_contains takes wildcards literally',
+      '{ lastRejectionReason_contains: "%" }',
+      (n) => !!n.reason?.includes('%'),
+    ],
+    [
+      '_contains_nocase',
+      '{ lastRejectionReason_contains_nocase: "BAD" }',
+      (n) => !!n.reason?.toLowerCase().includes('bad'),
+    ],
+    ['_not_contains on String', '{ lastRejectionReason_not_contains: "zzz" }', (n) => n.reason !== undefined],
+    [
+      '_not_contains_nocase',
+      '{ lastRejectionReason_not_contains_nocase: "BAD" }',
+      (n) => n.reason !== undefined && !n.reason.toLowerCase().includes('bad'),
+    ],
+    ['_starts_with', '{ lastRejectionReason_starts_with: "bad_" }', (n) => !!n.reason?.startsWith('bad_')],
+    [
+      '_starts_with_nocase',
+      '{ lastRejectionReason_starts_with_nocase: "BAD_" }',
+      (n) => !!n.reason?.startsWith('bad_'),
+    ],
+    [
+      '_not_starts_with',
+      '{ lastRejectionReason_not_starts_with: "bad" }',
+      (n) => n.reason !== undefined && !n.reason.startsWith('bad'),
+    ],
+    [
+      '_not_starts_with_nocase',
+      '{ lastRejectionReason_not_starts_with_nocase: "B" }',
+      (n) => n.reason !== undefined && !n.reason.toLowerCase().startsWith('b'),
+    ],
+    ['_ends_with', '{ lastRejectionReason_ends_with: "5%" }', (n) => !!n.reason?.endsWith('5%')],
+    [
+      '_ends_with_nocase',
+      '{ lastRejectionReason_ends_with_nocase: "NAV 5%" }',
+      (n) => !!n.reason?.toLowerCase().endsWith('nav 5%'),
+    ],
+    [
+      '_not_ends_with',
+      '{ lastRejectionReason_not_ends_with: "%" }',
+      (n) => n.reason !== undefined && !n.reason.endsWith('%'),
+    ],
+    [
+      '_not_ends_with_nocase',
+      '{ lastRejectionReason_not_ends_with_nocase: "X" }',
+      (n) => n.reason !== undefined,
+    ],
+    [
+      '_gt on String (byte order)',
+      `{ id_gt: "${vault1}-1" }`,
+      (n) => navId(n.vault, n.epoch) > `${vault1}-1`,
+    ],
+    ['_lt on ID', `{ id_lt: "${vault2}" }`, (n) => navId(n.vault, n.epoch) < vault2],
+    ['a reference by id', `{ fund: "${vault2}" }`, (n) => n.vault === vault2],
+    [
+      'a reference by id in mixed case',
+      `{ fund: "${vault2.toUpperCase().replace('0X', '0x')}" }`,
+      (n) => n.vault === vault2,
+    ],
+    [
+      '_in on a reference',
+      `{ fund_in: ["${vault2}", "${vault3}"] }`,
+      (n) => n.vault === vault2 || n.vault === vault3,
+    ],
+    ['_starts_with on a reference', `{ fund_starts_with: "0x0101" }`, (n) => n.vault === vault1],
+    ['a nested filter on a reference', '{ fund_: { slug_starts_with: "Beta" } }', (n) => n.vault === vault2],
+    [
+      'a nested filter on a reference with a list operator',
+      '{ fund_: { pausedModules_contains: ["claims"] } }',
+      (n) => n.vault === vault2,
+    ],
+    ['and', '{ and: [{ epoch: 1 }, { status: Draft }] }', (n) => n.epoch === 1 && n.status === 'Draft'],
+    [
+      'or',
+      '{ or: [{ navPerShare_lt: "0" }, { status: Published }] }',
+      (n) => n.navPerShare < 0n || n.status === 'Published',
+    ],
+    ['_change_block', '{ _change_block: { number_gte: 12 } }', (n) => n.block >= 12],
+  ];
+  for (const [name, where, pred] of cases) {
+    it(`filters with ${name}`, async () => {
+      const expected = expectedNavIds(pred);
+      expect((await navIds(where)).sort()).toEqual(expected);
+    });
+  }
+
+  it('filters lists with equality, _not, _contains (has all), _not_contains (has none) and _nocase', async () => {
+    const slugs = async (where: string) =>
+      ((await data(`{ funds(where: ${where}, orderBy: slug) { slug } }`)).funds as { slug: string }[]).map(
+        (f) => f.slug,
+      );
+    expect(await slugs('{ pausedModules: ["claims", "redemptions"] }')).toEqual(['Beta-Growth']);
+    expect(await slugs('{ pausedModules_not: [] }')).toEqual(['Beta-Growth', 'gamma_reserve']);
+    expect(await slugs('{ pausedModules_contains: ["redemptions", "claims"] }')).toEqual(['Beta-Growth']);
+    expect(await slugs('{ pausedModules_contains: ["claims", "subscriptions"] }')).toEqual([]);
+    expect(await slugs('{ pausedModules_not_contains: ["claims", "subscriptions"] }')).toEqual([
+      'alpha-income',
+    ]);
+    expect(await slugs('{ pausedModules_contains_nocase: ["CLAIMS"] }')).toEqual(['Beta-Growth']);
+    expect(await slugs('{ pausedModules_not_contains_nocase: ["CLAIMS"] }')).toEqual([
+      'alpha-income',
+      'gamma_reserve',
+    ]);
+  });
+
+  it('filters Bytes with _contains, _not_contains and comparisons', async () => {
+    const ids = async (where: string) =>
+      ((await data(`{ funds(where: ${where}) { id } }`)).funds as { id: string }[]).map((f) => f.id);
+    expect(await ids('{ vault_contains: "0xaaaa" }')).toEqual([vault2]);
+    expect(await ids('{ vault_not_contains: "0xaaaa" }')).toEqual([vault1, vault3]);
+    expect(await ids(`{ id_gte: "${vault3}" }`)).toEqual([vault3, vault2]);
+    expect(await ids('{ closed: true }')).toEqual([vault2]);
+    expect(await ids('{ closed_not: true }')).toEqual([vault1, vault3]);
+    expect(await ids('{ closed_in: [true, false] }')).toEqual([vault1, vault3, vault2]);
+  });
+
+  it('filters by a nested filter on a @derivedFrom list', async () => {
+    const d = await data(`{ funds(where: { navRecords_: { status: Published } }) { id } }`);
+    expect(d.funds).toEqual([{ id: vault1 }]);
+  });
+
+  it('rejects or mixed with column filters at the same level, as graph-node does', async () => {
+    expect(await errorOf('{ navRecords(where: { epoch: 1, or: [{ status: Draft }] }) { id } }')).toContain(
+      "Cannot mix column filters with 'or' operator",
+    );
+  });
+});
+
+describe('query API: ordering and paging', () => {
+  it('orders BigInt exactly across negatives and huge values, both directions', async () => {
+    const sorted = [...latestNavs()].sort((a, b) =>
+      a.navPerShare < b.navPerShare ? -1 : a.navPerShare > b.navPerShare ? 1 : 0,
+    );
+    const asc = await data('{ navRecords(orderBy: navPerShare) { navPerShare } }');
+    expect((asc.navRecords as { navPerShare: string }[]).map((r) => r.navPerShare)).toEqual(
+      sorted.map((n) => n.navPerShare.toString()),
+    );
+    const desc = await data(
+      '{ protocolEvents(orderBy: sortKey, orderDirection: desc, first: 4) { sortKey } }',
+    );
+    const keys = [...Array(extraEvents).keys()].map((i) => 13n << (32n + BigInt(i)));
+    expect((desc.protocolEvents as { sortKey: string }[]).map((r) => r.sortKey)).toEqual(
+      keys.reverse().slice(0, 4).map(String),
+    );
+    const ascEvents = await data('{ protocolEvents(orderBy: sortKey, first: 3) { id sortKey } }');
+    expect((ascEvents.protocolEvents as { sortKey: string }[]).map((r) => r.sortKey)).toEqual([
+      (-(2n ** 70n)).toString(),
+      '0',
+      (10n << 32n).toString(),
+    ]);
+  });
+
+  it('breaks ties by id in the same direction', async () => {
+    const asc = await data('{ navRecords(orderBy: status) { id status } }');
+    const desc = await data('{ navRecords(orderBy: status, orderDirection: desc) { id status } }');
+    const rows = latestNavs().map((n) => ({ id: navId(n.vault, n.epoch), status: n.status }));
+    const cmp = (a: { id: string; status: string }, b: { id: string; status: string }) =>
+      a.status < b.status ? -1 : a.status > b.status ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    expect(asc.navRecords).toEqual([...rows].sort(cmp));
+    expect(desc.navRecords).toEqual([...rows].sort((a, b) => cmp(b, a)));
+  });
+
+  it('puts nulls last ascending and first descending, as Postgres does', async () => {
+    const asc = await data('{ navRecords(orderBy: publishedAt) { publishedAt } }');
+    const values = (asc.navRecords as { publishedAt: string | null }[]).map((r) => r.publishedAt);
+    expect(values[0]).toBe('1111');
+    expect(values.slice(1).every((v) => v === null)).toBe(true);
+    const desc = await data('{ navRecords(orderBy: publishedAt, orderDirection: desc) { publishedAt } }');
+    expect((desc.navRecords as { publishedAt: string | null }[]).at(-1)!.publishedAt).toBe('1111');
+  });
+
+  it('orders by a field of a referenced entity', async () => {
+    const d = await data('{ navRecords(orderBy: fund__slug, orderDirection: desc) { fund { slug } } }');
+    expect((d.navRecords as { fund: { slug: string } }[]).map((r) => r.fund.slug)).toEqual([
+      'alpha-income',
+      'alpha-income',
+      'Beta-Growth',
+    ]);
+  });
+
+  it('defaults to the first 100 by id and honours first and skip', async () => {
+    const d = await data('{ protocolEvents { id } }');
+    const all = (d.protocolEvents as { id: string }[]).map((r) => r.id);
+    expect(all.length).toBe(100);
+    expect(all).toEqual([...all].sort());
+    const page = await data('{ protocolEvents(first: 3, skip: 2) { id } }');
+    expect(page.protocolEvents).toEqual(all.slice(2, 5).map((id) => ({ id })));
+  });
+
+  it('caps first at 1000 and skip at 5000 with graph-node messages', async () => {
+    expect(await errorOf('{ funds(first: 1001) { id } }')).toContain(
+      'The `first` argument must be between 0 and 1000, but is 1001',
+    );
+    expect(await errorOf('{ funds(skip: 5001) { id } }')).toContain(
+      'The `skip` argument must be between 0 and 5000, but is 5001',
+    );
+  });
+});
+
+describe('query API: nested entities', () => {
+  it('resolves references and @derivedFrom lists with their own arguments at the same block', async () => {
+    const d = await data(`{
+      fund(id: "${vault1}") {
+        slug
+        latestNav { epoch status }
+        navRecords(orderBy: epoch, orderDirection: desc, where: { status_not: Verified }) { id epoch fund { slug } }
+      }
+    }`);
+    expect(d.fund).toEqual({
+      slug: 'alpha-income',
+      latestNav: { epoch: 2, status: 'Draft' },
+      navRecords: [
+        { id: navId(vault1, 2), epoch: 2, fund: { slug: 'alpha-income' } },
+        { id: navId(vault1, 1), epoch: 1, fund: { slug: 'alpha-income' } },
+      ],
+    });
+    const past = await data(
+      `{ fund(id: "${vault1}", block: { number: 10 }) { latestNav { id } navRecords { status } } }`,
+    );
+    expect(past.fund).toEqual({ latestNav: null, navRecords: [{ status: 'Draft' }] });
+  });
+
+  it('serialises BigInt and Bytes as strings and Int as numbers', async () => {
+    const d = await data(`{ protocolEvent(id: "0x00000003") { contract blockNumber logIndex sortKey } }`);
+    expect(d.protocolEvent).toEqual({
+      contract: vault2,
+      blockNumber: '12',
+      logIndex: '3',
+      sortKey: (-(2n ** 70n)).toString(),
+    });
+  });
+});
+
+describe('query API: what it does not support is a validation error', () => {
+  it('rejects an unknown argument', async () => {
+    expect(await errorOf('{ funds(limit: 5) { id } }')).toContain('Unknown argument "limit"');
+  });
+  it('rejects an unknown where operator', async () => {
+    expect(await errorOf('{ funds(where: { slug_like: "a" }) { id } }')).toContain('slug_like');
+  });
+  it('rejects an operator the field type does not have', async () => {
+    expect(await errorOf('{ funds(where: { closed_gt: true }) { id } }')).toContain('closed_gt');
+    expect(await errorOf('{ navRecords(where: { epoch_contains: 1 }) { id } }')).toContain('epoch_contains');
+  });
+  it('rejects an unknown orderBy value and an unknown field', async () => {
+    expect(await errorOf('{ funds(orderBy: nope) { id } }')).toContain('nope');
+    expect(await errorOf('{ funds { id nope } }')).toContain('Cannot query field "nope"');
+  });
+  it('rejects malformed scalar values', async () => {
+    expect(await errorOf('{ navRecords(where: { navPerShare_gt: "1.5" }) { id } }')).toContain('BigInt');
+    expect(await errorOf('{ funds(where: { vault: "0xabc" }) { id } }')).toContain('Bytes');
+  });
+  it('rejects nesting a child filter inside a child filter', async () => {
+    expect(await errorOf('{ navRecords(where: { fund_: { navRecords_: { epoch: 1 } } }) { id } }')).toContain(
+      'Child filter nesting not supported',
+    );
+  });
+});
