@@ -193,7 +193,6 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
             .map(wrap(target, src.block)),
       };
     }
-    const column = table.byField.get(field.name)!;
     if (!field.list) {
       return {
         type,
