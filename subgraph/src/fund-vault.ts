@@ -91,29 +91,25 @@ export function handleFundClosed(event: FundClosed): void {
   fund.save();
 }
 
-/** Module ids of the vault (0, 1, 2), in the order the paused list is kept. */
+/** Module ids of the vault: 0 subscriptions, 1 redemptions, 2 claims (it reverts on any other). */
 const MODULE_COUNT: i32 = 3;
 
 function moduleName(module: i32): string {
   if (module == 0) return 'subscriptions';
   if (module == 1) return 'redemptions';
-  if (module == 2) return 'claims';
-  return 'module-' + module.toString();
+  return 'claims';
 }
 
 /** Rewrites the fund's paused list in module-id order, so it reads the same however it was reached. */
 function setModulePaused(vault: Bytes, module: i32, paused: boolean): void {
   const fund = loadFund(vault);
   if (fund == null) return;
-  const changed = moduleName(module);
   const current = fund.pausedModules;
   const next = new Array<string>(0);
   for (let id = 0; id < MODULE_COUNT; id++) {
     const name = moduleName(id);
-    const wasPaused = current.includes(name);
-    if (name == changed ? paused : wasPaused) next.push(name);
+    if (id == module ? paused : current.includes(name)) next.push(name);
   }
-  if (module >= MODULE_COUNT && paused) next.push(changed);
   fund.pausedModules = next;
   fund.save();
 }
