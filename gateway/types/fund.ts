@@ -1,7 +1,7 @@
 // A fund: registry facts joined with its indexed state (status, NAV, dividends) and its
 // live on-chain state (allocations, reserve).
 import { builder } from '../builder.ts';
-import { notFound } from '../errors.ts';
+import { badInput, notFound } from '../errors.ts';
 import { formatUnits, percentOf } from '../format.ts';
 import { checkRange, decodeCursor, encodeCursor, MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../inputs.ts';
 import { reservePolicyAbi, vaultAbi } from '../sources/chain.ts';
@@ -82,7 +82,9 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
           NAV_HISTORY_LIMIT.minimum,
           NAV_HISTORY_LIMIT.maximum,
         );
-        if (from !== undefined && to !== undefined && from > to) return [];
+        if (from !== undefined && to !== undefined && from > to) {
+          throw badInput('to', `to (${to}) must be greater than or equal to from (${from}).`);
+        }
         const rows = await ctx.subgraph.navHistory({ vault: f.vault.toLowerCase(), from, to, limit });
         return rows.map((row) => ({ fund: f, row }));
       },

@@ -1,7 +1,7 @@
 // The root Query type: every entry point of the gateway. Unknown slugs raise NOT_FOUND.
 import { builder } from '../builder.ts';
 import type { GatewayContext } from '../context.ts';
-import { GatewayError, notFound } from '../errors.ts';
+import { badInput, GatewayError, notFound } from '../errors.ts';
 import { isoFromSeconds } from '../format.ts';
 import {
   checkAddress,
@@ -154,7 +154,13 @@ builder.queryType({
         const fromBlock = args.fromBlock ?? undefined;
         const toBlock = args.toBlock ?? undefined;
         if (fromBlock !== undefined) checkRange('fromBlock', fromBlock, 0, MAX_INT);
-        if (toBlock !== undefined) checkRange('toBlock', toBlock, fromBlock ?? 0, MAX_INT);
+        if (toBlock !== undefined) checkRange('toBlock', toBlock, 0, MAX_INT);
+        if (fromBlock !== undefined && toBlock !== undefined && fromBlock > toBlock) {
+          throw badInput(
+            'toBlock',
+            `toBlock (${toBlock}) must be greater than or equal to fromBlock (${fromBlock}).`,
+          );
+        }
         const rows = await ctx.subgraph.events({
           contract: args.contract ? checkAddress('contract', args.contract) : undefined,
           eventName: args.eventName ? checkEventName('eventName', args.eventName) : undefined,

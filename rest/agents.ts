@@ -1,0 +1,124 @@
+// Generates /.well-known/agents.json (agents.json 0.1.0: flows chaining OpenAPI operations)
+// and /.well-known/ai-plugin.json. Operation ids come from the route table, and a test checks
+// that every flow action names an operation that exists in openapi.json.
+import { API_TITLE } from './openapi.ts';
+import { ROUTES } from './routes.ts';
+
+const SOURCE_ID = 'fund_protocol_api';
+
+function operationIdOf(path: string): string {
+  const route = ROUTES.find((r) => r.path === path);
+  if (!route) throw new Error(`agents.json names unknown path ${path}`);
+  return route.operationId;
+}
+
+export function agentsJson(baseUrl: string): Record<string, unknown> {
+  const action = (id: string, path: string) => ({
+    id,
+    sourceId: SOURCE_ID,
+    operationId: operationIdOf(path),
+  });
+  return {
+    agentsJson: '0.1.0',
+    info: {
+      title: API_TITLE,
+      version: '1.0.0',
+      description: 'Read-only fund protocol data: NAV lookups and dividend claim proofs. No authentication.',
+    },
+    sources: [{ id: SOURCE_ID, path: `${baseUrl}/openapi.json` }],
+    overrides: [],
+    flows: [
+      {
+        id: 'fund_nav_lookup',
+        title: 'Fund NAV lookup',
+        description:
+          'Find a fund by name among GET /v1/funds, then read its latest published NAV (and optionally its history). navPerShare is a decimal string with 6 places.',
+        actions: [
+          action('list_funds', '/v1/funds'),
+          action('get_latest_nav', '/v1/funds/{slug}/nav'),
+          action('get_nav_history', '/v1/funds/{slug}/nav/history'),
+        ],
+        links: [
+          {
+            origin: { actionId: 'list_funds', fieldPath: 'responses.success.items[].slug' },
+            target: { actionId: 'get_latest_nav', fieldPath: 'parameters.slug' },
+          },
+          {
+            origin: { actionId: 'list_funds', fieldPath: 'responses.success.items[].slug' },
+            target: { actionId: 'get_nav_history', fieldPath: 'parameters.slug' },
+          },
+        ],
+        fields: {
+          parameters: [
+            { name: 'fund', type: 'string', required: true, description: 'fund name or slug to look up' },
+          ],
+          responses: {
+            success: {
+              type: 'object',
+              properties: {
+                fund: { type: 'string', description: 'fund slug' },
+                nav: { type: 'object', description: 'latest published NAV record' },
+              },
+            },
+          },
+        },
+      },
+      {
+        id: 'dividend_claim_proof',
+        title: 'Dividend claim proof',
+        description:
+          "List a fund's dividend rounds, then fetch the Merkle proof for the holder's address. The holder's own wallet calls DividendDistributor.claim(vault, epoch, account, amountRaw, proof); the service never signs.",
+        actions: [
+          action('list_funds', '/v1/funds'),
+          action('list_dividend_rounds', '/v1/funds/{slug}/dividends'),
+          action('get_dividend_proof', '/v1/funds/{slug}/dividends/{epoch}/proof'),
+        ],
+        links: [
+          {
+            origin: { actionId: 'list_funds', fieldPath: 'responses.success.items[].slug' },
+            target: { actionId: 'list_dividend_rounds', fieldPath: 'parameters.slug' },
+          },
+          {
+            origin: { actionId: 'list_dividend_rounds', fieldPath: 'responses.success.fund' },
+            target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.slug' },
+          },
+          {
+            origin: { actionId: 'list_dividend_rounds', fieldPath: 'responses.success.items[].epoch' },
+            target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.epoch' },
+          },
+        ],
+        fields: {
+          parameters: [
+            { name: 'fund', type: 'string', required: true, description: 'fund name or slug' },
+            { name: 'address', type: 'string', required: true, description: "the holder's 0x address" },
+          ],
+          responses: {
+            success: {
+              type: 'object',
+              properties: {
+                data: { type: 'object', description: 'vault, epoch, account, amountRaw and proof for claim' },
+              },
+            },
+          },
+        },
+      },
+    ],
+  };
+}
+
+export function aiPluginJson(baseUrl: string): Record<string, unknown> {
+  return {
+    schema_version: 'v1',
+    name_for_human: API_TITLE,
+    name_for_model: 'fund_protocol_data',
+    description_for_human:
+      'Fund NAVs, allocations, reserves, dividends and on-chain events of a fund-vault protocol.',
+    description_for_model:
+      'Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. Dividend proofs are for claims the user signs in their own wallet; never ask for keys.',
+    auth: { type: 'none' },
+    api: { type: 'openapi', url: `${baseUrl}/openapi.json` },
+    logo_url: `${baseUrl}/logo.svg`,
+    contact_email: 'api@fund-protocol.example',
+    legal_info_url: `${baseUrl}/llms.txt`,
+  };
+}

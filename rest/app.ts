@@ -1,0 +1,308 @@
+// Builds the Express app of the REST facade: CORS and security headers on everything,
+// rate limits, one generic handler instantiated per route of the table (parameters ->
+// cache -> in-process GraphQL -> body -> ETag), the deprecated routes (410), the discovery
+// documents, problem pages, /graphql, and problems for everything else.
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import helmet from 'helmet';
+import { classifyError } from '../gateway/errors.ts';
+import type { Gateway } from '../gateway/server.ts';
+import type { GatewayContext } from '../gateway/context.ts';
+import { agentsJson, aiPluginJson } from './agents.ts';
+import { llmsFullTxt, llmsTxt } from './llms.ts';
+import { buildOpenApi } from './openapi.ts';
+import { cacheKey, checkParams, type ParamValues } from './params.ts';
+import {
+  KIND_OF_CODE,
+  PROBLEM_KINDS,
+  problemBody,
+  problemPage,
+  sendProblem,
+  type ProblemKindName,
+} from './problems.ts';
+import { createRateLimiters, type RateLimitConfig, type RedisCommander } from './rate-limit.ts';
+import { etagOf, matchesIfNoneMatch, ResponseCache, type CachedResponse } from './response-cache.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type RouteSpec } from './routes.ts';
+
+export interface RestConfig {
+  gateway: Gateway;
+  /** public base URL used in documents and problem types; derived from the request when unset */
+  publicBaseUrl?: string;
+  /** base of problem `type` URIs; `${publicBaseUrl}/problems` when unset */
+  problemBase?: string;
+  /** Express `trust proxy`: false, true, a hop count, or a list of proxy addresses */
+  trustProxy: boolean | number | string;
+  /** false disables rate limiting (benchmarks) */
+  rateLimit: RateLimitConfig | false;
+  /** a connected node-redis client: rate-limit counters go to Redis instead of memory */
+  redis?: RedisCommander;
+  /** bodies held in the server cache; 0 disables it */
+  responseCacheEntries: number;
+  logError?: (error: unknown) => void;
+}
+
+const READ_METHODS = 'GET, HEAD, OPTIONS';
+const EXPOSED_HEADERS = [
+  'ETag',
+  'Age',
+  'Link',
+  'Allow',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'X-Indexed-Block',
+  'X-Indexed-At',
+  'X-Indexed-Block-Lag',
+  'X-Data-Lag-Seconds',
+].join(', ');
+const DOCUMENT_PATHS = [
+  '/openapi.json',
+  '/llms.txt',
+  '/llms-full.txt',
+  '/.well-known/ai-plugin.json',
+  '/.well-known/agents.json',
+];
+const LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M8 22V10h12M8 16h9" stroke="#fff" stroke-width="3" fill="none"/></svg>\n';
+
+/** `/v1/funds/{slug}` -> `/v1/funds/:slug` */
+function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function cors(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  if (req.method === 'OPTIONS') {
+    res.setHeader(
+      'Access-Control-Allow-Methods',
+      req.path === '/graphql' ? 'GET, POST, OPTIONS' : READ_METHODS,
+    );
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      req.get('Access-Control-Request-Headers') ?? 'Accept, Content-Type, If-None-Match',
+    );
+    res.setHeader('Access-Control-Max-Age', '86400');
+    res.setHeader('Allow', req.path === '/graphql' ? 'GET, POST, OPTIONS' : READ_METHODS);
+    res.status(204).end();
+    return;
+  }
+  next();
+}
+
+export function createRestApp(config: RestConfig): Express {
+  const { gateway } = config;
+  const logError = config.logError ?? ((error: unknown) => console.error('[rest]', error));
+  const baseOf = (req: Request) =>
+    config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const problemBaseOf = (req: Request) => config.problemBase ?? `${baseOf(req)}/problems`;
+  const problem = (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) =>
+    sendProblem(res, problemBody(problemBaseOf(req), kind, detail, req.path, parameter));
+  const cache = new ResponseCache(config.responseCacheEntries);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
+
+  app.use(cors);
+  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+  app.use((_req, res, next) => {
+    res.setHeader('Link', '</openapi.json>; rel="service-desc"');
+    next();
+  });
+  // read-only surface: anything but GET/HEAD on /v1, the documents and problem pages is 405
+  app.use((req, res, next) => {
+    const guarded =
+      req.path.startsWith('/v1') || DOCUMENT_PATHS.includes(req.path) || req.path.startsWith('/problems');
+    if (guarded && req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', READ_METHODS);
+      problem(
+        req,
+        res,
+        'method-not-allowed',
+        `${req.method} is not allowed: this API is read-only; use GET.`,
+      );
+      return;
+    }
+    next();
+  });
+  if (config.rateLimit) {
+    for (const limiter of createRateLimiters(config.rateLimit, problemBaseOf, config.redis)) app.use(limiter);
+  }
+
+  function send(req: Request, res: Response, entry: CachedResponse, contentType: string): void {
+    res.setHeader('ETag', entry.etag);
+    res.setHeader('Cache-Control', `public, max-age=${entry.maxAgeSeconds}`);
+    res.setHeader('Age', String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
+    for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
+    if (matchesIfNoneMatch(req.get('If-None-Match'), entry.etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.status(200);
+    res.setHeader('Content-Type', contentType);
+    res.setHeader('Content-Length', String(entry.body.length));
+    res.end(entry.body);
+  }
+
+  async function freshnessHeaders(context: GatewayContext): Promise<Record<string, string>> {
+    const { indexedBlock, indexedAt } = context.subgraph.freshness;
+    if (indexedBlock === null) return {};
+    const headers: Record<string, string> = { 'X-Indexed-Block': String(indexedBlock) };
+    if (indexedAt !== null) {
+      headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
+      headers['X-Data-Lag-Seconds'] = String(Math.max(0, Math.floor(Date.now() / 1000) - indexedAt));
+    }
+    if (context.chain) {
+      try {
+        const head = Number(await context.chain.headBlock());
+        headers['X-Indexed-Block-Lag'] = String(Math.max(0, head - indexedBlock));
+      } catch {
+        // the head is unknown right now; the other freshness headers still hold
+      }
+    }
+    return headers;
+  }
+
+  function errorProblem(req: Request, res: Response, error: unknown): void {
+    const classified = classifyError(error);
+    if (classified.code === 'INTERNAL') logError(error);
+    if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
+    const kind = KIND_OF_CODE[classified.code];
+    const detail =
+      kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
+    problem(req, res, kind, detail, classified.argument);
+  }
+
+  function routeHandler(route: RouteSpec): RequestHandler {
+    const operation = gateway.compile(route.document);
+    const maxAge = CACHE_TIERS[route.tier].maxAge;
+    return async (req, res) => {
+      const check = checkParams(
+        route,
+        req.params as Record<string, string>,
+        req.query as Record<string, unknown>,
+      );
+      if (!check.ok) {
+        if (check.notFound)
+          problem(req, res, 'not-found', `No resource matches ${req.path}. ${check.detail}`);
+        else problem(req, res, 'invalid-parameter', check.detail, check.parameter);
+        return;
+      }
+      const key = cacheKey(route, check.values);
+      const hit = cache.get(key, Date.now());
+      if (hit) {
+        send(req, res, hit, 'application/json; charset=utf-8');
+        return;
+      }
+      const variables: ParamValues = check.values;
+      const { result, context } = await operation.run(variables);
+      if (result.errors?.length) {
+        errorProblem(req, res, result.errors[0]);
+        return;
+      }
+      let body: unknown;
+      try {
+        body = route.toBody(result.data);
+      } catch (error) {
+        errorProblem(req, res, error);
+        return;
+      }
+      const bytes = Buffer.from(JSON.stringify(body));
+      const entry: CachedResponse = {
+        body: bytes,
+        etag: etagOf(bytes),
+        headers: await freshnessHeaders(context),
+        storedAt: Date.now(),
+        maxAgeSeconds: maxAge,
+      };
+      cache.set(key, entry);
+      send(req, res, entry, 'application/json; charset=utf-8');
+    };
+  }
+
+  for (const route of ROUTES) app.get(expressPath(route.path), routeHandler(route));
+
+  for (const old of DEPRECATED_ROUTES) {
+    app.get(expressPath(old.path), (req, res) => {
+      const replacement = old.replacement.replace('{slug}', String(req.params.slug));
+      problem(req, res, 'gone', `${old.path} was removed in 1.0.0; use GET ${replacement}.`);
+    });
+  }
+
+  // Discovery documents depend only on the base URL: built once per base, served with ETags.
+  const documents = new Map<string, CachedResponse>();
+  function serveDocument(
+    name: string,
+    contentType: string,
+    build: (base: string, problemBase: string) => string,
+  ) {
+    app.get(name, (req, res) => {
+      const base = baseOf(req);
+      const key = `${name} ${base}`;
+      let entry = documents.get(key);
+      if (!entry) {
+        const body = Buffer.from(build(base, problemBaseOf(req)));
+        entry = {
+          body,
+          etag: etagOf(body),
+          headers: {},
+          storedAt: Date.now(),
+          maxAgeSeconds: CACHE_TIERS.reference.maxAge,
+        };
+        documents.set(key, entry);
+      }
+      send(req, res, { ...entry, storedAt: Date.now() }, contentType);
+    });
+  }
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  serveDocument('/openapi.json', 'application/json; charset=utf-8', (base, pb) =>
+    json(buildOpenApi(base, pb)),
+  );
+  serveDocument('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base));
+  serveDocument('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) => llmsFullTxt(base, pb));
+  serveDocument('/.well-known/ai-plugin.json', 'application/json; charset=utf-8', (base) =>
+    json(aiPluginJson(base)),
+  );
+  serveDocument('/.well-known/agents.json', 'application/json; charset=utf-8', (base) =>
+    json(agentsJson(base)),
+  );
+  serveDocument('/logo.svg', 'image/svg+xml', () => LOGO);
+  app.get('/problems/:kind', (req, res, next) => {
+    const kind = req.params.kind as ProblemKindName;
+    if (!(kind in PROBLEM_KINDS)) {
+      next();
+      return;
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', `public, max-age=${CACHE_TIERS.reference.maxAge}`);
+    res.end(problemPage(kind));
+  });
+
+  app.use(gateway.yoga.graphqlEndpoint, gateway.yoga as unknown as RequestHandler);
+
+  app.use((req, res) => {
+    problem(
+      req,
+      res,
+      'not-found',
+      `No endpoint at ${req.path}. The endpoints are listed in /openapi.json and /llms.txt.`,
+    );
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      logError(error);
+      res.end();
+      return;
+    }
+    errorProblem(req, res, error);
+  });
+  return app;
+}

@@ -1,0 +1,161 @@
+// Generates /llms.txt (llmstxt.org: a title, a summary and link lists) and /llms-full.txt
+// (every endpoint with its parameters, fields, an example, errors, limits and caching) from
+// the route table, so the prose an agent reads can never disagree with the API.
+import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
+import { API_TITLE, examplePath, FRESHNESS_HEADERS } from './openapi.ts';
+import { PROBLEM_KINDS } from './problems.ts';
+import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES } from './routes.ts';
+import { componentSchemas, type JsonSchema } from './schemas.ts';
+
+const SUMMARY =
+  'Anonymous, read-only JSON API over a fund-vault protocol on a public test network: funds and their NAV (latest and history), live strategy allocations and reserves, dividend rounds with Merkle proofs for claiming, a strategy catalogue with ratings, settlement policies, registered contracts, and the indexed on-chain event stream.';
+
+export function llmsTxt(baseUrl: string): string {
+  const lines = [
+    `# ${API_TITLE}`,
+    '',
+    `> ${SUMMARY}`,
+    '',
+    "Every endpoint is GET, needs no key, and returns JSON; errors are application/problem+json. Start with GET /v1/funds to learn fund slugs and GET /v1/strategies for strategy slugs. The service never signs or sends transactions: claims are made from the holder's own wallet with the proof it returns.",
+    '',
+    '## Docs',
+    '',
+    `- [Full reference](${baseUrl}/llms-full.txt): every endpoint, field, example, error, limit and cache lifetime`,
+    `- [OpenAPI 3.1](${baseUrl}/openapi.json): machine-readable contract`,
+    `- [agents.json](${baseUrl}/.well-known/agents.json): flows "fund NAV lookup" and "dividend claim proof"`,
+    '',
+    '## Endpoints',
+    '',
+    ...ROUTES.map((r) => `- [GET ${r.path}](${baseUrl}${examplePath(r)}): ${r.summary}`),
+    '',
+    '## Optional',
+    '',
+    `- [GraphQL](${baseUrl}/graphql): the gateway behind the REST API, for advanced clients`,
+    `- [AI plugin manifest](${baseUrl}/.well-known/ai-plugin.json)`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+function resolve(schema: JsonSchema): JsonSchema {
+  const ref = schema.$ref as string | undefined;
+  return ref ? (componentSchemas[ref.split('/').pop() as string] as JsonSchema) : schema;
+}
+
+function typeOf(schema: JsonSchema): string {
+  const s = resolve(schema);
+  if (s.enum) return `one of ${(s.enum as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (s.oneOf) return (s.oneOf as JsonSchema[]).map(typeOf).join(' or ');
+  if (s.type === 'array') return `array of ${typeOf(s.items as JsonSchema)}`;
+  const type = Array.isArray(s.type) ? s.type.join(' or ') : String(s.type ?? 'any');
+  return s.format ? `${type} (${String(s.format)})` : type;
+}
+
+function fieldLines(schema: JsonSchema, indent: string, depth: number): string[] {
+  const s = resolve(schema);
+  const target = s.type === 'array' ? resolve(s.items as JsonSchema) : s;
+  const objectSchema =
+    target.oneOf !== undefined
+      ? (target.oneOf as JsonSchema[]).map(resolve).find((o) => o.properties)
+      : target.properties
+        ? target
+        : undefined;
+  if (!objectSchema || depth > 4) return [];
+  const properties = objectSchema.properties as Record<string, JsonSchema>;
+  return Object.entries(properties).flatMap(([name, prop]) => {
+    const description = (prop.description ?? resolve(prop).description) as string | undefined;
+    return [
+      `${indent}- ${name} (${typeOf(prop)})${description ? `: ${description}` : ''}`,
+      ...fieldLines(prop, `${indent}  `, depth + 1),
+    ];
+  });
+}
+
+export function llmsFullTxt(baseUrl: string, problemBase: string): string {
+  const out: string[] = [
+    `# ${API_TITLE}: full reference`,
+    '',
+    `> ${SUMMARY}`,
+    '',
+    `Base URL: ${baseUrl}. API version 1.0.0, carried in the /v1/ path prefix.`,
+    '',
+    '## Conventions',
+    '',
+    '- Every endpoint is GET (HEAD and OPTIONS also answer); no request body, no authentication, CORS allows every origin.',
+    '- Amounts and NAV values are exact decimal strings (never floats); navPerShare has 6 decimal places; amounts carry the base asset decimals (USDC: 6).',
+    '- Bps fields are integer basis points (10000 = 100%). Timestamps are ISO 8601 UTC with milliseconds. Dates are YYYY-MM-DD. Addresses are 0x hex.',
+    '- Path `{slug}`: a fund slug from GET /v1/funds or a strategy slug from GET /v1/strategies. An unknown slug answers 404.',
+    `- Path \`{epoch}\`: an integer from 0 to ${MAX_INT}. Query \`address\` and \`contract\`: 0x followed by 40 hex digits (any case). \`eventName\`: an exact, case-sensitive Solidity event name. \`fromBlock\`/\`toBlock\`: integer block numbers, inclusive, toBlock >= fromBlock.`,
+    `- Paging (dividends, events): \`limit\` ${PAGE_LIMIT.minimum}..${PAGE_LIMIT.maximum}, default ${PAGE_LIMIT.default}; newest first; the body carries \`nextCursor\` (null on the last page); pass it back as \`cursor\`. Cursors encode the position (epoch, or block and log index), so new data never shifts or repeats pages.`,
+    `- NAV history: \`limit\` ${NAV_HISTORY_LIMIT.minimum}..${NAV_HISTORY_LIMIT.maximum}, default ${NAV_HISTORY_LIMIT.default}; without parameters the last ${NAV_HISTORY_LIMIT.default} epochs; ascending by epoch.`,
+    '- Unknown query parameters are refused with 400, so a misspelt parameter never goes unnoticed.',
+    '',
+    '## States',
+    '',
+    '- NAV record status: Draft -> PendingVerification (submitted) -> Verified (by a verifier) -> Published (final). A rejection from PendingVerification or Verified returns the record to Draft, where it may be re-drafted. Epoch N is published only after N-1.',
+    '- Fund status: open (every module runs), paused (at least one of subscriptions, redemptions, claims is paused), closed (the vault is closed for good).',
+    '- Health status: ok, or degraded when the indexer reports indexing errors or live chain reads fail.',
+    '',
+    '## Errors',
+    '',
+    'Errors are application/problem+json (RFC 9457) with `type`, `title`, `status`, `detail` (what to fix) and `instance` (the request path); invalid-parameter problems add `parameter`. Every endpoint can answer 400, 404, 429, 500 and 503. Problem types:',
+    '',
+    ...Object.entries(PROBLEM_KINDS).map(
+      ([kind, k]) => `- ${problemBase}/${kind}: ${k.status} ${k.title}. ${k.explanation} ${k.remedy}`,
+    ),
+    '',
+    '## Limits',
+    '',
+    `- ${DEFAULT_RATE_LIMIT.perMinute} requests per minute per IP sustained, and a burst of ${DEFAULT_RATE_LIMIT.burst} requests per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds. Over either: 429 with Retry-After (seconds). Every response carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained").`,
+    '',
+    '## Caching',
+    '',
+    'Every 200 carries ETag and Cache-Control: public, max-age=<tier>. Send If-None-Match with the ETag to get 304 Not Modified (same ETag and Cache-Control, no body). Errors carry Cache-Control: no-store. Tiers:',
+    '',
+    ...Object.entries(CACHE_TIERS).map(([name, t]) => `- ${name}: ${t.maxAge} seconds (${t.covers})`),
+    '',
+    '## Freshness headers',
+    '',
+    'Responses built from indexed data say which block they reflect, so stale data is visible without calling /v1/health:',
+    '',
+    ...Object.entries(FRESHNESS_HEADERS).map(([name, h]) => `- ${name}: ${h.description}`),
+    '',
+    '## Deprecated endpoints (410 Gone)',
+    '',
+    ...DEPRECATED_ROUTES.map((d) => `- GET ${d.path}: ${d.description} Use GET ${d.replacement}.`),
+    '',
+    '## Endpoints',
+    '',
+  ];
+  for (const route of ROUTES) {
+    const tier = CACHE_TIERS[route.tier];
+    out.push(`### GET ${route.path}`, '', `${route.summary}. ${route.description}`, '');
+    out.push(`Example: GET ${baseUrl}${examplePath(route)}`, '');
+    if (route.params.length) {
+      out.push('Parameters:', '');
+      for (const p of route.params) {
+        const def =
+          p.schema.type === 'integer' && p.schema.default !== undefined
+            ? `, default ${p.schema.default}`
+            : '';
+        const required = p.in === 'path' || p.name === 'address' ? 'required' : 'optional';
+        out.push(`- ${p.name} (${p.in}, ${required}${def}): ${p.description}; ${p.rule}`);
+      }
+      out.push('');
+    }
+    out.push(
+      'Response fields:',
+      '',
+      ...fieldLines({ $ref: `#/components/schemas/${route.responseSchema}` }, '', 0),
+      '',
+    );
+    out.push('Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '');
+    out.push(
+      `Errors: 400 invalid-parameter, 404 not-found${route.notFoundWhen ? ` (${route.notFoundWhen})` : ''}, 429 rate-limited, 500 internal-error, 503 upstream-unavailable.`,
+      `Cache: ${route.tier} tier, max-age ${tier.maxAge} seconds.`,
+      '',
+    );
+  }
+  return out.join('\n');
+}

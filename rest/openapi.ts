@@ -1,0 +1,284 @@
+// Generates the OpenAPI 3.1 document from the route table: every path with its parameter
+// bounds, its 200 schema and example, every problem response with an example, and the
+// caching, rate-limit and freshness headers. The committed openapi.json is this output for
+// the default base URL (`npm run openapi:print`); a test fails when they drift apart.
+import {
+  PROBLEM_KINDS,
+  problemBody,
+  UPSTREAM_RETRY_AFTER_SECONDS,
+  type ProblemKindName,
+} from './problems.ts';
+import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type ParamSpec, type RouteSpec } from './routes.ts';
+import { componentSchemas, type JsonSchema } from './schemas.ts';
+
+export const API_TITLE = 'Fund Protocol Data Service';
+export const DEFAULT_BASE_URL = 'http://localhost:8080';
+
+export const FRESHNESS_HEADERS = {
+  'X-Indexed-Block': {
+    description: 'block number the indexed data in this response reflects',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-Indexed-At': {
+    description: 'time of that block, ISO 8601',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  'X-Indexed-Block-Lag': {
+    description:
+      'chain head minus X-Indexed-Block when the body was built (present when a chain RPC is configured)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-Data-Lag-Seconds': {
+    description:
+      'server time minus X-Indexed-At when the body was built, in seconds (add Age for cached bodies)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function parameterObject(param: ParamSpec): JsonSchema {
+  const { name, in: location, description, schema, example } = param;
+  return {
+    name,
+    in: location,
+    required: location === 'path' || name === 'address',
+    description: `${description}. Must be ${param.rule}.`,
+    schema,
+    example,
+  };
+}
+
+/** `/v1/funds/{slug}/nav` with the example values of its path parameters */
+export function examplePath(route: { path: string; params?: ParamSpec[] }): string {
+  let path = route.path;
+  for (const p of route.params ?? [])
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, String(p.example));
+  return path.replace('{slug}', 'alpha-income');
+}
+
+function problemResponse(
+  problemBase: string,
+  kind: ProblemKindName,
+  description: string,
+  detail: string,
+  instance: string,
+  parameter?: string,
+): JsonSchema {
+  const retry = kind === 'rate-limited' || kind === 'upstream-unavailable';
+  return {
+    description,
+    headers: {
+      'Cache-Control': { description: 'no-store: errors are never cached', schema: { type: 'string' } },
+      ...(retry ? { 'Retry-After': headerRef('Retry-After') } : {}),
+    },
+    content: {
+      'application/problem+json': {
+        schema: { $ref: '#/components/schemas/Problem' },
+        example: problemBody(problemBase, kind, detail, instance, parameter),
+      },
+    },
+  };
+}
+
+function commonProblems(problemBase: string, route: RouteSpec, instance: string): Record<string, JsonSchema> {
+  const firstParam = route.params.find((p) => p.in === 'query') ?? route.params[0];
+  const badParam = firstParam?.name ?? 'limit';
+  const notFound = route.notFoundWhen ?? 'the path names no resource';
+  return {
+    '400': problemResponse(
+      problemBase,
+      'invalid-parameter',
+      'A parameter is malformed or not accepted; `parameter` names it.',
+      firstParam
+        ? `Parameter '${badParam}' must be ${firstParam.rule}; got 'x'.`
+        : `Query parameter '${badParam}' is not accepted (this endpoint takes no query parameters).`,
+      instance,
+      badParam,
+    ),
+    '404': problemResponse(
+      problemBase,
+      'not-found',
+      `Not found: ${notFound}.`,
+      route.path.includes('strategies')
+        ? 'No strategy has slug "unknown"; list strategy slugs with GET /v1/strategies.'
+        : 'No fund has slug "unknown"; list fund slugs with GET /v1/funds.',
+      instance.replace('alpha-income', 'unknown').replace('basis-trade', 'unknown'),
+    ),
+    '429': problemResponse(
+      problemBase,
+      'rate-limited',
+      'Rate limit exceeded; wait Retry-After seconds.',
+      `More than ${DEFAULT_RATE_LIMIT.burst} requests in ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds from your address; retry after 12 seconds.`,
+      instance,
+    ),
+    '500': problemResponse(
+      problemBase,
+      'internal-error',
+      'Server failure (details are logged, not disclosed).',
+      'The service failed while answering; retry later.',
+      instance,
+    ),
+    '503': problemResponse(
+      problemBase,
+      'upstream-unavailable',
+      'An upstream (indexer, chain RPC or distribution) is unavailable; wait Retry-After seconds.',
+      'The subgraph is unavailable; retry later.',
+      instance,
+    ),
+  };
+}
+
+function operation(problemBase: string, route: RouteSpec): JsonSchema {
+  const instance = examplePath(route);
+  const tier = CACHE_TIERS[route.tier];
+  const successHeaders = {
+    ETag: headerRef('ETag'),
+    'Cache-Control': {
+      description: `public, max-age=${tier.maxAge} (cache tier "${route.tier}": ${tier.covers})`,
+      schema: { type: 'string', const: `public, max-age=${tier.maxAge}` },
+    },
+    Age: headerRef('Age'),
+    Link: headerRef('Link'),
+    RateLimit: headerRef('RateLimit'),
+    'RateLimit-Policy': headerRef('RateLimit-Policy'),
+    ...Object.fromEntries(Object.keys(FRESHNESS_HEADERS).map((name) => [name, headerRef(name)])),
+  };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: `${route.description}\n\nCache tier "${route.tier}": max-age ${tier.maxAge} s.`,
+    parameters: route.params.map(parameterObject),
+    responses: {
+      '200': {
+        description: 'OK',
+        headers: successHeaders,
+        content: {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${route.responseSchema}` },
+            example: route.example,
+          },
+        },
+      },
+      '304': {
+        description:
+          'Not Modified: If-None-Match matched the current ETag; same ETag and Cache-Control, no body.',
+        headers: { ETag: headerRef('ETag'), 'Cache-Control': successHeaders['Cache-Control'] },
+      },
+      ...commonProblems(problemBase, route, instance),
+    },
+  };
+}
+
+function documentOperation(operationId: string, summary: string, mediaType: string, schema: JsonSchema) {
+  return {
+    get: {
+      operationId,
+      summary,
+      responses: { '200': { description: 'OK', content: { [mediaType]: { schema } } } },
+    },
+  };
+}
+
+export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
+  const paths: Record<string, JsonSchema> = {};
+  for (const route of ROUTES) paths[route.path] = { get: operation(problemBase, route) };
+  for (const old of DEPRECATED_ROUTES) {
+    const instance = examplePath(old);
+    paths[old.path] = {
+      get: {
+        operationId: `deprecated${old.path.replace(/[^a-zA-Z]/g, '')}`,
+        summary: `Removed: use ${old.replacement}`,
+        description: `${old.description} Always answers 410 Gone.`,
+        deprecated: true,
+        parameters: [
+          { name: 'slug', in: 'path', required: true, description: 'fund slug', schema: { type: 'string' } },
+        ],
+        responses: {
+          '410': problemResponse(
+            problemBase,
+            'gone',
+            `Gone: use ${old.replacement}.`,
+            `${old.path} was removed; use ${old.replacement}.`,
+            instance,
+          ),
+        },
+      },
+    };
+  }
+  const object = { type: 'object' };
+  Object.assign(paths, {
+    '/openapi.json': documentOperation('getOpenApi', 'This OpenAPI 3.1 document', 'application/json', object),
+    '/llms.txt': documentOperation('getLlmsTxt', 'Short guide for LLMs (llmstxt.org)', 'text/plain', {
+      type: 'string',
+    }),
+    '/llms-full.txt': documentOperation(
+      'getLlmsFullTxt',
+      'Full reference for LLMs: every endpoint, field, error and limit',
+      'text/plain',
+      { type: 'string' },
+    ),
+    '/.well-known/ai-plugin.json': documentOperation(
+      'getAiPlugin',
+      'AI plugin manifest',
+      'application/json',
+      object,
+    ),
+    '/.well-known/agents.json': documentOperation(
+      'getAgentsJson',
+      'agents.json 0.1.0 flows',
+      'application/json',
+      object,
+    ),
+  });
+  const headers = {
+    ETag: {
+      description: 'strong validator of the body; send it back in If-None-Match',
+      schema: { type: 'string' },
+    },
+    Age: { description: 'seconds the body has been held in the server cache', schema: { type: 'integer' } },
+    Link: {
+      description: '</openapi.json>; rel="service-desc"',
+      schema: { type: 'string' },
+    },
+    RateLimit: {
+      description: 'IETF RateLimit header (draft 8): remaining quota per policy ("burst", "sustained")',
+      schema: { type: 'string' },
+    },
+    'RateLimit-Policy': {
+      description: `IETF RateLimit-Policy header (draft 8): "burst" ${DEFAULT_RATE_LIMIT.burst} per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} s and "sustained" ${DEFAULT_RATE_LIMIT.perMinute} per 60 s`,
+      schema: { type: 'string' },
+    },
+    'Retry-After': {
+      description: `seconds to wait before retrying (429: until the limit window resets; 503: ${UPSTREAM_RETRY_AFTER_SECONDS})`,
+      schema: { type: 'integer', minimum: 0 },
+    },
+    ...FRESHNESS_HEADERS,
+  };
+  const kinds = Object.entries(PROBLEM_KINDS)
+    .map(([kind, k]) => `- \`${problemBase}/${kind}\` (${k.status} ${k.title}): ${k.explanation}`)
+    .join('\n');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: API_TITLE,
+      version: '1.0.0',
+      summary: 'Anonymous, read-only API over a fund-vault protocol, built for AI agents.',
+      description: [
+        'Every endpoint is GET, needs no authentication and returns JSON; CORS allows every origin.',
+        'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
+        `Rate limits per IP: ${DEFAULT_RATE_LIMIT.perMinute} requests per minute sustained and a burst of ${DEFAULT_RATE_LIMIT.burst} (per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} s); over it: 429 with Retry-After.`,
+        'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
+        'Freshness: responses built from indexed data carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds.',
+        'Any method other than GET, HEAD or OPTIONS on /v1 or a discovery document answers 405 with Allow.',
+        'Errors are application/problem+json (RFC 9457); problem types:',
+        kinds,
+      ].join('\n\n'),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: baseUrl }],
+    paths,
+    components: { schemas: componentSchemas, headers },
+  };
+}

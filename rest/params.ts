@@ -1,0 +1,78 @@
+// Parameter checking driven by the route table: each value is parsed against its
+// declared schema, and the first violation becomes a 400 that names the parameter and
+// the rule. Unknown query parameters are refused too, so a typo never passes silently.
+import type { ParamSpec, RouteSpec } from './routes.ts';
+
+export type ParamValues = Record<string, string | number>;
+
+export type ParamCheck =
+  | { ok: true; values: ParamValues }
+  | { ok: false; parameter: string; detail: string; notFound?: boolean };
+
+function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { detail: string } {
+  const schema = spec.schema;
+  if (schema.type === 'integer') {
+    const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value) || value < schema.minimum || value > schema.maximum) {
+      return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw}'.` };
+    }
+    return { value };
+  }
+  if (
+    (schema.maxLength !== undefined && raw.length > schema.maxLength) ||
+    !new RegExp(schema.pattern).test(raw)
+  ) {
+    return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw.slice(0, 80)}'.` };
+  }
+  return { value: raw };
+}
+
+export function checkParams(
+  route: RouteSpec,
+  pathParams: Record<string, string | undefined>,
+  query: Record<string, unknown>,
+): ParamCheck {
+  const accepted = route.params.filter((p) => p.in === 'query').map((p) => p.name);
+  for (const name of Object.keys(query)) {
+    if (!accepted.includes(name)) {
+      const list = accepted.length
+        ? `accepted: ${accepted.join(', ')}`
+        : 'this endpoint takes no query parameters';
+      return { ok: false, parameter: name, detail: `Query parameter '${name}' is not accepted (${list}).` };
+    }
+  }
+  const values: ParamValues = {};
+  for (const spec of route.params) {
+    const raw = spec.in === 'path' ? pathParams[spec.name] : query[spec.name];
+    if (raw === undefined || raw === '') {
+      if (spec.in === 'path' || spec.name === 'address') {
+        return {
+          ok: false,
+          parameter: spec.name,
+          detail: `Parameter '${spec.name}' is required: ${spec.rule}.`,
+        };
+      }
+      if (spec.schema.type === 'integer' && spec.schema.default !== undefined)
+        values[spec.name] = spec.schema.default;
+      continue;
+    }
+    if (typeof raw !== 'string') {
+      return { ok: false, parameter: spec.name, detail: `Parameter '${spec.name}' must be given once.` };
+    }
+    const checked = checkOne(spec, raw);
+    if ('detail' in checked) {
+      // a malformed slug names no fund or strategy: that is a 404, not a 400
+      return { ok: false, parameter: spec.name, detail: checked.detail, notFound: spec.name === 'slug' };
+    }
+    values[spec.name] = checked.value;
+  }
+  return { ok: true, values };
+}
+
+/** A stable key of a request's meaning: route plus every parameter with defaults applied. */
+export function cacheKey(route: RouteSpec, values: ParamValues): string {
+  const parts = Object.keys(values)
+    .sort()
+    .map((k) => `${k}=${encodeURIComponent(String(values[k]))}`);
+  return `${route.operationId}?${parts.join('&')}`;
+}

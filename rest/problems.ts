@@ -1,0 +1,126 @@
+// RFC 9457 problem details: the one error body of the REST surface. Each kind has a page at
+// {problem_base}/<kind> explaining it, so `type` is a link an agent can follow. The REST
+// layer maps the gateway's error codes (never messages) to these kinds.
+import type { Response } from 'express';
+import type { ErrorCode } from '../gateway/errors.ts';
+
+export interface ProblemKind {
+  status: number;
+  title: string;
+  /** shown on the kind's page and in llms-full.txt */
+  explanation: string;
+  /** what a client should do */
+  remedy: string;
+}
+
+export const PROBLEM_KINDS = {
+  'invalid-parameter': {
+    status: 400,
+    title: 'Bad Request',
+    explanation:
+      'A path or query parameter is malformed, out of bounds, or not accepted by the endpoint. The `parameter` member names it and `detail` states the rule.',
+    remedy: 'Fix the named parameter as `detail` says and repeat the request.',
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not Found',
+    explanation:
+      'The path names no resource: an unknown fund or strategy slug, an epoch without a record, an address without a dividend leaf, or an unknown path.',
+    remedy:
+      'List fund slugs with GET /v1/funds and strategy slugs with GET /v1/strategies; list dividend epochs with GET /v1/funds/{slug}/dividends.',
+  },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method Not Allowed',
+    explanation: 'The service is read-only: every endpoint answers GET (and HEAD, OPTIONS) only.',
+    remedy: 'Use GET; the `Allow` header lists the accepted methods.',
+  },
+  gone: {
+    status: 410,
+    title: 'Gone',
+    explanation: 'The endpoint was deprecated and removed. `detail` names its replacement.',
+    remedy: 'Call the replacement endpoint named in `detail`.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too Many Requests',
+    explanation:
+      'More than 60 requests per minute, or more than 20 in a burst (20 seconds), came from your IP address.',
+    remedy: 'Wait the number of seconds in the `Retry-After` header, then retry.',
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal Server Error',
+    explanation: 'The service failed. The cause is logged on the server and not disclosed.',
+    remedy: 'Retry later; report the `instance` and time if it persists.',
+  },
+  'upstream-unavailable': {
+    status: 503,
+    title: 'Service Unavailable',
+    explanation:
+      'A data source the answer depends on (the indexer, the chain RPC, or a dividend distribution) is unreachable, slow, or inconsistent with the chain. No stale value is passed off as live.',
+    remedy: 'Wait the number of seconds in the `Retry-After` header, then retry.',
+  },
+} as const satisfies Record<string, ProblemKind>;
+
+export type ProblemKindName = keyof typeof PROBLEM_KINDS;
+
+export const KIND_OF_CODE: Record<ErrorCode, ProblemKindName> = {
+  NOT_FOUND: 'not-found',
+  BAD_INPUT: 'invalid-parameter',
+  UPSTREAM_UNAVAILABLE: 'upstream-unavailable',
+  DEPRECATED: 'gone',
+  INTERNAL: 'internal-error',
+};
+
+/** seconds a client waits after a 503 */
+export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  parameter?: string;
+}
+
+export function problemBody(
+  problemBase: string,
+  kind: ProblemKindName,
+  detail: string,
+  instance: string,
+  parameter?: string,
+): Problem {
+  const { status, title } = PROBLEM_KINDS[kind];
+  const body: Problem = { type: `${problemBase}/${kind}`, title, status, detail, instance };
+  if (parameter !== undefined) body.parameter = parameter;
+  return body;
+}
+
+export function sendProblem(res: Response, body: Problem): void {
+  res.status(body.status);
+  res.setHeader('Content-Type', 'application/problem+json');
+  // errors are never stored by shared caches
+  res.setHeader('Cache-Control', 'no-store');
+  if (body.status === 503 && !res.getHeader('Retry-After')) {
+    res.setHeader('Retry-After', String(UPSTREAM_RETRY_AFTER_SECONDS));
+  }
+  res.end(JSON.stringify(body));
+}
+
+/** The page behind a problem `type` URI. */
+export function problemPage(kind: ProblemKindName): string {
+  const { status, title, explanation, remedy } = PROBLEM_KINDS[kind];
+  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${status} ${escape(title)} (${kind})</title></head>
+<body>
+<h1>${status} ${escape(title)}</h1>
+<p>Problem kind <code>${kind}</code>, returned as <code>application/problem+json</code> (RFC 9457).</p>
+<h2>What it means</h2><p>${escape(explanation)}</p>
+<h2>What to do</h2><p>${escape(remedy)}</p>
+<p>See <a href="/llms-full.txt">/llms-full.txt</a> and <a href="/openapi.json">/openapi.json</a>.</p>
+</body></html>
+`;
+}

@@ -1,0 +1,340 @@
+// JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of every REST response body. They are
+// the components of openapi.json, and the test suite validates every response against them,
+// so a body that drifts from the documented contract fails a test.
+export type JsonSchema = Record<string, unknown>;
+
+const string = { type: 'string' };
+const integer = { type: 'integer' };
+const boolean = { type: 'boolean' };
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
+const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed address' };
+const hash = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
+const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal string, exact' };
+const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' };
+const date = { type: 'string', format: 'date', description: 'YYYY-MM-DD' };
+const uri = { type: 'string', format: 'uri' };
+const bps = { type: 'integer', minimum: 0, maximum: 10000, description: 'basis points' };
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** every listed property required, nothing else allowed */
+export function object(properties: Record<string, JsonSchema>, description?: string): JsonSchema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    additionalProperties: false,
+    required: Object.keys(properties),
+    properties,
+  };
+}
+
+const list = (item: string, extra: Record<string, JsonSchema> = {}, description?: string): JsonSchema =>
+  object(
+    { items: { type: 'array', items: ref(item) }, count: { ...integer, minimum: 0 }, ...extra },
+    description,
+  );
+
+const navPerShare = { ...decimal, pattern: '^\\d+\\.\\d{6}$', description: 'decimal with 6 decimal places' };
+const navRecord = object(
+  {
+    epoch: { ...integer, minimum: 0, description: 'daily settlement epoch, monotonic' },
+    navPerShare,
+    totalAssets: { ...decimal, description: 'assets under management in the base asset' },
+    totalSupply: { ...nullable(decimal), description: 'shares outstanding' },
+    publishedAt: { ...nullable(dateTime), description: 'null until Published' },
+    status: {
+      enum: ['Draft', 'PendingVerification', 'Verified', 'Published'],
+      description:
+        'Draft -> PendingVerification (submit) -> Verified (verify) -> Published (publish); a rejection from PendingVerification or Verified returns the record to Draft; Published is final.',
+    },
+    onchainTxHash: {
+      ...nullable(hash),
+      description: 'hash of the publishing transaction; null until Published',
+    },
+  },
+  'The NAV of a fund for one epoch.',
+);
+
+const fixedPlusFloatParams = object(
+  {
+    annualBaseBps: bps,
+    profitToHolderBps: bps,
+    profitToReserveBps: bps,
+    profitToNavBps: bps,
+    reserveTargetMaxBps: bps,
+    reserveTargetMinBps: bps,
+  },
+  'Parameters of the fixed-plus-float policy (ThreePoolPolicy).',
+);
+
+const fractionalKellyParams = object(
+  {
+    kellyFractionBps: { ...bps, description: 'fraction of full Kelly run (5000 = half Kelly)' },
+    expectedEdgeBps: { ...integer, minimum: 0, description: 'expected annual excess return, bps' },
+    varianceBps: { ...integer, minimum: 1, description: 'annual variance of the return, bps (400 = 0.04)' },
+    maxExposureBps: { ...bps, description: 'hard cap on the exposure' },
+    reserveTargetMinBps: bps,
+    reserveTargetMaxBps: bps,
+  },
+  'Parameters of the fractional-Kelly policy (KellyPolicy): exposure = min(maxExposure, kellyFraction * expectedEdge / variance); reserve target = 1 - exposure clamped to [reserveTargetMin, reserveTargetMax].',
+);
+
+const dividendRound = object(
+  {
+    fund: { ...string, description: 'fund slug' },
+    epoch: { ...integer, minimum: 0 },
+    merkleRoot: hash,
+    total: { ...decimal, description: 'sum of all leaves in the base asset' },
+    leafCount: { ...integer, minimum: 0 },
+    uri: {
+      ...string,
+      description: 'distribution file (StandardMerkleTree dump) relative to the distribution base',
+    },
+    claimedCount: { ...integer, minimum: 0 },
+    claimedAmount: decimal,
+    postedAt: dateTime,
+    postedBlock: { ...integer, minimum: 0 },
+    postedTxHash: hash,
+  },
+  'A dividend round: a Merkle root over [address, uint256] leaves for one fund and epoch.',
+);
+
+const merkleProof = object(
+  {
+    fund: { ...string, description: 'fund slug' },
+    vault: { ...address, description: 'the `fund` argument of claim' },
+    epoch: { ...integer, minimum: 0 },
+    account: address,
+    amount: { ...decimal, description: 'dividend in the base asset' },
+    amountRaw: {
+      type: 'string',
+      pattern: '^\\d+$',
+      description: 'dividend in base units: the `amount` argument of claim',
+    },
+    merkleRoot: hash,
+    leaf: { ...hash, description: 'keccak256(bytes.concat(keccak256(abi.encode(account, amountRaw))))' },
+    proof: { type: 'array', items: hash, description: 'sibling hashes from leaf to root' },
+    claimed: { ...nullable(boolean), description: 'isClaimed read live; null without a chain RPC' },
+    distributor: { ...nullable(address), description: 'DividendDistributor address' },
+  },
+  'A proof verified against the on-chain root. Claim with DividendDistributor.claim(vault, epoch, account, amountRaw, proof), signed by any wallet.',
+);
+
+const strategy = object(
+  {
+    slug: string,
+    name: string,
+    nameCn: { ...string, description: 'name in Chinese' },
+    address: { ...address, description: 'strategy address as used in FundVault allocations' },
+    category: string,
+    description: string,
+    explorer: { ...uri, description: 'block-explorer URL of the address' },
+    ratings: object({
+      quantitative: object({
+        sharpe: { type: 'number', description: 'annualised Sharpe ratio' },
+        maxDrawdownBps: bps,
+        volatilityBps: bps,
+        annualReturnBps: integer,
+        score: { type: 'number', minimum: 0, maximum: 100, description: 'higher is better' },
+      }),
+      qualitative: object({
+        grade: { enum: ['A', 'B', 'C', 'D', 'E'], description: 'A is best' },
+        risk: { enum: ['low', 'medium', 'high'] },
+        liquidity: string,
+        summary: string,
+      }),
+    }),
+  },
+  'A strategy of the catalogue with quantitative and qualitative ratings.',
+);
+
+const protocolEvent = object(
+  {
+    id: { ...string, description: 'transaction hash ++ log index (0x hex)' },
+    contract: { ...address, description: 'emitting contract (lowercase)' },
+    contractName: {
+      ...nullable(string),
+      description: 'registry name of the contract, or the fund slug for a vault',
+    },
+    eventName: { ...string, description: 'e.g. NavPublished, EpochSettled, DividendClaimed' },
+    blockNumber: { ...integer, minimum: 0 },
+    logIndex: { ...integer, minimum: 0 },
+    txHash: hash,
+    timestamp: { ...dateTime, description: 'block time' },
+    args: {
+      type: 'object',
+      description: 'decoded arguments by name; integers as decimal strings, bytes and addresses as 0x hex',
+    },
+  },
+  'An indexed on-chain event.',
+);
+
+export const componentSchemas: Record<string, JsonSchema> = {
+  Protocol: object({
+    name: string,
+    slug: string,
+    version: { ...string, description: 'protocol version' },
+    chain: object({ id: integer, name: string, explorer: uri, isTestnet: boolean }),
+    contractsCount: { ...integer, minimum: 0 },
+    funds: {
+      type: 'array',
+      items: object({ slug: string, name: string, status: ref('FundStatus') }),
+    },
+    policies: {
+      type: 'array',
+      items: object({ slug: string, name: string, kind: ref('PolicyKind') }),
+    },
+    deployedAt: date,
+    docs: uri,
+  }),
+  FundStatus: {
+    enum: ['open', 'paused', 'closed'],
+    description:
+      'open: every module runs; paused: at least one of subscriptions, redemptions, claims is paused; closed: the vault is closed for good.',
+  },
+  PolicyKind: { enum: ['fixed-plus-float', 'fractional-kelly'] },
+  ContractItem: object({
+    name: string,
+    address,
+    chainId: integer,
+    role: { ...string, description: 'role description in Chinese' },
+    roleEn: { ...string, description: 'role description in English' },
+    category: string,
+    explorer: { ...uri, description: 'block-explorer URL of the address' },
+  }),
+  ContractList: list('ContractItem'),
+  FixedPlusFloatParams: fixedPlusFloatParams,
+  FractionalKellyParams: fractionalKellyParams,
+  PolicyItem: object({
+    slug: string,
+    name: string,
+    kind: ref('PolicyKind'),
+    address,
+    description: string,
+    params: {
+      description:
+        'on-chain parameters read live; their names follow `kind`; null when no chain RPC is configured',
+      oneOf: [ref('FixedPlusFloatParams'), ref('FractionalKellyParams'), { type: 'null' }],
+    },
+  }),
+  PolicyList: list('PolicyItem'),
+  FundSummary: object({
+    slug: { ...string, description: 'fund identifier used in paths' },
+    name: string,
+    nameCn: { ...string, description: 'name in Chinese' },
+    chainId: integer,
+    baseAsset: { ...string, description: 'base asset symbol' },
+    policy: object({ slug: string, address }),
+    status: ref('FundStatus'),
+    since: date,
+    nav: {
+      description: 'latest Published NAV; null before the first publication',
+      oneOf: [object({ epoch: integer, navPerShare, publishedAt: dateTime }), { type: 'null' }],
+    },
+  }),
+  FundList: list('FundSummary'),
+  FundDetail: object({
+    data: object({
+      slug: string,
+      name: string,
+      addresses: object({
+        vault: address,
+        shareToken: address,
+        policy: address,
+        multisig: address,
+        baseAsset: address,
+      }),
+      links: object({ website: uri, portal: uri }),
+    }),
+  }),
+  NavRecord: navRecord,
+  LatestNav: object({ fund: { ...string, description: 'fund slug' }, nav: ref('NavRecord') }),
+  NavHistory: object({
+    fund: { ...string, description: 'fund slug' },
+    points: { type: 'array', items: ref('NavRecord'), description: 'ascending by epoch' },
+  }),
+  AllocationRecord: object({
+    fund: { ...string, description: 'fund slug' },
+    available: { ...boolean, description: 'false when the chain RPC or contract is not configured' },
+    totalAssets: { ...nullable(decimal), description: 'read live on-chain; null when unavailable' },
+    strategies: {
+      type: 'array',
+      description: 'empty when unavailable',
+      items: object({ strategy: address, targetBps: bps, capBps: bps, active: boolean }),
+    },
+  }),
+  ReserveRecord: object({
+    fund: { ...string, description: 'fund slug' },
+    available: { ...boolean, description: 'false when the chain RPC or contract is not configured' },
+    balance: { ...nullable(decimal), description: 'live reserve balance; null when unavailable' },
+    percentOfAum: {
+      type: ['number', 'null'],
+      description: 'reserve as a percent of assets under management, 2 decimals; null when unavailable',
+    },
+    targetMinBps: { ...nullable(bps), description: "policy's reserve floor; null when unavailable" },
+    targetMaxBps: { ...nullable(bps), description: "policy's reserve cap; null when unavailable" },
+  }),
+  HealthRecord: object({
+    status: {
+      enum: ['ok', 'degraded'],
+      description: 'degraded: indexing errors, or live chain reads failing',
+    },
+    api: object({ version: string }),
+    indexer: object({
+      chainId: integer,
+      contractsTracked: { ...integer, minimum: 0 },
+      maxIndexedBlock: { ...integer, minimum: 0 },
+      lastUpdatedAt: { ...nullable(dateTime), description: 'time of the last indexed block' },
+    }),
+    nav: {
+      description: 'the latest publication across funds; null before any',
+      oneOf: [object({ latestEpoch: integer, publishedAt: dateTime }), { type: 'null' }],
+    },
+    pausedModules: {
+      type: 'array',
+      items: { ...string, pattern: '^[a-z0-9-]+:(subscriptions|redemptions|claims)$' },
+      description: '"<fund slug>:<module>"; empty when none',
+    },
+    now: dateTime,
+  }),
+  DividendRound: dividendRound,
+  DividendRoundPage: object({
+    fund: { ...string, description: 'fund slug' },
+    items: { type: 'array', items: ref('DividendRound'), description: 'newest epoch first' },
+    count: { ...integer, minimum: 0, description: 'items on this page' },
+    nextCursor: {
+      ...nullable(string),
+      description: 'pass as `cursor` for the next page; null on the last page',
+    },
+  }),
+  DividendRoundDetail: object({ data: ref('DividendRound') }),
+  MerkleProof: merkleProof,
+  MerkleProofDetail: object({ data: ref('MerkleProof') }),
+  Strategy: strategy,
+  StrategyList: list('Strategy'),
+  StrategyDetail: object({ data: ref('Strategy') }),
+  ProtocolEvent: protocolEvent,
+  EventPage: object({
+    items: { type: 'array', items: ref('ProtocolEvent'), description: 'newest first by (block, log index)' },
+    count: { ...integer, minimum: 0, description: 'items on this page' },
+    nextCursor: {
+      ...nullable(string),
+      description: 'pass as `cursor` for older events; null on the last page',
+    },
+  }),
+  Problem: {
+    type: 'object',
+    description: 'RFC 9457 problem details',
+    required: ['type', 'title', 'status'],
+    additionalProperties: true,
+    properties: {
+      type: { ...uri, description: '{problem_base}/<kind>; the URL serves a page explaining the kind' },
+      title: string,
+      status: { ...integer, minimum: 400, maximum: 599 },
+      detail: { ...string, description: 'what went wrong and what to change' },
+      instance: { ...string, description: 'the request path' },
+      parameter: { ...string, description: 'for invalid-parameter: the parameter at fault' },
+    },
+  },
+};
+
+export { ref };
