@@ -3,18 +3,19 @@
 // order). Template instances created by handlers start after the pass over the block: the block's
 // logs are scanned again for them alone, repeatedly while handlers keep creating data sources.
 // Any handler failure is a deterministic error that fails the block.
-import { decodeEventLog, type Hex, type Log, type TransactionReceipt } from 'viem';
+import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { ActiveDataSource, DataSourceSet, DynamicDataSource } from './data-sources.ts';
-import { writeEvent, type BlockWithLogs, type EventParameter } from './ethereum-event.ts';
+import type { EventParameter } from './event-decoder.ts';
+import { writeEvent, type BlockWithLogs } from './ethereum-event.ts';
 import { BlockState, type MappingLogger, type RuntimeEnv } from './host-context.ts';
 import { MappingInstance } from './mapping-instance.ts';
 import type { EventHandlerSpec, Subgraph } from './manifest.ts';
 
 export interface BlockProcessorOptions {
   logger?: MappingLogger;
-  /** replace an instance once its linear memory exceeds this many bytes (default 32 MiB) */
+  /** replace an instance once its linear memory exceeds this many bytes (default 16 MiB) */
   maxInstanceMemoryBytes?: number;
 }
 
@@ -51,30 +52,6 @@ interface DecodedHandler {
   params: EventParameter[];
 }
 
-const dynamicType = /^(string|bytes|tuple)$|\[\d*\]$/;
-
-/** Decodes `log` for `spec` as graph-node does, or returns null when the ABI cannot decode it. */
-function decode(spec: EventHandlerSpec, log: Log): EventParameter[] | null {
-  let args: Record<string, unknown> | unknown[];
-  try {
-    const decoded = decodeEventLog({
-      abi: [spec.abiEvent],
-      data: log.data,
-      topics: log.topics as [Hex, ...Hex[]],
-      strict: true,
-    });
-    args = (decoded.args ?? []) as Record<string, unknown> | unknown[];
-  } catch {
-    return null;
-  }
-  return spec.abiEvent.inputs.map((input, i) => {
-    const value = Array.isArray(args) ? args[i] : args[input.name ?? ''];
-    // An indexed value of a dynamic type is only its keccak hash (a topic): graph-node passes FixedBytes.
-    const param = input.indexed && dynamicType.test(input.type) ? { ...input, type: 'bytes32' } : input;
-    return { name: input.name ?? '', param, value };
-  });
-}
-
 function sortedLogs(logs: readonly Log[]): Log[] {
   const live = logs.filter((l) => !l.removed);
   for (let i = 1; i < live.length; i++) {
@@ -97,7 +74,7 @@ export function createBlockProcessor(
     block: null,
     dataSource: null,
   };
-  const maxMemory = options.maxInstanceMemoryBytes ?? 32 * 1024 * 1024;
+  const maxMemory = options.maxInstanceMemoryBytes ?? 16 * 1024 * 1024;
   const instances = new Map<WebAssembly.Module, MappingInstance>();
   let instancesCreated = 0;
 
@@ -116,7 +93,7 @@ export function createBlockProcessor(
     if (!specs) return null;
     const matching: DecodedHandler[] = [];
     for (const spec of specs) {
-      const params = decode(spec, log);
+      const params = spec.decode(log);
       if (params) matching.push({ spec, params });
       else
         runtime.logger(

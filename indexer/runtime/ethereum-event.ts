@@ -8,6 +8,7 @@ import type { AbiParameter, Hex, Log, TransactionReceipt } from 'viem';
 import type { AscHeap } from './asc-memory.ts';
 import { EthereumValueKind } from './asc-types.ts';
 import { writeBigInt } from './asc-values.ts';
+import type { EventParameter } from './event-decoder.ts';
 
 /** The transaction fields graph-ts exposes; the follower supplies them when it fetched transactions. */
 export interface TransactionInfo {
@@ -50,13 +51,6 @@ export interface BlockWithLogs {
   header?: BlockHeaderInfo;
 }
 
-/** A decoded event parameter. */
-export interface EventParameter {
-  name: string;
-  param: AbiParameter;
-  value: unknown;
-}
-
 const zero32 = new Uint8Array(32);
 const zero20 = new Uint8Array(20);
 
@@ -66,6 +60,12 @@ function hexBytes(hex: string): Uint8Array {
 
 function writeHex(heap: AscHeap, hex: Hex | undefined, fallback: Uint8Array): number {
   return heap.writeBytes(hex === undefined ? fallback : hexBytes(hex));
+}
+
+/** 20 address bytes from viem's hex or from the uint160 the event decoder reads addresses as. */
+function addressBytes(value: unknown): Uint8Array {
+  if (typeof value === 'bigint') return hexBytes(value.toString(16).padStart(40, '0'));
+  return hexBytes(value as string);
 }
 
 function writeValue(heap: AscHeap, kind: number, payload: number): number {
@@ -94,7 +94,7 @@ export function writeEthereumValue(heap: AscHeap, param: AbiParameter, value: un
     return writeValue(heap, EthereumValueKind.Tuple, heap.writeArrayU32('ArrayEthereumValue', values));
   }
   if (type === 'address')
-    return writeValue(heap, EthereumValueKind.Address, heap.writeBytes(hexBytes(value as string)));
+    return writeValue(heap, EthereumValueKind.Address, heap.writeBytes(addressBytes(value)));
   if (type === 'bool') return writeValue(heap, EthereumValueKind.Bool, value ? 1 : 0);
   if (type === 'string') return writeValue(heap, EthereumValueKind.String, heap.writeString(value as string));
   if (type === 'bytes')

@@ -47,8 +47,9 @@ export function parseEntityId(type: EntityTypeModel, id: string): { key: string;
   }
 }
 
-function sameValue(a: StoreValue, b: StoreValue): boolean {
-  return a.kind === b.kind && displayValue(a) === displayValue(b);
+function sameId(a: StoreValue, b: StoreValue): boolean {
+  if (a.kind === 'Bytes' && b.kind === 'Bytes') return Buffer.compare(a.value, b.value) === 0;
+  return a.kind === b.kind && a.value === b.value;
 }
 
 function writeKey(type: string, id: string): string {
@@ -62,7 +63,7 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   const given = data.get('id');
   if (given === undefined) {
     data.set('id', idValue);
-  } else if (!sameValue(given, idValue)) {
+  } else if (!sameId(given, idValue)) {
     if (given.kind !== idValue.kind) {
       throw new EntityValidationError(
         `Attribute \`${type.name}.id\` has wrong type: expected ${type.idKind} but got ${valueTypeName(given)}`,

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load as parseYaml } from 'js-yaml';
 import { keccak256, toBytes, type Abi, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import { createEventDecoder, type EventDecoder } from './event-decoder.ts';
 
 export interface EventHandlerSpec {
   /** the manifest's event signature, e.g. `Transfer(indexed address,indexed address,uint256)` */
@@ -16,6 +17,7 @@ export interface EventHandlerSpec {
   /** whether the handler declared `receipt: true` */
   receipt: boolean;
   abiEvent: AbiEvent;
+  decode: EventDecoder;
 }
 
 export interface MappingSpec {
@@ -160,12 +162,14 @@ async function loadMapping(
       );
     }
     const topic0 = keccak256(toBytes(canonicalSignature(h.event)));
+    const abiEvent = findAbiEvent(abis, h.event);
     const spec: EventHandlerSpec = {
       event: h.event,
       handler: h.handler,
       topic0,
       receipt: h.receipt === true,
-      abiEvent: findAbiEvent(abis, h.event),
+      abiEvent,
+      decode: createEventDecoder(abiEvent),
     };
     const list = handlers.get(topic0) ?? [];
     list.push(spec);
