@@ -30,13 +30,14 @@ export const threePoolParams = {
 
 /**
  * KellyPolicy constructor order = params() order. Full Kelly would run edge / variance =
- * 1200 / 625 = 1.92x; half Kelly is 0.96x, capped at 92% exposure, so the reserve target is 8%.
+ * 900 / 600 = 1.5x; half Kelly runs 0.75x (under the 90% cap), so 75% of the NAV is exposed, the
+ * holders receive the unexposed 25% of each profit, and the reserve target is 25% clamped to 15%.
  */
 export const kellyParams = {
   kellyFractionBps: 5000,
-  expectedEdgeBps: 1200,
-  varianceBps: 625,
-  maxExposureBps: 9200,
+  expectedEdgeBps: 900,
+  varianceBps: 600,
+  maxExposureBps: 9000,
   reserveTargetMinBps: 300,
   reserveTargetMaxBps: 1500,
 } as const;

@@ -76,6 +76,8 @@ contract FundVault is Ownable {
     uint256 public totalAssets;
     /// @notice The reserve pool, kept apart from the NAV between the policy's floor and cap.
     uint256 public reserveBalance;
+    /// @notice NAV lost to past losses and not yet recovered; profits restore it before any split.
+    uint256 public lossCarryForward;
     bool public closed;
 
     bool[MODULE_COUNT] private _paused;
@@ -150,10 +152,24 @@ contract FundVault is Ownable {
         );
     }
 
+    /// @dev High-water mark: a profit first restores NAV lost earlier (lossCarryForward); only the
+    ///      profit beyond it is split by the policy, so holders are not paid out of a drawdown.
     function _applyPnl(int256 pnl) private {
         if (pnl > 0) asset.safeTransferFrom(msg.sender, address(this), uint256(pnl));
-        (uint256 toHolders, int256 reserveDelta, int256 navDelta) = policy.split(pnl, totalAssets, reserveBalance);
-        if (int256(toHolders) + reserveDelta + navDelta != pnl) revert PolicyBrokeInvariant();
+        int256 distributable = pnl;
+        if (pnl > 0 && lossCarryForward > 0) {
+            uint256 recovered = uint256(pnl) < lossCarryForward ? uint256(pnl) : lossCarryForward;
+            lossCarryForward -= recovered;
+            totalAssets += recovered;
+            distributable -= int256(recovered);
+        }
+        (uint256 toHolders, int256 reserveDelta, int256 navDelta) = policy.split(
+            distributable,
+            totalAssets,
+            reserveBalance
+        );
+        if (int256(toHolders) + reserveDelta + navDelta != distributable) revert PolicyBrokeInvariant();
+        if (navDelta < 0) lossCarryForward += uint256(-navDelta);
         totalAssets = uint256(int256(totalAssets) + navDelta);
         reserveBalance = uint256(int256(reserveBalance) + reserveDelta);
         if (toHolders > 0) {

@@ -8,9 +8,10 @@ import {ReserveBoundedPolicy} from "./ReserveBoundedPolicy.sol";
 ///         f* = expectedEdge / variance (annual excess return over its variance); the policy runs a
 ///         fraction of it: exposure = min(maxExposure, kellyFraction * f*). The reserve target is the
 ///         unexposed part, 1 - exposure, clamped to [reserveTargetMin, reserveTargetMax].
-///         On a profit the reserve is first refilled towards its target; of the rest, the exposed
-///         fraction is compounded into the NAV and the unexposed fraction is paid to the holders.
-///         A loss is absorbed by the reserve down to its floor, the remainder by the NAV.
+///         On a profit, the unexposed fraction (1 - exposure) is paid to the holders; while the
+///         reserve is below its target it also takes reserveTarget of the profit; the rest is
+///         compounded into the NAV. A loss is absorbed by the reserve down to its floor, the
+///         remainder by the NAV. Reserve above the cap flows into the NAV.
 contract KellyPolicy is ReserveBoundedPolicy {
     /// @notice Fraction of full Kelly actually run, in bps (5000 = half Kelly).
     uint16 public immutable kellyFractionBps;
@@ -87,9 +88,12 @@ contract KellyPolicy is ReserveBoundedPolicy {
         }
         uint256 profit = uint256(pnl);
         uint256 target = (navAssets * reserveTargetBps()) / BPS;
-        uint256 toReserve = reserve < target ? target - reserve : 0;
-        if (toReserve > profit) toReserve = profit;
-        toHolders = ((profit - toReserve) * (BPS - exposureBps())) / BPS;
+        uint256 toReserve = 0;
+        if (reserve < target) {
+            toReserve = (profit * reserveTargetBps()) / BPS;
+            if (toReserve > target - reserve) toReserve = target - reserve;
+        }
+        toHolders = (profit * (BPS - exposureBps())) / BPS;
         reserveDelta = _cappedReserveDelta(toReserve, navAssets, reserve);
         navDelta = pnl - int256(toHolders) - reserveDelta;
     }

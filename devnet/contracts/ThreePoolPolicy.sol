@@ -7,8 +7,7 @@ import {ReserveBoundedPolicy} from "./ReserveBoundedPolicy.sol";
 /// @notice Fixed-plus-float settlement. Each day the NAV is first credited a fixed base return
 ///         (annualBaseBps / 365 of the NAV assets). Profit above the base is split three ways:
 ///         holders (dividends), reserve and NAV. A day below the base (or a loss) is topped up from
-///         the reserve down to its floor. When the reserve is below its floor, the holders' share
-///         refills it first; reserve above the cap flows into the NAV.
+///         the reserve down to its floor; reserve above the cap flows into the NAV.
 contract ThreePoolPolicy is ReserveBoundedPolicy {
     uint16 public immutable annualBaseBps;
     uint16 public immutable profitToHolderBps;
@@ -75,13 +74,6 @@ contract ThreePoolPolicy is ReserveBoundedPolicy {
         uint256 excess = uint256(pnl) - base;
         toHolders = (excess * profitToHolderBps) / BPS;
         uint256 toReserve = (excess * profitToReserveBps) / BPS;
-        uint256 floor = _reserveFloor(navAssets);
-        if (reserve + toReserve < floor) {
-            uint256 refill = floor - reserve - toReserve;
-            if (refill > toHolders) refill = toHolders;
-            toHolders -= refill;
-            toReserve += refill;
-        }
         reserveDelta = _cappedReserveDelta(toReserve, navAssets, reserve);
         navDelta = pnl - int256(toHolders) - reserveDelta;
     }

@@ -1,0 +1,35 @@
+// `npm run devnet`: starts anvil, deploys the protocol, seeds the scenario, writes
+// data/devnet/deployment.json and ledger.json, prints what it made, and runs until Ctrl-C.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startAnvil } from './anvil.ts';
+import { compileContracts } from './compile.ts';
+import { deployProtocol } from './deploy.ts';
+import { runScenario } from './scenario.ts';
+import { scenarioParamsFromEnv } from './scenario-params.ts';
+import { summarizeLedger } from './summary.ts';
+
+const dataDir = resolve(process.env.DEVNET_DATA_DIR ?? join('data', 'devnet'));
+const params = scenarioParamsFromEnv(process.env, dataDir);
+
+compileContracts();
+const anvil = await startAnvil();
+const stop = (): void => {
+  void anvil.stop().then(() => process.exit(0));
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+
+try {
+  const deployment = await deployProtocol(anvil.rpcUrl);
+  const ledger = await runScenario(anvil.rpcUrl, deployment, params);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
+  writeFileSync(join(dataDir, 'ledger.json'), JSON.stringify(ledger));
+  console.log(summarizeLedger(deployment, ledger));
+  console.log(`\nwrote ${join(dataDir, 'deployment.json')} and ledger.json; distributions under ${dataDir}`);
+  console.log(`devnet RPC: ${anvil.rpcUrl} (chain id ${deployment.chainId}) - Ctrl-C to stop`);
+} catch (error) {
+  await anvil.stop();
+  throw error;
+}
