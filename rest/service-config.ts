@@ -1,0 +1,113 @@
+// The service's configuration, read from environment variables and validated at start-up:
+// a bad value stops the start with a message naming the variable. With nothing set the
+// service runs on a local devnet (main.ts starts chain, indexer, gateway and REST); with
+// SUBGRAPH_URL and REGISTRY (and optionally RPC_URL) it serves a real network.
+// Every variable is documented in README.md and .env.example.
+import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
+
+export interface ServiceConfig {
+  mode: 'devnet' | 'network';
+  host: string;
+  port: number;
+  publicBaseUrl: string | undefined;
+  problemBase: string | undefined;
+  /** network mode: the subgraph's GraphQL URL */
+  subgraphUrl: string | undefined;
+  rpcUrl: string | undefined;
+  registryPath: string;
+  distributionsBase: string | undefined;
+  /** devnet mode: where deployment, ledger, distributions and the indexer store go */
+  dataDir: string;
+  trustProxy: boolean | number | string;
+  redisUrl: string | undefined;
+  rateLimit: RateLimitConfig | false;
+  responseCacheEntries: number;
+  subgraphTimeoutMs: number;
+  rpcTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  const parsed = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return parsed;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = value(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${raw}"`);
+  }
+  return raw.replace(/\/$/, '');
+}
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = value(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (/^[\w.:/,\s-]+$/.test(raw)) return raw;
+  throw new ConfigError(
+    `TRUST_PROXY must be true, false, a hop count or a list of proxy addresses, got "${raw}"`,
+  );
+}
+
+export function loadServiceConfig(env: Env): ServiceConfig {
+  const subgraphUrl = url(env, 'SUBGRAPH_URL', ['http:', 'https:']);
+  const rpcUrl = url(env, 'RPC_URL', ['http:', 'https:']);
+  const registry = value(env, 'REGISTRY');
+  const mode = subgraphUrl || rpcUrl || registry ? 'network' : 'devnet';
+  if (mode === 'network') {
+    if (!subgraphUrl) throw new ConfigError('SUBGRAPH_URL is required when RPC_URL or REGISTRY is set');
+    if (!registry)
+      throw new ConfigError('REGISTRY (path of the registry JSON) is required when SUBGRAPH_URL is set');
+  }
+  const perMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT.perMinute, 0, 1_000_000);
+  const burst = integer(env, 'RATE_LIMIT_BURST', DEFAULT_RATE_LIMIT.burst, 1, 1_000_000);
+  const distributions = value(env, 'DISTRIBUTIONS_BASE');
+  if (distributions !== undefined && /^[a-z]+:\/\//i.test(distributions))
+    url(env, 'DISTRIBUTIONS_BASE', ['http:', 'https:']);
+  return {
+    mode,
+    host: value(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    problemBase: url(env, 'PROBLEM_BASE', ['http:', 'https:']),
+    subgraphUrl,
+    rpcUrl,
+    registryPath: registry ?? 'registry/devnet.json',
+    distributionsBase: distributions,
+    dataDir: value(env, 'DATA_DIR') ?? 'data/devnet',
+    trustProxy: trustProxy(env),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    // RATE_LIMIT_PER_MINUTE=0 turns rate limiting off (benchmarks, trusted deployments)
+    rateLimit:
+      perMinute === 0
+        ? false
+        : { perMinute, burst, burstWindowSeconds: DEFAULT_RATE_LIMIT.burstWindowSeconds },
+    responseCacheEntries: integer(env, 'RESPONSE_CACHE_ENTRIES', 10_000, 0, 10_000_000),
+    subgraphTimeoutMs: integer(env, 'SUBGRAPH_TIMEOUT_MS', 5_000, 100, 120_000),
+    rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5_000, 100, 120_000),
+  };
+}

@@ -1,0 +1,86 @@
+// The discovery documents are generated from the route table; these tests keep the committed
+// openapi.json in step with it, check it is valid OpenAPI 3.1, and check that the other
+// documents only name operations that exist.
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { agentsJson } from '../../rest/agents.ts';
+import { llmsFullTxt, llmsTxt } from '../../rest/llms.ts';
+import { buildOpenApi, DEFAULT_BASE_URL } from '../../rest/openapi.ts';
+import { OPENAPI_FILE, printedOpenApi } from '../../rest/print-openapi.ts';
+import { ROUTES } from '../../rest/routes.ts';
+
+type Doc = {
+  paths: Record<
+    string,
+    { get: { operationId: string; responses: Record<string, unknown>; parameters?: unknown[] } }
+  >;
+};
+const base = DEFAULT_BASE_URL;
+const doc = buildOpenApi(base, `${base}/problems`) as unknown as Doc;
+
+describe('openapi.json', () => {
+  it('is committed exactly as the route table prints it (run npm run openapi:print after a change)', () => {
+    expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(printedOpenApi());
+  });
+
+  it('validates as an OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(printedOpenApi()));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('documents all sixteen endpoints with 200 and every problem response', () => {
+    expect(ROUTES).toHaveLength(16);
+    for (const route of ROUTES) {
+      const responses = doc.paths[route.path]?.get.responses ?? {};
+      expect(Object.keys(responses).sort(), route.path).toEqual([
+        '200',
+        '304',
+        '400',
+        '404',
+        '429',
+        '500',
+        '503',
+      ]);
+    }
+  });
+
+  it('states the NAV history bounds and default from SPEC.md', () => {
+    const params = doc.paths['/v1/funds/{slug}/nav/history']?.get.parameters as {
+      name: string;
+      schema: Record<string, number>;
+    }[];
+    expect(params.find((p) => p.name === 'limit')?.schema).toMatchObject({
+      minimum: 1,
+      maximum: 500,
+      default: 90,
+    });
+    expect(params.find((p) => p.name === 'from')?.schema).toMatchObject({ minimum: 0 });
+    expect(params.find((p) => p.name === 'to')?.schema).toMatchObject({ minimum: 0 });
+  });
+});
+
+describe('agents.json and llms documents', () => {
+  it('agents.json flows name only operations of openapi.json', () => {
+    const operationIds = new Set(Object.values(doc.paths).map((p) => p.get.operationId));
+    const agents = agentsJson(base) as { flows: { title: string; actions: { operationId: string }[] }[] };
+    expect(agents.flows.map((f) => f.title)).toEqual(['Fund NAV lookup', 'Dividend claim proof']);
+    for (const flow of agents.flows) {
+      for (const action of flow.actions)
+        expect(operationIds.has(action.operationId), action.operationId).toBe(true);
+    }
+  });
+
+  it('llms.txt links every endpoint and llms-full.txt documents each one', () => {
+    const short = llmsTxt(base);
+    const full = llmsFullTxt(base, `${base}/problems`);
+    expect(short.startsWith('# ')).toBe(true);
+    for (const route of ROUTES) {
+      expect(short).toContain(`GET ${route.path}]`);
+      expect(full).toContain(`### GET ${route.path}\n`);
+    }
+  });
+});

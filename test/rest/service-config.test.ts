@@ -1,0 +1,35 @@
+// Start-up configuration: defaults select the devnet, and each malformed variable stops the
+// start with a message naming it.
+import { describe, expect, it } from 'vitest';
+import { loadServiceConfig } from '../../rest/service-config.ts';
+
+describe('loadServiceConfig', () => {
+  it('runs the devnet with the SPEC limits when nothing is set', () => {
+    const config = loadServiceConfig({});
+    expect(config.mode).toBe('devnet');
+    expect(config.rateLimit).toEqual({ perMinute: 60, burst: 20, burstWindowSeconds: 20 });
+    expect(config.trustProxy).toBe(false);
+  });
+
+  it('serves a network when SUBGRAPH_URL and REGISTRY are set', () => {
+    const config = loadServiceConfig({
+      SUBGRAPH_URL: 'https://api.example/subgraphs/name/fund',
+      REGISTRY: 'registry/sepolia.json',
+      RPC_URL: 'https://rpc.example',
+      TRUST_PROXY: '1',
+    });
+    expect(config).toMatchObject({ mode: 'network', registryPath: 'registry/sepolia.json', trustProxy: 1 });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ RPC_URL: 'localhost:8545' }, 'RPC_URL'],
+    [{ RPC_URL: 'http://rpc.example' }, 'SUBGRAPH_URL'],
+    [{ SUBGRAPH_URL: 'http://sg.example' }, 'REGISTRY'],
+    [{ REDIS_URL: 'http://cache' }, 'REDIS_URL'],
+    [{ RATE_LIMIT_BURST: '0' }, 'RATE_LIMIT_BURST'],
+    [{ TRUST_PROXY: 'yes please!' }, 'TRUST_PROXY'],
+  ])('names the variable at fault (%o)', (env, name) => {
+    expect(() => loadServiceConfig(env)).toThrow(name);
+  });
+});
