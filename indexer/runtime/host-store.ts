@@ -49,7 +49,9 @@ export function parseEntityId(type: EntityTypeModel, id: string): { key: string;
 
 function sameId(a: StoreValue, b: StoreValue): boolean {
   if (a.kind === 'Bytes' && b.kind === 'Bytes') return Buffer.compare(a.value, b.value) === 0;
-  return a.kind === b.kind && a.value === b.value;
+  if (a.kind === 'String' && b.kind === 'String') return a.value === b.value;
+  if (a.kind === 'Int8' && b.kind === 'Int8') return a.value === b.value;
+  return false;
 }
 
 function writeKey(type: string, id: string): string {
