@@ -15,7 +15,6 @@ export const FixedPlusFloatParamsRef = builder
   .objectRef<FixedPlusFloatParamsShape>('FixedPlusFloatParams')
   .implement({
     description: 'Parameters of the fixed-plus-float policy, all in basis points.',
-    isTypeOf: (value) => (value as { kind?: string }).kind === 'fixed-plus-float',
     fields: (t) => ({
       annualBaseBps: t.exposeInt('annualBaseBps', { description: 'fixed annual base return' }),
       profitToHolderBps: t.exposeInt('profitToHolderBps', { description: 'share of profit paid to holders' }),

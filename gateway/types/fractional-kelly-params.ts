@@ -16,7 +16,6 @@ export const FractionalKellyParamsRef = builder
   .implement({
     description:
       'Parameters of the fractional-Kelly policy, all in basis points: exposure = min(maxExposure, kellyFraction * expectedEdge / variance); the reserve target is 1 - exposure clamped to [reserveTargetMin, reserveTargetMax].',
-    isTypeOf: (value) => (value as { kind?: string }).kind === 'fractional-kelly',
     fields: (t) => ({
       kellyFractionBps: t.exposeInt('kellyFractionBps', {
         description: 'fraction of full Kelly run (5000 = half Kelly)',
