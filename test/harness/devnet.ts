@@ -1,0 +1,43 @@
+// The devnet part of the shared test harness: compiles the contracts, starts anvil, deploys the
+// protocol and seeds the default scenario into a temporary data dir. global-setup.ts runs it
+// once per vitest run and provides the result to every suite as 'devnet'.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAnvil } from '../../devnet/anvil.ts';
+import { compileContracts } from '../../devnet/compile.ts';
+import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Ledger } from '../../devnet/ledger.ts';
+import { runScenario } from '../../devnet/scenario.ts';
+import { scenarioParamsFromEnv } from '../../devnet/scenario-params.ts';
+import { summarizeLedger } from '../../devnet/summary.ts';
+
+export interface DevnetFixture {
+  rpcUrl: string;
+  deployment: Deployment;
+  ledger: Ledger;
+  /** Holds distributions/<fund>/<epoch>.json, the files the rounds' uris point to. */
+  dataDir: string;
+}
+
+export async function startDevnetFixture(): Promise<{ fixture: DevnetFixture; stop(): Promise<void> }> {
+  compileContracts();
+  const dataDir = mkdtempSync(join(tmpdir(), 'fund-devnet-'));
+  const anvil = await startAnvil();
+  try {
+    const deployment = await deployProtocol(anvil.rpcUrl);
+    const ledger = await runScenario(anvil.rpcUrl, deployment, scenarioParamsFromEnv(process.env, dataDir));
+    console.log(`[harness] devnet ${anvil.rpcUrl}\n${summarizeLedger(deployment, ledger)}`);
+    return {
+      fixture: { rpcUrl: anvil.rpcUrl, deployment, ledger, dataDir },
+      async stop() {
+        await anvil.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await anvil.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
