@@ -180,10 +180,12 @@ export class IndexerStore {
     return row ? headerFromRow(row) : null;
   }
 
-  /** Stored block headers at or below `number`, newest first: the candidates for a common ancestor. */
-  *storedBlocksDescending(number: number): Generator<BlockHeader> {
-    const stmt = this.db.prepare(`SELECT * FROM "__blocks" WHERE "number" <= ? ORDER BY "number" DESC`);
-    for (const row of stmt.iterate(number)) yield headerFromRow(row as Record<string, unknown>);
+  /** Up to `limit` stored block headers at or below `number`, newest first: common-ancestor candidates. */
+  storedBlocksDescending(number: number, limit: number): BlockHeader[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM "__blocks" WHERE "number" <= ? ORDER BY "number" DESC LIMIT ?`)
+      .all(number, limit) as Record<string, unknown>[];
+    return rows.map(headerFromRow);
   }
 
   dataSources(): DynamicDataSourceRecord[] {

@@ -1,0 +1,56 @@
+// Environment configuration of `npm run indexer`, validated at start-up: each problem names the
+// variable. With NETWORK=devnet and no RPC_URL, the RPC URL of the running `npm run devnet` is read
+// from <DATA_DIR>/devnet/deployment.json.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface IndexerEnvConfig {
+  rpcUrl: string;
+  network: string;
+  dataDir: string;
+  port: number;
+  pollIntervalMs: number;
+  subgraphName: string;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
+  const network = env.NETWORK || 'devnet';
+  const dataDir = resolve(env.DATA_DIR || 'data');
+  let rpcUrl = env.RPC_URL;
+  if (!rpcUrl && network === 'devnet') {
+    const deploymentFile = join(dataDir, 'devnet', 'deployment.json');
+    if (existsSync(deploymentFile))
+      rpcUrl = (JSON.parse(readFileSync(deploymentFile, 'utf8')) as { rpcUrl?: string }).rpcUrl;
+  }
+  if (!rpcUrl) throw new Error('RPC_URL is required (the JSON-RPC endpoint of the chain to index)');
+  try {
+    const url = new URL(rpcUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new Error(`RPC_URL must be an http(s) URL, got "${rpcUrl}"`);
+  }
+  const subgraphName = env.INDEXER_SUBGRAPH_NAME || 'fund-protocol';
+  if (!/^[A-Za-z0-9][A-Za-z0-9_/-]*$/.test(subgraphName)) {
+    throw new Error(
+      `INDEXER_SUBGRAPH_NAME may hold letters, digits, '-', '_' and '/', got "${subgraphName}"`,
+    );
+  }
+  return {
+    rpcUrl,
+    network,
+    dataDir,
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    pollIntervalMs: integer(env, 'INDEXER_POLL_INTERVAL_MS', 1000, 10, 600_000),
+    subgraphName,
+  };
+}

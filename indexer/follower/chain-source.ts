@@ -1,0 +1,189 @@
+// The follower's view of the chain over JSON-RPC (viem): the head, block headers (batched), and
+// eth_getLogs over block ranges that adapt to what the node accepts: the span doubles after a
+// success and halves when the node refuses a range as too large or too many results. Transient
+// RPC failures are retried with exponential backoff; the caller never sees them unless it stops.
+import { createPublicClient, formatLog, http, numberToHex, type Hex, type Log, type RpcLog } from 'viem';
+import type { BlockHeader } from '../store/sqlite-store.ts';
+
+export interface ChainSourceOptions {
+  rpcUrl: string;
+  /** first span of eth_getLogs ranges, in blocks (default 500) */
+  initialRange?: number;
+  /** upper bound of the span (default 10,000) */
+  maxRange?: number;
+  /** first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s) */
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** called on each retried failure, for logs */
+  onRetry?: (what: string, error: unknown, delayMs: number) => void;
+  /** aborts waits and retries */
+  signal?: AbortSignal;
+}
+
+export interface LogFilter {
+  /** lowercase addresses; null: any address */
+  addresses: Hex[] | null;
+  /** topic0 values to match */
+  topics: Hex[];
+}
+
+interface RpcBlock {
+  number: Hex;
+  hash: Hex;
+  parentHash: Hex;
+  timestamp: Hex;
+}
+
+/** What a node answers when a getLogs range holds too much (geth, erigon, alchemy, infura, quicknode...). */
+const rangeTooLarge =
+  /too many|more than \d+|limit exceeded|exceed|response size|range|query timeout|-32005|block range|10000 results/i;
+
+export class StoppedError extends Error {
+  constructor() {
+    super('stopped');
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new StoppedError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new StoppedError());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function headerFromRpc(block: RpcBlock): BlockHeader {
+  return {
+    number: Number(BigInt(block.number)),
+    hash: block.hash.toLowerCase(),
+    parentHash: block.parentHash.toLowerCase(),
+    timestamp: Number(BigInt(block.timestamp)),
+  };
+}
+
+export class ChainSource {
+  private readonly client;
+  private span: number;
+  private readonly maxRange: number;
+
+  constructor(private readonly options: ChainSourceOptions) {
+    this.client = createPublicClient({
+      transport: http(options.rpcUrl, { batch: { batchSize: 100, wait: 0 }, retryCount: 0, timeout: 60_000 }),
+    });
+    this.span = options.initialRange ?? 500;
+    this.maxRange = options.maxRange ?? 10_000;
+  }
+
+  /** The current getLogs span (blocks per range). */
+  get range(): number {
+    return this.span;
+  }
+
+  /** Runs `call` until it succeeds, backing off exponentially between failures. */
+  async retry<T>(what: string, call: () => Promise<T>): Promise<T> {
+    let delay = this.options.retryDelayMs ?? 250;
+    const max = this.options.maxRetryDelayMs ?? 15_000;
+    for (;;) {
+      if (this.options.signal?.aborted) throw new StoppedError();
+      try {
+        return await call();
+      } catch (error) {
+        if (error instanceof StoppedError) throw error;
+        this.options.onRetry?.(what, error, delay);
+        await sleep(delay, this.options.signal);
+        delay = Math.min(delay * 2, max);
+      }
+    }
+  }
+
+  async headNumber(): Promise<number> {
+    return this.retry('eth_blockNumber', async () =>
+      Number(await this.client.getBlockNumber({ cacheTime: 0 })),
+    );
+  }
+
+  /** Headers by number (one JSON-RPC batch); a number past the node's head maps to null. */
+  async headers(numbers: readonly number[]): Promise<Map<number, BlockHeader | null>> {
+    const unique = [...new Set(numbers)];
+    return this.retry('eth_getBlockByNumber', async () => {
+      const blocks = await Promise.all(
+        unique.map(
+          (n) =>
+            this.client.request({
+              method: 'eth_getBlockByNumber',
+              params: [numberToHex(n), false],
+            }) as Promise<RpcBlock | null>,
+        ),
+      );
+      return new Map(unique.map((n, i) => [n, blocks[i] ? headerFromRpc(blocks[i]!) : null]));
+    });
+  }
+
+  async header(number: number): Promise<BlockHeader | null> {
+    return (await this.headers([number])).get(number) ?? null;
+  }
+
+  /** One eth_getLogs call, no retries. */
+  async getLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
+    if (filter.topics.length === 0 || (filter.addresses !== null && filter.addresses.length === 0)) return [];
+    const logs = (await this.client.request({
+      method: 'eth_getLogs',
+      params: [
+        {
+          fromBlock: numberToHex(from),
+          toBlock: numberToHex(to),
+          ...(filter.addresses ? { address: filter.addresses } : {}),
+          topics: [filter.topics],
+        },
+      ],
+    })) as RpcLog[];
+    return logs.map((l) => formatLog(l));
+  }
+
+  /**
+   * Logs of [from, to], or 'too-large' when the node refused the range as too big; the span is then
+   * halved, and it doubles after a full-span success. Other failures are retried with backoff.
+   */
+  async logsInRange(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
+    let delay = this.options.retryDelayMs ?? 250;
+    for (;;) {
+      if (this.options.signal?.aborted) throw new StoppedError();
+      try {
+        const logs = await this.getLogs(filter, from, to);
+        if (to - from + 1 >= this.span) this.span = Math.min(this.maxRange, this.span * 2);
+        return logs;
+      } catch (error) {
+        if (error instanceof StoppedError) throw error;
+        const message = String((error as Error)?.message ?? error);
+        if (rangeTooLarge.test(message) && to > from) {
+          this.span = Math.max(1, Math.min(this.span, to - from + 1) >> 1);
+          return 'too-large';
+        }
+        this.options.onRetry?.('eth_getLogs', error, delay);
+        await sleep(delay, this.options.signal);
+        delay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 15_000);
+      }
+    }
+  }
+
+  /** Logs of [from, to] whatever the span: consecutive adaptive ranges, concatenated. */
+  async allLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
+    const out: Log[] = [];
+    let start = from;
+    while (start <= to) {
+      const end = Math.min(to, start + this.span - 1);
+      const logs = await this.logsInRange(filter, start, end);
+      if (logs === 'too-large') continue;
+      out.push(...logs);
+      start = end + 1;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,241 @@
+// The embedded indexer as one object: createIndexer(config) loads the built subgraph, opens (or
+// resumes) its SQLite store, and returns something to start and stop: the chain follower and the
+// graph-node-dialect query server. `npm run indexer`, `npm start` and the test harness all build it
+// here; none of them listens or loops on its own.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { Hex } from 'viem';
+import { createBlockProcessor } from './runtime/block-processor.ts';
+import { loadSubgraph, type Subgraph } from './runtime/manifest.ts';
+import { ChainFollower, type FollowerProgress } from './follower/follower.ts';
+import { ChainSource } from './follower/chain-source.ts';
+import { createQueryService, type QueryService } from './query/create-query-service.ts';
+import { openStore, type Checkpoint, type IndexerStore } from './store/sqlite-store.ts';
+import { parseSubgraphSchema } from './subgraph-schema.ts';
+
+/** Address and first block of one data source on a network (an entry of networks.json). */
+export interface NetworkContract {
+  address: string;
+  startBlock: number;
+}
+
+export interface IndexerConfig {
+  rpcUrl: string;
+  /** a network of networks.json; its addresses and start blocks replace the build's */
+  network: string;
+  /** the store lives in <dataDir>/indexer/ */
+  dataDir: string;
+  /** query server port; 0 picks a free one */
+  port: number;
+  host?: string;
+  /** directory `graph build` wrote (default subgraph/build) */
+  buildDir?: string;
+  /** networks.json to read (default subgraph/networks.json) */
+  networksFile?: string;
+  /** per data source name; overrides networks.json (used for chains deployed at other addresses) */
+  contracts?: Record<string, NetworkContract>;
+  /** served at /subgraphs/name/<subgraphName> (default fund-protocol) */
+  subgraphName?: string;
+  pollIntervalMs?: number;
+  /** eth_getLogs span bounds */
+  initialRange?: number;
+  maxRange?: number;
+  onProgress?: (progress: FollowerProgress) => void;
+  log?: (line: string) => void;
+}
+
+export interface IndexerStatus extends FollowerProgress {
+  fatalError: string | null;
+  lastCommitAt: number | null;
+}
+
+export interface Indexer {
+  /** content hash of the build and its network addresses: graph-node's deployment id role */
+  readonly deployment: string;
+  readonly storePath: string;
+  /** the /subgraphs/name/<name> URL; set once start() resolved */
+  queryUrl: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  status(): IndexerStatus;
+  /** resolves once block `number` is indexed; rejects if indexing fails or stops first */
+  waitForBlock(number: number): Promise<void>;
+  /** resolves once the indexer has reached the chain head it last saw */
+  waitForHead(): Promise<void>;
+}
+
+const repoRoot = resolve(import.meta.dirname, '..');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = join(dir, name);
+      return statSync(full).isDirectory() ? filesUnder(full) : [full];
+    });
+}
+
+/** Applies the network's addresses and start blocks to the loaded manifest's data sources. */
+function applyNetwork(subgraph: Subgraph, network: string, contracts: Record<string, NetworkContract>): void {
+  for (const ds of subgraph.dataSources) {
+    const c = contracts[ds.name];
+    if (!c) throw new Error(`network ${network} has no entry for data source ${ds.name}`);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(c.address))
+      throw new Error(`network ${network}: ${ds.name} address ${c.address} is invalid`);
+    ds.address = c.address.toLowerCase() as Hex;
+    ds.startBlock = BigInt(c.startBlock);
+    ds.network = network;
+  }
+}
+
+function deploymentId(buildDir: string, network: string, subgraph: Subgraph): string {
+  const hash = createHash('sha256');
+  for (const file of filesUnder(buildDir)) {
+    if (relative(buildDir, file).startsWith('.')) continue;
+    hash.update(relative(buildDir, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  hash.update(network);
+  for (const ds of subgraph.dataSources) hash.update(`${ds.name}:${ds.address}:${ds.startBlock}\n`);
+  return 'L' + hash.digest('hex').slice(0, 45);
+}
+
+export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
+  const buildDir = resolve(config.buildDir ?? join(repoRoot, 'subgraph', 'build'));
+  const subgraph = await loadSubgraph({ buildDir });
+  let contracts = config.contracts;
+  if (!contracts) {
+    const networks = JSON.parse(
+      readFileSync(config.networksFile ?? join(repoRoot, 'subgraph', 'networks.json'), 'utf8'),
+    ) as Record<string, Record<string, NetworkContract>>;
+    contracts = networks[config.network];
+    if (!contracts) throw new Error(`network ${config.network} is not in networks.json`);
+  }
+  applyNetwork(subgraph, config.network, contracts);
+  const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
+  const deployment = deploymentId(buildDir, config.network, subgraph);
+  const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
+  const storeDir = join(resolve(config.dataDir), 'indexer');
+  mkdirSync(storeDir, { recursive: true });
+  const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
+  const log = config.log ?? ((line: string) => console.log(line));
+
+  let store: IndexerStore | null = null;
+  let query: QueryService | null = null;
+  let follower: ChainFollower | null = null;
+  let running: Promise<void> | null = null;
+  let abort: AbortController | null = null;
+  let stoppedError: Error | null = null;
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+
+  const indexer: Indexer = {
+    deployment,
+    storePath,
+    queryUrl: '',
+    async start() {
+      if (store) throw new Error('indexer already started');
+      stoppedError = null;
+      store = openStore({ path: storePath, schema, startBlock, deployment });
+      query = createQueryService({
+        storePath,
+        schema,
+        deployment,
+        subgraphName: config.subgraphName ?? 'fund-protocol',
+      });
+      indexer.queryUrl = await query.listen(config.port, config.host);
+      abort = new AbortController();
+      const chain = new ChainSource({
+        rpcUrl: config.rpcUrl,
+        initialRange: config.initialRange,
+        maxRange: config.maxRange,
+        signal: abort.signal,
+        onRetry: (what, error, delay) =>
+          log(
+            `rpc ${what} failed (${(error as Error)?.message?.split('\n')[0] ?? error}); retrying in ${delay} ms`,
+          ),
+      });
+      follower = new ChainFollower({
+        store,
+        subgraph,
+        processor: createBlockProcessor(subgraph, schema, {
+          logger: (level, message) => {
+            if (level !== 'debug' && level !== 'info') log(`mapping ${level}: ${message}`);
+          },
+        }),
+        chain,
+        pollIntervalMs: config.pollIntervalMs ?? 1000,
+        signal: abort.signal,
+        log,
+        onProgress: (p) => {
+          config.onProgress?.(p);
+          notify();
+        },
+      });
+      const f = follower;
+      running = f.run().then(
+        () => {
+          if (f.failure) stoppedError = f.failure;
+          else stoppedError ??= new Error('indexer stopped');
+          notify();
+        },
+        (error: Error) => {
+          stoppedError = error;
+          log(`indexer failed: ${error.stack ?? error.message}`);
+          notify();
+        },
+      );
+    },
+    async stop() {
+      abort?.abort();
+      await running;
+      await query?.close();
+      store?.close();
+      store = null;
+      query = null;
+      follower = null;
+      running = null;
+      stoppedError ??= new Error('indexer stopped');
+      notify();
+    },
+    status() {
+      if (!store || !follower) throw new Error('indexer not started');
+      const cp: Checkpoint = store.checkpoint();
+      return { ...follower.progress(), fatalError: cp.fatalError, lastCommitAt: cp.updatedAt };
+    },
+    waitForBlock(number) {
+      return new Promise((resolvePromise, reject) => {
+        const check = () => {
+          if (store && store.checkpoint().number >= number) {
+            waiters.delete(check);
+            resolvePromise();
+          } else if (stoppedError) {
+            waiters.delete(check);
+            reject(stoppedError);
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    waitForHead() {
+      return new Promise((resolvePromise, reject) => {
+        const check = () => {
+          const p = follower?.progress();
+          if (p && p.caughtUp && p.checkpoint >= p.head) {
+            waiters.delete(check);
+            resolvePromise();
+          } else if (stoppedError) {
+            waiters.delete(check);
+            reject(stoppedError);
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+  return indexer;
+}
