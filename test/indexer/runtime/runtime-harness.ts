@@ -1,0 +1,143 @@
+// Shared setup of the runtime tests: builds the host-probe fixture subgraph with graph-cli (its
+// AssemblyScript is stored as .as and copied to .ts in a temporary directory), opens a real SQLite
+// store for a schema, and runs blocks of synthetic logs through the block processor.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeAbiParameters, encodeEventTopics, type Abi, type Hex, type Log } from 'viem';
+import {
+  createBlockProcessor,
+  type BlockProcessor,
+  type BlockResult,
+} from '../../../indexer/runtime/block-processor.ts';
+import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
+import type { BlockWithLogs } from '../../../indexer/runtime/ethereum-event.ts';
+import type { LogLevel } from '../../../indexer/runtime/host-context.ts';
+import { loadSubgraph, type Subgraph } from '../../../indexer/runtime/manifest.ts';
+import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
+import { parseSubgraphSchema, type SubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+
+const repoRoot = new URL('../../../', import.meta.url).pathname;
+
+/** Builds test/fixtures/host-probe with the project's graph-cli; returns the build directory. */
+export function buildProbeSubgraph(): { buildDir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'host-probe-'));
+  cpSync(join(repoRoot, 'test/fixtures/host-probe'), dir, { recursive: true });
+  renameSync(join(dir, 'src/probe.as'), join(dir, 'src/probe.ts'));
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+  const graph = join(repoRoot, 'node_modules/.bin/graph');
+  for (const command of ['codegen', 'build']) {
+    const run = spawnSync(graph, [command], {
+      cwd: dir,
+      env: { ...process.env, GRAPH_SKIP_NEW_VERSION_CHECK: 'true', CI: 'true' },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) throw new Error(`graph ${command} failed:\n${run.stdout}\n${run.stderr}`);
+  }
+  return { buildDir: join(dir, 'build'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface LoggedLine {
+  level: LogLevel;
+  message: string;
+  dataSource: string;
+}
+
+/** A loaded subgraph, its real SQLite store, and a processor whose mapping logs are collected. */
+export class RuntimeHarness {
+  readonly store: IndexerStore;
+  readonly processor: BlockProcessor;
+  readonly sources: DataSourceSet;
+  readonly logged: LoggedLine[] = [];
+  private readonly dir: string;
+  private parent: Hex = `0x${'00'.repeat(32)}`;
+
+  private constructor(
+    readonly subgraph: Subgraph,
+    readonly schema: SubgraphSchema,
+  ) {
+    this.dir = mkdtempSync(join(tmpdir(), 'runtime-store-'));
+    this.store = openStore({
+      path: join(this.dir, 'store.sqlite'),
+      schema,
+      startBlock: 0,
+      deployment: 'runtime-test',
+    });
+    this.processor = createBlockProcessor(subgraph, schema, {
+      logger: (level, message, dataSource) => this.logged.push({ level, message, dataSource }),
+    });
+    this.sources = new DataSourceSet(subgraph);
+  }
+
+  static async open(buildDir: string): Promise<RuntimeHarness> {
+    const subgraph = await loadSubgraph({ buildDir });
+    const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
+    return new RuntimeHarness(subgraph, schema);
+  }
+
+  /** Processes one block and commits it; on a handler error the block is rolled back and the error rethrown. */
+  runBlock(number: number, logs: Log[]): BlockResult {
+    const hash = blockHash(number);
+    const block: BlockWithLogs = {
+      number: BigInt(number),
+      hash,
+      parentHash: this.parent,
+      timestamp: 1_700_000_000n + BigInt(number) * 12n,
+      logs,
+    };
+    this.store.begin();
+    try {
+      const tx = this.store.blockWriter(number);
+      const result = this.processor.processBlock(block, tx, this.sources);
+      tx.flush();
+      this.store.commit({ number, hash, parentHash: this.parent, timestamp: Number(block.timestamp) }, null);
+      this.parent = hash;
+      return result;
+    } catch (error) {
+      this.store.rollback();
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.store.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export function blockHash(number: number): Hex {
+  return `0x${number.toString(16).padStart(64, '0')}`;
+}
+
+export function txHash(n: number): Hex {
+  return `0x${(0xabc00000 + n).toString(16).padStart(64, '0')}`;
+}
+
+/** A log of `eventName` from `address`, as eth_getLogs returns it. */
+export function makeLog(
+  abi: Abi,
+  eventName: string,
+  args: Record<string, unknown>,
+  where: { address: Hex; block: number; logIndex: number; tx?: number },
+): Log {
+  const event = abi.find((x) => x.type === 'event' && x.name === eventName);
+  if (!event || event.type !== 'event') throw new Error(`no event ${eventName}`);
+  const topics = encodeEventTopics({ abi: [event], eventName, args } as never) as Hex[];
+  const dataInputs = event.inputs.filter((i) => !i.indexed);
+  const data = encodeAbiParameters(
+    dataInputs,
+    dataInputs.map((i) => args[i.name ?? '']),
+  );
+  return {
+    address: where.address,
+    topics: topics as [Hex, ...Hex[]],
+    data,
+    blockNumber: BigInt(where.block),
+    blockHash: blockHash(where.block),
+    transactionHash: txHash(where.tx ?? where.block),
+    transactionIndex: 0,
+    logIndex: where.logIndex,
+    removed: false,
+  };
+}
