@@ -10,6 +10,8 @@ export interface IndexerEnvConfig {
   dataDir: string;
   port: number;
   pollIntervalMs: number;
+  /** upper bound of the eth_getLogs block span (public RPCs often cap it) */
+  maxBlockRange: number;
   subgraphName: string;
 }
 
@@ -51,6 +53,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     dataDir,
     port: integer(env, 'PORT', 8000, 0, 65535),
     pollIntervalMs: integer(env, 'INDEXER_POLL_INTERVAL_MS', 1000, 10, 600_000),
+    maxBlockRange: integer(env, 'INDEXER_MAX_BLOCK_RANGE', 10_000, 1, 1_000_000),
     subgraphName,
   };
 }

@@ -19,6 +19,8 @@ const indexer = await createIndexer({
   dataDir: config.dataDir,
   port: config.port,
   pollIntervalMs: config.pollIntervalMs,
+  maxRange: config.maxBlockRange,
+  initialRange: Math.min(500, config.maxBlockRange),
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),
   log: (line) => process.stdout.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),

@@ -1,0 +1,13 @@
+// Posts graph-node-dialect queries to an indexer endpoint in the end-to-end tests.
+import { expect } from 'vitest';
+
+export async function queryIndexer<T = Record<string, unknown>>(url: string, query: string): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: { message: string }[] };
+  expect(body.errors).toBeUndefined();
+  return body.data!;
+}

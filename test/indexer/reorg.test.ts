@@ -1,0 +1,144 @@
+// A reorg made with anvil snapshots on the test's own chain: the indexer indexes a branch, the chain
+// is reverted to a snapshot and a different, longer branch is mined. The indexer must drop every
+// entity version the lost branch wrote (including dynamic data source effects), index the new one,
+// and end with exactly the versions a fresh indexer builds from the final chain.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
+import { compileContracts } from '../../devnet/compile.ts';
+import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import { devnetContracts } from '../harness/indexer.ts';
+import { ChainActions } from './chain-actions.ts';
+import { queryIndexer } from './graphql-client.ts';
+import { dumpEntityVersions } from './store-dump.ts';
+
+let anvil: AnvilInstance;
+let deployment: Deployment;
+let actions: ChainActions;
+const dirs: string[] = [];
+const indexers: Indexer[] = [];
+const logLines: string[] = [];
+
+async function startIndexer(): Promise<Indexer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'indexer-reorg-'));
+  dirs.push(dataDir);
+  const indexer = await createIndexer({
+    rpcUrl: anvil.rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    contracts: devnetContracts(deployment),
+    pollIntervalMs: 20,
+    log: (line) => logLines.push(line),
+  });
+  indexers.push(indexer);
+  await indexer.start();
+  return indexer;
+}
+
+interface NavRow {
+  epoch: number;
+  navPerShare: string;
+}
+
+const navsOfEpoch = async (url: string, epoch: number, block?: number) =>
+  (
+    await queryIndexer<{ navRecords: NavRow[] }>(
+      url,
+      `{ navRecords(where: { epoch: ${epoch} }${block === undefined ? '' : `, block: { number: ${block} }`}) { epoch navPerShare } }`,
+    )
+  ).navRecords;
+
+const pausedOf = async (url: string, vault: string) =>
+  (
+    await queryIndexer<{ fund: { pausedModules: string[] } }>(
+      url,
+      `{ fund(id: "${vault}") { pausedModules } }`,
+    )
+  ).fund.pausedModules;
+
+let indexer: Indexer;
+let firstBranchBlock: number;
+let secondBranch: number[];
+
+beforeAll(async () => {
+  compileContracts();
+  anvil = await startAnvil();
+  deployment = await deployProtocol(anvil.rpcUrl);
+  actions = new ChainActions(anvil.rpcUrl, deployment);
+  firstBranchBlock = await actions.draftAll(1, 1_000_000n);
+  indexer = await startIndexer();
+  await indexer.waitForBlock(firstBranchBlock);
+});
+
+afterAll(async () => {
+  for (const i of indexers) await i.stop();
+  await anvil?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('indexer: chain reorganisations', () => {
+  it('reverts a dropped branch and re-indexes the new one exactly as a fresh run would', async () => {
+    const funds = deployment.funds;
+    const snapshot = await actions.snapshot();
+    await actions.draftAll(2, 1_100_000n);
+    await actions.pause(0, 1);
+    const lostHead = await actions.draftAll(3, 1_300_000n);
+    await indexer.waitForBlock(lostHead);
+    // the lost branch was really indexed
+    expect(await navsOfEpoch(indexer.queryUrl, 3)).toHaveLength(funds.length);
+    expect(await pausedOf(indexer.queryUrl, funds[0]!.vault.toLowerCase())).toEqual(['redemptions']);
+
+    await actions.revert(snapshot);
+    secondBranch = [
+      await actions.draftAll(2, 1_200_000n),
+      await actions.pause(1, 2),
+      await actions.draftAll(4, 1_400_000n),
+      await actions.draftAll(5, 1_500_000n),
+    ];
+    const head = await actions.head();
+    expect(head.number).toBeGreaterThan(lostHead);
+    await indexer.waitForBlock(head.number);
+
+    const meta = await queryIndexer<{ _meta: { block: { number: number; hash: string } } }>(
+      indexer.queryUrl,
+      '{ _meta { block { number hash } } }',
+    );
+    expect(meta._meta.block).toEqual({ number: head.number, hash: head.hash });
+    // the common ancestor found is the last block both branches share
+    expect(logLines.filter((l) => l.startsWith('reorg:'))).toEqual([
+      expect.stringMatching(new RegExp(`reverted to block ${firstBranchBlock}$`)),
+    ]);
+    expect(await navsOfEpoch(indexer.queryUrl, 3)).toEqual([]);
+    expect((await navsOfEpoch(indexer.queryUrl, 2)).map((n) => n.navPerShare)).toEqual(
+      funds.map(() => '1200000'),
+    );
+    expect(await pausedOf(indexer.queryUrl, funds[0]!.vault.toLowerCase())).toEqual([]);
+    expect(await pausedOf(indexer.queryUrl, funds[1]!.vault.toLowerCase())).toEqual(['claims']);
+    const lostEvents = await queryIndexer<{ protocolEvents: unknown[] }>(
+      indexer.queryUrl,
+      `{ protocolEvents(where: { blockNumber: "${lostHead}", eventName: "NavDrafted", args_contains: "\\"epoch\\":\\"3\\"" }) { id } }`,
+    );
+    expect(lostEvents.protocolEvents).toEqual([]);
+
+    const fresh = await startIndexer();
+    await fresh.waitForBlock(head.number);
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
+  });
+
+  it('answers a query at a past block with that block’s state after the reorg', async () => {
+    expect((await navsOfEpoch(indexer.queryUrl, 2, firstBranchBlock)).length).toBe(0);
+    expect((await navsOfEpoch(indexer.queryUrl, 1, firstBranchBlock)).map((n) => n.navPerShare)).toEqual(
+      deployment.funds.map(() => '1000000'),
+    );
+    expect(await pausedOf(indexer.queryUrl, deployment.funds[1]!.vault.toLowerCase())).toEqual(['claims']);
+    const before = await queryIndexer<{ fund: { pausedModules: string[] } }>(
+      indexer.queryUrl,
+      `{ fund(id: "${deployment.funds[1]!.vault.toLowerCase()}", block: { number: ${secondBranch[0]} }) { pausedModules } }`,
+    );
+    expect(before.fund.pausedModules).toEqual([]);
+  });
+});
