@@ -199,18 +199,15 @@ const probeAbi = parseAbi(['event Probe(uint8 indexed kind, string input)']);
 const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
 
 describe('BigDecimal host functions through the probe wasm', () => {
-  let build: ReturnType<typeof buildProbeSubgraph>;
   let harness: RuntimeHarness;
   let block = 0;
 
   beforeAll(async () => {
-    build = buildProbeSubgraph();
-    harness = await RuntimeHarness.open(build.buildDir);
+    harness = await RuntimeHarness.open(buildProbeSubgraph());
   }, 180_000);
 
   afterAll(() => {
     harness?.close();
-    build?.remove();
   });
 
   function probe(kind: number, input: string): string {

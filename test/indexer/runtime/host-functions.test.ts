@@ -1,0 +1,186 @@
+// BigInt encoding and arithmetic edge cases, and the other host functions (json, crypto, log,
+// abort, unimplemented imports) as the probe subgraph's wasm calls them. Expected values follow
+// graph-node: num-bigint's minimal two's-complement little-endian bytes, truncating division,
+// dividend-signed remainder, floor right shift, bigIntToHex of the magnitude.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keccak256, parseAbi, toBytes, type Hex } from 'viem';
+import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
+import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
+import { bigIntDividedBy, bigIntMod, bigIntToHex } from '../../../indexer/runtime/host-bigint.ts';
+import { UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
+import { buildProbeSubgraph, makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
+
+const max256 = 2n ** 256n - 1n;
+
+describe('BigInt byte encoding', () => {
+  const cases: [bigint, number[]][] = [
+    [0n, [0x00]],
+    [1n, [0x01]],
+    [127n, [0x7f]],
+    [128n, [0x80, 0x00]],
+    [255n, [0xff, 0x00]],
+    [-1n, [0xff]],
+    [-128n, [0x80]],
+    [-129n, [0x7f, 0xff]],
+    [-256n, [0x00, 0xff]],
+  ];
+  for (const [value, bytes] of cases) {
+    it(`encodes ${value} as [${bytes.map((b) => b.toString(16)).join(' ')}] and back`, () => {
+      expect([...bigintToSignedLE(value)]).toEqual(bytes);
+      expect(signedLEToBigint(Uint8Array.from(bytes))).toBe(value);
+    });
+  }
+
+  it('encodes 2^256-1 in 33 bytes: 32 x 0xff and a 0x00 sign byte', () => {
+    const bytes = bigintToSignedLE(max256);
+    expect(bytes.length).toBe(33);
+    expect([...bytes.subarray(0, 32)].every((b) => b === 0xff)).toBe(true);
+    expect(bytes[32]).toBe(0);
+    expect(signedLEToBigint(bytes)).toBe(max256);
+  });
+
+  it('encodes -2^255 in 32 bytes with only the top bit of the last byte set', () => {
+    const bytes = bigintToSignedLE(-(2n ** 255n));
+    expect(bytes.length).toBe(32);
+    expect(bytes[31]).toBe(0x80);
+    expect(signedLEToBigint(bytes)).toBe(-(2n ** 255n));
+  });
+
+  it('reads an empty byte array as zero', () => {
+    expect(signedLEToBigint(new Uint8Array(0))).toBe(0n);
+  });
+});
+
+describe('BigInt arithmetic rules', () => {
+  it('truncates division toward zero and gives the remainder the dividend sign', () => {
+    expect(bigIntDividedBy(-7n, 2n)).toBe(-3n);
+    expect(bigIntMod(-7n, 2n)).toBe(-1n);
+    expect(bigIntMod(7n, -2n)).toBe(1n);
+  });
+
+  it('rejects division and remainder by zero with graph-node wording', () => {
+    expect(() => bigIntDividedBy(5n, 0n)).toThrow('attempted to divide BigInt `5` by zero');
+    expect(() => bigIntMod(-5n, 0n)).toThrow(
+      'attempted to calculate the remainder of `-5` with a divisor of zero',
+    );
+  });
+
+  it('prints the magnitude in hex, 0x0 for zero', () => {
+    expect(bigIntToHex(0n)).toBe('0x0');
+    expect(bigIntToHex(255n)).toBe('0xff');
+    expect(bigIntToHex(-255n)).toBe('0xff');
+    expect(bigIntToHex(max256)).toBe(`0x${'f'.repeat(64)}`);
+  });
+});
+
+const probeAbi = parseAbi(['event Probe(uint8 indexed kind, string input)']);
+const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
+
+describe('host functions through the probe wasm', () => {
+  let harness: RuntimeHarness;
+  let block = 0;
+
+  beforeAll(async () => {
+    harness = await RuntimeHarness.open(buildProbeSubgraph());
+  }, 180_000);
+
+  afterAll(() => {
+    harness?.close();
+  });
+
+  function probe(kind: number, input: string): string {
+    block += 1;
+    harness.runBlock(block, [
+      makeLog(probeAbi, 'Probe', { kind, input }, { address: probeAddress, block, logIndex: 0 }),
+    ]);
+    const output = harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`)?.get('output');
+    if (output?.kind !== 'String') throw new Error(`no ProbeResult output for block ${block}`);
+    return output.value;
+  }
+
+  function probeError(kind: number, input: string): HandlerError {
+    try {
+      probe(kind, input);
+    } catch (error) {
+      if (error instanceof HandlerError) return error;
+      throw error;
+    }
+    throw new Error(`probe ${kind}(${input}) did not fail`);
+  }
+
+  it('adds and multiplies 256-bit and negative BigInts', () => {
+    expect(probe(6, `${max256}|1`)).toBe((max256 + 1n).toString());
+    expect(probe(6, `-5|3`)).toBe('-2');
+    expect(probe(7, `${max256}|-${max256}`)).toBe((-max256 * max256).toString());
+  });
+
+  it('divides, takes remainders, powers and shifts as graph-node', () => {
+    expect(probe(8, '-7|2')).toBe('-3');
+    expect(probe(9, '-7|2')).toBe('-1');
+    expect(probe(18, '2|255')).toBe((2n ** 255n).toString());
+    expect(probe(19, '-5|1')).toBe('-3');
+  });
+
+  it('prints BigInt hex of the magnitude', () => {
+    expect(probe(10, `${max256}`)).toBe(`0x${'f'.repeat(64)}`);
+    expect(probe(10, '-255')).toBe('0xff');
+    expect(probe(10, '0')).toBe('0x0');
+  });
+
+  it('fails the handler on BigInt division by zero', () => {
+    expect(probeError(8, '5|0').message).toContain('attempted to divide BigInt `5` by zero');
+  });
+
+  it('fails the handler on a string that is not a BigInt', () => {
+    expect(probeError(6, '12a|1').message).toContain('string is not a BigInt: `12a`');
+  });
+
+  it('parses JSON keeping number text and sorting object keys', () => {
+    expect(probe(12, '{"b":[1,true,null],"a":"x","n":123456789012345678901234567890}')).toBe(
+      '{a=s:x,b=[n:1,true,null],n=n:123456789012345678901234567890}',
+    );
+  });
+
+  it('reports invalid JSON through json.try_fromBytes without failing', () => {
+    expect(probe(13, '{"a":1,}')).toBe('error');
+    expect(probe(13, '[1, 2]')).toBe('ok');
+  });
+
+  it('hashes with keccak256', () => {
+    expect(probe(14, 'hello')).toBe(keccak256(toBytes('hello')));
+  });
+
+  it('fails the handler with an error naming an unimplemented host function', () => {
+    const error = probeError(15, 'QmHash');
+    expect(error.cause).toBeInstanceOf(UnimplementedHostFunctionError);
+    expect(error.message).toContain('host function `ipfs.cat` is not implemented');
+    expect(error.dataSource).toBe('ProbeEmitter');
+    expect(error.handler).toBe('handleProbe');
+  });
+
+  it('fails the handler on log.critical and keeps the other levels as log lines', () => {
+    const error = probeError(16, 'disk on fire');
+    expect(error.message).toContain(
+      'Critical error logged in mapping with log message: probe failed: disk on fire',
+    );
+    expect(harness.logged).toContainEqual({
+      level: 'critical',
+      message: 'probe failed: disk on fire',
+      dataSource: 'ProbeEmitter',
+    });
+  });
+
+  it('decodes abort into message, file, line and column', () => {
+    const error = probeError(17, 'assertion text');
+    expect(error.message).toMatch(
+      /Mapping aborted at src\/probe\.ts, line \d+, column \d+, with message: assertion text/,
+    );
+  });
+
+  it('rolls back a failed block so the store keeps only committed results', () => {
+    const before = harness.store.checkpoint().number;
+    probeError(8, '1|0');
+    expect(harness.store.checkpoint().number).toBe(before);
+    expect(harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`)).toBeNull();
+  });
+});
