@@ -8,9 +8,6 @@ import { readNetwork, unsetDataSources } from './networks.ts';
 
 export type DeployTarget = 'studio' | 'node';
 
-/** Output directory of deploy builds, apart from build/ (the devnet build the indexer runs). */
-export const deployOutputDir = '.deploy-build/';
-
 export interface DeployPlan {
   target: DeployTarget;
   network: string;
@@ -18,11 +15,15 @@ export interface DeployPlan {
   versionLabel: string;
   /** human-readable lines: what will be deployed where (no secrets) */
   summary: string[];
-  /** graph-cli argument lists; MANIFEST stands for the per-network manifest copy */
+  /**
+   * graph-cli argument lists; MANIFEST stands for the per-network manifest copy and OUTPUT_DIR for a
+   * temporary build directory (build/ holds the devnet build the embedded indexer runs)
+   */
   commands: { args: string[]; mayAlreadyExist: boolean }[];
 }
 
 export const manifestPlaceholder = 'MANIFEST';
+export const outputDirPlaceholder = 'OUTPUT_DIR';
 
 export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): DeployPlan {
   const problems: string[] = [];
@@ -75,7 +76,14 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
 
   const config = readNetwork(network);
   const keyArgs = deployKey ? ['--deploy-key', deployKey] : [];
-  const common = ['--network', network, '--version-label', versionLabel, '--output-dir', deployOutputDir];
+  const common = [
+    '--network',
+    network,
+    '--version-label',
+    versionLabel,
+    '--output-dir',
+    outputDirPlaceholder,
+  ];
   const summary = [
     `deploy subgraph "${name}" version ${versionLabel} for network "${network}"`,
     target === 'studio'

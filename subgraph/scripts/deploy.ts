@@ -1,8 +1,17 @@
 // `npm run subgraph:deploy:studio` / `npm run subgraph:deploy:node` (add `-- --dry-run` to
 // only print the plan): validates the environment, prints what it will do, generates types
 // and runs graph-cli's create/deploy for the network named by SUBGRAPH_NETWORK.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { networkManifestCopy, runGraph } from './graph-cli.ts';
-import { manifestPlaceholder, planDeployment, printableCommand, type DeployTarget } from './deploy-plan.ts';
+import {
+  manifestPlaceholder,
+  outputDirPlaceholder,
+  planDeployment,
+  printableCommand,
+  type DeployTarget,
+} from './deploy-plan.ts';
 
 const target = process.argv[2];
 const dryRun = process.argv.includes('--dry-run');
@@ -11,11 +20,11 @@ async function deploy(deployTarget: DeployTarget): Promise<void> {
   const plan = planDeployment(deployTarget, process.env);
   console.log(plan.summary.join('\n'));
   const copy = networkManifestCopy(plan.network);
+  const outputDir = mkdtempSync(join(tmpdir(), 'subgraph-deploy-'));
   try {
-    const commands = plan.commands.map((command) => ({
-      ...command,
-      args: command.args.map((arg) => (arg === manifestPlaceholder ? copy.file : arg)),
-    }));
+    const substitute = (arg: string): string =>
+      arg === manifestPlaceholder ? copy.file : arg === outputDirPlaceholder ? outputDir : arg;
+    const commands = plan.commands.map((command) => ({ ...command, args: command.args.map(substitute) }));
     for (const command of commands) console.log(`will run: ${printableCommand(command.args)}`);
     if (dryRun) return;
     await runGraph(['codegen', copy.file]);
@@ -29,6 +38,7 @@ async function deploy(deployTarget: DeployTarget): Promise<void> {
     }
   } finally {
     copy.remove();
+    rmSync(outputDir, { recursive: true, force: true });
   }
 }
 

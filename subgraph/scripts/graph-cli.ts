@@ -51,10 +51,11 @@ export function graphErrorLines(output: string): string {
 
 /**
  * A copy of subgraph.yaml next to it (relative paths keep working) for graph-cli to rewrite with
- * `--network`. The name carries the process id because several test runs may build at once.
+ * `--network`. The name carries the process id because several test runs may build at once, and
+ * a `.tmp` extension so that a concurrent `prettier --check .` does not read graph-cli's rewrite.
  */
 export function networkManifestCopy(network: string): { file: string; remove(): void } {
-  const file = `.subgraph.${network}.${process.pid}.yaml`;
+  const file = `.subgraph.${network}.${process.pid}.yaml.tmp`;
   const path = join(subgraphDir, file);
   copyFileSync(manifestPath, path);
   return { file, remove: () => rmSync(path, { force: true }) };

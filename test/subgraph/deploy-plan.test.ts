@@ -1,7 +1,12 @@
 // The deploy scripts validate their environment and networks.json before running graph-cli;
 // these tests check what they refuse and which commands they plan, without deploying.
 import { describe, expect, it } from 'vitest';
-import { manifestPlaceholder, planDeployment, printableCommand } from '../../subgraph/scripts/deploy-plan.ts';
+import {
+  manifestPlaceholder,
+  outputDirPlaceholder,
+  planDeployment,
+  printableCommand,
+} from '../../subgraph/scripts/deploy-plan.ts';
 
 describe('subgraph deploy plan', () => {
   it('refuses a network whose networks.json entry still has the zero address', () => {
@@ -63,7 +68,7 @@ describe('subgraph deploy plan', () => {
         '--version-label',
         'v1.2.3',
         '--output-dir',
-        '.deploy-build/',
+        outputDirPlaceholder,
       ],
     ]);
   });
