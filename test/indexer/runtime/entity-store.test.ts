@@ -1,0 +1,321 @@
+// store.set / store.remove / store.get semantics as graph-node applies them, on the project's
+// schema and the real SQLite store: merging into the existing entity, every validation error (each
+// naming the entity type, id and field), id rules, and immutable entities.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Entity, EntityStoreTx, StoreValue } from '../../../indexer/store/entity.ts';
+import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
+import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import { BlockState, HostEnv } from '../../../indexer/runtime/host-context.ts';
+import { parseEntityId, storeGet, storeRemove, storeSet } from '../../../indexer/runtime/host-store.ts';
+
+const schema = parseSubgraphSchema(
+  readFileSync(new URL('../../../subgraph/schema.graphql', import.meta.url), 'utf8'),
+);
+
+const S = (value: string): StoreValue => ({ kind: 'String', value });
+const I = (value: number): StoreValue => ({ kind: 'Int', value });
+const BI = (value: bigint): StoreValue => ({ kind: 'BigInt', value });
+const B = (hex: string): StoreValue => ({
+  kind: 'Bytes',
+  value: Uint8Array.from(Buffer.from(hex.slice(2), 'hex')),
+});
+const Bool = (value: boolean): StoreValue => ({ kind: 'Bool', value });
+const L = (value: StoreValue[]): StoreValue => ({ kind: 'List', value });
+const Null: StoreValue = { kind: 'Null' };
+
+const vault = '0x' + '0a'.repeat(20);
+const tx = '0x' + '77'.repeat(32);
+
+function fundData(overrides: Record<string, StoreValue> = {}): Entity {
+  return new Map(
+    Object.entries({
+      slug: S('alpha'),
+      vault: B(vault),
+      shareToken: B('0x' + '0b'.repeat(20)),
+      policy: B('0x' + '0c'.repeat(20)),
+      closed: Bool(false),
+      pausedModules: L([]),
+      registeredAtBlock: BI(1n),
+      registeredAt: BI(1_700_000_000n),
+      registeredTxHash: B(tx),
+      ...overrides,
+    }),
+  );
+}
+
+function settlementData(navPerShare: bigint): Entity {
+  const fields: Record<string, StoreValue> = { fund: B(vault), epoch: I(3), navPerShare: BI(navPerShare) };
+  for (const f of [
+    'assetsIn',
+    'sharesMinted',
+    'sharesBurned',
+    'assetsOut',
+    'totalAssets',
+    'totalSupply',
+    'reserveBalance',
+  ]) {
+    fields[f] = BI(0n);
+  }
+  return new Map(Object.entries({ ...fields, blockNumber: BI(5n), timestamp: BI(6n), txHash: B(tx) }));
+}
+
+function navData(overrides: Record<string, StoreValue> = {}): Entity {
+  return new Map(
+    Object.entries({
+      fund: B(vault),
+      epoch: I(1),
+      status: S('Draft'),
+      navPerShare: BI(1_000_000n),
+      totalAssets: BI(5n),
+      totalSupply: BI(5n),
+      draftedAt: BI(10n),
+      draftedTxHash: B(tx),
+      rejectionCount: I(0),
+      updatedAtBlock: BI(1n),
+      ...overrides,
+    }),
+  );
+}
+
+let dir: string;
+let store: IndexerStore;
+let blockNumber = 0;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'entity-store-'));
+  store = openStore({
+    path: join(dir, 'store.sqlite'),
+    schema,
+    startBlock: 0,
+    deployment: 'entity-store-test',
+  });
+  blockNumber = 0;
+});
+
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `body` as the host functions of one block and commits it (rolls back if it throws). */
+function inBlock(body: (env: HostEnv) => void): void {
+  blockNumber += 1;
+  store.begin();
+  try {
+    const writer = store.blockWriter(blockNumber);
+    const env = hostEnv(writer);
+    body(env);
+    writer.flush();
+    const hash = '0x' + blockNumber.toString(16).padStart(64, '0');
+    store.commit({ number: blockNumber, hash, parentHash: hash, timestamp: blockNumber }, null);
+  } catch (error) {
+    store.rollback();
+    throw error;
+  }
+}
+
+function hostEnv(writer: EntityStoreTx): HostEnv {
+  const env = new HostEnv({
+    subgraph: { buildDir: '', network: 'devnet', schemaFile: '', dataSources: [], templates: new Map() },
+    schema,
+    logger: () => undefined,
+    block: new BlockState(BigInt(blockNumber), writer),
+    dataSource: null,
+  });
+  return env;
+}
+
+function current(type: string, id: string): Entity | null {
+  return store.getCurrent(type, id);
+}
+
+describe('store.set merge', () => {
+  it('merges a partial update into the entity stored at an earlier block', () => {
+    inBlock((env) => storeSet(env, 'Fund', vault, fundData()));
+    inBlock((env) => storeSet(env, 'Fund', vault, new Map([['closed', Bool(true)]])));
+    const fund = current('Fund', vault);
+    expect(fund?.get('closed')).toEqual(Bool(true));
+    expect(fund?.get('slug')).toEqual(S('alpha'));
+    expect(fund?.get('id')).toEqual(B(vault));
+  });
+
+  it('merges two sets of the same entity within one block', () => {
+    inBlock((env) => {
+      storeSet(env, 'Fund', vault, fundData());
+      storeSet(env, 'Fund', vault, new Map([['slug', S('beta')]]));
+    });
+    expect(current('Fund', vault)?.get('slug')).toEqual(S('beta'));
+    expect(current('Fund', vault)?.get('registeredAt')).toEqual(BI(1_700_000_000n));
+  });
+
+  it('removes an optional field set to null', () => {
+    const id = `${vault}-1`;
+    inBlock((env) => storeSet(env, 'NavRecord', id, navData({ submittedAt: BI(11n) })));
+    inBlock((env) => storeSet(env, 'NavRecord', id, new Map([['submittedAt', Null]])));
+    expect(current('NavRecord', id)?.has('submittedAt')).toBe(false);
+    expect(current('NavRecord', id)?.get('status')).toEqual(S('Draft'));
+  });
+
+  it('spells Bytes ids in lowercase hex whatever the mapping passed', () => {
+    inBlock((env) => storeSet(env, 'Fund', vault.toUpperCase().replace('0X', '0x'), fundData()));
+    expect(current('Fund', vault)).not.toBeNull();
+  });
+});
+
+describe('store.set validation', () => {
+  const where = `Entity Fund[${vault}]`;
+
+  function setFund(data: Entity): () => void {
+    return () => inBlock((env) => storeSet(env, 'Fund', vault, data));
+  }
+
+  it('rejects a missing non-null field on a new entity', () => {
+    const data = fundData();
+    data.delete('slug');
+    expect(setFund(data)).toThrow(`${where}: missing value for non-nullable field \`slug\``);
+  });
+
+  it('rejects null for a non-null field of an existing entity', () => {
+    inBlock((env) => storeSet(env, 'Fund', vault, fundData()));
+    expect(setFund(new Map([['closed', Null]]))).toThrow(
+      `${where}: missing value for non-nullable field \`closed\``,
+    );
+  });
+
+  it('rejects fields the schema does not define, listing them sorted', () => {
+    expect(setFund(fundData({ zeta: S('x'), bogus: I(1) }))).toThrow(
+      'Attempted to set undefined fields [bogus, zeta] for the entity type `Fund`. Make sure those fields are defined in the schema.',
+    );
+  });
+
+  it('rejects a value of the wrong type', () => {
+    expect(setFund(fundData({ slug: I(5) }))).toThrow(
+      `${where}: the value \`5\` for field \`slug\` must have type String! but has type Int`,
+    );
+  });
+
+  it('rejects a scalar where the schema has a list', () => {
+    expect(setFund(fundData({ pausedModules: S('claims') }))).toThrow(
+      `${where}: the value \`claims\` for field \`pausedModules\` must have type [String!]! but has type String`,
+    );
+  });
+
+  it('rejects a list element of the wrong type, naming its index', () => {
+    expect(setFund(fundData({ pausedModules: L([S('claims'), I(5)]) }))).toThrow(
+      `${where}: field \`pausedModules\` is of type [String!]!, but the value \`[claims, 5]\` contains a Int at index 1`,
+    );
+  });
+
+  it('rejects a reference holding the wrong id type', () => {
+    const id = `${vault}-1`;
+    expect(() => inBlock((env) => storeSet(env, 'NavRecord', id, navData({ fund: S(vault) })))).toThrow(
+      `Entity NavRecord[${id}]: the value \`${vault}\` for field \`fund\` must have type Fund! but has type String`,
+    );
+  });
+
+  it('rejects a value outside the enum', () => {
+    const id = `${vault}-1`;
+    expect(() =>
+      inBlock((env) => storeSet(env, 'NavRecord', id, navData({ status: S('Approved') }))),
+    ).toThrow(
+      `Entity NavRecord[${id}]: the value \`Approved\` for field \`status\` is not a value of enum NavStatus (Draft, PendingVerification, Verified, Published)`,
+    );
+  });
+
+  it('rejects setting a derived field', () => {
+    expect(setFund(fundData({ navRecords: L([S('x')]) }))).toThrow(
+      `${where}: field \`navRecords\` is derived and cannot be set`,
+    );
+  });
+
+  it('rejects an id attribute of the wrong type', () => {
+    expect(setFund(fundData({ id: S(vault) }))).toThrow(
+      'Attribute `Fund.id` has wrong type: expected Bytes but got String',
+    );
+  });
+
+  it('rejects an id attribute that differs from the id passed to store.set', () => {
+    expect(setFund(fundData({ id: B('0x' + '0d'.repeat(20)) }))).toThrow(
+      `Value of Fund attribute 'id' conflicts with ID passed to \`store.set()\`: 0x${'0d'.repeat(20)} != ${vault}`,
+    );
+  });
+
+  it('rejects a Bytes id that is not hex', () => {
+    expect(() => inBlock((env) => storeSet(env, 'Fund', 'alpha', fundData()))).toThrow(
+      'Entity Fund: id `alpha` is not valid hex for an id of type Bytes',
+    );
+  });
+
+  it('rejects an entity type the schema does not define', () => {
+    expect(() => inBlock((env) => storeSet(env, 'Vault', '1', new Map()))).toThrow(
+      'Entity type `Vault` is not defined in the schema',
+    );
+  });
+
+  it('leaves the store unchanged when a set is rejected', () => {
+    expect(setFund(fundData({ slug: I(5) }))).toThrow();
+    expect(current('Fund', vault)).toBeNull();
+  });
+});
+
+describe('immutable entities', () => {
+  const id = `${vault}-3`;
+
+  it('may be set again within the block that created them', () => {
+    inBlock((env) => {
+      storeSet(env, 'Settlement', id, settlementData(1n));
+      storeSet(env, 'Settlement', id, settlementData(2n));
+    });
+    expect(current('Settlement', id)?.get('navPerShare')).toEqual(BI(2n));
+  });
+
+  it('cannot be updated in a later block', () => {
+    inBlock((env) => storeSet(env, 'Settlement', id, settlementData(1n)));
+    expect(() => inBlock((env) => storeSet(env, 'Settlement', id, settlementData(2n)))).toThrow(
+      `Entity Settlement[${id}] is immutable and was inserted at an earlier block; it cannot be updated`,
+    );
+    expect(current('Settlement', id)?.get('navPerShare')).toEqual(BI(1n));
+  });
+
+  it('cannot be removed', () => {
+    inBlock((env) => storeSet(env, 'Settlement', id, settlementData(1n)));
+    expect(() => inBlock((env) => storeRemove(env, 'Settlement', id))).toThrow(
+      `Entity Settlement[${id}] is immutable and cannot be removed`,
+    );
+  });
+});
+
+describe('store.remove and store.get', () => {
+  it('removes a mutable entity', () => {
+    inBlock((env) => storeSet(env, 'Fund', vault, fundData()));
+    inBlock((env) => storeRemove(env, 'Fund', vault));
+    expect(current('Fund', vault)).toBeNull();
+  });
+
+  it('reads the block’s own writes, and get_in_block sees only those', () => {
+    const other = '0x' + '0e'.repeat(20);
+    inBlock((env) => storeSet(env, 'Fund', other, fundData({ vault: B(other) })));
+    inBlock((env) => {
+      storeSet(env, 'Fund', vault, fundData({ slug: S('fresh') }));
+      expect(storeGet(env, 'Fund', vault, 'store')?.get('slug')).toEqual(S('fresh'));
+      expect(storeGet(env, 'Fund', vault, 'block')?.get('slug')).toEqual(S('fresh'));
+      expect(storeGet(env, 'Fund', other, 'store')?.get('vault')).toEqual(B(other));
+      expect(storeGet(env, 'Fund', other, 'block')).toBeNull();
+    });
+  });
+});
+
+describe('id types', () => {
+  const int8Schema = parseSubgraphSchema(`type Counter @entity { id: Int8!, n: Int! }`);
+  const counter = int8Schema.entities.get('Counter');
+
+  it('parses Int8 ids as 64-bit integers and rejects anything else', () => {
+    if (!counter) throw new Error('Counter missing');
+    expect(parseEntityId(counter, '-42')).toEqual({ key: '-42', value: { kind: 'Int8', value: -42n } });
+    expect(() => parseEntityId(counter, '9223372036854775808')).toThrow('is not an Int8');
+    expect(() => parseEntityId(counter, '4x')).toThrow('is not an Int8');
+  });
+});
