@@ -3,7 +3,14 @@
 // that compiles a document once (graphql-jit) for the REST layer.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext, type GatewaySources } from './context.ts';
 import { classifyError } from './errors.ts';
@@ -20,13 +27,21 @@ export interface ArmorLimits {
   maxCost: number;
   maxAliases: number;
   maxTokens: number;
+  /** cost multiplier per nesting level */
+  depthCostFactor: number;
 }
 
+/**
+ * Introspection is counted, so the limits admit exactly the standard introspection query
+ * (depth 21, cost 2985 with depth factor 1.2, 163 tokens) and reject anything heavier. The
+ * schema has no cycles: no query over data fields gets near these bounds.
+ */
 export const DEFAULT_ARMOR_LIMITS: ArmorLimits = {
-  maxDepth: 12,
+  maxDepth: 21,
   maxCost: 5000,
+  depthCostFactor: 1.2,
   maxAliases: 15,
-  maxTokens: 2000,
+  maxTokens: 1000,
 };
 
 export interface GatewayConfig {
@@ -75,6 +90,16 @@ export function createGateway(config: GatewayConfig): Gateway {
     landingPage: false,
     maskedErrors: {
       maskError(error) {
+        // syntax, validation and armor errors concern the query itself: say so, unmasked
+        if (error instanceof GraphQLError && !error.originalError) {
+          return new GraphQLError(error.message, {
+            nodes: error.nodes,
+            source: error.source,
+            positions: error.positions,
+            path: error.path,
+            extensions: { ...error.extensions, code: 'BAD_INPUT' },
+          });
+        }
         const classified = classifyError(error);
         if (classified.code === 'INTERNAL') logError(error);
         else if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
@@ -84,7 +109,11 @@ export function createGateway(config: GatewayConfig): Gateway {
     plugins: [
       EnvelopArmorPlugin({
         maxDepth: { n: limits.maxDepth, ignoreIntrospection: false },
-        costLimit: { maxCost: limits.maxCost, ignoreIntrospection: false },
+        costLimit: {
+          maxCost: limits.maxCost,
+          depthCostFactor: limits.depthCostFactor,
+          ignoreIntrospection: false,
+        },
         maxAliases: { n: limits.maxAliases },
         maxTokens: { n: limits.maxTokens },
         blockFieldSuggestion: { enabled: true },

@@ -1,0 +1,481 @@
+// The gateway against the real indexed devnet: every type resolves with the values the
+// scenario wrote (its ledger is the oracle), proofs verify with OpenZeppelin's verifier,
+// a distribution whose root differs from the chain is refused, armor limits hold, unknown
+// slugs give NOT_FOUND, and the fund list costs one subgraph request.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { getIntrospectionQuery } from 'graphql';
+import { parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kellyParams, threePoolParams } from '../../devnet/protocol-config.ts';
+import type { Gateway } from '../../gateway/server.ts';
+import { graphql, indexedStack, testGateway, type GraphQLResponse, type IndexedStack } from './stack.ts';
+
+let stack: IndexedStack;
+let gateway: Gateway;
+
+beforeAll(async () => {
+  stack = await indexedStack();
+  gateway = testGateway(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const ledger = () => stack.devnet.ledger;
+const fundOf = (slug: string) => {
+  const fund = ledger().funds.find((f) => f.slug === slug);
+  if (!fund) throw new Error(`ledger has no fund ${slug}`);
+  return fund;
+};
+const units = (decimal: string) => parseUnits(decimal, 6).toString();
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+describe('registry-backed types', () => {
+  it('resolves protocol, contracts and strategies exactly as the registry lists them', async () => {
+    const { data } = await graphql(
+      gateway,
+      `
+        {
+          protocol {
+            name
+            version
+            chain {
+              id
+            }
+            contractsCount
+          }
+          contracts {
+            name
+            address
+            roleEn
+            explorer
+          }
+          strategies {
+            slug
+            address
+            ratings {
+              quantitative {
+                score
+              }
+              qualitative {
+                grade
+              }
+            }
+          }
+        }
+      `,
+    );
+    const registry = stack.registry;
+    expect(data?.protocol).toEqual({
+      name: registry.protocol.name,
+      version: '1.0.0',
+      chain: { id: 31337 },
+      contractsCount: registry.contracts.length,
+    });
+    expect(data?.contracts.map((c: { address: string }) => c.address)).toEqual(
+      registry.contracts.map((c) => c.address),
+    );
+    expect(data?.contracts[0].explorer).toBe(
+      `${registry.chain.explorer.replace(/\/$/, '')}/address/${registry.contracts[0]?.address}`,
+    );
+    expect(data?.strategies).toEqual(
+      registry.strategies.map((s) => ({
+        slug: s.slug,
+        address: s.address,
+        ratings: {
+          quantitative: { score: s.ratings.quantitative.score },
+          qualitative: { grade: s.ratings.qualitative.grade },
+        },
+      })),
+    );
+  });
+
+  it('reads each policy kind with its own parameter names from the chain', async () => {
+    const { data } = await graphql(
+      gateway,
+      `
+        {
+          policies {
+            kind
+            params {
+              __typename
+              ... on FixedPlusFloatParams {
+                annualBaseBps
+                profitToHolderBps
+                profitToReserveBps
+                profitToNavBps
+                reserveTargetMaxBps
+                reserveTargetMinBps
+              }
+              ... on FractionalKellyParams {
+                kellyFractionBps
+                expectedEdgeBps
+                varianceBps
+                maxExposureBps
+                reserveTargetMinBps
+                reserveTargetMaxBps
+              }
+            }
+          }
+        }
+      `,
+    );
+    const byKind = Object.fromEntries(
+      data?.policies.map((p: { kind: string; params: object }) => [p.kind, p.params]),
+    );
+    expect(byKind['fixed-plus-float']).toEqual({ __typename: 'FixedPlusFloatParams', ...threePoolParams });
+    expect(byKind['fractional-kelly']).toEqual({ __typename: 'FractionalKellyParams', ...kellyParams });
+  });
+});
+
+describe('indexed types', () => {
+  it('derives each fund status from the scenario (closed, paused, open)', async () => {
+    const { data } = await graphql(gateway, '{ funds { slug status } }');
+    for (const fund of data?.funds ?? []) {
+      const expected = fundOf(fund.slug);
+      const paused = Object.values(expected.pausedModules).some(Boolean);
+      expect(fund.status, fund.slug).toBe(
+        expected.status === 'closed' ? 'closed' : paused ? 'paused' : 'open',
+      );
+    }
+    expect(new Set(data?.funds.map((f: { status: string }) => f.status))).toEqual(
+      new Set(['open', 'paused', 'closed']),
+    );
+  });
+
+  it("gives each fund's latest Published NAV with exact amounts", async () => {
+    const { data } = await graphql(
+      gateway,
+      '{ funds { slug latestNav { epoch navPerShare totalAssets totalSupply publishedAt status onchainTxHash } } }',
+    );
+    for (const fund of data?.funds ?? []) {
+      const published = ledger()
+        .navRecords.filter((r) => r.fund === fund.slug && r.status === 'Published')
+        .sort((a, b) => b.epoch - a.epoch)[0];
+      if (!published) throw new Error(`scenario published no NAV for ${fund.slug}`);
+      const nav = fund.latestNav;
+      expect(nav.epoch).toBe(published.epoch);
+      expect(nav.navPerShare).toMatch(/^\d+\.\d{6}$/);
+      expect(units(nav.navPerShare)).toBe(published.navPerShare);
+      expect(units(nav.totalAssets)).toBe(published.totalAssets);
+      expect(units(nav.totalSupply)).toBe(published.totalSupply);
+      expect(nav.publishedAt).toBe(iso(published.publishedAt as number));
+      expect(nav.status).toBe('Published');
+      expect(nav.onchainTxHash).toBe(published.publishTxHash);
+    }
+  });
+
+  it('returns the last 90 epochs of every status by default, ascending', async () => {
+    const slug = ledger().funds[0]?.slug as string;
+    const { data } = await graphql(
+      gateway,
+      `{ fund(slug: "${slug}") { navHistory { epoch status navPerShare } } }`,
+    );
+    const expected = ledger()
+      .navRecords.filter((r) => r.fund === slug)
+      .sort((a, b) => a.epoch - b.epoch)
+      .slice(-90);
+    expect(data?.fund.navHistory).toEqual(
+      expected.map((r) => ({
+        epoch: r.epoch,
+        status: r.status,
+        navPerShare: data?.fund.navHistory.find((p: { epoch: number }) => p.epoch === r.epoch)?.navPerShare,
+      })),
+    );
+    expect(data?.fund.navHistory.map((p: { navPerShare: string }) => units(p.navPerShare))).toEqual(
+      expected.map((r) => r.navPerShare),
+    );
+  });
+
+  it('bounds NAV history by from, to and limit', async () => {
+    const slug = ledger().funds[1]?.slug as string;
+    const { data } = await graphql(
+      gateway,
+      `{ fund(slug: "${slug}") { a: navHistory(from: 5, to: 20, limit: 4) { epoch } b: navHistory(to: 20, limit: 3) { epoch } } }`,
+    );
+    const epochs = ledger()
+      .navRecords.filter((r) => r.fund === slug && r.epoch >= 5 && r.epoch <= 20)
+      .map((r) => r.epoch)
+      .sort((a, b) => a - b);
+    expect(data?.fund.a.map((p: { epoch: number }) => p.epoch)).toEqual(epochs.slice(0, 4));
+    expect(data?.fund.b.map((p: { epoch: number }) => p.epoch)).toEqual(epochs.slice(-3));
+  });
+
+  it('rejects NAV history bounds outside the SPEC with BAD_INPUT naming the argument', async () => {
+    const slug = ledger().funds[0]?.slug as string;
+    for (const [args, argument] of [
+      ['limit: 0', 'limit'],
+      ['limit: 501', 'limit'],
+      ['from: -1', 'from'],
+      ['from: 9, to: 3', 'to'],
+    ]) {
+      const { errors } = await graphql(
+        gateway,
+        `{ fund(slug: "${slug}") { navHistory(${args}) { epoch } } }`,
+      );
+      expect(errors?.[0]?.extensions, args).toMatchObject({ code: 'BAD_INPUT', argument });
+    }
+  });
+
+  it('pages dividend rounds newest first to the end without gaps or repeats', async () => {
+    const slug = ledger().rounds[0]?.fund as string;
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: GraphQLResponse = await graphql(
+        gateway,
+        'query($slug: String!, $cursor: String) { fund(slug: $slug) { dividends(limit: 2, cursor: $cursor) { items { epoch } nextCursor } } }',
+        { slug, cursor },
+      );
+      seen.push(...(page.data?.fund.dividends.items ?? []).map((r: { epoch: number }) => r.epoch));
+      cursor = page.data?.fund.dividends.nextCursor;
+    } while (cursor);
+    const expected = ledger()
+      .rounds.filter((r) => r.fund === slug)
+      .map((r) => r.epoch)
+      .sort((a, b) => b - a);
+    expect(seen).toEqual(expected);
+  });
+
+  it('resolves a dividend round with its root, total, leaf count and claims', async () => {
+    const round = ledger().rounds[0];
+    if (!round) throw new Error('scenario posted no round');
+    const { data } = await graphql(
+      gateway,
+      `{ fund(slug: "${round.fund}") { dividend(epoch: ${round.epoch}) { merkleRoot total leafCount uri claimedCount postedBlock postedTxHash } } }`,
+    );
+    const claims = ledger().claims.filter((c) => c.fund === round.fund && c.epoch === round.epoch);
+    expect(data?.fund.dividend).toEqual({
+      merkleRoot: round.merkleRoot,
+      total: data?.fund.dividend.total,
+      leafCount: round.leafCount,
+      uri: round.uri,
+      claimedCount: claims.length,
+      postedBlock: round.blockNumber,
+      postedTxHash: round.txHash,
+    });
+    expect(units(data?.fund.dividend.total)).toBe(round.total);
+  });
+
+  it('counts indexed events per contract and name exactly as the scenario emitted them', async () => {
+    const oracle = stack.devnet.deployment.contracts.navOracle.toLowerCase();
+    const expected = ledger().eventCountsByAddress[oracle]?.NavPublished ?? 0;
+    let count = 0;
+    let cursor: string | null = null;
+    do {
+      const page: GraphQLResponse = await graphql(
+        gateway,
+        'query($c: String, $cursor: String) { events(contract: $c, eventName: "NavPublished", limit: 100, cursor: $cursor) { items { eventName contract } nextCursor } }',
+        { c: oracle, cursor },
+      );
+      for (const e of page.data?.events.items ?? [])
+        expect(e).toEqual({ eventName: 'NavPublished', contract: oracle });
+      count += page.data?.events.items.length ?? 0;
+      cursor = page.data?.events.nextCursor;
+    } while (cursor);
+    expect(expected).toBeGreaterThan(0);
+    expect(count).toBe(expected);
+  });
+
+  it('reports health from _meta, live paused modules and the latest publication', async () => {
+    const { data } = await graphql(
+      gateway,
+      '{ health { status api { version } indexer { chainId maxIndexedBlock hasIndexingErrors } nav { latestEpoch } pausedModules } }',
+    );
+    const paused = ledger().funds.flatMap((f) =>
+      Object.entries(f.pausedModules)
+        .filter(([, on]) => on)
+        .map(([m]) => `${f.slug}:${m}`),
+    );
+    const latest = Math.max(
+      ...ledger()
+        .navRecords.filter((r) => r.status === 'Published')
+        .map((r) => r.epoch),
+    );
+    expect(data?.health).toMatchObject({
+      status: 'ok',
+      api: { version: '1.0.0' },
+      indexer: { chainId: 31337, hasIndexingErrors: false },
+      nav: { latestEpoch: latest },
+    });
+    expect(data?.health.indexer.maxIndexedBlock).toBeGreaterThanOrEqual(ledger().endBlock);
+    expect(data?.health.pausedModules.sort()).toEqual(paused.sort());
+  });
+});
+
+describe('live chain types', () => {
+  it("reads each fund's strategy allocations as the scenario left them", async () => {
+    const { data } = await graphql(
+      gateway,
+      '{ funds { slug allocations { available strategies { strategy targetBps capBps active } } } }',
+    );
+    for (const fund of data?.funds ?? []) {
+      expect(fund.allocations.available).toBe(true);
+      expect(fund.allocations.strategies).toEqual(
+        fundOf(fund.slug).strategies.map(({ strategy, targetBps, capBps, active }) => ({
+          strategy,
+          targetBps,
+          capBps,
+          active,
+        })),
+      );
+    }
+  });
+
+  it("reads the reserve against the policy's bounds", async () => {
+    const { data } = await graphql(
+      gateway,
+      '{ funds { slug policy { kind } reserve { available balance percentOfAum targetMinBps targetMaxBps } } }',
+    );
+    for (const fund of data?.funds ?? []) {
+      const params = fund.policy.kind === 'fixed-plus-float' ? threePoolParams : kellyParams;
+      expect(fund.reserve).toMatchObject({
+        available: true,
+        targetMinBps: params.reserveTargetMinBps,
+        targetMaxBps: params.reserveTargetMaxBps,
+      });
+      expect(fund.reserve.balance).toMatch(/^\d+\.\d{6}$/);
+      expect(fund.reserve.percentOfAum).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('answers available: false when no chain RPC is configured', async () => {
+    const offline = testGateway(stack, { chain: undefined });
+    const { data } = await graphql(
+      offline,
+      '{ funds { allocations { available totalAssets strategies { strategy } } reserve { available balance } } policies { params { __typename } } }',
+    );
+    for (const fund of data?.funds ?? []) {
+      expect(fund.allocations).toEqual({ available: false, totalAssets: null, strategies: [] });
+      expect(fund.reserve).toEqual({ available: false, balance: null });
+    }
+    expect(data?.policies.every((p: { params: unknown }) => p.params === null)).toBe(true);
+  });
+});
+
+describe('dividend proofs', () => {
+  it('returns a proof that OpenZeppelin verifies against the on-chain root', async () => {
+    const round = ledger().rounds[0];
+    if (!round) throw new Error('scenario posted no round');
+    const dump = JSON.parse(readFileSync(join(stack.devnet.dataDir, round.uri), 'utf8'));
+    const [account, amount] = dump.values[dump.values.length - 1].value as [string, string];
+    const { data } = await graphql(
+      gateway,
+      `{ fund(slug: "${round.fund}") { dividend(epoch: ${round.epoch}) { proof(address: "${account.toLowerCase()}") { account amountRaw merkleRoot proof } } } }`,
+    );
+    const proof = data?.fund.dividend.proof;
+    expect(proof).toMatchObject({ account, amountRaw: amount, merkleRoot: round.merkleRoot });
+    expect(
+      StandardMerkleTree.verify(round.merkleRoot, ['address', 'uint256'], [account, amount], proof.proof),
+    ).toBe(true);
+  });
+
+  it('gives NOT_FOUND for an address without a leaf and BAD_INPUT for a malformed one', async () => {
+    const round = ledger().rounds[0];
+    if (!round) throw new Error('scenario posted no round');
+    const query = (address: string) =>
+      graphql(
+        gateway,
+        `{ fund(slug: "${round.fund}") { dividend(epoch: ${round.epoch}) { proof(address: "${address}") { proof } } } }`,
+      );
+    expect((await query(`0x${'12'.repeat(20)}`)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await query('0x1234')).errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_INPUT',
+      argument: 'address',
+    });
+  });
+
+  it('refuses a distribution whose root differs from the on-chain root', async () => {
+    const [first, second] = ledger().rounds;
+    if (!first || !second) throw new Error('scenario posted fewer than two rounds');
+    const base = mkdtempSync(join(tmpdir(), 'h4-dist-'));
+    try {
+      cpSync(join(stack.devnet.dataDir, 'distributions'), join(base, 'distributions'), { recursive: true });
+      // a valid tree, but another round's: its root is not the one posted for this round
+      writeFileSync(join(base, first.uri), readFileSync(join(stack.devnet.dataDir, second.uri)));
+      const tampered = testGateway(stack, { distributions: { base, timeoutMs: 5_000, cacheSize: 4 } });
+      const account = JSON.parse(readFileSync(join(base, first.uri), 'utf8')).values[0].value[0] as string;
+      const { data, errors } = await graphql(
+        tampered,
+        `{ fund(slug: "${first.fund}") { dividend(epoch: ${first.epoch}) { proof(address: "${account}") { proof } } } }`,
+      );
+      expect(data?.fund?.dividend ?? null).toBeNull();
+      expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(errors?.[0]?.message).not.toContain(second.merkleRoot);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('errors and limits', () => {
+  it('gives NOT_FOUND for unknown fund, strategy and policy slugs', async () => {
+    for (const query of [
+      '{ fund(slug: "nope") { slug } }',
+      '{ strategy(slug: "nope") { slug } }',
+      '{ policy(slug: "nope") { slug } }',
+    ]) {
+      const { errors } = await graphql(gateway, query);
+      expect(errors?.[0]?.extensions?.code, query).toBe('NOT_FOUND');
+    }
+  });
+
+  it('hides the upstream message when the subgraph is unreachable', async () => {
+    const down = testGateway(stack, {
+      subgraph: { url: 'http://127.0.0.1:9/subgraphs/name/x', timeoutMs: 2_000, maxBatch: 10 },
+    });
+    const { errors } = await graphql(down, '{ funds { status } }');
+    expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(errors?.[0]?.message).toBe('The subgraph is unavailable; retry later.');
+  });
+
+  it('admits the standard introspection query, counted against the limits', async () => {
+    const { data, errors } = await graphql(gateway, getIntrospectionQuery());
+    expect(errors).toBeUndefined();
+    expect(data?.__schema.queryType.name).toBe('Query');
+  });
+
+  it('rejects an introspection query deeper than the depth limit', async () => {
+    const chain = 'ofType { '.repeat(19) + 'name' + ' }'.repeat(19);
+    const { errors } = await graphql(gateway, `{ __schema { types { fields { type { ${chain} } } } } }`);
+    expect(errors?.[0]?.message).toMatch(/depth limit/i);
+    expect(errors?.[0]?.extensions?.code).toBe('BAD_INPUT');
+  });
+
+  it('rejects a query over the cost limit', async () => {
+    const doubled = getIntrospectionQuery().replace(
+      '__schema {',
+      'again: __schema { types { ...FullType } } __schema {',
+    );
+    const { errors } = await graphql(gateway, doubled);
+    expect(errors?.[0]?.message).toMatch(/cost limit/i);
+  });
+
+  it('rejects a query with too many aliases', async () => {
+    const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: protocol { name }`).join(' ');
+    const { errors } = await graphql(gateway, `{ ${aliases} }`);
+    expect(errors?.[0]?.message).toMatch(/aliases limit/i);
+  });
+});
+
+describe('efficiency', () => {
+  it('lists every fund with its latest NAV and status in one subgraph request', async () => {
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const counted = testGateway(stack, {
+      subgraph: { url: stack.subgraphUrl, timeoutMs: 10_000, maxBatch: 1000, fetch: counting },
+    });
+    const { data } = await graphql(
+      counted,
+      '{ funds { slug status latestNav { epoch navPerShare publishedAt } } }',
+    );
+    expect(data?.funds).toHaveLength(stack.registry.funds.length);
+    expect(requests).toBe(1);
+  });
+});
