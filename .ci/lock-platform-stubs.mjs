@@ -4,6 +4,7 @@
 // their os/cpu, so `npm ci` skips them on this platform and installs them where they exist.
 // Run it after any `npm install` that rewrites package-lock.json: `npm run lock:platforms`.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { URL } from 'node:url';
 
 const lockPath = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
