@@ -3,6 +3,7 @@
 // same deployment and scenario always produce the same chain. Mining is manual: the scenario
 // queues a day's transactions and mines them with evm_mine at the day's timestamp.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createRpcClient } from './rpc.ts';
@@ -27,9 +28,23 @@ export interface AnvilInstance {
   stop(): Promise<void>;
 }
 
+/**
+ * The native anvil binary from the platform package @foundry-rs/anvil installed; spawning it
+ * directly (rather than the node wrapper in node_modules/.bin) leaves one process to stop.
+ * Falls back to the wrapper on platforms without a matching package.
+ */
 function anvilBinary(): string {
-  const packageJson = require.resolve('@foundry-rs/anvil/package.json');
-  return join(dirname(packageJson), '..', '..', '.bin', 'anvil');
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const executable = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  try {
+    const platformPackage = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    const binary = join(dirname(platformPackage), 'bin', executable);
+    if (existsSync(binary)) return binary;
+  } catch {
+    // no platform package: use the wrapper
+  }
+  const wrapperPackage = require.resolve('@foundry-rs/anvil/package.json');
+  return join(dirname(wrapperPackage), '..', '..', '.bin', 'anvil');
 }
 
 /** Starts anvil and resolves once it answers eth_chainId. */

@@ -21,9 +21,9 @@ export interface ScenarioParams {
 
 export const defaultScenarioParams: Omit<ScenarioParams, 'dataDir'> = {
   seed: 20250101,
-  epochs: 200,
+  epochs: 190,
   investorsPerFund: 240,
-  requestsPerEpoch: 8,
+  requestsPerEpoch: 6,
   onboardingDays: 20,
   roundInterval: 30,
   claimBps: 1200,

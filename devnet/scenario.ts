@@ -7,8 +7,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import {
-  decodeAbiParameters,
-  decodeEventLog,
   encodeFunctionData,
   getAddress,
   keccak256,
@@ -30,6 +28,7 @@ import {
   type NavStatus,
   type TxRef,
 } from './ledger.ts';
+import { createEventDecoder } from './event-decoder.ts';
 import { createRandom, type Random } from './random.ts';
 import { createRpcClient, type RpcClient } from './rpc.ts';
 import type { ScenarioParams } from './scenario-params.ts';
@@ -194,6 +193,17 @@ export async function runScenario(
     oracle: abiOf('NavOracle'),
     distributor: abiOf('DividendDistributor'),
   };
+  const eventTopic = (abi: Abi, name: string): Hex =>
+    toEventSelector(abi.find((e) => e.type === 'event' && e.name === name) as AbiEvent);
+  const settlementTopic = eventTopic(abis.vault, 'EpochSettled');
+  const requestTopics = {
+    subscription: eventTopic(abis.vault, 'SubscriptionRequested'),
+    redemption: eventTopic(abis.vault, 'RedemptionRequested'),
+  };
+  const claimTopic = eventTopic(abis.distributor, 'DividendClaimed');
+  const roundTopic = eventTopic(abis.distributor, 'DividendRoundPosted');
+  const decodeVaultLog = createEventDecoder(abis.vault);
+  const decodeDistributorLog = createEventDecoder(abis.distributor);
   const { baseAsset, navOracle, dividendDistributor } = deployment.contracts;
   const { navOperator, verifier } = deployment.accounts;
   const strategyBySlug = new Map(deployment.strategies.map((s) => [s.slug, s.address]));
@@ -303,15 +313,13 @@ export async function runScenario(
 
   function recordAllocations(block: MinedBlock): void {
     for (const { request, hash, receipt } of block.txs) {
-      const fund = funds.find((f) => f.deployed.vault === request.to);
+      // Only a multisig's calls to its own vault change allocations, modules or the fund's state.
+      const fund = funds.find((f) => f.deployed.vault === request.to && f.deployed.multisig === request.from);
       if (!fund) continue;
       for (const log of receipt.logs) {
-        if (getAddress(log.address) !== fund.deployed.vault) continue;
-        const event = decodeEventLog({
-          abi: abis.vault,
-          data: log.data,
-          topics: log.topics as [Hex, ...Hex[]],
-        });
+        if (log.address.toLowerCase() !== fund.deployed.vault.toLowerCase()) continue;
+        if (log.topics[0] === settlementTopic) continue;
+        const event = decodeVaultLog(log)!;
         if (event.eventName === 'StrategyAllocationSet') {
           const a = event.args as unknown as {
             strategy: Address;
@@ -627,9 +635,6 @@ export async function runScenario(
   }
 
   // ---- the days --------------------------------------------------------------------------------
-  const settlementTopic = toEventSelector(
-    abis.vault.find((e) => e.type === 'event' && e.name === 'EpochSettled') as AbiEvent,
-  );
   for (let day = 1; day <= params.epochs; day++) {
     const dayStart = BigInt(DEVNET_GENESIS_TIMESTAMP) + BigInt(day) * DAY;
     const adminBefore: TxRequest[] = [];
@@ -682,11 +687,8 @@ export async function runScenario(
       const { fund, epoch, pnl } = settled;
       const log = receipt.logs.find((l) => l.topics[0] === settlementTopic);
       if (!log) throw new Error(`${fund.deployed.slug}: settle e${epoch} emitted no EpochSettled`);
-      const values = decodeAbiParameters(
-        (abis.vault.find((e) => e.type === 'event' && e.name === 'EpochSettled') as AbiEvent).inputs.slice(1),
-        log.data,
-      ) as unknown as bigint[];
-      const [
+      const settledArgs = decodeVaultLog(log)!.args as Record<string, bigint>;
+      const {
         navPerShare,
         assetsIn,
         sharesMinted,
@@ -695,8 +697,18 @@ export async function runScenario(
         totalAssets,
         totalSupply,
         reserveBalance,
-      ] = values as [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
-      if (BigInt(log.topics[1]!) !== BigInt(epoch))
+      } = settledArgs as Record<
+        | 'navPerShare'
+        | 'assetsIn'
+        | 'sharesMinted'
+        | 'sharesBurned'
+        | 'assetsOut'
+        | 'totalAssets'
+        | 'totalSupply'
+        | 'reserveBalance',
+        bigint
+      >;
+      if (settledArgs.epoch !== BigInt(epoch))
         throw new Error(`${fund.deployed.slug}: settled the wrong epoch`);
       for (const { investor, amount } of fund.openSubscriptions) {
         fund.balances.set(investor, (fund.balances.get(investor) ?? 0n) + (amount * NAV_ONE) / navPerShare);
@@ -786,13 +798,16 @@ export async function runScenario(
       if (!hashes.has(hash)) continue;
       const fund = funds.find((f) => f.deployed.vault === request.to);
       for (const log of receipt.logs) {
-        const address = getAddress(log.address);
-        if (fund && address === fund.deployed.vault) {
-          const event = decodeEventLog({
-            abi: abis.vault,
-            data: log.data,
-            topics: log.topics as [Hex, ...Hex[]],
-          });
+        const topic = log.topics[0];
+        if (
+          topic !== requestTopics.subscription &&
+          topic !== requestTopics.redemption &&
+          topic !== claimTopic
+        )
+          continue;
+        const address = log.address.toLowerCase();
+        if (fund && address === fund.deployed.vault.toLowerCase()) {
+          const event = decodeVaultLog(log)!;
           const args = event.args as unknown as {
             investor: Address;
             epoch: bigint;
@@ -810,12 +825,8 @@ export async function runScenario(
               ...txRef(block, hash),
             });
           }
-        } else if (address === dividendDistributor) {
-          const event = decodeEventLog({
-            abi: abis.distributor,
-            data: log.data,
-            topics: log.topics as [Hex, ...Hex[]],
-          });
+        } else if (address === dividendDistributor.toLowerCase()) {
+          const event = decodeDistributorLog(log)!;
           if (event.eventName !== 'DividendClaimed') continue;
           const args = event.args as unknown as {
             fund: Address;
@@ -841,11 +852,8 @@ export async function runScenario(
     for (const { hash, receipt } of block.txs) {
       if (!hashes.has(hash)) continue;
       for (const log of receipt.logs) {
-        const event = decodeEventLog({
-          abi: abis.distributor,
-          data: log.data,
-          topics: log.topics as [Hex, ...Hex[]],
-        });
+        if (log.topics[0] !== roundTopic) continue;
+        const event = decodeDistributorLog(log)!;
         if (event.eventName !== 'DividendRoundPosted') continue;
         const args = event.args as unknown as {
           fund: Address;
