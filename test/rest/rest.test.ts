@@ -1,0 +1,430 @@
+// The REST facade over real HTTP against the indexed devnet: every endpoint's body is checked
+// against the scenario's ledger and every response against openapi.json; then each SPEC rule
+// (404 body, 400 per malformed parameter, NAV history defaults and bounds, ETag/304, cache
+// tiers, 410, 405, CORS, freshness headers, 503) has its own test.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRestApp } from '../../rest/app.ts';
+import { ROUTES } from '../../rest/routes.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { call } from './openapi-responses.ts';
+
+let stack: IndexedStack;
+let base: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  stack = await indexedStack();
+  const app = createRestApp({
+    gateway: testGateway(stack),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 1000,
+    logError: () => {},
+  });
+  ({ url: base, close } = await listen(app));
+});
+afterAll(async () => {
+  await close?.();
+  await stack?.stop();
+});
+
+const ledger = () => stack.devnet.ledger;
+const get = (path: string, init?: RequestInit) => call(base, path, init);
+const units = (decimal: string) => parseUnits(decimal, 6).toString();
+const firstRound = () => {
+  const round = ledger().rounds[0];
+  if (!round) throw new Error('scenario posted no round');
+  return round;
+};
+
+describe('the sixteen endpoints', () => {
+  it('GET /v1/protocol lists the registry with each fund status', async () => {
+    const { status, body } = await get('/v1/protocol');
+    expect(status).toBe(200);
+    expect(body.contractsCount).toBe(stack.registry.contracts.length);
+    expect(body.funds.map((f: { slug: string }) => f.slug)).toEqual(stack.registry.funds.map((f) => f.slug));
+    expect(body.policies).toEqual(
+      stack.registry.policies.map(({ slug, name, kind }) => ({ slug, name, kind })),
+    );
+  });
+
+  it('GET /v1/contracts and /v1/policies wrap items with a count', async () => {
+    const contracts = await get('/v1/contracts');
+    expect(contracts.body.count).toBe(stack.registry.contracts.length);
+    expect(contracts.body.items[0].chainId).toBe(31337);
+    const policies = await get('/v1/policies');
+    expect(policies.body.count).toBe(2);
+    expect(policies.body.items.map((p: { params: object }) => Object.keys(p.params).length)).toEqual([6, 6]);
+  });
+
+  it('GET /v1/health reports indexer progress at or past the scenario', async () => {
+    const { body } = await get('/v1/health');
+    expect(body.status).toBe('ok');
+    expect(body.indexer.maxIndexedBlock).toBeGreaterThanOrEqual(ledger().endBlock);
+    expect(body.api.version).toBe('1.0.0');
+  });
+
+  it('GET /v1/funds gives each fund with its latest published NAV', async () => {
+    const { body } = await get('/v1/funds');
+    expect(body.count).toBe(ledger().funds.length);
+    for (const fund of body.items) {
+      const published = ledger()
+        .navRecords.filter((r) => r.fund === fund.slug && r.status === 'Published')
+        .sort((a, b) => b.epoch - a.epoch)[0];
+      expect(fund.nav.epoch).toBe(published?.epoch);
+      expect(units(fund.nav.navPerShare)).toBe(published?.navPerShare);
+      expect(fund.baseAsset).toBe('USDC');
+    }
+  });
+
+  it('GET /v1/funds/{slug} gives addresses and links under data', async () => {
+    const fund = stack.registry.funds[0];
+    const { body } = await get(`/v1/funds/${fund?.slug}`);
+    expect(body.data.addresses.vault).toBe(fund?.vault);
+    expect(body.data.links).toEqual(fund?.links);
+  });
+
+  it('GET /v1/funds/{slug}/nav gives the latest published record', async () => {
+    const slug = ledger().funds[0]?.slug as string;
+    const { body } = await get(`/v1/funds/${slug}/nav`);
+    const published = ledger()
+      .navRecords.filter((r) => r.fund === slug && r.status === 'Published')
+      .sort((a, b) => b.epoch - a.epoch)[0];
+    expect(body.fund).toBe(slug);
+    expect(body.nav).toMatchObject({
+      epoch: published?.epoch,
+      status: 'Published',
+      onchainTxHash: published?.publishTxHash,
+    });
+  });
+
+  it('GET /v1/funds/{slug}/allocations and /reserve read the chain', async () => {
+    const fund = ledger().funds[0];
+    const allocations = await get(`/v1/funds/${fund?.slug}/allocations`);
+    expect(allocations.body.available).toBe(true);
+    expect(allocations.body.strategies).toEqual(
+      fund?.strategies.map(({ strategy, targetBps, capBps, active }) => ({
+        strategy,
+        targetBps,
+        capBps,
+        active,
+      })),
+    );
+    const reserve = await get(`/v1/funds/${fund?.slug}/reserve`);
+    expect(reserve.body).toMatchObject({ fund: fund?.slug, available: true });
+  });
+
+  it('GET /v1/funds/{slug}/dividends pages newest first to the end', async () => {
+    const slug = firstRound().fund;
+    const epochs: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(`/v1/funds/${slug}/dividends?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.body.count).toBe(page.body.items.length);
+      epochs.push(...page.body.items.map((r: { epoch: number }) => r.epoch));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(epochs).toEqual(
+      ledger()
+        .rounds.filter((r) => r.fund === slug)
+        .map((r) => r.epoch)
+        .sort((a, b) => b - a),
+    );
+  });
+
+  it('GET /v1/funds/{slug}/dividends/{epoch} gives the round', async () => {
+    const round = firstRound();
+    const { body } = await get(`/v1/funds/${round.fund}/dividends/${round.epoch}`);
+    expect(body.data).toMatchObject({
+      merkleRoot: round.merkleRoot,
+      leafCount: round.leafCount,
+      uri: round.uri,
+    });
+    expect(units(body.data.total)).toBe(round.total);
+  });
+
+  it('GET /v1/funds/{slug}/dividends/{epoch}/proof gives a proof OpenZeppelin verifies', async () => {
+    const round = firstRound();
+    const dump = JSON.parse(readFileSync(join(stack.devnet.dataDir, round.uri), 'utf8'));
+    const [account, amount] = dump.values[0].value as [string, string];
+    const { body } = await get(`/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${account}`);
+    expect(body.data).toMatchObject({ account, amountRaw: amount, epoch: round.epoch });
+    expect(
+      StandardMerkleTree.verify(round.merkleRoot, ['address', 'uint256'], [account, amount], body.data.proof),
+    ).toBe(true);
+  });
+
+  it('GET /v1/strategies and /v1/strategies/{slug} give the catalogue', async () => {
+    const list = await get('/v1/strategies');
+    expect(list.body.count).toBe(stack.registry.strategies.length);
+    const strategy = stack.registry.strategies[0];
+    const one = await get(`/v1/strategies/${strategy?.slug}`);
+    expect(one.body.data.ratings).toEqual(strategy?.ratings);
+  });
+
+  it('GET /v1/events filters by contract, name and block range', async () => {
+    const oracle = stack.devnet.deployment.contracts.navOracle;
+    const { body } = await get(
+      `/v1/events?contract=${oracle}&eventName=NavPublished&fromBlock=0&toBlock=${ledger().endBlock}&limit=100`,
+    );
+    expect(body.items.length).toBeGreaterThan(0);
+    for (const event of body.items) {
+      expect(event).toMatchObject({
+        eventName: 'NavPublished',
+        contract: oracle.toLowerCase(),
+        contractName: 'NAV Oracle',
+      });
+    }
+    const blocks = body.items.map((e: { blockNumber: number }) => e.blockNumber);
+    expect([...blocks].sort((a, b) => b - a)).toEqual(blocks);
+  });
+});
+
+describe('problems', () => {
+  it('answers an unknown fund slug with the SPEC 404 body', async () => {
+    const { status, headers, body } = await get('/v1/funds/no-such-fund/nav');
+    expect(status).toBe(404);
+    expect(headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(body).toMatchObject({
+      type: `${base}/problems/not-found`,
+      title: 'Not Found',
+      status: 404,
+      instance: '/v1/funds/no-such-fund/nav',
+    });
+    expect(body.detail).toContain('/v1/funds');
+  });
+
+  it.each(['/v1/strategies/no-such-strategy', '/v1/funds/Not_A_Slug', '/v1/no-such-endpoint'])(
+    'answers 404 for %s',
+    async (path) => {
+      const { status, body } = await get(path);
+      expect(status).toBe(404);
+      expect(body.instance).toBe(path);
+    },
+  );
+
+  it('answers 404 for an epoch without a round and an address without a leaf', async () => {
+    const round = firstRound();
+    expect((await get(`/v1/funds/${round.fund}/dividends/999999`)).status).toBe(404);
+    expect(
+      (await get(`/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=0x${'12'.repeat(20)}`))
+        .status,
+    ).toBe(404);
+  });
+
+  it('serves each problem type URI as a page explaining it', async () => {
+    const { body } = await get('/v1/funds/no-such-fund');
+    const page = await fetch(body.type);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Not Found');
+  });
+
+  const slug = () => ledger().funds[0]?.slug as string;
+  const malformed: [string, () => string, string][] = [
+    ['from', () => `/v1/funds/${slug()}/nav/history?from=-1`, 'from'],
+    ['to', () => `/v1/funds/${slug()}/nav/history?to=abc`, 'to'],
+    ['to below from', () => `/v1/funds/${slug()}/nav/history?from=10&to=2`, 'to'],
+    ['limit 0', () => `/v1/funds/${slug()}/nav/history?limit=0`, 'limit'],
+    ['limit 501', () => `/v1/funds/${slug()}/nav/history?limit=501`, 'limit'],
+    ['limit 1.5', () => `/v1/funds/${slug()}/nav/history?limit=1.5`, 'limit'],
+    ['dividends limit', () => `/v1/funds/${slug()}/dividends?limit=101`, 'limit'],
+    ['dividends cursor', () => `/v1/funds/${slug()}/dividends?cursor=not-a-cursor`, 'cursor'],
+    ['epoch', () => `/v1/funds/${slug()}/dividends/x1`, 'epoch'],
+    ['address', () => `/v1/funds/${slug()}/dividends/1/proof?address=0x12`, 'address'],
+    ['missing address', () => `/v1/funds/${slug()}/dividends/1/proof`, 'address'],
+    ['contract', () => '/v1/events?contract=oracle', 'contract'],
+    ['eventName', () => '/v1/events?eventName=Nav-Published', 'eventName'],
+    ['fromBlock', () => '/v1/events?fromBlock=-5', 'fromBlock'],
+    ['toBlock below fromBlock', () => '/v1/events?fromBlock=9&toBlock=3', 'toBlock'],
+    ['events limit', () => '/v1/events?limit=0', 'limit'],
+    ['events cursor', () => `/v1/events?cursor=${Buffer.from('d:5').toString('base64url')}`, 'cursor'],
+    ['repeated parameter', () => '/v1/events?limit=5&limit=6', 'limit'],
+    ['unknown parameter', () => '/v1/protocol?verbose=1', 'verbose'],
+  ];
+  it.each(malformed)('answers 400 naming the parameter: %s', async (_name, path, parameter) => {
+    const { status, body } = await get(path());
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      type: `${base}/problems/invalid-parameter`,
+      title: 'Bad Request',
+      status: 400,
+      parameter,
+    });
+    expect(body.detail).toContain(parameter);
+  });
+
+  it('answers 410 for deprecated endpoints, naming the replacement', async () => {
+    const { status, body } = await get(`/v1/nav/${slug()}`);
+    expect(status).toBe(410);
+    expect(body.detail).toContain(`/v1/funds/${slug()}/nav`);
+    expect((await get(`/v1/funds/${slug()}/navs`)).status).toBe(410);
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])(
+    'answers %s with 405 and Allow on /v1 and the documents',
+    async (method) => {
+      for (const path of ['/v1/funds', '/v1/no-such', '/openapi.json', '/.well-known/agents.json']) {
+        const { status, headers, body } = await get(path, { method });
+        expect(status, path).toBe(405);
+        expect(headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+        expect(body.type).toBe(`${base}/problems/method-not-allowed`);
+      }
+    },
+  );
+
+  it('answers 503 with Retry-After, never cached, when the subgraph is down', async () => {
+    const app = createRestApp({
+      gateway: testGateway(stack, {
+        subgraph: { url: 'http://127.0.0.1:9/down', timeoutMs: 2_000, maxBatch: 10 },
+      }),
+      trustProxy: false,
+      rateLimit: false,
+      responseCacheEntries: 100,
+      logError: () => {},
+    });
+    const server = await listen(app);
+    try {
+      const { status, headers, body } = await call(server.url, '/v1/funds');
+      expect(status).toBe(503);
+      expect(headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(headers.get('cache-control')).toBe('no-store');
+      expect(body.detail).not.toMatch(/fetch|ECONNREFUSED|127\.0\.0\.1/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('NAV history', () => {
+  const slug = () => ledger().funds[0]?.slug as string;
+  const epochsOf = () =>
+    ledger()
+      .navRecords.filter((r) => r.fund === slug())
+      .map((r) => r.epoch)
+      .sort((a, b) => a - b);
+
+  it('returns the last 90 epochs ascending when no parameter is given', async () => {
+    const { body } = await get(`/v1/funds/${slug()}/nav/history`);
+    expect(epochsOf().length).toBeGreaterThan(90);
+    expect(body.points.map((p: { epoch: number }) => p.epoch)).toEqual(epochsOf().slice(-90));
+  });
+
+  it('returns at most limit points, from `from` onwards, up to `to`', async () => {
+    const all = epochsOf();
+    expect(
+      (await get(`/v1/funds/${slug()}/nav/history?limit=1`)).body.points.map(
+        (p: { epoch: number }) => p.epoch,
+      ),
+    ).toEqual(all.slice(-1));
+    const ranged = await get(`/v1/funds/${slug()}/nav/history?from=10&to=40&limit=5`);
+    expect(ranged.body.points.map((p: { epoch: number }) => p.epoch)).toEqual(
+      all.filter((e) => e >= 10 && e <= 40).slice(0, 5),
+    );
+    const full = await get(`/v1/funds/${slug()}/nav/history?from=0&limit=500`);
+    expect(full.body.points.map((p: { epoch: number }) => p.epoch)).toEqual(all.slice(0, 500));
+  });
+});
+
+describe('caching', () => {
+  const tiers: [string, () => string, number][] = [
+    ['protocol', () => '/v1/protocol', 3600],
+    ['contracts', () => '/v1/contracts', 3600],
+    ['policies', () => '/v1/policies', 3600],
+    ['strategies', () => '/v1/strategies', 3600],
+    ['latest NAV', () => `/v1/funds/${ledger().funds[0]?.slug}/nav`, 30],
+    ['NAV history', () => `/v1/funds/${ledger().funds[0]?.slug}/nav/history`, 300],
+    ['dividends', () => `/v1/funds/${firstRound().fund}/dividends`, 300],
+    ['health', () => '/v1/health', 15],
+    ['events', () => '/v1/events', 15],
+  ];
+  it.each(tiers)('gives %s its SPEC lifetime', async (_tier, path, maxAge) => {
+    const { status, headers } = await get(path());
+    expect(status).toBe(200);
+    expect(headers.get('cache-control')).toBe(`public, max-age=${maxAge}`);
+    expect(headers.get('etag')).toMatch(/^"[\w-]+"$/);
+  });
+
+  it('declares a tier for every route that matches its documentation', () => {
+    for (const route of ROUTES) expect(['reference', 'latest-nav', 'history', 'live']).toContain(route.tier);
+  });
+
+  it('answers If-None-Match with 304 and the same validators', async () => {
+    const path = `/v1/funds/${ledger().funds[0]?.slug}/nav/history?limit=30`;
+    const first = await get(path);
+    const etag = first.headers.get('etag') as string;
+    const again = await get(path, { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
+    const other = await get(path, { headers: { 'If-None-Match': '"something-else"' } });
+    expect(other.status).toBe(200);
+  });
+
+  it('gives the same ETag to the same data and a different one to different data', async () => {
+    const slug = ledger().funds[0]?.slug;
+    const a = await get(`/v1/funds/${slug}/nav/history?limit=10`);
+    const b = await get(`/v1/funds/${slug}/nav/history?limit=10`);
+    const c = await get(`/v1/funds/${slug}/nav/history?limit=11`);
+    expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+    expect(c.headers.get('etag')).not.toBe(a.headers.get('etag'));
+  });
+
+  it('never lets a shared cache store an error', async () => {
+    expect((await get('/v1/funds/no-such-fund')).headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('headers on every response', () => {
+  it('allows every origin, on success, errors and preflight', async () => {
+    for (const path of ['/v1/funds', '/v1/funds/no-such', '/openapi.json']) {
+      expect((await get(path)).headers.get('access-control-allow-origin'), path).toBe('*');
+    }
+    const preflight = await get('/v1/funds', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://agent.example', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+  });
+
+  it('links the OpenAPI document, hides the framework and sets security headers', async () => {
+    const { headers } = await get('/v1/protocol');
+    expect(headers.get('link')).toBe('</openapi.json>; rel="service-desc"');
+    expect(headers.get('x-powered-by')).toBeNull();
+    expect(headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('says which indexed block the data reflects and how far behind the head it is', async () => {
+    const { headers } = await get('/v1/events?limit=1');
+    expect(Number(headers.get('x-indexed-block'))).toBeGreaterThanOrEqual(ledger().endBlock);
+    expect(Number(headers.get('x-indexed-block-lag'))).toBeGreaterThanOrEqual(0);
+    expect(headers.get('x-indexed-at')).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+});
+
+describe('discovery documents', () => {
+  it('serves openapi.json for its own base URL', async () => {
+    const { body, headers } = await get('/openapi.json');
+    expect(body.openapi).toBe('3.1.0');
+    expect(body.servers).toEqual([{ url: base }]);
+    expect(headers.get('etag')).toBeTruthy();
+  });
+
+  it.each([
+    ['/llms.txt', 'text/plain', '# '],
+    ['/llms-full.txt', 'text/plain', '# '],
+    ['/.well-known/ai-plugin.json', 'application/json', '{'],
+    ['/.well-known/agents.json', 'application/json', '{'],
+  ])('serves %s', async (path, type, start) => {
+    const { status, headers, text } = await get(path);
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toContain(type);
+    expect(text.startsWith(start)).toBe(true);
+  });
+});
