@@ -34,11 +34,6 @@ export class AscHeap {
     for (const name of typeIdNames) this.classIds.set(name, exports.id_of_type(TypeId[name]) >>> 0);
   }
 
-  /** Bytes of linear memory in use (its current size). */
-  get memoryBytes(): number {
-    return this.exports.memory.buffer.byteLength;
-  }
-
   /** Re-reads the memory's buffer: growing the memory detaches the previous one. */
   private refresh(): void {
     if (this.buffer !== this.exports.memory.buffer) {

@@ -11,11 +11,11 @@ import type { EventParameter } from './event-decoder.ts';
 import { writeEvent, type BlockWithLogs } from './ethereum-event.ts';
 import { BlockState, type MappingLogger, type RuntimeEnv } from './host-context.ts';
 import { MappingInstance } from './mapping-instance.ts';
-import type { EventHandlerSpec, Subgraph } from './manifest.ts';
+import type { EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
 
 export interface BlockProcessorOptions {
   logger?: MappingLogger;
-  /** replace an instance once its linear memory exceeds this many bytes (default 16 MiB) */
+  /** replace an instance once its allocator has handed out this many bytes (default 16 MiB) */
   maxInstanceMemoryBytes?: number;
 }
 
@@ -76,12 +76,20 @@ export function createBlockProcessor(
   };
   const maxMemory = options.maxInstanceMemoryBytes ?? 16 * 1024 * 1024;
   const instances = new Map<WebAssembly.Module, MappingInstance>();
+  const memories = new Map<WebAssembly.Module, WebAssembly.Memory>();
   let instancesCreated = 0;
 
-  function instanceFor(module: WebAssembly.Module): MappingInstance {
+  function instanceFor(mapping: MappingSpec): MappingInstance {
+    const module = mapping.module;
     let instance = instances.get(module);
-    if (!instance || instance.heap.memoryBytes > maxMemory) {
-      instance = new MappingInstance(module, runtime);
+    if (!instance || instance.allocatedBytes() > maxMemory) {
+      let memory = memories.get(module);
+      if (!memory) {
+        const { initial, maximum } = mapping.memoryLimits;
+        memory = new WebAssembly.Memory(maximum === undefined ? { initial } : { initial, maximum });
+        memories.set(module, memory);
+      }
+      instance = new MappingInstance(module, memory, runtime);
       instancesCreated++;
       instances.set(module, instance);
     }
@@ -124,7 +132,7 @@ export function createBlockProcessor(
             `handler declares receipt: true but the receipt of ${log.transactionHash} was not fetched`,
           );
       }
-      const instance = instanceFor(ds.mapping.module);
+      const instance = instanceFor(ds.mapping);
       runtime.dataSource = ds;
       const event = writeEvent(instance.heap, { log, block, params: decoded.params, receipt });
       instance.call(decoded.spec.handler, event);

@@ -1,6 +1,7 @@
 // Links a mapping module's imports by name, as graph-node does (the import's module name is
 // ignored). An import the embedded indexer does not implement is linked to a function that fails
-// the handler with an error naming it, so a subgraph that never calls it still runs.
+// the handler with an error naming it, so a subgraph that never calls it still runs. The memory
+// import is the one wasm-memory-import.ts introduced.
 import { bigDecimalFunctions } from './host-bigdecimal.ts';
 import { bigIntFunctions } from './host-bigint.ts';
 import type { HostEnv, HostFunction, HostFunctions } from './host-context.ts';
@@ -32,10 +33,18 @@ function unimplemented(name: string): HostFunction {
   };
 }
 
-/** The import object for one instance of `module`, bound to `env`. */
-export function linkImports(module: WebAssembly.Module, env: HostEnv): WebAssembly.Imports {
+/** The import object for one instance of `module`, bound to `env`, with `memory` as its memory. */
+export function linkImports(
+  module: WebAssembly.Module,
+  env: HostEnv,
+  memory: WebAssembly.Memory,
+): WebAssembly.Imports {
   const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
   for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.kind === 'memory') {
+      (imports[imp.module] ??= {})[imp.name] = memory;
+      continue;
+    }
     if (imp.kind !== 'function') {
       throw new Error(
         `mapping imports ${imp.kind} ${imp.module}.${imp.name}; only functions can be provided`,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { load as parseYaml } from 'js-yaml';
 import { keccak256, toBytes, type Abi, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 import { createEventDecoder, type EventDecoder } from './event-decoder.ts';
+import { importMemory, type MemoryLimits } from './wasm-memory-import.ts';
 
 export interface EventHandlerSpec {
   /** the manifest's event signature, e.g. `Transfer(indexed address,indexed address,uint256)` */
@@ -23,7 +24,9 @@ export interface EventHandlerSpec {
 export interface MappingSpec {
   apiVersion: string;
   wasmFile: string;
+  /** compiled with its memory turned into an import (see wasm-memory-import.ts) */
   module: WebAssembly.Module;
+  memoryLimits: MemoryLimits;
   /** handlers by topic0, in manifest order */
   handlers: Map<Hex, EventHandlerSpec[]>;
 }
@@ -56,6 +59,11 @@ export interface LoadSubgraphOptions {
   buildDir: string;
   /** the built manifest; defaults to `<buildDir>/subgraph.yaml` */
   manifestPath?: string;
+}
+
+interface CompiledMapping {
+  module: WebAssembly.Module;
+  memoryLimits: MemoryLimits;
 }
 
 interface RawHandler {
@@ -139,7 +147,7 @@ async function readAbi(file: string): Promise<Abi> {
 async function loadMapping(
   raw: RawDataSource,
   dir: string,
-  modules: Map<string, Promise<WebAssembly.Module>>,
+  modules: Map<string, Promise<CompiledMapping>>,
 ): Promise<MappingSpec> {
   const name = raw.name ?? '(unnamed)';
   const mapping = raw.mapping;
@@ -176,12 +184,16 @@ async function loadMapping(
     handlers.set(topic0, list);
   }
   const wasmFile = path.resolve(dir, mapping.file);
-  let module = modules.get(wasmFile);
-  if (!module) {
-    module = readFile(wasmFile).then((bytes) => WebAssembly.compile(bytes));
-    modules.set(wasmFile, module);
+  let compiled = modules.get(wasmFile);
+  if (!compiled) {
+    compiled = readFile(wasmFile).then(async (bytes) => {
+      const { bytes: rewritten, limits } = importMemory(bytes);
+      return { module: await WebAssembly.compile(new Uint8Array(rewritten)), memoryLimits: limits };
+    });
+    modules.set(wasmFile, compiled);
   }
-  return { apiVersion: mapping.apiVersion, wasmFile, module: await module, handlers };
+  const { module, memoryLimits } = await compiled;
+  return { apiVersion: mapping.apiVersion, wasmFile, module, memoryLimits, handlers };
 }
 
 /** Reads a `graph build` output directory into a runnable subgraph. */
@@ -190,7 +202,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const manifestPath = path.resolve(options.manifestPath ?? path.join(buildDir, 'subgraph.yaml'));
   const dir = path.dirname(manifestPath);
   const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
-  const modules = new Map<string, Promise<WebAssembly.Module>>();
+  const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
   for (const raw of manifest.dataSources ?? []) {
     dataSources.push({

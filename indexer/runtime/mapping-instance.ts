@@ -1,6 +1,7 @@
 // One instantiated mapping module. graph-node instantiates a fresh module for every trigger; that
 // costs more than the handler here, so an instance is reused for many handler calls and replaced
-// once its linear memory (which the stub runtime never frees) grows past a bound.
+// once its allocator (the stub runtime never frees) has handed out more than a bound. Successive
+// instances of a module share one WebAssembly.Memory, so replacing an instance reuses its memory.
 import { AscHeap, type MappingExports } from './asc-memory.ts';
 import { HostEnv, type RuntimeEnv } from './host-context.ts';
 import { linkImports } from './host-imports.ts';
@@ -8,20 +9,15 @@ import { linkImports } from './host-imports.ts';
 export class MappingInstance {
   readonly heap: AscHeap;
   private readonly exports: WebAssembly.Exports;
-  handlerCalls = 0;
 
-  constructor(module: WebAssembly.Module, runtime: RuntimeEnv) {
+  constructor(module: WebAssembly.Module, memory: WebAssembly.Memory, runtime: RuntimeEnv) {
     const env = new HostEnv(runtime);
-    const instance = new WebAssembly.Instance(module, linkImports(module, env));
+    const instance = new WebAssembly.Instance(module, linkImports(module, env, memory));
     this.exports = instance.exports;
-    const { memory, allocate, id_of_type } = this.exports as Partial<MappingExports>;
-    if (
-      !(memory instanceof WebAssembly.Memory) ||
-      typeof allocate !== 'function' ||
-      typeof id_of_type !== 'function'
-    ) {
+    const { allocate, id_of_type } = this.exports as Partial<MappingExports>;
+    if (typeof allocate !== 'function' || typeof id_of_type !== 'function') {
       throw new Error(
-        'mapping module does not export memory, allocate and id_of_type (apiVersion >= 0.0.5 expected)',
+        'mapping module does not export allocate and id_of_type (apiVersion >= 0.0.5 expected)',
       );
     }
     this.heap = new AscHeap({ memory, allocate, id_of_type } as MappingExports);
@@ -31,11 +27,15 @@ export class MappingInstance {
     if (typeof start === 'function') (start as () => void)();
   }
 
+  /** The stub allocator's current offset: how far into memory this instance has allocated. */
+  allocatedBytes(): number {
+    return (this.exports.allocate as (size: number) => number)(0);
+  }
+
   /** Calls the exported handler `name` with one pointer argument. */
   call(name: string, argument: number): void {
     const fn = this.exports[name];
     if (typeof fn !== 'function') throw new Error(`handler \`${name}\` is not exported by the mapping`);
-    this.handlerCalls++;
     (fn as (ptr: number) => void)(argument);
   }
 }
