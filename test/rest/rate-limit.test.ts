@@ -1,0 +1,86 @@
+// Rate limits over real HTTP: a burst of 20 passes and the 21st request is refused with 429,
+// Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own;
+// clients behind a trusted proxy are counted by their forwarded address.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway } from '../../gateway/server.ts';
+import { loadRegistry } from '../../gateway/sources/registry.ts';
+import { createRestApp, type RestConfig } from '../../rest/app.ts';
+import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
+import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { call } from './openapi-responses.ts';
+
+// /v1/contracts reads only the registry, so no upstream is involved in these requests
+const gateway = createGateway({
+  registry: loadRegistry(REGISTRY_FILE),
+  subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
+  chain: undefined,
+  distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
+  logError: () => {},
+});
+const servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function start(overrides: Partial<RestConfig>) {
+  const server = await listen(
+    createRestApp({
+      gateway,
+      trustProxy: false,
+      rateLimit: DEFAULT_RATE_LIMIT,
+      responseCacheEntries: 100,
+      ...overrides,
+    }),
+  );
+  servers.push(server);
+  return server.url;
+}
+
+describe('rate limits', () => {
+  it('lets a burst of 20 through and refuses the 21st with 429 and Retry-After', async () => {
+    const base = await start({});
+    for (let i = 0; i < DEFAULT_RATE_LIMIT.burst; i++) {
+      const ok = await call(base, '/v1/contracts');
+      expect(ok.status, `request ${i + 1}`).toBe(200);
+      expect(ok.headers.get('ratelimit-policy')).toContain('"burst"; q=20; w=20');
+      expect(ok.headers.get('ratelimit-policy')).toContain('"sustained"; q=60; w=60');
+    }
+    const refused = await call(base, '/v1/contracts');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit')).toContain('"burst"; r=0');
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    expect(refused.body).toMatchObject({
+      type: `${base}/problems/rate-limited`,
+      status: 429,
+      title: 'Too Many Requests',
+    });
+  });
+
+  it('holds the sustained limit on its own', async () => {
+    const base = await start({ rateLimit: { perMinute: 5, burst: 20, burstWindowSeconds: 20 } });
+    for (let i = 0; i < 5; i++) expect((await call(base, '/v1/contracts')).status).toBe(200);
+    const refused = await call(base, '/v1/contracts');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit')).toContain('"sustained"; r=0');
+  });
+
+  it('counts clients behind a trusted proxy by their forwarded address', async () => {
+    const base = await start({
+      trustProxy: true,
+      rateLimit: { perMinute: 2, burst: 2, burstWindowSeconds: 20 },
+    });
+    const from = (ip: string) => call(base, '/v1/contracts', { headers: { 'X-Forwarded-For': ip } });
+    expect((await from('203.0.113.1')).status).toBe(200);
+    expect((await from('203.0.113.1')).status).toBe(200);
+    expect((await from('203.0.113.1')).status).toBe(429);
+    expect((await from('203.0.113.2')).status).toBe(200);
+  });
+
+  it('does not count CORS preflights', async () => {
+    const base = await start({ rateLimit: { perMinute: 1, burst: 1, burstWindowSeconds: 20 } });
+    for (let i = 0; i < 3; i++)
+      expect((await call(base, '/v1/contracts', { method: 'OPTIONS' })).status).toBe(204);
+    expect((await call(base, '/v1/contracts')).status).toBe(200);
+  });
+});
