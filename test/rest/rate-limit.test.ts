@@ -67,7 +67,7 @@ describe('rate limits', () => {
 
   it('counts clients behind a trusted proxy by their forwarded address', async () => {
     const base = await start({
-      trustProxy: true,
+      trustProxy: 1,
       rateLimit: { perMinute: 2, burst: 2, burstWindowSeconds: 20 },
     });
     const from = (ip: string) => call(base, '/v1/contracts', { headers: { 'X-Forwarded-For': ip } });
