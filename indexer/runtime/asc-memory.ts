@@ -19,7 +19,6 @@ const MIN_ARENA_SIZE = 10_000;
 const typeIdNames = Object.keys(TypeId) as TypeIdName[];
 
 export class AscHeap {
-  private buffer: ArrayBuffer;
   private u8: Uint8Array;
   private view: DataView;
   private arenaStart = 0;
@@ -28,18 +27,16 @@ export class AscHeap {
   private readonly utf16 = new TextDecoder('utf-16le');
 
   constructor(private readonly exports: MappingExports) {
-    this.buffer = exports.memory.buffer;
-    this.u8 = new Uint8Array(this.buffer);
-    this.view = new DataView(this.buffer);
+    this.u8 = new Uint8Array(exports.memory.buffer);
+    this.view = new DataView(exports.memory.buffer);
     for (const name of typeIdNames) this.classIds.set(name, exports.id_of_type(TypeId[name]) >>> 0);
   }
 
-  /** Re-reads the memory's buffer: growing the memory detaches the previous one. */
+  /** Re-reads the memory's buffer after the memory grew (growing detaches the previous buffer). */
   private refresh(): void {
-    if (this.buffer !== this.exports.memory.buffer) {
-      this.buffer = this.exports.memory.buffer;
-      this.u8 = new Uint8Array(this.buffer);
-      this.view = new DataView(this.buffer);
+    if (this.u8.length === 0) {
+      this.u8 = new Uint8Array(this.exports.memory.buffer);
+      this.view = new DataView(this.exports.memory.buffer);
     }
   }
 

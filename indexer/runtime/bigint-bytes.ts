@@ -5,6 +5,18 @@
 /** Minimal two's-complement little-endian bytes of `n`. */
 export function bigintToSignedLE(n: bigint): Uint8Array {
   if (n === 0n) return new Uint8Array(1);
+  if (n >= -0x800000000000n && n < 0x800000000000n) {
+    // Fast path: 6 bytes of two's complement hold it; compute with doubles.
+    let v = Number(n);
+    const out = new Uint8Array(6);
+    let len = 0;
+    for (;;) {
+      const byte = ((v % 256) + 256) % 256;
+      out[len++] = byte;
+      v = (v - byte) / 256;
+      if ((v === 0 && byte < 0x80) || (v === -1 && byte >= 0x80)) return out.subarray(0, len);
+    }
+  }
   const out: number[] = [];
   let v = n;
   // Emit bytes until the remaining value is pure sign extension of the last byte written.

@@ -30,6 +30,8 @@ export interface BlockProcessor {
   processBlock(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): BlockResult;
   /** instances created so far (one at start per module, plus replacements) */
   readonly instancesCreated: number;
+  /** bytes of linear memory held by the mapping modules (one memory per module) */
+  readonly memoryBytes: number;
 }
 
 /** A deterministic failure of a handler: the subgraph cannot index this block. */
@@ -178,6 +180,11 @@ export function createBlockProcessor(
   return {
     get instancesCreated() {
       return instancesCreated;
+    },
+    get memoryBytes() {
+      let total = 0;
+      for (const memory of memories.values()) total += memory.buffer.byteLength;
+      return total;
     },
     processBlock(block, tx, sources) {
       const state = new BlockState(block.number, tx);

@@ -200,6 +200,44 @@ describe('block processor on the project subgraph', () => {
     expect(harness.store.getCurrent('Settlement', `${vault}-3`)).not.toBeNull();
   });
 
+  it('keeps mapping memory bounded by reusing it across replaced instances', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    const limit = 256 * 1024;
+    const recycling = createBlockProcessor(harness.subgraph, harness.schema, {
+      maxInstanceMemoryBytes: limit,
+    });
+    const sources = new DataSourceSet(harness.subgraph);
+    const run = (block: number, logs: ReturnType<typeof registration>[]): void => {
+      harness.store.begin();
+      const writer = harness.store.blockWriter(block);
+      recycling.processBlock(
+        { number: BigInt(block), hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100n, logs },
+        writer,
+        sources,
+      );
+      writer.flush();
+      harness.store.commit(
+        { number: block, hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100 },
+        null,
+      );
+    };
+    run(1, [registration(1, 0)]);
+    for (let block = 2; block <= 400; block++) {
+      run(block, [
+        makeLog(
+          abi,
+          'EpochSettled',
+          { ...settled, epoch: BigInt(block) },
+          { address: vault, block, logIndex: 0 },
+        ),
+      ]);
+    }
+    expect(recycling.instancesCreated).toBeGreaterThan(10);
+    // Two modules ran (FundRegistry, FundVault); each memory stays near the limit plus one handler's use.
+    expect(recycling.memoryBytes).toBeLessThan(2 * (limit + 2 * 1024 * 1024));
+    expect(harness.store.getCurrent('Settlement', `${vault}-400`)).not.toBeNull();
+  });
+
   it('runs template instances restored from their persisted description after a restart', async () => {
     harness = await RuntimeHarness.open(buildDir);
     harness.runBlock(1, [registration(1, 0)]);
