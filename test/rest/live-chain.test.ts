@@ -1,0 +1,198 @@
+// Tests that change the chain run on a private devnet (own anvil, deployment, small scenario
+// and indexer) so the shared harness stays exactly as its ledger says. Cursor paging through
+// /v1/events stays gap- and repeat-free while new events are indexed between pages, and a
+// proof served by /v1 claims successfully on-chain (inside a snapshot that is reverted).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeFunctionData, erc20Abi, parseAbi, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
+import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Ledger } from '../../devnet/ledger.ts';
+import { runScenario } from '../../devnet/scenario.ts';
+import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
+import { createGateway } from '../../gateway/server.ts';
+import { loadRegistry } from '../../gateway/sources/registry.ts';
+import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import { createRestApp } from '../../rest/app.ts';
+import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { call } from './openapi-responses.ts';
+
+let anvil: AnvilInstance;
+let indexer: Indexer;
+let deployment: Deployment;
+let ledger: Ledger;
+let dataDir: string;
+let base: string;
+let close: () => Promise<void>;
+
+async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(anvil.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** Sends a transaction from any account (anvil impersonates), mines it and returns its receipt status. */
+async function transact(
+  from: string,
+  to: string,
+  data: Hex,
+): Promise<{ status: string; blockNumber: number }> {
+  const hash = await rpc<Hex>('eth_sendTransaction', [{ from, to, data, gas: '0x1e8480', gasPrice: '0x0' }]);
+  await rpc('evm_mine');
+  const receipt = await rpc<{ status: string; blockNumber: Hex }>('eth_getTransactionReceipt', [hash]);
+  return { status: receipt.status, blockNumber: Number(receipt.blockNumber) };
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'h4-live-'));
+  anvil = await startAnvil();
+  deployment = await deployProtocol(anvil.rpcUrl);
+  ledger = await runScenario(anvil.rpcUrl, deployment, {
+    ...defaultScenarioParams,
+    epochs: 20,
+    investorsPerFund: 4,
+    requestsPerEpoch: 2,
+    onboardingDays: 2,
+    roundInterval: 5,
+    claimBps: 0,
+    dataDir,
+  });
+  indexer = await createIndexer({
+    rpcUrl: anvil.rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    pollIntervalMs: 50,
+    log: () => {},
+  });
+  await indexer.start();
+  await indexer.waitForBlock(ledger.endBlock);
+  const gateway = createGateway({
+    registry: loadRegistry(REGISTRY_FILE),
+    subgraph: { url: indexer.queryUrl, timeoutMs: 10_000, maxBatch: 1000 },
+    chain: { rpcUrl: anvil.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
+    distributions: { base: dataDir, timeoutMs: 5_000, cacheSize: 8 },
+    logError: () => {},
+  });
+  // no server-side cache: every page is read from the indexer as it is now
+  const app = createRestApp({
+    gateway,
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 0,
+    logError: () => {},
+  });
+  ({ url: base, close } = await listen(app));
+}, 300_000);
+
+afterAll(async () => {
+  await close?.();
+  await indexer?.stop();
+  await anvil?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const vaultAbi = parseAbi(['function pause(uint8 module)', 'function unpause(uint8 module)']);
+
+describe('while the chain moves', () => {
+  it('pages /v1/events to the end with no gaps or repeats while new events arrive', async () => {
+    const everything: string[] = [];
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page = await call(base, `/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      everything.push(...page.body.items.map((e: { id: string }) => e.id));
+      cursor = page.body.nextCursor;
+    }
+    expect(everything.length).toBe(ledger.trackedEvents);
+
+    const fund = ledger.funds.find((f) => f.status === 'active' && !f.pausedModules.subscriptions);
+    const spec = deployment.funds.find((f) => f.slug === fund?.slug);
+    if (!spec) throw new Error('scenario left no active fund with subscriptions running');
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let page = 0;
+    do {
+      const response = await call(base, `/v1/events?limit=37${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...response.body.items.map((e: { id: string }) => e.id));
+      cursor = response.body.nextCursor;
+      if (page++ < 3) {
+        // new events land between pages: a pause and an unpause of the vault's subscriptions
+        await transact(
+          spec.multisig,
+          spec.vault,
+          encodeFunctionData({ abi: vaultAbi, functionName: 'pause', args: [0] }),
+        );
+        const { blockNumber } = await transact(
+          spec.multisig,
+          spec.vault,
+          encodeFunctionData({ abi: vaultAbi, functionName: 'unpause', args: [0] }),
+        );
+        await indexer.waitForBlock(blockNumber);
+      }
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(everything);
+
+    const newest = await call(base, '/v1/events?limit=6');
+    expect(newest.body.items.map((e: { eventName: string }) => e.eventName)).toEqual([
+      'ModuleUnpaused',
+      'ModulePaused',
+      'ModuleUnpaused',
+      'ModulePaused',
+      'ModuleUnpaused',
+      'ModulePaused',
+    ]);
+  });
+
+  it('serves a proof that claims successfully on-chain (in a reverted snapshot)', async () => {
+    const round = ledger.rounds.find((r) => {
+      const fund = ledger.funds.find((f) => f.slug === r.fund);
+      return fund?.status === 'active' && !fund.pausedModules.claims;
+    });
+    if (!round) throw new Error('scenario posted no claimable round');
+    const dump = (await import('node:fs')).readFileSync(join(dataDir, round.uri), 'utf8');
+    const [account] = JSON.parse(dump).values[0].value as [Hex, string];
+    const { body } = await call(
+      base,
+      `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${account}`,
+    );
+    const proof = body.data;
+    expect(proof.claimed).toBe(false);
+
+    const snapshot = await rpc<Hex>('evm_snapshot');
+    try {
+      const balance = async () =>
+        BigInt(
+          await rpc<Hex>('eth_call', [
+            {
+              to: deployment.contracts.baseAsset,
+              data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [account] }),
+            },
+            'latest',
+          ]),
+        );
+      const before = await balance();
+      const claim = encodeFunctionData({
+        abi: parseAbi([
+          'function claim(address fund, uint64 epoch, address account, uint256 amount, bytes32[] proof)',
+        ]),
+        functionName: 'claim',
+        args: [proof.vault, BigInt(proof.epoch), proof.account, BigInt(proof.amountRaw), proof.proof],
+      });
+      const receipt = await transact(account, proof.distributor, claim);
+      expect(receipt.status).toBe('0x1');
+      expect((await balance()) - before).toBe(BigInt(proof.amountRaw));
+      // the same proof a second time is a double claim, which the distributor refuses
+      const again = await transact(account, proof.distributor, claim);
+      expect(again.status).toBe('0x0');
+    } finally {
+      expect(await rpc<boolean>('evm_revert', [snapshot])).toBe(true);
+    }
+  });
+});
