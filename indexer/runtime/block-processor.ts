@@ -9,7 +9,7 @@ import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { ActiveDataSource, DataSourceSet, DynamicDataSource } from './data-sources.ts';
 import type { EventParameter } from './event-decoder.ts';
 import { writeEvent, type BlockWithLogs } from './ethereum-event.ts';
-import { BlockState, type MappingLogger, type RuntimeEnv } from './host-context.ts';
+import { BlockState, StoreAccessError, type MappingLogger, type RuntimeEnv } from './host-context.ts';
 import { MappingInstance } from './mapping-instance.ts';
 import type { EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
 
@@ -34,7 +34,10 @@ export interface BlockProcessor {
   readonly memoryBytes: number;
 }
 
-/** A deterministic failure of a handler: the subgraph cannot index this block. */
+/**
+ * A deterministic failure of a handler: the subgraph cannot index this block. Failures of the
+ * entity store are not HandlerErrors: processBlock rethrows them as they are.
+ */
 export class HandlerError extends Error {
   constructor(
     message: string,
@@ -142,6 +145,7 @@ export function createBlockProcessor(
     } catch (error) {
       // The instance may be mid-way through a handler; never reuse it.
       instances.delete(ds.mapping.module);
+      if (error instanceof StoreAccessError) throw error.cause;
       const message = error instanceof Error ? error.message : String(error);
       throw new HandlerError(
         `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}, transaction ${log.transactionHash}, log index ${log.logIndex}: ${message}`,

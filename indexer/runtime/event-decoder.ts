@@ -42,24 +42,17 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
   });
   return (log) => {
     if (log.topics.length !== 1 + indexedCount) return null;
-    let data: readonly unknown[];
     try {
-      data = dataParams.length > 0 ? decodeAbiParameters(dataParams, log.data) : [];
+      const data = dataParams.length > 0 ? decodeAbiParameters(dataParams, log.data) : [];
+      let topic = 1;
+      let dataIndex = 0;
+      return plan.map((p) => ({
+        name: p.name,
+        param: p.param,
+        value: p.indexed ? decodeAbiParameters([p.readAs], log.topics[topic++] as Hex)[0] : data[dataIndex++],
+      }));
     } catch {
       return null;
     }
-    let topic = 1;
-    let dataIndex = 0;
-    const out: EventParameter[] = [];
-    for (const p of plan) {
-      let value: unknown;
-      if (p.indexed) {
-        value = decodeAbiParameters([p.readAs], log.topics[topic++] as Hex)[0];
-      } else {
-        value = data[dataIndex++];
-      }
-      out.push({ name: p.name, param: p.param, value });
-    }
-    return out;
   };
 }

@@ -52,6 +52,13 @@ export class HostEnv {
   }
 }
 
+/**
+ * A failure of the entity store itself (I/O, a closed database) met inside a host function. It is
+ * not the mapping's fault and not deterministic, so it must not fail the subgraph: the block
+ * processor rethrows the original error instead of turning it into a HandlerError.
+ */
+export class StoreAccessError extends Error {}
+
 /** A host function as linked into the module (pointers and numbers in, pointer or number out). */
 export type HostFunction = (...args: never[]) => number | bigint | void;
 export type HostFunctions = Record<string, (env: HostEnv) => HostFunction>;

@@ -13,7 +13,7 @@ import {
   validateEntity,
   valueTypeName,
 } from './entity-validation.ts';
-import type { HostEnv, HostFunctions } from './host-context.ts';
+import { StoreAccessError, type HostEnv, type HostFunctions } from './host-context.ts';
 
 function entityType(env: HostEnv, name: string): EntityTypeModel {
   const type = env.runtime.schema.entities.get(name);
@@ -54,6 +54,15 @@ function sameId(a: StoreValue, b: StoreValue): boolean {
   return false;
 }
 
+/** Runs a store call, marking its failures as store failures rather than mapping errors. */
+function access<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (error) {
+    throw new StoreAccessError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
 function writeKey(type: string, id: string): string {
   return `${type}\u0000${id}`;
 }
@@ -77,7 +86,7 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   }
   checkUndefinedFields(type, data);
   const block = env.block;
-  const existing = block.tx.get(type.name, key);
+  const existing = access(() => block.tx.get(type.name, key));
   const writtenInBlock = block.writes.get(writeKey(type.name, key)) === true;
   if (type.immutable && existing && !writtenInBlock) {
     throw new EntityValidationError(
@@ -90,7 +99,7 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
     else merged.set(field, value);
   }
   validateEntity(env.runtime.schema, type, key, merged);
-  block.tx.set(type.name, key, merged);
+  access(() => block.tx.set(type.name, key, merged));
   block.writes.set(writeKey(type.name, key), true);
 }
 
@@ -99,10 +108,10 @@ export function storeRemove(env: HostEnv, typeName: string, id: string): void {
   const type = entityType(env, typeName);
   const { key } = parseEntityId(type, id);
   const block = env.block;
-  if (type.immutable && block.tx.get(type.name, key)) {
+  if (type.immutable && access(() => block.tx.get(type.name, key))) {
     throw new EntityValidationError(`Entity ${type.name}[${key}] is immutable and cannot be removed`);
   }
-  block.tx.remove(type.name, key);
+  access(() => block.tx.remove(type.name, key));
   block.writes.set(writeKey(type.name, key), false);
 }
 
@@ -117,7 +126,7 @@ export function storeGet(
   const { key } = parseEntityId(type, id);
   const block = env.block;
   if (scope === 'block' && block.writes.get(writeKey(type.name, key)) !== true) return null;
-  return block.tx.get(type.name, key);
+  return access(() => block.tx.get(type.name, key));
 }
 
 export const storeFunctions: HostFunctions = {

@@ -153,6 +153,12 @@ async function loadMapping(
   const mapping = raw.mapping;
   if (!mapping?.file || !mapping.apiVersion)
     throw new Error(`data source ${name}: mapping file or apiVersion missing`);
+  const [major = 0, minor = 0, patch = 0] = mapping.apiVersion.split('.').map(Number);
+  if (major === 0 && minor === 0 && patch < 5) {
+    throw new Error(
+      `data source ${name}: apiVersion ${mapping.apiVersion} is not supported (0.0.5 or later)`,
+    );
+  }
   if (raw.kind !== 'ethereum' && raw.kind !== 'ethereum/contract') {
     throw new Error(`data source ${name}: kind ${raw.kind} is not supported (only ethereum)`);
   }

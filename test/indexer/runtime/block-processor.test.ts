@@ -2,11 +2,14 @@
 // `npm run build:subgraph`) over synthetic logs: trigger order, template instances created and
 // started within the block as graph-node does, logs that do not decode, immutable entities across
 // blocks, instance recycling, and restarting from persisted template instances.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAbi, type Hex } from 'viem';
 import { HandlerError, createBlockProcessor } from '../../../indexer/runtime/block-processor.ts';
 import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
+import { openStore } from '../../../indexer/store/sqlite-store.ts';
 import { makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
 
 const buildDir = new URL('../../../subgraph/build', import.meta.url).pathname;
@@ -236,6 +239,35 @@ describe('block processor on the project subgraph', () => {
     // Two modules ran (FundRegistry, FundVault); each memory stays near the limit plus one handler's use.
     expect(recycling.memoryBytes).toBeLessThan(2 * (limit + 2 * 1024 * 1024));
     expect(harness.store.getCurrent('Settlement', `${vault}-400`)).not.toBeNull();
+  });
+
+  it('rethrows a failure of the store itself instead of failing the subgraph', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    const processor = createBlockProcessor(harness.subgraph, harness.schema);
+    const dir = mkdtempSync(join(tmpdir(), 'closed-store-'));
+    const store = openStore({
+      path: join(dir, 'store.sqlite'),
+      schema: harness.schema,
+      startBlock: 0,
+      deployment: 't',
+    });
+    store.begin();
+    const writer = store.blockWriter(1);
+    store.db.close();
+    rmSync(dir, { recursive: true, force: true });
+    let failure: unknown;
+    try {
+      processor.processBlock(
+        { number: 1n, hash: txHash(1), parentHash: txHash(0), timestamp: 100n, logs: [registration(1, 0)] },
+        writer,
+        new DataSourceSet(harness.subgraph),
+      );
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(HandlerError);
+    expect((failure as Error).message).toContain('database connection is not open');
   });
 
   it('runs template instances restored from their persisted description after a restart', async () => {
