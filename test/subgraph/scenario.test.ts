@@ -1,0 +1,121 @@
+// The subgraph's behaviour: the built wasm, run by the embedded indexer over the devnet scenario,
+// must hold exactly what the scenario wrote. Every expectation comes from the scenario's ledger
+// and the deployment (scenario-expectations.ts); every actual value is read back through the
+// indexer's graph-node-dialect GraphQL endpoint (subgraph-reader.ts).
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { canonicalKey, expectedSubgraph, type ExpectedSubgraph, type Row } from './scenario-expectations.ts';
+import { readSubgraph, type SubgraphContents } from './subgraph-reader.ts';
+
+/** Transaction hash ++ log index as 4 little-endian bytes (graph-ts `concatI32`). */
+function eventId(txHash: string, logIndex: number): string {
+  const index = Buffer.alloc(4);
+  index.writeInt32LE(logIndex);
+  return `${txHash}${index.toString('hex')}`;
+}
+
+const withoutId = ({ id: _id, ...rest }: Row): Row => rest;
+const sortedByKey = (rows: Row[]): Row[] =>
+  [...rows].sort((a, b) => canonicalKey(a).localeCompare(canonicalKey(b)));
+
+describe('subgraph over the devnet scenario', () => {
+  let expected: ExpectedSubgraph;
+  let actual: SubgraphContents;
+
+  beforeAll(async () => {
+    const { deployment, ledger } = inject('devnet');
+    expected = expectedSubgraph(deployment, ledger);
+    actual = await readSubgraph(inject('indexer').queryUrl);
+  });
+
+  it('holds one Fund per registered vault with its closure, paused modules and latest NAV pointers', () => {
+    expect(actual.funds.map(({ registeredTxHash: _tx, ...fund }) => fund)).toEqual(expected.funds);
+    for (const fund of actual.funds) expect(fund.registeredTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it('holds every NAV record with its status, values and the time and transaction of each transition', () => {
+    expect(expected.navRecords.length).toBeGreaterThan(0);
+    expect(actual.navRecords).toEqual(expected.navRecords);
+  });
+
+  it('counts the rejections of NAV records that were sent back to Draft', () => {
+    const rejected = actual.navRecords.filter((record) => Number(record.rejectionCount) > 0);
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(rejected.map((record) => record.id)).toEqual(
+      expected.navRecords.filter((record) => Number(record.rejectionCount) > 0).map((record) => record.id),
+    );
+  });
+
+  it('holds every dividend round with its root, total, leaf count, URI and claimed count and amount', () => {
+    expect(expected.dividendRounds.length).toBeGreaterThan(0);
+    expect(actual.dividendRounds).toEqual(expected.dividendRounds);
+  });
+
+  it('holds every dividend claim, keyed by transaction hash ++ log index', () => {
+    expect(expected.dividendClaims.length).toBeGreaterThan(0);
+    expect(sortedByKey(actual.dividendClaims.map(withoutId))).toEqual(expected.dividendClaims);
+    for (const claim of actual.dividendClaims) {
+      expect(String(claim.id).slice(0, 66)).toBe(claim.txHash);
+      expect(String(claim.id)).toHaveLength(2 + 72);
+    }
+  });
+
+  it('holds the current allocation of every strategy of every fund', () => {
+    expect(actual.strategyAllocations).toEqual(expected.strategyAllocations);
+  });
+
+  it('holds every allocation change, never rewritten', () => {
+    expect(sortedByKey(actual.allocationChanges.map(withoutId))).toEqual(expected.allocationChanges);
+  });
+
+  it('holds every settlement of every fund', () => {
+    expect(actual.settlements).toEqual(expected.settlements);
+  });
+
+  it('records as many events per tracked contract and event name as the chain holds', () => {
+    const counts: Record<string, Record<string, number>> = {};
+    for (const event of actual.protocolEvents) {
+      const byName = (counts[String(event.contract)] ??= {});
+      byName[String(event.eventName)] = (byName[String(event.eventName)] ?? 0) + 1;
+    }
+    expect(counts).toEqual(expected.eventCounts);
+  });
+
+  it('records each event the scenario wrote with its contract, transaction, block, time and decoded arguments', () => {
+    // Candidates by contract, event name and block; each actual record matches one expectation at most.
+    const candidates = new Map<string, (Row & { args: Row })[]>();
+    const bucket = (contract: unknown, eventName: unknown, blockNumber: unknown): string =>
+      `${String(contract)} ${String(eventName)} ${String(blockNumber)}`;
+    for (const event of actual.protocolEvents) {
+      const key = bucket(event.contract, event.eventName, event.blockNumber);
+      const list = candidates.get(key) ?? [];
+      list.push({ ...event, args: JSON.parse(String(event.args)) as Row });
+      candidates.set(key, list);
+    }
+    const unmatched = expected.events.filter((want) => {
+      const list = candidates.get(bucket(want.contract, want.eventName, want.blockNumber)) ?? [];
+      const index = list.findIndex(
+        (event) =>
+          (want.txHash === null || event.txHash === want.txHash) &&
+          event.timestamp === want.timestamp &&
+          Object.entries(want.args).every(([name, value]) => event.args[name] === value),
+      );
+      if (index >= 0) list.splice(index, 1);
+      return index < 0;
+    });
+    expect(expected.events.length).toBeGreaterThan(1000);
+    expect(unmatched).toEqual([]);
+  });
+
+  it('keys every event record by transaction hash ++ log index and orders them by block * 2^32 + log index', () => {
+    const sortKeys = new Set<string>();
+    for (const event of actual.protocolEvents) {
+      const logIndex = Number(event.logIndex);
+      expect(event.id).toBe(eventId(String(event.txHash), logIndex));
+      expect(BigInt(String(event.sortKey))).toBe(
+        (BigInt(String(event.blockNumber)) << 32n) + BigInt(logIndex),
+      );
+      sortKeys.add(String(event.sortKey));
+    }
+    expect(sortKeys.size).toBe(actual.protocolEvents.length);
+  });
+});
