@@ -42,7 +42,6 @@ interface SolcOutput {
 }
 
 interface Solc {
-  version(): string;
   compile(
     input: string,
     callbacks: { import: (path: string) => { contents: string } | { error: string } },
@@ -77,12 +76,13 @@ function resolveImport(path: string): { contents: string } | { error: string } {
  * written, or an empty list when nothing had to be rebuilt.
  */
 export function compileContracts(options: { force?: boolean } = {}): string[] {
-  const solc = require('solc') as Solc;
   const sources = readSources();
-  const hash = createHash('sha256')
-    .update(JSON.stringify({ version: solc.version(), settings, sources }))
-    .digest('hex');
+  // The package version names the compiler: hashing it avoids loading solc (seconds) when up to date.
+  const { version } = require('solc/package.json') as { version: string };
+  const hash = createHash('sha256').update(JSON.stringify({ version, settings, sources })).digest('hex');
   if (!options.force && existsSync(hashFile) && readFileSync(hashFile, 'utf8') === hash) return [];
+
+  const solc = require('solc') as Solc;
 
   const input = { language: 'Solidity', sources, settings };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: resolveImport })) as SolcOutput;

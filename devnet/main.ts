@@ -9,7 +9,7 @@ import { runScenario } from './scenario.ts';
 import { scenarioParamsFromEnv } from './scenario-params.ts';
 import { summarizeLedger } from './summary.ts';
 
-const dataDir = resolve(process.env.DEVNET_DATA_DIR ?? join('data', 'devnet'));
+const dataDir = resolve(process.env.DEVNET_DATA_DIR || join('data', 'devnet'));
 const params = scenarioParamsFromEnv(process.env, dataDir);
 
 compileContracts();
