@@ -11,6 +11,11 @@ export interface ChainSourceOptions {
   initialRange?: number;
   /** upper bound of the span (default 10,000) */
   maxRange?: number;
+  /**
+   * logs per range to aim for (default 2,000): a range returning more halves the span, one returning
+   * fewer than half of it lets the span double; this bounds the memory one range takes
+   */
+  targetLogsPerRange?: number;
   /** first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s) */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
@@ -149,7 +154,8 @@ export class ChainSource {
 
   /**
    * Logs of [from, to], or 'too-large' when the node refused the range as too big; the span is then
-   * halved, and it doubles after a full-span success. Other failures are retried with backoff.
+   * halved. It also halves after a range with more logs than targeted and doubles after a full-span
+   * range with few. Other failures are retried with backoff.
    */
   async logsInRange(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
     let delay = this.options.retryDelayMs ?? 250;
@@ -157,7 +163,11 @@ export class ChainSource {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
         const logs = await this.getLogs(filter, from, to);
-        if (to - from + 1 >= this.span) this.span = Math.min(this.maxRange, this.span * 2);
+        const target = this.options.targetLogsPerRange ?? 2_000;
+        if (logs.length > target) this.span = Math.max(1, Math.min(this.span, to - from + 1) >> 1);
+        else if (logs.length < target / 2 && to - from + 1 >= this.span) {
+          this.span = Math.min(this.maxRange, this.span * 2);
+        }
         return logs;
       } catch (error) {
         if (error instanceof StoppedError) throw error;

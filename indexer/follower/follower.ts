@@ -43,8 +43,28 @@ type StepResult = 'advanced' | 'idle' | 'retry';
 /** Thrown inside a range when the chain changed under it; the range is fetched again. */
 class ChainMoved extends Error {}
 
-function byPosition(a: Log, b: Log): number {
-  return Number((a.blockNumber ?? 0n) - (b.blockNumber ?? 0n)) || (a.logIndex ?? 0) - (b.logIndex ?? 0);
+/** One block's logs in log index order (already so when they come straight from eth_getLogs). */
+function sortedByLogIndex(logs: Log[]): Log[] {
+  for (let i = 1; i < logs.length; i++) {
+    if (logs[i - 1]!.logIndex! > logs[i]!.logIndex!) return logs.sort((a, b) => a.logIndex! - b.logIndex!);
+  }
+  return logs;
+}
+
+/** A fetched, hash-checked range ready to process. */
+interface FetchedRange {
+  from: number;
+  to: number;
+  /** header of `to`, the checkpoint once the range is committed */
+  end: BlockHeader;
+  logs: Log[];
+  /** headers of `to`, the parent and every block with logs */
+  known: Map<number, BlockHeader>;
+  filterKey: string;
+}
+
+function filterKey(filter: LogFilter): string {
+  return `${filter.addresses?.join(',') ?? '*'}|${filter.topics.join(',')}`;
 }
 
 export class ChainFollower {
@@ -52,6 +72,11 @@ export class ChainFollower {
   private head = -1;
   private events = 0;
   private caughtUp = false;
+  private prefetch: {
+    from: number;
+    filterKey: string;
+    result: Promise<FetchedRange | 'retry' | 'reorg'>;
+  } | null = null;
   /** the error that stopped indexing, if a handler failed */
   failure: HandlerError | null = null;
 
@@ -118,6 +143,45 @@ export class ChainFollower {
     });
   }
 
+  /**
+   * Fetches [from, min(head, from + span - 1)]: header of the end, logs, headers of the log blocks and
+   * of `parent` (the block the range continues). 'retry' when the chain moved during the fetch or the
+   * node refused the span; 'reorg' when `parent` is no longer canonical.
+   */
+  private async fetchRange(
+    from: number,
+    head: number,
+    parent: BlockHeader | null,
+    filter: LogFilter,
+  ): Promise<FetchedRange | 'retry' | 'reorg'> {
+    const { chain } = this.options;
+    const to = Math.min(head, from + chain.range - 1);
+    const end = await chain.header(to);
+    if (!end) return 'retry';
+    const logs = await chain.logsInRange(filter, from, to);
+    if (logs === 'too-large') return 'retry';
+    const numbers = [...new Set(logs.map((l) => Number(l.blockNumber)))];
+    const headers = await chain.headers(parent ? [parent.number, to, ...numbers] : [to, ...numbers]);
+    if (headers.get(to)?.hash !== end.hash) return 'retry';
+    if (parent && headers.get(parent.number)?.hash !== parent.hash) return 'reorg';
+    if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
+      return 'retry';
+    const known = new Map<number, BlockHeader>();
+    for (const [n, h] of headers) if (h) known.set(n, h);
+    return { from, to, end, logs, known, filterKey: filterKey(filter) };
+  }
+
+  /** The prefetched range if it continues `cp` under the current filter; clears it either way. */
+  private async takePrefetch(
+    cpNumber: number,
+    filter: LogFilter,
+  ): Promise<FetchedRange | 'retry' | 'reorg' | null> {
+    const prefetch = this.prefetch;
+    this.prefetch = null;
+    if (!prefetch || prefetch.from !== cpNumber + 1 || prefetch.filterKey !== filterKey(filter)) return null;
+    return prefetch.result;
+  }
+
   /** One unit of work: a committed range, a reverted reorg, or an idle poll at the head. */
   async step(): Promise<StepResult> {
     const { store, chain } = this.options;
@@ -125,6 +189,7 @@ export class ChainFollower {
     this.head = head;
     const cp = store.checkpoint();
     if (cp.number >= head) {
+      this.prefetch = null;
       if (cp.block) {
         const current = await chain.header(cp.number);
         if (!current || current.hash !== cp.block.hash) {
@@ -136,44 +201,61 @@ export class ChainFollower {
       if (cp.headSeen !== head) store.recordHeadSeen(head);
       return 'idle';
     }
-    const from = cp.number + 1;
-    const to = Math.min(head, from + chain.range - 1);
-    const before = await chain.header(to);
-    if (!before) return 'retry';
     const filter = this.filter();
-    const logs = await chain.logsInRange(filter, from, to);
-    if (logs === 'too-large') return 'retry';
-    const numbers = [...new Set(logs.map((l) => Number(l.blockNumber)))];
-    const headers = await chain.headers(cp.block ? [cp.number, to, ...numbers] : [to, ...numbers]);
-    if (headers.get(to)?.hash !== before.hash) return 'retry';
-    if (cp.block && headers.get(cp.number)?.hash !== cp.block.hash) {
+    const fetched =
+      (await this.takePrefetch(cp.number, filter)) ??
+      (await this.fetchRange(cp.number + 1, head, cp.block, filter));
+    if (fetched === 'retry') return 'retry';
+    if (fetched === 'reorg') {
       await this.revertReorg(cp.number);
       return 'advanced';
     }
-    if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
-      return 'retry';
+    const { to, end } = fetched;
+    // fetch the next range while this one is processed; it is used only if the filter is unchanged
+    if (to < head) {
+      const next = to + 1;
+      this.prefetch = {
+        from: next,
+        filterKey: fetched.filterKey,
+        result: this.fetchRange(next, head, end, filter).catch(() => 'retry' as const),
+      };
+    }
+    // blocks in ascending order; logs come from the node ordered by (block, log index)
     const pending = new Map<number, Log[]>();
-    for (const log of logs.sort(byPosition)) {
+    for (const log of fetched.logs) {
       const n = Number(log.blockNumber);
       const list = pending.get(n);
       if (list) list.push(log);
       else pending.set(n, [log]);
     }
-    const known = new Map<number, BlockHeader>();
-    for (const [n, h] of headers) if (h) known.set(n, h);
+    const queue = [...pending.keys()].sort((a, b) => a - b);
     const dynamicBefore = [...this.sources.dynamic];
     store.begin();
     let processed = 0;
     try {
-      while (pending.size > 0) {
-        const n = Math.min(...pending.keys());
+      for (let i = 0; i < queue.length; i++) {
+        const n = queue[i]!;
         const blockLogs = pending.get(n)!;
         pending.delete(n);
-        processed += await this.processBlock(known.get(n)!, blockLogs, to, pending, known, before);
+        const added = new Set<number>();
+        processed += await this.processBlock(
+          fetched.known.get(n)!,
+          sortedByLogIndex(blockLogs),
+          fetched,
+          pending,
+          added,
+        );
+        // blocks that only logs of new data sources brought in join the queue in order
+        for (const m of added) {
+          let j = queue.length;
+          while (j > i + 1 && queue[j - 1]! > m) j--;
+          queue.splice(j, 0, m);
+        }
       }
-      store.commit(before, head);
+      store.commit(end, head);
     } catch (error) {
       store.rollback();
+      this.prefetch = null;
       this.sources = new DataSourceSet(this.options.subgraph, dynamicBefore);
       if (error instanceof ChainMoved) return 'retry';
       throw error;
@@ -192,12 +274,12 @@ export class ChainFollower {
   private async processBlock(
     header: BlockHeader,
     initialLogs: Log[],
-    to: number,
+    range: FetchedRange,
     pending: Map<number, Log[]>,
-    known: Map<number, BlockHeader>,
-    toHeader: BlockHeader,
+    added: Set<number>,
   ): Promise<number> {
     const { store, processor, chain, subgraph } = this.options;
+    const { to, known, end: toHeader } = range;
     const dynamicBefore = [...this.sources.dynamic];
     const fetched = new Set<string>();
     let logs = initialLogs;
@@ -235,13 +317,16 @@ export class ChainFollower {
           const n = Number(log.blockNumber);
           if (known.get(n)?.hash !== log.blockHash?.toLowerCase()) throw new ChainMoved();
           if (n === header.number) continue;
-          const list = pending.get(n) ?? [];
-          list.push(log);
-          pending.set(n, list.sort(byPosition));
+          const list = pending.get(n);
+          if (list) pending.set(n, sortedByLogIndex([...list, log]));
+          else {
+            pending.set(n, [log]);
+            added.add(n);
+          }
         }
         const here = extra.filter((l) => Number(l.blockNumber) === header.number);
         if (here.length > 0) {
-          logs = [...logs, ...here].sort(byPosition);
+          logs = sortedByLogIndex([...logs, ...here]);
           this.sources = new DataSourceSet(subgraph, dynamicBefore);
           rerun = true;
         }

@@ -1,0 +1,153 @@
+// `npm run bench:indexer`: how fast the embedded indexer indexes the large devnet scenario, compared
+// with the floor set by the chain itself: fetching and decoding the same logs and doing nothing else.
+// The scenario is generated first (SCENARIO_* variables size it; the defaults here give 100,000+
+// indexed events); indexing then runs in a child process so its peak RSS is the indexer's own.
+// Prints events/s, the fetch+decode/index time ratio and peak RSS against their targets.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { decodeEventLog, type AbiEvent, type Hex } from 'viem';
+import { startAnvil } from '../devnet/anvil.ts';
+import { compileContracts } from '../devnet/compile.ts';
+import { deployProtocol } from '../devnet/deploy.ts';
+import { runScenario } from '../devnet/scenario.ts';
+import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
+import { ChainSource } from '../indexer/follower/chain-source.ts';
+import { createIndexer, type NetworkContract } from '../indexer/indexer.ts';
+import { createProgressDisplay } from '../indexer/progress.ts';
+import { loadSubgraph } from '../indexer/runtime/manifest.ts';
+
+const TARGET_EVENTS_PER_SECOND = 5_000;
+const TARGET_RATIO = 0.5;
+const TARGET_RSS_MB = 300;
+
+/** Scenario size for the benchmark unless SCENARIO_* variables say otherwise. */
+const benchScenario: Record<string, string> = {
+  SCENARIO_EPOCHS: '100',
+  SCENARIO_INVESTORS: '700',
+  SCENARIO_REQUESTS_PER_EPOCH: '650',
+};
+
+interface MeasureInput {
+  rpcUrl: string;
+  contracts: Record<string, NetworkContract>;
+  vaults: string[];
+}
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function measure(input: MeasureInput): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-indexer-'));
+  let peakRss = process.memoryUsage().rss;
+  const display = createProgressDisplay({
+    write: (t) => process.stdout.write(t),
+    tty: Boolean(process.stdout.isTTY),
+  });
+  const indexer = await createIndexer({
+    rpcUrl: input.rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    contracts: input.contracts,
+    pollIntervalMs: 50,
+    onProgress: (p) => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      display(p);
+    },
+  });
+  const started = performance.now();
+  await indexer.start();
+  await indexer.waitForHead();
+  const indexSeconds = (performance.now() - started) / 1000;
+  const status = indexer.status();
+  await indexer.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  // The same logs, fetched over the same adaptive ranges and decoded with the same ABIs, and nothing else.
+  const subgraph = await loadSubgraph({ buildDir: resolve(import.meta.dirname, '..', 'subgraph', 'build') });
+  const events = new Map<Hex, AbiEvent>();
+  for (const mapping of [...subgraph.dataSources, ...subgraph.templates.values()].map((d) => d.mapping)) {
+    for (const [topic, specs] of mapping.handlers) events.set(topic, specs[0]!.abiEvent);
+  }
+  const addresses = [...Object.values(input.contracts).map((c) => c.address), ...input.vaults].map(
+    (a) => a.toLowerCase() as Hex,
+  );
+  const startBlock = Math.min(...Object.values(input.contracts).map((c) => c.startBlock));
+  const chain = new ChainSource({ rpcUrl: input.rpcUrl });
+  const fetchStarted = performance.now();
+  let decoded = 0;
+  for (let from = startBlock; from <= status.checkpoint; ) {
+    const to = Math.min(status.checkpoint, from + chain.range - 1);
+    const logs = await chain.logsInRange({ addresses, topics: [...events.keys()] }, from, to);
+    if (logs === 'too-large') continue;
+    for (const log of logs) {
+      decodeEventLog({
+        abi: [events.get(log.topics[0]!)!],
+        data: log.data,
+        topics: log.topics as [Hex, ...Hex[]],
+      });
+      decoded++;
+    }
+    from = to + 1;
+  }
+  const fetchSeconds = (performance.now() - fetchStarted) / 1000;
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+  const eventsPerSecond = status.events / indexSeconds;
+  const ratio = fetchSeconds / indexSeconds;
+  const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW TARGET');
+  console.log(`
+indexer benchmark (${fmt(status.checkpoint - startBlock + 1)} blocks)
+  events indexed            ${fmt(status.events)} in ${indexSeconds.toFixed(2)} s
+  events indexed per second ${fmt(eventsPerSecond)}  (target >= ${fmt(TARGET_EVENTS_PER_SECOND)}: ${verdict(eventsPerSecond >= TARGET_EVENTS_PER_SECOND)})
+  fetch + decode only       ${fmt(decoded)} logs in ${fetchSeconds.toFixed(2)} s (${fmt(decoded / fetchSeconds)} logs/s)
+  ratio fetch+decode/index  ${ratio.toFixed(2)}  (target >= ${TARGET_RATIO}: ${verdict(ratio >= TARGET_RATIO)})
+  peak RSS                  ${mb(peakRss)} MB  (target < ${TARGET_RSS_MB} MB: ${verdict(peakRss < TARGET_RSS_MB * 1024 * 1024)})`);
+  if (decoded !== status.events)
+    console.log(`  note: fetch-only saw ${decoded} logs, the indexer ${status.events}`);
+}
+
+async function main(): Promise<void> {
+  for (const [name, value] of Object.entries(benchScenario)) process.env[name] ??= value;
+  compileContracts();
+  const devnetDir = mkdtempSync(join(tmpdir(), 'bench-devnet-'));
+  const anvil = await startAnvil();
+  try {
+    const deployment = await deployProtocol(anvil.rpcUrl);
+    const params = scenarioParamsFromEnv(process.env, devnetDir);
+    console.log(`generating the scenario: ${JSON.stringify({ ...params, dataDir: undefined })}`);
+    const generated = performance.now();
+    const ledger = await runScenario(anvil.rpcUrl, deployment, params);
+    console.log(
+      `scenario: ${fmt(ledger.trackedEvents)} tracked events of ${fmt(ledger.totalEvents)} in ${((performance.now() - generated) / 1000).toFixed(0)} s`,
+    );
+    const at = (address: string) => ({ address, startBlock: deployment.startBlock });
+    const input: MeasureInput = {
+      rpcUrl: anvil.rpcUrl,
+      contracts: {
+        FundRegistry: at(deployment.contracts.fundRegistry),
+        NavOracle: at(deployment.contracts.navOracle),
+        DividendDistributor: at(deployment.contracts.dividendDistributor),
+      },
+      vaults: deployment.funds.map((f) => f.vault),
+    };
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', import.meta.filename, '--measure', JSON.stringify(input)],
+      {
+        stdio: 'inherit',
+      },
+    );
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    if (code !== 0) throw new Error(`the measuring process exited with ${code}`);
+  } finally {
+    await anvil.stop();
+    rmSync(devnetDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--measure') await measure(JSON.parse(process.argv[3]!) as MeasureInput);
+else await main();
