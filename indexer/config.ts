@@ -1,6 +1,6 @@
 // Environment configuration of `npm run indexer`, validated at start-up: each problem names the
 // variable. With NETWORK=devnet and no RPC_URL, the RPC URL of the running `npm run devnet` is read
-// from <DATA_DIR>/devnet/deployment.json.
+// from its deployment.json (DEVNET_DATA_DIR, default <DATA_DIR>/devnet).
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -30,7 +30,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   const dataDir = resolve(env.DATA_DIR || 'data');
   let rpcUrl = env.RPC_URL;
   if (!rpcUrl && network === 'devnet') {
-    const deploymentFile = join(dataDir, 'devnet', 'deployment.json');
+    const deploymentFile = join(resolve(env.DEVNET_DATA_DIR || join(dataDir, 'devnet')), 'deployment.json');
     if (existsSync(deploymentFile))
       rpcUrl = (JSON.parse(readFileSync(deploymentFile, 'utf8')) as { rpcUrl?: string }).rpcUrl;
   }
