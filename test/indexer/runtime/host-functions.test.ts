@@ -3,12 +3,12 @@
 // graph-node: num-bigint's minimal two's-complement little-endian bytes, truncating division,
 // dividend-signed remainder, floor right shift, bigIntToHex of the magnitude.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keccak256, parseAbi, toBytes, type Hex } from 'viem';
+import { keccak256, parseAbi, toBytes, type Hex, type TransactionReceipt } from 'viem';
 import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import { bigIntDividedBy, bigIntMod, bigIntToHex } from '../../../indexer/runtime/host-bigint.ts';
 import { UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
-import { buildProbeSubgraph, makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
+import { blockHash, buildProbeSubgraph, makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
 
 const max256 = 2n ** 256n - 1n;
 
@@ -73,7 +73,7 @@ describe('BigInt arithmetic rules', () => {
   });
 });
 
-const probeAbi = parseAbi(['event Probe(uint8 indexed kind, string input)']);
+const probeAbi = parseAbi(['event Probe(uint8 indexed kind, string input)', 'event ProbeReceipt(uint8 tag)']);
 const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
 
 describe('host functions through the probe wasm', () => {
@@ -175,6 +175,65 @@ describe('host functions through the probe wasm', () => {
     expect(error.message).toMatch(
       /Mapping aborted at src\/probe\.ts, line \d+, column \d+, with message: assertion text/,
     );
+  });
+
+  it('passes a null receipt and a null logType to handlers without receipt: true', () => {
+    expect(probe(20, '')).toBe('receipt:null;logType:null');
+  });
+
+  it('fills event.transaction from the block’s transactions and event.receipt for receipt: true handlers', () => {
+    block += 1;
+    const log = makeLog(probeAbi, 'ProbeReceipt', { tag: 1 }, { address: probeAddress, block, logIndex: 2 });
+    const hash = txHash(block);
+    const from = `0x${'5a'.repeat(20)}` as Hex;
+    const receipt: TransactionReceipt = {
+      blockHash: blockHash(block),
+      blockNumber: BigInt(block),
+      contractAddress: null,
+      cumulativeGasUsed: 90_000n,
+      effectiveGasPrice: 7n,
+      from,
+      gasUsed: 45_000n,
+      logs: [log],
+      logsBloom: `0x${'00'.repeat(256)}`,
+      status: 'success',
+      to: probeAddress,
+      transactionHash: hash,
+      transactionIndex: 0,
+      type: 'eip1559',
+    };
+    harness.runBlock(block, [log], {
+      transactions: new Map([
+        [
+          hash,
+          {
+            from,
+            to: probeAddress,
+            value: 10n ** 18n,
+            gasLimit: 100_000n,
+            gasPrice: 7n,
+            nonce: 42n,
+            input: '0xabcd',
+            index: 0n,
+          },
+        ],
+      ]),
+      receipts: new Map([[hash, receipt]]),
+    });
+    const output = harness.store.getCurrent('ProbeResult', `${hash}-2`)?.get('output');
+    expect(output).toEqual({
+      kind: 'String',
+      value:
+        `tx:${from},${probeAddress},1000000000000000000,42,0,0xabcd;` +
+        `block:${block},${1_700_000_000 + block * 12},${blockHash(block - 1)};` +
+        `receipt:45000,1,1,${probeAddress},1,2`,
+    });
+  });
+
+  it('fails a receipt: true handler when the receipt was not fetched', () => {
+    block += 1;
+    const log = makeLog(probeAbi, 'ProbeReceipt', { tag: 1 }, { address: probeAddress, block, logIndex: 0 });
+    expect(() => harness.runBlock(block, [log])).toThrow('handler declares receipt: true but the receipt of');
   });
 
   it('rolls back a failed block so the store keeps only committed results', () => {

@@ -116,7 +116,11 @@ export class RuntimeHarness {
   }
 
   /** Processes one block and commits it; on a handler error the block is rolled back and the error rethrown. */
-  runBlock(number: number, logs: Log[]): BlockResult {
+  runBlock(
+    number: number,
+    logs: Log[],
+    extras: Pick<BlockWithLogs, 'transactions' | 'receipts'> = {},
+  ): BlockResult {
     const hash = blockHash(number);
     const block: BlockWithLogs = {
       number: BigInt(number),
@@ -124,6 +128,7 @@ export class RuntimeHarness {
       parentHash: this.parent,
       timestamp: 1_700_000_000n + BigInt(number) * 12n,
       logs,
+      ...extras,
     };
     this.store.begin();
     try {
@@ -159,7 +164,7 @@ export function makeLog(
   eventName: string,
   args: Record<string, unknown>,
   where: { address: Hex; block: number; logIndex: number; tx?: number },
-): Log {
+): Log<bigint, number, false> {
   const event = abi.find((x) => x.type === 'event' && x.name === eventName);
   if (!event || event.type !== 'event') throw new Error(`no event ${eventName}`);
   const topics = encodeEventTopics({ abi: [event], eventName, args } as never) as Hex[];
