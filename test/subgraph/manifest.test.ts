@@ -73,6 +73,10 @@ describe('subgraph build for the devnet', () => {
     }
   });
 
+  it('skips the build when its inputs are unchanged', async () => {
+    expect(await buildSubgraph('devnet')).toMatchObject({ network: 'devnet', built: false });
+  });
+
   it('carries the devnet addresses and start blocks of networks.json', () => {
     const devnet = readNetwork('devnet');
     for (const source of built.filter((s) => !s.template)) {
