@@ -34,6 +34,8 @@ export async function buildSubgraph(network = 'devnet'): Promise<BuildResult> {
     // Another process may have finished the same build while this one waited.
     if (isUpToDate(network)) return result;
     rmSync(stampPath, { force: true });
+    // Hashed before building: an edit made during the build must trigger the next one.
+    const hash = inputsHash(network);
     const copy = networkManifestCopy(network);
     try {
       await runGraph(['codegen', copy.file]);
@@ -41,7 +43,7 @@ export async function buildSubgraph(network = 'devnet'): Promise<BuildResult> {
     } finally {
       copy.remove();
     }
-    writeFileSync(stampPath, inputsHash(network));
+    writeFileSync(stampPath, hash);
     return { ...result, built: true };
   } finally {
     releaseLock();
