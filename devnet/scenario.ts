@@ -32,7 +32,7 @@ import { createEventDecoder } from './event-decoder.ts';
 import { createRandom, type Random } from './random.ts';
 import { createRpcClient, type RpcClient } from './rpc.ts';
 import type { ScenarioParams } from './scenario-params.ts';
-import { createTxQueue, type MinedBlock, type TxRequest } from './tx-queue.ts';
+import { createTxQueue, type MinedBlock, type TxReceipt, type TxRequest } from './tx-queue.ts';
 
 const DAY = 86_400n;
 const USDC = 1_000_000n;
@@ -116,6 +116,24 @@ interface OracleStep {
   request: TxRequest;
   action: NavAction;
   reason: string;
+}
+
+interface Settle {
+  fund: FundRun;
+  epoch: number;
+  pnl: bigint;
+}
+
+interface EpochSettledArgs {
+  epoch: bigint;
+  navPerShare: bigint;
+  assetsIn: bigint;
+  sharesMinted: bigint;
+  sharesBurned: bigint;
+  assetsOut: bigint;
+  totalAssets: bigint;
+  totalSupply: bigint;
+  reserveBalance: bigint;
 }
 
 interface RecordRun {
@@ -634,14 +652,73 @@ export async function runScenario(
     );
   }
 
+  /** Books a mined settlement: NAV, share balances, the ledger, and the NAV record to draft next. */
+  function applySettlement({ fund, epoch, pnl }: Settle, receipt: TxReceipt, ref: TxRef, day: number): void {
+    const log = receipt.logs.find((l) => l.topics[0] === settlementTopic);
+    if (!log) throw new Error(`${fund.deployed.slug}: settle e${epoch} emitted no EpochSettled`);
+    const settled = decodeVaultLog(log)!.args as unknown as EpochSettledArgs;
+    if (settled.epoch !== BigInt(epoch)) throw new Error(`${fund.deployed.slug}: settled the wrong epoch`);
+    for (const { investor, amount } of fund.openSubscriptions) {
+      fund.balances.set(
+        investor,
+        (fund.balances.get(investor) ?? 0n) + (amount * NAV_ONE) / settled.navPerShare,
+      );
+    }
+    fund.openSubscriptions = [];
+    fund.totalAssets = settled.totalAssets;
+    fund.nextEpoch = epoch + 1;
+    if (epoch >= fund.lastEpoch) fund.finished = true;
+    const amounts = Object.fromEntries(
+      (
+        [
+          'navPerShare',
+          'assetsIn',
+          'sharesMinted',
+          'sharesBurned',
+          'assetsOut',
+          'totalAssets',
+          'totalSupply',
+          'reserveBalance',
+        ] as const
+      ).map((key) => [key, settled[key].toString()]),
+    ) as Record<Exclude<keyof EpochSettledArgs, 'epoch'>, string>;
+    ledger.settlements.push({
+      fund: fund.deployed.slug,
+      vault: fund.deployed.vault,
+      epoch,
+      pnl: pnl.toString(),
+      ...amounts,
+      ...ref,
+    });
+    const forced = fund.plan.forcedRejections.find((r) => r.epoch === epoch);
+    const lateEpoch = epoch > fund.lastEpoch - 10;
+    const rejectAt: NavStatus | null =
+      forced?.stage ??
+      (!lateEpoch && random.chance(300) ? random.pick(['PendingVerification', 'Verified'] as const) : null);
+    const record: LedgerNavRecord = {
+      fund: fund.deployed.slug,
+      vault: fund.deployed.vault,
+      epoch,
+      status: 'Draft',
+      navPerShare: amounts.navPerShare,
+      totalAssets: amounts.totalAssets,
+      totalSupply: amounts.totalSupply,
+      publishedAt: null,
+      publishTxHash: null,
+      transitions: [],
+    };
+    ledger.navRecords.push(record);
+    // needsRedraft: the first draft goes out in today's oracle block.
+    fund.records.push({ ledger: record, lastStepDay: day - 1, rejectAt, needsRedraft: true });
+  }
+
   // ---- the days --------------------------------------------------------------------------------
   for (let day = 1; day <= params.epochs; day++) {
     const dayStart = BigInt(DEVNET_GENESIS_TIMESTAMP) + BigInt(day) * DAY;
     const adminBefore: TxRequest[] = [];
     const investorTxs: TxRequest[] = [];
     const adminAfter: TxRequest[] = [];
-    const settling = new Map<Hex, { fund: FundRun; epoch: number; pnl: bigint }>();
-    const settleRequests: { fund: FundRun; epoch: number; pnl: bigint; request: TxRequest }[] = [];
+    const settles: (Settle & { index: number })[] = [];
 
     for (const fund of funds) {
       if (day < fund.plan.launchDay) continue;
@@ -665,94 +742,20 @@ export async function runScenario(
       }
       adminAfter.push(...modulePlanTxs(fund, day, true));
       const pnl = dailyPnl(fund);
-      const request = tx(multisig, vault, abis.vault, 'settle', [pnl], `${slug}: settle e${epoch}`);
-      adminAfter.push(request);
-      settleRequests.push({ fund, epoch, pnl, request });
+      settles.push({ fund, epoch, pnl, index: adminAfter.length });
+      adminAfter.push(tx(multisig, vault, abis.vault, 'settle', [pnl], `${slug}: settle e${epoch}`));
     }
     await queue.send(adminBefore);
     const investorHashes = await queue.send(investorTxs);
     const adminHashes = await queue.send(adminAfter);
-    adminAfter.forEach((request, i) => {
-      const match = settleRequests.find((s) => s.request === request);
-      if (match) settling.set(adminHashes[i]!, match);
-    });
+    const settling = new Map(settles.map((s) => [adminHashes[s.index]!, s]));
     const settlementBlock = await queue.mine(dayStart);
     recordAllocations(settlementBlock);
     recordInvestorTxs(settlementBlock, new Set(investorHashes));
 
-    // Apply the settlements: NAV, balances, and the NAV record that the oracle drafts next.
     for (const { hash, receipt } of settlementBlock.txs) {
       const settled = settling.get(hash);
-      if (!settled) continue;
-      const { fund, epoch, pnl } = settled;
-      const log = receipt.logs.find((l) => l.topics[0] === settlementTopic);
-      if (!log) throw new Error(`${fund.deployed.slug}: settle e${epoch} emitted no EpochSettled`);
-      const settledArgs = decodeVaultLog(log)!.args as Record<string, bigint>;
-      const {
-        navPerShare,
-        assetsIn,
-        sharesMinted,
-        sharesBurned,
-        assetsOut,
-        totalAssets,
-        totalSupply,
-        reserveBalance,
-      } = settledArgs as Record<
-        | 'navPerShare'
-        | 'assetsIn'
-        | 'sharesMinted'
-        | 'sharesBurned'
-        | 'assetsOut'
-        | 'totalAssets'
-        | 'totalSupply'
-        | 'reserveBalance',
-        bigint
-      >;
-      if (settledArgs.epoch !== BigInt(epoch))
-        throw new Error(`${fund.deployed.slug}: settled the wrong epoch`);
-      for (const { investor, amount } of fund.openSubscriptions) {
-        fund.balances.set(investor, (fund.balances.get(investor) ?? 0n) + (amount * NAV_ONE) / navPerShare);
-      }
-      fund.openSubscriptions = [];
-      fund.totalAssets = totalAssets;
-      fund.nextEpoch = epoch + 1;
-      if (epoch >= fund.lastEpoch) fund.finished = true;
-      const ref = txRef(settlementBlock, hash);
-      ledger.settlements.push({
-        fund: fund.deployed.slug,
-        vault: fund.deployed.vault,
-        epoch,
-        pnl: pnl.toString(),
-        navPerShare: navPerShare.toString(),
-        assetsIn: assetsIn.toString(),
-        sharesMinted: sharesMinted.toString(),
-        sharesBurned: sharesBurned.toString(),
-        assetsOut: assetsOut.toString(),
-        totalAssets: totalAssets.toString(),
-        totalSupply: totalSupply.toString(),
-        reserveBalance: reserveBalance.toString(),
-        ...ref,
-      });
-      const forced = fund.plan.forcedRejections.find((r) => r.epoch === epoch);
-      const lateEpoch = epoch > fund.lastEpoch - 10;
-      const rejectAt: NavStatus | null =
-        forced?.stage ??
-        (!lateEpoch && random.chance(300) ? random.pick(['PendingVerification', 'Verified'] as const) : null);
-      const record: LedgerNavRecord = {
-        fund: fund.deployed.slug,
-        vault: fund.deployed.vault,
-        epoch,
-        status: 'Draft',
-        navPerShare: navPerShare.toString(),
-        totalAssets: totalAssets.toString(),
-        totalSupply: totalSupply.toString(),
-        publishedAt: null,
-        publishTxHash: null,
-        transitions: [],
-      };
-      ledger.navRecords.push(record);
-      // Drafted in the oracle block below; status is set from the receipt.
-      fund.records.push({ ledger: record, lastStepDay: day - 1, rejectAt, needsRedraft: true });
+      if (settled) applySettlement(settled, receipt, txRef(settlementBlock, hash), day);
     }
 
     // The oracle block: NAV steps, then dividend rounds computed on the settled state.
