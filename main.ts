@@ -40,7 +40,7 @@ try {
   let rpcUrl = config.rpcUrl;
   let distributionsBase = config.distributionsBase;
   if (config.mode === 'devnet') {
-    const dataDir = resolve(config.dataDir);
+    const dataDir = resolve(config.dataDir, 'devnet');
     const scenario = scenarioParamsFromEnv(process.env, dataDir);
     console.log('devnet: starting anvil, deploying the protocol and seeding the scenario...');
     const anvil = await startAnvil();

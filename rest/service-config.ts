@@ -16,7 +16,7 @@ export interface ServiceConfig {
   rpcUrl: string | undefined;
   registryPath: string;
   distributionsBase: string | undefined;
-  /** devnet mode: where deployment, ledger, distributions and the indexer store go */
+  /** devnet mode: deployment, distributions and the indexer store go to <dataDir>/devnet */
   dataDir: string;
   trustProxy: boolean | number | string;
   redisUrl: string | undefined;
@@ -98,7 +98,7 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     rpcUrl,
     registryPath: registry ?? 'registry/devnet.json',
     distributionsBase: distributions,
-    dataDir: value(env, 'DATA_DIR') ?? 'data/devnet',
+    dataDir: value(env, 'DATA_DIR') ?? 'data',
     trustProxy: trustProxy(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     // RATE_LIMIT_PER_MINUTE=0 turns rate limiting off (benchmarks, trusted deployments)
