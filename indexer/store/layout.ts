@@ -130,8 +130,10 @@ export function tableDdl(table: TableLayout): string[] {
 }
 
 export function hexToBytes(hex: string): Buffer {
-  if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) throw new Error(`invalid hex bytes: ${hex}`);
-  return Buffer.from(hex.slice(2), 'hex');
+  const bytes = hex.startsWith('0x') && hex.length % 2 === 0 ? Buffer.from(hex.slice(2), 'hex') : null;
+  // Buffer.from stops at the first non-hex digit, so a short result means invalid input
+  if (!bytes || bytes.length * 2 !== hex.length - 2) throw new Error(`invalid hex bytes: ${hex}`);
+  return bytes;
 }
 
 export function bytesToHex(bytes: Uint8Array): string {

@@ -12,7 +12,6 @@ import {
   bytesToHex,
   entityToRow,
   hexToBytes,
-  idFromSql,
   idToSql,
   rowToEntity,
   tableDdl,
@@ -98,6 +97,9 @@ export class IndexerStore {
   readonly deployment: string;
   private readonly tables = new Map<string, TableStatements>();
   private inTransaction = false;
+  private readonly insertBlock: Database.Statement;
+  private readonly insertDataSource: Database.Statement;
+  private readonly updateCheckpoint: Database.Statement;
 
   constructor(options: StoreOptions) {
     this.db = new Database(options.path);
@@ -127,6 +129,14 @@ export class IndexerStore {
         );
       }
     })();
+    this.insertBlock = this.db.prepare(`INSERT OR REPLACE INTO "__blocks" VALUES (?, ?, ?, ?)`);
+    this.insertDataSource = this.db.prepare(
+      `INSERT INTO "__data_sources" ("template", "address", "context", "created_block") VALUES (?, ?, ?, ?)`,
+    );
+    this.updateCheckpoint = this.db.prepare(
+      `UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?,
+         "head_seen" = ?, "updated_at" = ?`,
+    );
     for (const layout of this.layouts.values()) {
       const cols = ['"__from"', '"__to"'];
       for (const c of layout.columns) {
@@ -215,9 +225,12 @@ export class IndexerStore {
   }
 
   recordBlock(header: BlockHeader): void {
-    this.db
-      .prepare(`INSERT OR REPLACE INTO "__blocks" VALUES (?, ?, ?, ?)`)
-      .run(header.number, hexToBytes(header.hash), hexToBytes(header.parentHash), header.timestamp);
+    this.insertBlock.run(
+      header.number,
+      hexToBytes(header.hash),
+      hexToBytes(header.parentHash),
+      header.timestamp,
+    );
   }
 
   recordDataSource(record: DynamicDataSourceRecord): void {
@@ -341,6 +354,18 @@ export class IndexerStore {
   }
 }
 
+/** Lowercase 0x hex of a Bytes id, validated (Buffer.from stops at the first non-hex digit). */
+function normalizeHex(id: string): string {
+  if (
+    id.length % 2 !== 0 ||
+    !id.startsWith('0x') ||
+    Buffer.from(id.slice(2), 'hex').length * 2 !== id.length - 2
+  ) {
+    throw new Error(`invalid Bytes id: ${id}`);
+  }
+  return id.toLowerCase();
+}
+
 /**
  * One block's view of the store (EntityStoreTx): writes are buffered per (type, id) and reads see
  * them first, so handlers observe their own block's changes; flush() hands the net changes to SQL.
@@ -362,7 +387,7 @@ export class BlockWriteBuffer implements EntityStoreTx {
       this.changes.set(entityType, byId);
     }
     // Bytes ids compare by value, so their hex spelling is normalised
-    return { byId, key: layout.idKind === 'Bytes' ? idFromSql('Bytes', hexToBytes(id)) : id };
+    return { byId, key: layout.idKind === 'Bytes' ? normalizeHex(id) : id };
   }
 
   get(entityType: string, id: string): Entity | null {
