@@ -236,6 +236,28 @@ describe('host functions through the probe wasm', () => {
     expect(() => harness.runBlock(block, [log])).toThrow('handler declares receipt: true but the receipt of');
   });
 
+  it('answers dataSource.network, address and context for the running data source', () => {
+    expect(probe(21, '')).toBe(`devnet,${probeAddress},0`);
+  });
+
+  it('fails dataSource.create for a template the manifest does not define', () => {
+    expect(probeError(22, 'Missing').message).toContain(
+      'Failed to create data source from name `Missing`: No template with this name in parent data source `ProbeEmitter`',
+    );
+  });
+
+  it('converts strings and bytes as graph-node does', () => {
+    expect(probe(23, '0x' + '5A'.repeat(20))).toBe('0x' + '5a'.repeat(20));
+    expect(probeError(23, '0x12').message).toContain("Failed to convert string to Address: '0x12'");
+    expect(probe(24, '0x68656c6c6f0000')).toBe('hello');
+    expect(probe(25, '0x000068656c6c6f20776f726c64')).toBe('11StV1DL6CwTryKyV');
+  });
+
+  it('converts JSON numbers with json.toI64, toU64 and toF64', () => {
+    expect(probe(26, '42')).toBe('42,42,42.0');
+    expect(probeError(26, '-5').message).toContain('JSON `-5` cannot be parsed as u64');
+  });
+
   it('rolls back a failed block so the store keeps only committed results', () => {
     const before = harness.store.checkpoint().number;
     probeError(8, '1|0');
