@@ -1,12 +1,13 @@
 // What the subgraph must hold after indexing the devnet scenario, derived only from the
 // deployment and the scenario's own ledger (the oracle), in the shape the graph-node query
 // dialect returns: BigInt as decimal strings, Bytes as lowercase 0x hex, references as { id }.
+import { keccak256, toBytes, zeroAddress, zeroHash } from 'viem';
 import type { Deployment } from '../../devnet/deploy.ts';
 import { MODULE_NAMES, type Ledger, type LedgerNavRecord, type NavTransition } from '../../devnet/ledger.ts';
 
 export type Row = Record<string, unknown>;
 
-/** One event the ledger says a tracked contract emitted, with the arguments it knows. */
+/** One event the deployment or the ledger says a tracked contract emitted, with the arguments known. */
 export interface ExpectedEvent {
   contract: string;
   eventName: string;
@@ -27,7 +28,7 @@ export interface ExpectedSubgraph {
   /** without ids, sorted by canonicalKey */
   allocationChanges: Row[];
   settlements: Row[];
-  /** every ledger-known event, sorted by canonicalKey */
+  /** every event the deployment and the scenario wrote, sorted by canonicalKey */
   events: ExpectedEvent[];
   /** ProtocolEvent count per contract (lowercase) and event name: the ledger's census of tracked contracts */
   eventCounts: Record<string, Record<string, number>>;
@@ -314,6 +315,40 @@ export function expectedSubgraph(deployment: Deployment, ledger: Ledger): Expect
   }
   for (const fund of ledger.funds) {
     if (fund.closedAt) event(fund.vault, 'FundClosed', fund.closedAt, {});
+  }
+  // The deployment block: the oracle's role grants, the owners set by the constructors, the registrations.
+  const { deployer, navOperator } = deployment.accounts;
+  const roles: [string, string][] = [
+    [zeroHash, deployer],
+    [keccak256(toBytes('NAV_OPERATOR_ROLE')), navOperator],
+    [keccak256(toBytes('VERIFIER_ROLE')), verifier],
+  ];
+  for (const [role, account] of roles) {
+    event(
+      deployment.contracts.navOracle,
+      'RoleGranted',
+      { txHash: null, ...deployedAt },
+      {
+        role,
+        account: lower(account),
+        sender: lower(deployer),
+      },
+    );
+  }
+  const owners: [string, string][] = [
+    [deployment.contracts.fundRegistry, deployer],
+    ...deployment.funds.map((fund): [string, string] => [fund.vault, fund.multisig]),
+  ];
+  for (const [contract, owner] of owners) {
+    event(
+      contract,
+      'OwnershipTransferred',
+      { txHash: null, ...deployedAt },
+      {
+        previousOwner: zeroAddress,
+        newOwner: lower(owner),
+      },
+    );
   }
   for (const fund of deployment.funds) {
     event(
