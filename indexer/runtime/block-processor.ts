@@ -93,6 +93,10 @@ export function createBlockProcessor(
         const { initial, maximum } = mapping.memoryLimits;
         memory = new WebAssembly.Memory(maximum === undefined ? { initial } : { initial, maximum });
         memories.set(module, memory);
+      } else {
+        // A new instance must see the zeroed memory a fresh one would: the stub runtime's __new
+        // does not clear what it hands out. Data segments are written again on instantiation.
+        new Uint8Array(memory.buffer).fill(0);
       }
       instance = new MappingInstance(module, memory, runtime);
       instancesCreated++;
