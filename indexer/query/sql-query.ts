@@ -308,6 +308,8 @@ class Compiler {
     if (!value) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${orderBy}\``);
     if (value.field.name === 'id' && !value.child) return `${alias}."id" ${dir}`;
     const expr = this.sortExpression(table, alias, value);
+    // a non-null column needs no NULL placement term, which also lets an index on it serve the order
+    if (!value.child && value.field.nonNull) return `${expr} ${dir}, ${alias}."id" ${dir}`;
     const nulls = dir === 'ASC' ? `(${expr}) IS NULL ASC` : `(${expr}) IS NULL DESC`;
     return `${nulls}, ${expr} ${dir}, ${alias}."id" ${dir}`;
   }
