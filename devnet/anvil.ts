@@ -78,6 +78,12 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
   ];
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // If this process ends without stop() (a crash, process.exit), take anvil down with it.
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
 
   const rpcUrl = await new Promise<string>((resolve, reject) => {
     let output = '';
