@@ -164,7 +164,8 @@ interface FundRun {
   plan: FundPlan;
   investors: Address[];
   onboardingQueue: Address[];
-  funded: Set<Address>;
+  /** Investors that approved this fund's vault. */
+  approved: Set<Address>;
   balances: Map<Address, bigint>;
   totalAssets: bigint;
   nextEpoch: number;
@@ -260,9 +261,7 @@ export async function runScenario(
   // ---- funds, investors and their plans --------------------------------------------------------
   const plans = fundPlans(params.epochs);
   if (deployment.funds.length !== plans.length) throw new Error(`the scenario plans ${plans.length} funds`);
-  const pool = Array.from({ length: Math.ceil(params.investorsPerFund * 2) }, (_, i) =>
-    investorAddress(params.seed, i),
-  );
+  const pool = Array.from({ length: params.investorsPerFund * 2 }, (_, i) => investorAddress(params.seed, i));
   const funds: FundRun[] = deployment.funds.map((deployed, i) => {
     const plan = plans[i]!;
     const investors = random.shuffle(pool).slice(0, params.investorsPerFund);
@@ -272,7 +271,7 @@ export async function runScenario(
       plan,
       investors,
       onboardingQueue: [...investors],
-      funded: new Set(),
+      approved: new Set(),
       balances: new Map(),
       totalAssets: 0n,
       nextEpoch: 1,
@@ -434,8 +433,8 @@ export async function runScenario(
         tx(investor, baseAsset, abis.usdc, 'mint', [investor, 100_000_000n * USDC], `${slug}: faucet`),
       );
     }
-    if (!fund.funded.has(investor)) {
-      fund.funded.add(investor);
+    if (!fund.approved.has(investor)) {
+      fund.approved.add(investor);
       txs.push(tx(investor, baseAsset, abis.usdc, 'approve', [vault, maxUint256], `${slug}: approve vault`));
     }
     txs.push(
