@@ -75,24 +75,22 @@ function expressPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-function cors(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-  if (req.method === 'OPTIONS') {
-    res.setHeader(
-      'Access-Control-Allow-Methods',
-      req.path === '/graphql' ? 'GET, POST, OPTIONS' : READ_METHODS,
-    );
-    res.setHeader(
-      'Access-Control-Allow-Headers',
-      req.get('Access-Control-Request-Headers') ?? 'Accept, Content-Type, If-None-Match',
-    );
-    res.setHeader('Access-Control-Max-Age', '86400');
-    res.setHeader('Allow', req.path === '/graphql' ? 'GET, POST, OPTIONS' : READ_METHODS);
-    res.status(204).end();
-    return;
-  }
-  next();
+/**
+ * helmet's security headers are static for a given configuration: they are collected once
+ * and set together with the CORS and Link headers in a single step per request.
+ */
+function securityHeaders(): [string, string][] {
+  const headers: [string, string][] = [];
+  const collector = {
+    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
+    removeHeader() {},
+  };
+  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })(
+    {} as Request,
+    collector as unknown as Response,
+    () => {},
+  );
+  return headers;
 }
 
 export function createRestApp(config: RestConfig): Express {
@@ -111,14 +109,28 @@ export function createRestApp(config: RestConfig): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(cors);
-  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
-  app.use((_req, res, next) => {
-    res.setHeader('Link', '</openapi.json>; rel="service-desc"');
-    next();
-  });
-  // read-only surface: anything but GET/HEAD on /v1, the documents and problem pages is 405
+  const everyResponse: [string, string][] = [
+    ...securityHeaders(),
+    ['Access-Control-Allow-Origin', '*'],
+    ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
+    ['Link', '</openapi.json>; rel="service-desc"'],
+  ];
   app.use((req, res, next) => {
+    for (const [name, value] of everyResponse) res.setHeader(name, value);
+    const methods = req.path === '/graphql' ? 'GET, POST, OPTIONS' : READ_METHODS;
+    if (req.method === 'OPTIONS') {
+      // CORS preflight: any origin, the read methods, whatever headers the client asks for
+      res.setHeader('Access-Control-Allow-Methods', methods);
+      res.setHeader(
+        'Access-Control-Allow-Headers',
+        req.get('Access-Control-Request-Headers') ?? 'Accept, Content-Type, If-None-Match',
+      );
+      res.setHeader('Access-Control-Max-Age', '86400');
+      res.setHeader('Allow', methods);
+      res.status(204).end();
+      return;
+    }
+    // read-only surface: anything but GET/HEAD on /v1, the documents and problem pages is 405
     const guarded =
       req.path.startsWith('/v1') || DOCUMENT_PATHS.includes(req.path) || req.path.startsWith('/problems');
     if (guarded && req.method !== 'GET' && req.method !== 'HEAD') {

@@ -9,6 +9,13 @@ export type ParamCheck =
   | { ok: true; values: ParamValues }
   | { ok: false; parameter: string; detail: string; notFound?: boolean };
 
+const patterns = new Map<string, RegExp>();
+function pattern(source: string): RegExp {
+  let compiled = patterns.get(source);
+  if (!compiled) patterns.set(source, (compiled = new RegExp(source)));
+  return compiled;
+}
+
 function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { detail: string } {
   const schema = spec.schema;
   if (schema.type === 'integer') {
@@ -20,7 +27,7 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
   }
   if (
     (schema.maxLength !== undefined && raw.length > schema.maxLength) ||
-    !new RegExp(schema.pattern).test(raw)
+    !pattern(schema.pattern).test(raw)
   ) {
     return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw.slice(0, 80)}'.` };
   }
