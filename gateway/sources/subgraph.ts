@@ -107,6 +107,70 @@ function literal(value: unknown): string {
   throw new TypeError(`cannot render ${String(value)} as a GraphQL literal`);
 }
 
+/** A field's expected JSON type in the subgraph's answer ('?': may be null). */
+type FieldRule = 'string' | 'string?' | 'int' | 'boolean' | 'strings' | { row: RowShape };
+type RowShape = Record<string, FieldRule>;
+
+const NAV_SHAPE: RowShape = {
+  epoch: 'int',
+  status: 'string',
+  navPerShare: 'string',
+  totalAssets: 'string',
+  totalSupply: 'string',
+  publishedAt: 'string?',
+  publishedTxHash: 'string?',
+};
+const strings = (fields: string): RowShape => Object.fromEntries(fields.split(' ').map((f) => [f, 'string']));
+
+/**
+ * The rows each collection must hold. An answer of another shape (a proxy's error page, a
+ * different schema) is the upstream's fault: it becomes UPSTREAM_UNAVAILABLE, never a crash
+ * reported as an internal error nor a wrong body.
+ */
+const COLLECTION_SHAPES: Record<string, RowShape> = {
+  funds: {
+    ...strings('id slug'),
+    closed: 'boolean',
+    pausedModules: 'strings',
+    latestPublishedNav: { row: NAV_SHAPE },
+    latestNav: { row: NAV_SHAPE },
+  },
+  navRecords: NAV_SHAPE,
+  dividendRounds: {
+    ...strings('id merkleRoot total uri claimedAmount postedAtBlock postedAt postedTxHash'),
+    epoch: 'int',
+    leafCount: 'int',
+    claimedCount: 'int',
+  },
+  protocolEvents: strings('id contract eventName blockNumber timestamp txHash logIndex sortKey args'),
+};
+
+function fits(value: unknown, shape: RowShape): boolean {
+  if (!value || typeof value !== 'object') return false;
+  const row = value as Record<string, unknown>;
+  return Object.entries(shape).every(([field, rule]) => {
+    const v = row[field];
+    if (rule === 'string') return typeof v === 'string';
+    if (rule === 'string?') return v === null || typeof v === 'string';
+    if (rule === 'int') return Number.isSafeInteger(v);
+    if (rule === 'boolean') return typeof v === 'boolean';
+    if (rule === 'strings') return Array.isArray(v) && v.every((x) => typeof x === 'string');
+    return v === null || fits(v, rule.row);
+  });
+}
+
+/** Checks every collection the document asks for against its row shape. */
+function checkShape<T>(document: string, data: T): T {
+  for (const [name, shape] of Object.entries(COLLECTION_SHAPES)) {
+    if (!new RegExp(`^\\{\\s*${name}\\(`).test(document)) continue;
+    const rows = (data as Record<string, unknown>)[name];
+    if (!Array.isArray(rows) || !rows.every((row) => fits(row, shape))) {
+      throw upstreamUnavailable('subgraph', new Error(`the subgraph answered malformed ${name}`));
+    }
+  }
+  return data;
+}
+
 function isTransient(error: unknown): boolean {
   if (error instanceof ClientError) return error.response.status >= 500 || error.response.status === 429;
   // network failures (fetch TypeError) and timeouts (AbortSignal.timeout -> TimeoutError)
@@ -138,7 +202,8 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
       } catch (error) {
         throw upstreamUnavailable('subgraph', error);
       }
-      if (!data._meta?.block) throw upstreamUnavailable('subgraph', new Error('response without _meta'));
+      if (typeof data?._meta?.block?.number !== 'number')
+        throw upstreamUnavailable('subgraph', new Error('response without _meta'));
       freshness.record(data._meta);
       return data;
     },
@@ -174,7 +239,8 @@ function byId<T extends { id: string }>(keys: readonly string[], rows: T[]): (T 
 export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
   const freshness = new Freshness();
   const { maxBatch } = client.config;
-  const query = <T>(document: string) => client.query<T>(document, freshness);
+  const query = async <T>(document: string) =>
+    checkShape(document, await client.query<T>(document, freshness));
   let metaPromise: Promise<SubgraphMeta> | undefined;
   const fund = new DataLoader<string, FundRow | null>(
     async (keys) => {

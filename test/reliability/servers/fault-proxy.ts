@@ -1,0 +1,146 @@
+// A real HTTP server on loopback that stands in front of an upstream (the indexer's GraphQL
+// endpoint, anvil's JSON-RPC, a distribution file server) and misbehaves on command. Tests switch
+// its fault between requests; with no fault it forwards every request unchanged. Faults are made
+// on the wire, never by patching the service's modules.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type Fault =
+  /** forward unchanged */
+  | { kind: 'pass' }
+  /** reset every connection as soon as it opens (a dead upstream) */
+  | { kind: 'down' }
+  /** accept the request and never answer (the client's timeout must fire) */
+  | { kind: 'hang' }
+  /** answer every request with this status and body */
+  | { kind: 'answer'; status: number; body: string; contentType?: string }
+  /** forward, then rewrite the upstream's JSON answer */
+  | { kind: 'rewrite'; rewrite: (json: unknown) => unknown }
+  /** forward most requests, fail each one whose ordinal `fails` says (a flaky upstream) */
+  | { kind: 'flaky'; fails: (ordinal: number) => 'reset' | 'status' | null };
+
+export interface FaultProxy {
+  url: string;
+  /** requests seen since start (every fault counts) */
+  readonly requests: number;
+  /** requests the fault made fail (flaky) */
+  readonly failed: number;
+  set(fault: Fault): void;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
+
+async function forward(
+  target: string,
+  req: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (!HOP_HEADERS.has(name) && typeof value === 'string') headers[name] = value;
+  }
+  const url = new URL(req.url ?? '/', target);
+  const response = await fetch(url, {
+    method: req.method,
+    headers,
+    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(body),
+  });
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!HOP_HEADERS.has(name) && name !== 'content-encoding') out[name] = value;
+  });
+  return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/**
+ * Starts the proxy on an OS-assigned loopback port. `target` is the upstream's origin; the
+ * request path is kept, so `${proxy.url}/subgraphs/name/x` reaches `${target}/subgraphs/name/x`.
+ */
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const origin = new URL(target).origin;
+  let fault: Fault = { kind: 'pass' };
+  let requests = 0;
+  let failed = 0;
+  const sockets = new Set<Socket>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const ordinal = requests++;
+    const current = fault;
+    const body = await readBody(req);
+    if (current.kind === 'down') {
+      req.socket.destroy();
+      return;
+    }
+    if (current.kind === 'hang') return; // the socket is destroyed when the client gives up or we close
+    if (current.kind === 'answer') {
+      res.writeHead(current.status, { 'content-type': current.contentType ?? 'application/json' });
+      res.end(current.body);
+      return;
+    }
+    if (current.kind === 'flaky') {
+      const failure = current.fails(ordinal);
+      if (failure === 'reset') {
+        failed++;
+        req.socket.destroy();
+        return;
+      }
+      if (failure === 'status') {
+        failed++;
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
+        return;
+      }
+    }
+    const answer = await forward(origin, req, body);
+    if (current.kind === 'rewrite') {
+      const rewritten = Buffer.from(JSON.stringify(current.rewrite(JSON.parse(answer.body.toString()))));
+      res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json' });
+      res.end(rewritten);
+      return;
+    }
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => req.socket.destroy());
+  });
+  server.on('connection', (socket) => {
+    if (fault.kind === 'down') {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const path = new URL(target).pathname.replace(/\/$/, '');
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    get requests() {
+      return requests;
+    },
+    get failed() {
+      return failed;
+    },
+    set(next) {
+      fault = next;
+      // a fault takes effect on the next request, not on keep-alive connections of the last one
+      for (const socket of sockets) socket.destroy();
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,330 @@
+// Upstream faults made by real misbehaving servers on loopback: a fault proxy in front of the
+// indexed devnet's subgraph endpoint, another in front of anvil's RPC, and a file server for the
+// dividend distributions. Each test switches one fault on, checks that the service says precisely
+// what is wrong (503 upstream-unavailable problem, no upstream words, or honest freshness), then
+// clears the fault and checks that the very next request succeeds: recovery needs no restart.
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRestApp } from '../../rest/app.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { expectNoLeak, expectProblem, get } from './problems.ts';
+import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
+import { startStaticFiles } from './servers/static-files.ts';
+
+const TIMEOUT_MS = 1_000;
+const UPSTREAM_SECRET = 'upstream-secret-detail-7f3a';
+
+let stack: IndexedStack;
+let subgraph: FaultProxy;
+let rpc: FaultProxy;
+let distributions: FaultProxy;
+let files: { url: string; close(): Promise<void> };
+let distributionDir: string;
+let base: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  stack = await indexedStack();
+  distributionDir = mkdtempSync(join(tmpdir(), 'h6-distributions-'));
+  cpSync(join(stack.devnet.dataDir, 'distributions'), join(distributionDir, 'distributions'), {
+    recursive: true,
+  });
+  files = await startStaticFiles(distributionDir);
+  [subgraph, rpc, distributions] = await Promise.all([
+    startFaultProxy(stack.subgraphUrl),
+    startFaultProxy(stack.devnet.rpcUrl),
+    startFaultProxy(files.url),
+  ]);
+  ({ url: base, close } = await startService());
+});
+
+/** The REST app over the three fault proxies; each call builds a fresh gateway (empty tree cache). */
+async function startService(): Promise<{ url: string; close(): Promise<void> }> {
+  const app = createRestApp({
+    gateway: testGateway(stack, {
+      subgraph: { url: subgraph.url, timeoutMs: TIMEOUT_MS, maxBatch: 1000 },
+      chain: { rpcUrl: rpc.url, timeoutMs: TIMEOUT_MS, maxBatch: 200 },
+      distributions: { base: distributions.url, timeoutMs: TIMEOUT_MS, cacheSize: 16 },
+      logError: () => {},
+    }),
+    // a public base, so that any loopback address in a body is a leak
+    publicBaseUrl: 'https://api.example',
+    trustProxy: false,
+    rateLimit: false,
+    // no response cache: every request reaches the upstreams
+    responseCacheEntries: 0,
+    logError: () => {},
+  });
+  return listen(app);
+}
+
+afterEach(() => {
+  subgraph.set({ kind: 'pass' });
+  rpc.set({ kind: 'pass' });
+  distributions.set({ kind: 'pass' });
+});
+
+afterAll(async () => {
+  await close?.();
+  await Promise.all([subgraph?.close(), rpc?.close(), distributions?.close(), files?.close()]);
+  rmSync(distributionDir, { recursive: true, force: true });
+  await stack?.stop();
+});
+
+const fundSlug = () => stack.devnet.ledger.funds[0]!.slug;
+const firstRound = () => {
+  const round = stack.devnet.ledger.rounds[0];
+  if (!round) throw new Error('the scenario posted no dividend round');
+  return round;
+};
+const leafOf = (uri: string) =>
+  (JSON.parse(readFileSync(join(stack.devnet.dataDir, uri), 'utf8')) as { values: { value: string[] }[] })
+    .values[0]!.value as [string, string];
+
+/** The endpoints that need the subgraph, one request each. */
+const SUBGRAPH_PATHS = () => [
+  '/v1/funds',
+  `/v1/funds/${fundSlug()}/nav`,
+  `/v1/funds/${fundSlug()}/nav/history`,
+  `/v1/funds/${fundSlug()}/dividends`,
+  '/v1/events?limit=5',
+  '/v1/health',
+];
+
+async function expectAllUnavailable(paths: string[], at = base): Promise<void> {
+  for (const path of paths) {
+    const response = await get(at, path);
+    const body = expectProblem(response, 503, 'upstream-unavailable');
+    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(body.instance).toBe(new URL(path, 'http://x').pathname);
+    expectNoLeak(response.text, [UPSTREAM_SECRET]);
+  }
+}
+
+async function expectAllOk(paths: string[], at = base): Promise<void> {
+  for (const path of paths) {
+    const response = await get(at, path);
+    expect(response.status, `${path}: ${response.text.slice(0, 200)}`).toBe(200);
+  }
+}
+
+describe('subgraph faults', () => {
+  it('answers 503 while the subgraph is down and recovers on the next request', async () => {
+    subgraph.set({ kind: 'down' });
+    await expectAllUnavailable(SUBGRAPH_PATHS());
+    subgraph.set({ kind: 'pass' });
+    await expectAllOk(SUBGRAPH_PATHS());
+  });
+
+  it('gives up on a subgraph slower than the timeout with 503, then recovers', async () => {
+    subgraph.set({ kind: 'hang' });
+    await expectAllUnavailable(['/v1/funds', `/v1/funds/${fundSlug()}/nav`]);
+    subgraph.set({ kind: 'pass' });
+    await expectAllOk(['/v1/funds', `/v1/funds/${fundSlug()}/nav`]);
+  });
+
+  it('answers 503 without the upstream message when the subgraph answers GraphQL errors', async () => {
+    subgraph.set({
+      kind: 'answer',
+      status: 200,
+      body: JSON.stringify({ errors: [{ message: `store error: ${UPSTREAM_SECRET}` }] }),
+    });
+    await expectAllUnavailable(SUBGRAPH_PATHS());
+    subgraph.set({ kind: 'answer', status: 500, body: UPSTREAM_SECRET, contentType: 'text/plain' });
+    await expectAllUnavailable(['/v1/funds']);
+    subgraph.set({ kind: 'pass' });
+    await expectAllOk(SUBGRAPH_PATHS());
+  });
+
+  it('answers 503 when the subgraph answers something that is not GraphQL', async () => {
+    for (const body of [
+      `<html><body>502 Bad Gateway ${UPSTREAM_SECRET}</body></html>`,
+      '{"data": ',
+      'null',
+      '{"data": null}',
+      '{"data": {}}',
+    ]) {
+      subgraph.set({ kind: 'answer', status: 200, body, contentType: 'application/json' });
+      await expectAllUnavailable(['/v1/funds', `/v1/funds/${fundSlug()}/nav`]);
+    }
+    subgraph.set({ kind: 'pass' });
+    await expectAllOk(['/v1/funds']);
+  });
+
+  it('answers 503, not a wrong body, when the subgraph answers data of the wrong shape', async () => {
+    const wrongShapes: ((data: Record<string, unknown>) => void)[] = [
+      (d) => (d.funds = 'not a list'),
+      (d) => (d.funds = [{ id: 7 }]),
+      (d) => (d.funds = null),
+      (d) => delete d.funds,
+      (d) => (d.protocolEvents = [{ unexpected: true }]),
+    ];
+    for (const damage of wrongShapes) {
+      subgraph.set({
+        kind: 'rewrite',
+        rewrite: (json) => {
+          const data = (json as { data: Record<string, unknown> }).data;
+          damage(data);
+          return json;
+        },
+      });
+      for (const path of ['/v1/funds', '/v1/events?limit=3']) {
+        const response = await get(base, path);
+        // either the damage did not touch this query (200) or it is reported as the upstream's fault
+        if (response.status !== 200) expectProblem(response, 503, 'upstream-unavailable');
+      }
+    }
+    subgraph.set({ kind: 'pass' });
+    await expectAllOk(['/v1/funds', '/v1/events?limit=3']);
+  });
+
+  it('reports a subgraph lagging far behind the chain in health, and catches up when it does', async () => {
+    const live = await get(base, '/v1/health');
+    const liveBody = JSON.parse(live.text) as { indexer: { maxIndexedBlock: number } };
+    const head = liveBody.indexer.maxIndexedBlock;
+    expect(head).toBeGreaterThan(20);
+    subgraph.set({
+      kind: 'rewrite',
+      rewrite: (json) => {
+        const meta = (json as { data: { _meta: { block: { number: number; timestamp: number } } } }).data
+          ._meta;
+        meta.block = { number: 3, timestamp: 1_000_000 };
+        return json;
+      },
+    });
+    const lagging = await get(base, '/v1/health');
+    expect(lagging.status).toBe(200);
+    const body = JSON.parse(lagging.text) as { indexer: { maxIndexedBlock: number; lastUpdatedAt: string } };
+    expect(body.indexer.maxIndexedBlock).toBe(3);
+    expect(body.indexer.lastUpdatedAt).toBe(new Date(1_000_000_000).toISOString());
+    expect(Number(lagging.headers.get('x-indexed-block-lag'))).toBeGreaterThanOrEqual(head - 3);
+    expect(Number(lagging.headers.get('x-data-lag-seconds'))).toBeGreaterThan(1_000_000_000);
+    // GraphQL clients get the lag in blocks directly
+    const graphql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ health { indexer { maxIndexedBlock chainHeadBlock lagBlocks } } }' }),
+    });
+    const indexer = ((await graphql.json()) as { data: { health: { indexer: Record<string, number> } } }).data
+      .health.indexer;
+    expect(indexer.maxIndexedBlock).toBe(3);
+    expect(indexer.lagBlocks).toBe(indexer.chainHeadBlock! - 3);
+    subgraph.set({ kind: 'pass' });
+    const caughtUp = JSON.parse((await get(base, '/v1/health')).text) as typeof liveBody;
+    expect(caughtUp.indexer.maxIndexedBlock).toBeGreaterThanOrEqual(head);
+  });
+});
+
+describe('chain RPC faults', () => {
+  const livePaths = () => [`/v1/funds/${fundSlug()}/allocations`, `/v1/funds/${fundSlug()}/reserve`];
+
+  async function expectHealthDegraded(): Promise<void> {
+    const health = await get(base, '/v1/health');
+    expect(health.status).toBe(200);
+    const body = JSON.parse(health.text) as { status: string; pausedModules: string[] };
+    // the indexed view is still served, and health says live reads are failing
+    expect(body.status).toBe('degraded');
+    expectNoLeak(health.text, [UPSTREAM_SECRET]);
+  }
+
+  it('answers 503 for live reads and degraded health while the RPC is down, then recovers', async () => {
+    rpc.set({ kind: 'down' });
+    await expectAllUnavailable(livePaths());
+    await expectHealthDegraded();
+    rpc.set({ kind: 'pass' });
+    await expectAllOk(livePaths());
+    expect(JSON.parse((await get(base, '/v1/health')).text).status).toBe('ok');
+  });
+
+  it('gives up on an RPC slower than the timeout with 503, then recovers', async () => {
+    rpc.set({ kind: 'hang' });
+    await expectAllUnavailable(livePaths());
+    await expectHealthDegraded();
+    rpc.set({ kind: 'pass' });
+    await expectAllOk(livePaths());
+  });
+
+  it('answers 503 when the RPC answers JSON-RPC errors or garbage', async () => {
+    for (const fault of [
+      {
+        status: 200,
+        body: `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"${UPSTREAM_SECRET}"}}`,
+      },
+      { status: 200, body: `not json ${UPSTREAM_SECRET}` },
+      { status: 429, body: `{"error":"${UPSTREAM_SECRET}"}` },
+    ]) {
+      rpc.set({ kind: 'answer', ...fault });
+      await expectAllUnavailable(livePaths());
+    }
+    rpc.set({ kind: 'pass' });
+    await expectAllOk(livePaths());
+  });
+});
+
+describe('dividend distribution faults', () => {
+  // verified trees are cached by root, rightly: each test starts a service that has none yet
+  let fresh: { url: string; close(): Promise<void> } | undefined;
+  const service = async () => {
+    fresh = await startService();
+    return fresh.url;
+  };
+  afterEach(async () => {
+    await fresh?.close();
+    fresh = undefined;
+  });
+  const proofPath = () => {
+    const round = firstRound();
+    return `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${leafOf(round.uri)[0]}`;
+  };
+
+  it('serves no proof while the distribution file is missing, and serves it once it is back', async () => {
+    const at = await service();
+    const round = firstRound();
+    const file = join(distributionDir, round.uri);
+    const original = readFileSync(file);
+    unlinkSync(file);
+    try {
+      await expectAllUnavailable([proofPath()], at);
+    } finally {
+      writeFileSync(file, original);
+    }
+    await expectAllOk([proofPath()], at);
+  });
+
+  it('serves no proof while the distribution server is down or slow', async () => {
+    const at = await service();
+    distributions.set({ kind: 'down' });
+    await expectAllUnavailable([proofPath()], at);
+    distributions.set({ kind: 'hang' });
+    await expectAllUnavailable([proofPath()], at);
+    distributions.set({ kind: 'answer', status: 200, body: `{"format":"${UPSTREAM_SECRET}"}` });
+    await expectAllUnavailable([proofPath()], at);
+    distributions.set({ kind: 'pass' });
+    await expectAllOk([proofPath()], at);
+  });
+
+  it('serves no proof from a distribution whose root does not match the chain', async () => {
+    const at = await service();
+    const [round, other] = stack.devnet.ledger.rounds;
+    if (!round || !other) throw new Error('the scenario posted fewer than two rounds');
+    // a valid tree, another round's, whose root is not the one posted on-chain for this round
+    distributions.set({
+      kind: 'answer',
+      status: 200,
+      body: readFileSync(join(stack.devnet.dataDir, other.uri), 'utf8'),
+    });
+    const account = leafOf(other.uri)[0];
+    const response = await get(
+      at,
+      `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${account}`,
+    );
+    expectProblem(response, 503, 'upstream-unavailable');
+    expect(response.text).not.toContain(other.merkleRoot);
+    expect(response.text).not.toContain('"proof"');
+    distributions.set({ kind: 'pass' });
+    await expectAllOk([proofPath()], at);
+  });
+});
