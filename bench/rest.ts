@@ -99,10 +99,8 @@ try {
   const restFigures = mean(restRuns);
   const rssMb = process.memoryUsage().rss / 1024 / 1024;
 
-  const row = (
-    name: string,
-    f: Figures, // requests/s: mean over the rounds; p99: the worst round
-  ) =>
+  // requests/s: mean over the rounds; p99: the worst round
+  const row = (name: string, f: Figures) =>
     `${name.padEnd(26)} ${f.requestsPerSecond.toFixed(0).padStart(8)} req/s   p99 ${String(f.p99Ms).padStart(4)} ms${
       f.non2xx ? `   (${f.non2xx} non-2xx)` : ''
     }`;
