@@ -26,9 +26,48 @@ function addressesAsUint(param: AbiParameter): AbiParameter {
   return { ...param, type };
 }
 
+const staticWord = /^(address|bool|u?int(\d*)|bytes([1-9]|[12]\d|3[0-2]))$/;
+
+/** Reads one 32-byte word (64 hex digits) as viem would decode a static parameter of `type`. */
+function readWord(type: string, word: string): unknown {
+  if (type === 'address') return BigInt(`0x${word.slice(24)}`);
+  if (type === 'bool') return BigInt(`0x${word}`) !== 0n;
+  if (type.startsWith('bytes')) return `0x${word.slice(0, 2 * Number(type.slice(5)))}`;
+  const value = BigInt(`0x${word}`);
+  if (type.startsWith('uint')) return value;
+  return BigInt.asIntN(Number(type.slice(3) || '256'), value);
+}
+
+/**
+ * The common case, events whose parameters are all single-word static types, decoded straight from
+ * the hex text; null when some parameter needs viem's general decoder.
+ */
+function createStaticDecoder(event: AbiEvent, indexedCount: number): EventDecoder | null {
+  if (!event.inputs.every((i) => staticWord.test(i.type))) return null;
+  const dataWords = event.inputs.length - indexedCount;
+  return (log) => {
+    if (log.topics.length !== 1 + indexedCount) return null;
+    if (log.data.length < 2 + 64 * dataWords) return null;
+    let topic = 1;
+    let offset = 2;
+    return event.inputs.map((input) => {
+      let word: string;
+      if (input.indexed) {
+        word = (log.topics[topic++] as string).slice(2);
+      } else {
+        word = log.data.slice(offset, offset + 64);
+        offset += 64;
+      }
+      return { name: input.name ?? '', param: input, value: readWord(input.type, word) };
+    });
+  };
+}
+
 export function createEventDecoder(event: AbiEvent): EventDecoder {
   const inputs = event.inputs;
   const indexedCount = inputs.filter((i) => i.indexed).length;
+  const fast = createStaticDecoder(event, indexedCount);
+  if (fast) return fast;
   const dataParams = inputs.filter((i) => !i.indexed).map(addressesAsUint);
   // For each input: where its value comes from and the ABI parameter the mapping sees.
   const plan = inputs.map((input) => {
