@@ -1,15 +1,10 @@
 // Test fixture shared by the gateway and REST suites: the harness's devnet (anvil with the
-// seeded scenario) indexed by the real embedded indexer, and builders for a gateway and a
-// REST app over it. When the harness provides an indexer ('indexer') it is reused; otherwise
-// one is started here over the harness's chain.
-import { mkdtempSync, rmSync } from 'node:fs';
+// seeded scenario) indexed by the harness's embedded indexer, and builders for a gateway and
+// a REST app over it.
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { Express } from 'express';
 import type { DevnetFixture } from '../harness/devnet.ts';
-import { createIndexer } from '../../indexer/indexer.ts';
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts';
 import { loadRegistry, type Registry } from '../../gateway/sources/registry.ts';
 
@@ -24,28 +19,8 @@ export interface IndexedStack {
 
 export async function indexedStack(): Promise<IndexedStack> {
   const devnet = inject('devnet');
-  const registry = loadRegistry(REGISTRY_FILE);
-  const provided = (inject as unknown as (key: string) => { queryUrl?: string } | undefined)('indexer');
-  if (provided?.queryUrl) return { devnet, registry, subgraphUrl: provided.queryUrl, stop: async () => {} };
-  const dataDir = mkdtempSync(join(tmpdir(), 'h4-indexer-'));
-  const indexer = await createIndexer({
-    rpcUrl: devnet.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    log: () => {},
-  });
-  await indexer.start();
-  await indexer.waitForBlock(devnet.ledger.endBlock);
-  return {
-    devnet,
-    registry,
-    subgraphUrl: indexer.queryUrl,
-    async stop() {
-      await indexer.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const { queryUrl } = inject('indexer');
+  return { devnet, registry: loadRegistry(REGISTRY_FILE), subgraphUrl: queryUrl, stop: async () => {} };
 }
 
 export function gatewayConfig(stack: IndexedStack, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
