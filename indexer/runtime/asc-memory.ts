@@ -68,12 +68,6 @@ export class AscHeap {
     return this.view.getBigInt64(ptr, true);
   }
 
-  f64(ptr: number): number {
-    this.refresh();
-    this.checkPtr(ptr, 8);
-    return this.view.getFloat64(ptr, true);
-  }
-
   /** The payload size recorded in an object's header. */
   rtSize(ptr: number): number {
     return this.u32(ptr - 4);
@@ -151,16 +145,8 @@ export class AscHeap {
     this.view.setUint32(ptr, value, true);
   }
 
-  setI32(ptr: number, value: number): void {
-    this.view.setInt32(ptr, value, true);
-  }
-
   setI64(ptr: number, value: bigint): void {
     this.view.setBigInt64(ptr, value, true);
-  }
-
-  setF64(ptr: number, value: number): void {
-    this.view.setFloat64(ptr, value, true);
   }
 
   setU8(ptr: number, value: number): void {
@@ -172,10 +158,6 @@ export class AscHeap {
     const v = this.view;
     for (let i = 0; i < s.length; i++) v.setUint16(ptr + i * 2, s.charCodeAt(i), true);
     return ptr;
-  }
-
-  writeNullableString(s: string | null): number {
-    return s === null ? 0 : this.writeString(s);
   }
 
   /** A Uint8Array object (graph-ts Bytes, Address and BigInt share this layout and class id). */
