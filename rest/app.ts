@@ -47,6 +47,10 @@ export interface RestConfig {
 }
 
 const READ_METHODS = 'GET, HEAD, OPTIONS';
+/** longest request target (path and query) accepted; every valid request is far shorter */
+export const MAX_URL_LENGTH = 2048;
+/** largest GraphQL request body; armor's token limit bounds the document inside it */
+export const MAX_GRAPHQL_BODY_BYTES = 65_536;
 const EXPOSED_HEADERS = [
   'ETag',
   'Age',
@@ -142,6 +146,31 @@ export function createRestApp(config: RestConfig): Express {
         `${req.method} is not allowed: this API is read-only; use GET.`,
       );
       return;
+    }
+    next();
+  });
+  // Size limits before any work: an oversized URL or GraphQL body is refused with a problem.
+  app.use((req, res, next) => {
+    if (req.originalUrl.length > MAX_URL_LENGTH) {
+      problem(
+        req,
+        res,
+        'uri-too-long',
+        `The request URL has ${req.originalUrl.length} characters; at most ${MAX_URL_LENGTH} are accepted.`,
+      );
+      return;
+    }
+    if (req.method === 'POST' && req.path === gateway.yoga.graphqlEndpoint) {
+      const length = Number(req.get('Content-Length') ?? NaN);
+      if (!(length <= MAX_GRAPHQL_BODY_BYTES)) {
+        problem(
+          req,
+          res,
+          'payload-too-large',
+          `A GraphQL request body must declare a Content-Length of at most ${MAX_GRAPHQL_BODY_BYTES} bytes.`,
+        );
+        return;
+      }
     }
     next();
   });
@@ -312,6 +341,11 @@ export function createRestApp(config: RestConfig): Express {
     if (res.headersSent) {
       logError(error);
       res.end();
+      return;
+    }
+    // the router refuses a path segment that is not valid percent-encoding: the client's fault
+    if (error instanceof URIError) {
+      problem(req, res, 'invalid-parameter', 'A path segment is not valid percent-encoding (RFC 3986).');
       return;
     }
     errorProblem(req, res, error);

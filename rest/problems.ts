@@ -41,6 +41,20 @@ export const PROBLEM_KINDS = {
     explanation: 'The endpoint was deprecated and removed. `detail` names its replacement.',
     remedy: 'Call the replacement endpoint named in `detail`.',
   },
+  'uri-too-long': {
+    status: 414,
+    title: 'URI Too Long',
+    explanation:
+      'The request URL (path and query string) is longer than the service accepts; `detail` gives the limit.',
+    remedy: 'Shorten the URL: every valid request of this API fits well within the limit.',
+  },
+  'payload-too-large': {
+    status: 413,
+    title: 'Content Too Large',
+    explanation:
+      'A GraphQL request body is larger than the service accepts, or does not declare its Content-Length; `detail` gives the limit.',
+    remedy: 'Send a smaller document with a Content-Length header; use variables instead of inlined values.',
+  },
   'rate-limited': {
     status: 429,
     title: 'Too Many Requests',
