@@ -103,16 +103,14 @@ export function createTxQueue(rpc: RpcClient): TxQueue {
         'latest',
         false,
       ]);
-      const receipts = await rpc.batch<TxReceipt | null>(
-        queued.map(({ hash }) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
-      );
+      // One call for the whole block's receipts instead of one per transaction.
+      const receipts = await rpc.request<TxReceipt[]>('eth_getBlockReceipts', [block.number]);
+      const byHash = new Map(receipts.map((receipt) => [receipt.transactionHash, receipt]));
       const failures: string[] = [];
-      const txs = queued.map(({ request, hash }, i) => {
-        const receipt = receipts[i];
-        if (!receipt) failures.push(`${request.label}: not mined (${hash})`);
+      const txs = queued.map(({ request, hash }) => {
+        const receipt = byHash.get(hash);
+        if (!receipt) failures.push(`${request.label}: not mined in block ${BigInt(block.number)} (${hash})`);
         else if (receipt.status !== '0x1') failures.push(`${request.label}: reverted (${hash})`);
-        else if (receipt.blockNumber !== block.number)
-          failures.push(`${request.label}: mined in another block`);
         return { request, hash, receipt: receipt! };
       });
       if (failures.length > 0) {
