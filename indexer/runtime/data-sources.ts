@@ -87,11 +87,10 @@ export class DataSourceSet {
   }
 
   /**
-   * What an eth_getLogs filter must cover: the known addresses, and every topic0 of data sources and
-   * templates. Like graph-node, template events should also be fetched without an address filter
-   * (`templateTopics`), so a block's logs from a contract created in that same block are present.
+   * What an eth_getLogs filter must cover: the addresses of the data sources (`wildcard` when one
+   * has no address and so matches every contract) and the topic0 of every handler they have.
    */
-  logFilter(): { addresses: Hex[]; topics: Hex[]; templateTopics: Hex[]; wildcard: boolean } {
+  logFilter(): { addresses: Hex[]; topics: Hex[]; wildcard: boolean } {
     const addresses = new Set<Hex>();
     const topics = new Set<Hex>();
     let wildcard = false;
@@ -100,9 +99,6 @@ export class DataSourceSet {
       else addresses.add(ds.address);
       for (const t of ds.mapping.handlers.keys()) topics.add(t);
     }
-    const templateTopics = new Set<Hex>();
-    for (const t of this.subgraph.templates.values())
-      for (const topic of t.mapping.handlers.keys()) templateTopics.add(topic);
-    return { addresses: [...addresses], topics: [...topics], templateTopics: [...templateTopics], wildcard };
+    return { addresses: [...addresses], topics: [...topics], wildcard };
   }
 }
