@@ -233,6 +233,13 @@ describe('BigDecimal host functions through the probe wasm', () => {
     expect(() => probe(probeKind.div, '2.5|0')).toThrow('attempted to divide BigDecimal `2.5` by zero');
   });
 
+  it('rejects a BigDecimal read from the mapping with an exponent outside decimal128 range', () => {
+    expect(probe(probeKind.toString, '1e6144')).toBe(`1${zeros(6144)}`);
+    expect(() => probe(probeKind.toString, '1e-6144')).toThrow(
+      'big decimal exponent `-6144` is outside the `-6143` to `6144` range',
+    );
+  });
+
   it('divides a BigInt by a BigDecimal (bigInt.dividedByDecimal)', () => {
     expect(probe(11, '10|4')).toBe('2.5');
     expect(probe(11, '-2|3')).toBe(`-0.${'6'.repeat(35)}`);
