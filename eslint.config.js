@@ -4,7 +4,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'subgraph/src/', 'subgraph/generated/', 'subgraph/build/', 'data/', '**/build/', 'coverage/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'subgraph/src/',
+      'subgraph/generated/',
+      'subgraph/build/',
+      'data/',
+      '**/build/',
+      'coverage/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
