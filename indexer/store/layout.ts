@@ -101,6 +101,8 @@ function sqlType(column: ColumnLayout): string {
   }
 }
 
+const numericKinds = new Set<ValueKind>(['Int', 'Int8', 'BigInt', 'BigDecimal', 'Timestamp']);
+
 /** CREATE statements of an entity table and its indexes. */
 export function tableDdl(table: TableLayout): string[] {
   const name = table.entity.name;
@@ -118,12 +120,15 @@ export function tableDdl(table: TableLayout): string[] {
   ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('id_range')} ON ${table.sql} ("id", "__from")`);
   ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('from')} ON ${table.sql} ("__from")`);
   ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('to')} ON ${table.sql} ("__to") WHERE "__to" <> ${OPEN_BLOCK}`);
-  // references are what @derivedFrom lists and nested filters look up
   for (const c of table.columns) {
-    if (c.field.kind === 'Entity' && !c.list) {
-      ddl.push(
-        `CREATE INDEX IF NOT EXISTS ${idx('ref_' + c.field.name)} ON ${table.sql} (${c.sql}, "__from")`,
-      );
+    if (c.list || c.field.name === 'id') continue;
+    if (c.field.kind === 'Entity') {
+      // references are what @derivedFrom lists and nested filters look up
+      ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('ref_' + c.field.name)} ON ${table.sql} (${c.sql}, "__from")`);
+    } else if (numericKinds.has(c.valueKind)) {
+      // numbers are what collections are ordered and paged by (`orderBy: x, where: { x_lt: cursor }`);
+      // (column, id) serves graph-node's `ORDER BY x, id` without a sort
+      ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${c.keySql ?? c.sql}, "id")`);
     }
   }
   return ddl;
