@@ -1,0 +1,190 @@
+// Indexer faults on the test's own chain, with the RPC behind a flaky proxy that fails a fixed share
+// of requests (connection resets and 503s): a sync through it, runs killed with SIGKILL at random
+// blocks while it is flaky, and a reorg followed through it. Each time the store must hold exactly
+// the entity versions (full table dumps) that a clean, uninterrupted run over a healthy RPC builds.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
+import { compileContracts } from '../../devnet/compile.ts';
+import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import { runScenario } from '../../devnet/scenario.ts';
+import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
+import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import { devnetContracts } from '../harness/indexer.ts';
+import { ChainActions } from '../indexer/chain-actions.ts';
+import { dumpEntityVersions } from '../indexer/store-dump.ts';
+import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+let anvil: AnvilInstance;
+let deployment: Deployment;
+let actions: ChainActions;
+let proxy: FaultProxy;
+let head: number;
+let cleanDump: ReturnType<typeof dumpEntityVersions>;
+const dirs: string[] = [];
+const children = new Set<ChildProcess>();
+const indexers: Indexer[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+/** One request in five reset, one in seven answered 503: every kind of RPC call meets failures. */
+const flaky = (ordinal: number) => (ordinal % 5 === 2 ? 'reset' : ordinal % 7 === 3 ? 'status' : null);
+
+async function indexer(rpcUrl: string): Promise<Indexer> {
+  const created = await createIndexer({
+    rpcUrl,
+    network: 'devnet',
+    dataDir: tempDir('h6-indexer-'),
+    port: 0,
+    contracts: devnetContracts(deployment),
+    pollIntervalMs: 50,
+    maxRange: 8,
+    log: () => undefined,
+  });
+  indexers.push(created);
+  await created.start();
+  return created;
+}
+
+async function cleanRunTo(block: number): Promise<ReturnType<typeof dumpEntityVersions>> {
+  const clean = await indexer(anvil.rpcUrl);
+  await clean.waitForBlock(block);
+  await clean.stop();
+  return dumpEntityVersions(clean.storePath);
+}
+
+beforeAll(async () => {
+  compileContracts();
+  anvil = await startAnvil();
+  deployment = await deployProtocol(anvil.rpcUrl);
+  await runScenario(anvil.rpcUrl, deployment, {
+    ...defaultScenarioParams,
+    epochs: 16,
+    onboardingDays: 3,
+    investorsPerFund: 8,
+    roundInterval: 5,
+    claimBps: 5000,
+    dataDir: tempDir('h6-devnet-'),
+  });
+  actions = new ChainActions(anvil.rpcUrl, deployment);
+  head = (await actions.head()).number;
+  proxy = await startFaultProxy(anvil.rpcUrl);
+  cleanDump = await cleanRunTo(head);
+  expect(cleanDump.ProtocolEvent?.length).toBeGreaterThan(50);
+}, 240_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const i of indexers) await i.stop().catch(() => undefined);
+  await proxy?.close();
+  await anvil?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** `indexer/main.ts` as `npm run indexer` runs it, against the flaky proxy; resolves with its query URL. */
+function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      RPC_URL: proxy.url,
+      NETWORK: 'devnet',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      INDEXER_MAX_BLOCK_RANGE: '3',
+      INDEXER_POLL_INTERVAL_MS: '50',
+    },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return new Promise((resolvePromise, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^query endpoint: (\S+)/.exec(line);
+      if (m) resolvePromise({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`indexer exited with ${code} before serving`)));
+  });
+}
+
+async function indexedBlock(url: string): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ _meta { block { number } } }' }),
+  });
+  const body = (await response.json()) as { data?: { _meta: { block: { number: number } } | null } };
+  return body.data?._meta?.block.number ?? -1;
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
+  );
+
+describe('indexer under RPC faults', () => {
+  it('syncs through an RPC failing a fixed share of requests to exactly the clean store', async () => {
+    proxy.set({ kind: 'flaky', fails: flaky });
+    const failedBefore = proxy.failed;
+    const run = await indexer(proxy.url);
+    await run.waitForBlock(head);
+    await run.stop();
+    expect(proxy.failed - failedBefore).toBeGreaterThanOrEqual(2);
+    expect(dumpEntityVersions(run.storePath)).toEqual(cleanDump);
+  });
+
+  it('resumes after SIGKILL at random blocks, with the RPC flaky, to exactly the clean store', async () => {
+    proxy.set({ kind: 'flaky', fails: flaky });
+    const seed = Date.now();
+    let state = seed;
+    const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const start = deployment.startBlock;
+    const targets = [0, 1, 2].map(() => start + Math.floor(random() * (head - start))).sort((a, b) => a - b);
+    const dataDir = tempDir('h6-killed-');
+    const killedAt: number[] = [];
+    for (const target of targets) {
+      const { child, url } = await startChild(dataDir);
+      let at = await indexedBlock(url);
+      while (at < target) at = await sleep(20).then(() => indexedBlock(url));
+      child.kill('SIGKILL');
+      await exited(child);
+      killedAt.push(at);
+    }
+    expect(killedAt.filter((b) => b < head).length, `seed ${seed}, kills at ${killedAt}`).toBeGreaterThan(0);
+    const { child, url } = await startChild(dataDir);
+    while ((await indexedBlock(url)) < head) await sleep(50);
+    child.kill('SIGTERM');
+    await exited(child);
+    const store = readdirSync(join(dataDir, 'indexer')).find((f) => f.endsWith('.sqlite'))!;
+    expect(dumpEntityVersions(join(dataDir, 'indexer', store)), `seed ${seed}`).toEqual(cleanDump);
+  });
+
+  it('follows a reorg through a flaky RPC to the store a fresh run builds', async () => {
+    proxy.set({ kind: 'flaky', fails: flaky });
+    const follower = await indexer(proxy.url);
+    await follower.waitForBlock(head);
+    const snapshot = await actions.snapshot();
+    await actions.draftAll(101, 1_100_000n);
+    const lostHead = await actions.draftAll(102, 1_300_000n);
+    await follower.waitForBlock(lostHead);
+    await actions.revert(snapshot);
+    await actions.draftAll(101, 1_200_000n);
+    await actions.draftAll(103, 1_400_000n);
+    const newHead = await actions.draftAll(104, 1_500_000n);
+    expect(newHead).toBeGreaterThan(lostHead);
+    await follower.waitForBlock(newHead);
+    await follower.stop();
+    proxy.set({ kind: 'pass' });
+    expect(dumpEntityVersions(follower.storePath)).toEqual(await cleanRunTo(newHead));
+  });
+});
