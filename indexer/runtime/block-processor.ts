@@ -15,7 +15,7 @@ import type { EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
 
 export interface BlockProcessorOptions {
   logger?: MappingLogger;
-  /** replace an instance once its allocator has handed out this many bytes (default 16 MiB) */
+  /** replace an instance once its allocator has handed out this many bytes (default 8 MiB) */
   maxInstanceMemoryBytes?: number;
 }
 
@@ -79,7 +79,7 @@ export function createBlockProcessor(
     block: null,
     dataSource: null,
   };
-  const maxMemory = options.maxInstanceMemoryBytes ?? 16 * 1024 * 1024;
+  const maxMemory = options.maxInstanceMemoryBytes ?? 8 * 1024 * 1024;
   const instances = new Map<WebAssembly.Module, MappingInstance>();
   const memories = new Map<WebAssembly.Module, WebAssembly.Memory>();
   let instancesCreated = 0;
