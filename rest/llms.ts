@@ -2,7 +2,7 @@
 // (every endpoint with its parameters, fields, an example, errors, limits and caching) from
 // the route table, so the prose an agent reads can never disagree with the API.
 import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
-import { API_TITLE, examplePath, FRESHNESS_HEADERS } from './openapi.ts';
+import { API_TITLE, exampleRequest, FRESHNESS_HEADERS } from './openapi.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES } from './routes.ts';
@@ -27,7 +27,7 @@ export function llmsTxt(baseUrl: string): string {
     '',
     '## Endpoints',
     '',
-    ...ROUTES.map((r) => `- [GET ${r.path}](${baseUrl}${examplePath(r)}): ${r.summary}`),
+    ...ROUTES.map((r) => `- [GET ${r.path}](${baseUrl}${exampleRequest(r)}): ${r.summary}`),
     '',
     '## Optional',
     '',
@@ -131,7 +131,7 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
   for (const route of ROUTES) {
     const tier = CACHE_TIERS[route.tier];
     out.push(`### GET ${route.path}`, '', `${route.summary}. ${route.description}`, '');
-    out.push(`Example: GET ${baseUrl}${examplePath(route)}`, '');
+    out.push(`Example: GET ${baseUrl}${exampleRequest(route)}`, '');
     if (route.params.length) {
       out.push('Parameters:', '');
       for (const p of route.params) {

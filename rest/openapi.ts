@@ -55,7 +55,14 @@ export function examplePath(route: { path: string; params?: ParamSpec[] }): stri
   let path = route.path;
   for (const p of route.params ?? [])
     if (p.in === 'path') path = path.replace(`{${p.name}}`, String(p.example));
-  return path.replace('{slug}', 'alpha-income');
+  return path.replace('{slug}', 'harbor-stable-yield');
+}
+
+/** examplePath plus the required query parameters: a URL that answers 200 as it stands */
+export function exampleRequest(route: { path: string; params?: ParamSpec[] }): string {
+  const required = (route.params ?? []).filter((p) => p.in === 'query' && p.name === 'address');
+  const query = required.map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`).join('&');
+  return query ? `${examplePath(route)}?${query}` : examplePath(route);
 }
 
 function problemResponse(
@@ -104,7 +111,7 @@ function commonProblems(problemBase: string, route: RouteSpec, instance: string)
       route.path.includes('strategies')
         ? 'No strategy has slug "unknown"; list strategy slugs with GET /v1/strategies.'
         : 'No fund has slug "unknown"; list fund slugs with GET /v1/funds.',
-      instance.replace('alpha-income', 'unknown').replace('basis-trade', 'unknown'),
+      instance.replace('harbor-stable-yield', 'unknown').replace('eth-basis-trade', 'unknown'),
     ),
     '429': problemResponse(
       problemBase,

@@ -68,7 +68,7 @@ const slug = (what: 'fund' | 'strategy'): ParamSpec => ({
   description: what === 'fund' ? 'fund slug, from GET /v1/funds' : 'strategy slug, from GET /v1/strategies',
   schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64 },
   rule: 'a slug of lowercase letters, digits and single hyphens',
-  example: what === 'fund' ? 'alpha-income' : 'basis-trade',
+  example: what === 'fund' ? 'harbor-stable-yield' : 'eth-basis-trade',
 });
 
 const epochParam: ParamSpec = {
@@ -132,12 +132,12 @@ const exampleNav = {
   onchainTxHash: HASH_A,
 };
 const exampleRound = {
-  fund: 'alpha-income',
+  fund: 'harbor-stable-yield',
   epoch: 3,
   merkleRoot: HASH_A,
   total: '1250.000000',
   leafCount: 4,
-  uri: 'distributions/alpha-income/3.json',
+  uri: 'distributions/harbor-stable-yield/3.json',
   claimedCount: 1,
   claimedAmount: '500.000000',
   postedAt: '2025-01-04T00:10:00.000Z',
@@ -145,9 +145,9 @@ const exampleRound = {
   postedTxHash: HASH_B,
 };
 const exampleStrategy = {
-  slug: 'basis-trade',
-  name: 'Basis Trade',
-  nameCn: '基差交易',
+  slug: 'eth-basis-trade',
+  name: 'ETH Basis Trade',
+  nameCn: '以太坊基差交易',
   address: '0x1000000000000000000000000000000000000001',
   category: 'market-neutral',
   description: 'Captures the spread between spot and futures prices.',
@@ -195,7 +195,7 @@ export const ROUTES: RouteSpec[] = [
       version: '1.0.0',
       chain: { id: 31337, name: 'devnet', explorer: 'https://explorer.example', isTestnet: true },
       contractsCount: 12,
-      funds: [{ slug: 'alpha-income', name: 'Alpha Income Fund', status: 'open' }],
+      funds: [{ slug: 'harbor-stable-yield', name: 'Harbor Stable Yield Fund', status: 'open' }],
       policies: [{ slug: 'three-pool', name: 'ThreePoolPolicy', kind: 'fixed-plus-float' }],
       deployedAt: '2025-01-01',
       docs: 'https://docs.example/protocol',
@@ -335,9 +335,9 @@ export const ROUTES: RouteSpec[] = [
     example: {
       items: [
         {
-          slug: 'alpha-income',
-          name: 'Alpha Income Fund',
-          nameCn: '阿尔法收益基金',
+          slug: 'harbor-stable-yield',
+          name: 'Harbor Stable Yield Fund',
+          nameCn: '港湾稳健收益基金',
           chainId: 31337,
           baseAsset: 'USDC',
           policy: { slug: 'three-pool', address: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9' },
@@ -363,8 +363,8 @@ export const ROUTES: RouteSpec[] = [
     notFoundWhen: 'the slug names no fund',
     example: {
       data: {
-        slug: 'alpha-income',
-        name: 'Alpha Income Fund',
+        slug: 'harbor-stable-yield',
+        name: 'Harbor Stable Yield Fund',
         addresses: {
           vault: VAULT,
           shareToken: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
@@ -391,7 +391,7 @@ export const ROUTES: RouteSpec[] = [
     },
     responseSchema: 'LatestNav',
     notFoundWhen: 'the slug names no fund, or the fund has no published NAV yet',
-    example: { fund: 'alpha-income', nav: exampleNav },
+    example: { fund: 'harbor-stable-yield', nav: exampleNav },
   },
   {
     operationId: 'getNavHistory',
@@ -438,7 +438,7 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'NavHistory',
     notFoundWhen: 'the slug names no fund',
     example: {
-      fund: 'alpha-income',
+      fund: 'harbor-stable-yield',
       points: [
         { ...exampleNav, epoch: 11, navPerShare: '1.010000', onchainTxHash: HASH_B },
         exampleNav,
@@ -460,7 +460,7 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'AllocationRecord',
     notFoundWhen: 'the slug names no fund',
     example: {
-      fund: 'alpha-income',
+      fund: 'harbor-stable-yield',
       available: true,
       totalAssets: '1520000.000000',
       strategies: [
@@ -487,7 +487,7 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'ReserveRecord',
     notFoundWhen: 'the slug names no fund',
     example: {
-      fund: 'alpha-income',
+      fund: 'harbor-stable-yield',
       available: true,
       balance: '152000.000000',
       percentOfAum: 10,
@@ -513,7 +513,7 @@ export const ROUTES: RouteSpec[] = [
     }),
     responseSchema: 'DividendRoundPage',
     notFoundWhen: 'the slug names no fund',
-    example: { fund: 'alpha-income', items: [exampleRound], count: 1, nextCursor: null },
+    example: { fund: 'harbor-stable-yield', items: [exampleRound], count: 1, nextCursor: null },
   },
   {
     operationId: 'getDividendRound',
@@ -541,9 +541,9 @@ export const ROUTES: RouteSpec[] = [
       {
         name: 'address',
         in: 'query',
-        description: 'the account to prove (required)',
+        description: 'the account to prove',
         schema: { type: 'string', pattern: ADDRESS_PATTERN },
-        rule: 'a 0x-prefixed address of 40 hex digits (required)',
+        rule: 'a 0x-prefixed address of 40 hex digits',
         example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       },
     ],
@@ -555,7 +555,7 @@ export const ROUTES: RouteSpec[] = [
       'the slug names no fund, the fund has no round for the epoch, or the address has no leaf in it',
     example: {
       data: {
-        fund: 'alpha-income',
+        fund: 'harbor-stable-yield',
         vault: VAULT,
         epoch: 3,
         account: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
