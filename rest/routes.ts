@@ -600,7 +600,7 @@ export const ROUTES: RouteSpec[] = [
     path: '/v1/events',
     summary: 'Indexed on-chain events',
     description:
-      'Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Event names include FundRegistered, NavDrafted, NavSubmitted, NavVerified, NavPublished, NavRejected, SubscriptionRequested, RedemptionRequested, EpochSettled, StrategyAllocationSet, ModulePaused, ModuleUnpaused, FundClosed, DividendRoundPosted, DividendClaimed.',
+      'Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Event names include FundRegistered, NavDrafted, NavSubmitted, NavVerified, NavPublished, NavRejected, SubscriptionRequested, RedemptionRequested, EpochSettled, StrategyAllocationSet, ModulePaused, ModuleUnpaused, FundClosed, DividendRoundPosted, DividendClaimed, and the OpenZeppelin access events OwnershipTransferred, RoleGranted, RoleRevoked, RoleAdminChanged.',
     tier: 'live',
     params: [
       {

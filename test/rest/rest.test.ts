@@ -184,6 +184,23 @@ describe('the sixteen endpoints', () => {
   });
 });
 
+describe('documentation of the event stream', () => {
+  it('names every event kind the indexed stream carries', () => {
+    const description = ROUTES.find((r) => r.path === '/v1/events')?.description ?? '';
+    const tracked = [
+      stack.devnet.deployment.contracts.fundRegistry,
+      stack.devnet.deployment.contracts.navOracle,
+      stack.devnet.deployment.contracts.dividendDistributor,
+      ...stack.devnet.deployment.funds.map((f) => f.vault),
+    ].map((a) => a.toLowerCase());
+    const names = new Set(
+      tracked.flatMap((address) => Object.keys(ledger().eventCountsByAddress[address] ?? {})),
+    );
+    expect(names.size).toBeGreaterThan(10);
+    for (const name of names) expect(description, name).toContain(name);
+  });
+});
+
 describe('problems', () => {
   it('answers an unknown fund slug with the SPEC 404 body', async () => {
     const { status, headers, body } = await get('/v1/funds/no-such-fund/nav');
