@@ -191,7 +191,7 @@ export class ChainSource {
       const end = Math.min(to, start + this.span - 1);
       const logs = await this.logsInRange(filter, start, end);
       if (logs === 'too-large') continue;
-      out.push(...logs);
+      for (const log of logs) out.push(log);
       start = end + 1;
     }
     return out;

@@ -7,7 +7,8 @@
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
 // after it. The hash of `to` commits to every block below it, so when both reads agree the logs
 // came from that chain; any disagreement (or a log whose blockHash differs from its header) makes
-// the range be fetched again.
+// the range be fetched again. A block that creates data sources ends its range: the logs fetched
+// for the rest of it lack the new addresses, so the next range is fetched with them.
 import type { Hex, Log } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
@@ -221,38 +222,29 @@ export class ChainFollower {
       };
     }
     // blocks in ascending order; logs come from the node ordered by (block, log index)
-    const pending = new Map<number, Log[]>();
+    const byBlock = new Map<number, Log[]>();
     for (const log of fetched.logs) {
       const n = Number(log.blockNumber);
-      const list = pending.get(n);
+      const list = byBlock.get(n);
       if (list) list.push(log);
-      else pending.set(n, [log]);
+      else byBlock.set(n, [log]);
     }
-    const queue = [...pending.keys()].sort((a, b) => a - b);
     const dynamicBefore = [...this.sources.dynamic];
+    let committed = end;
     store.begin();
     let processed = 0;
     try {
-      for (let i = 0; i < queue.length; i++) {
-        const n = queue[i]!;
-        const blockLogs = pending.get(n)!;
-        pending.delete(n);
-        const added = new Set<number>();
-        processed += await this.processBlock(
-          fetched.known.get(n)!,
-          sortedByLogIndex(blockLogs),
-          fetched,
-          pending,
-          added,
-        );
-        // blocks that only logs of new data sources brought in join the queue in order
-        for (const m of added) {
-          let j = queue.length;
-          while (j > i + 1 && queue[j - 1]! > m) j--;
-          queue.splice(j, 0, m);
+      for (const n of [...byBlock.keys()].sort((a, b) => a - b)) {
+        const header = fetched.known.get(n)!;
+        const result = await this.processBlock(header, sortedByLogIndex(byBlock.get(n)!));
+        processed += result.logs;
+        // New data sources change the filter: the range ends here, and the next one is fetched with them.
+        if (result.created && n < to) {
+          committed = header;
+          break;
         }
       }
-      store.commit(end, head);
+      store.commit(committed, head);
     } catch (error) {
       store.rollback();
       this.prefetch = null;
@@ -261,25 +253,22 @@ export class ChainFollower {
       throw error;
     }
     this.events += processed;
-    this.caughtUp = to >= head;
+    this.caughtUp = committed.number >= head;
     return 'advanced';
   }
 
   /**
-   * Runs one block. When its handlers create data sources, their logs over [block, to] are fetched;
-   * if the block itself has some, the block is run again from scratch with them (and the data source
-   * set as it was before the block), which is graph-node's order: the new data sources' triggers run
-   * after the block's others. Returns the number of logs the block handed to handlers.
+   * Runs one block. When its handlers create data sources, their logs in this block are fetched and,
+   * if there are any, the block is run again from scratch with them (and the data source set as it
+   * was before the block): graph-node's order, where the new data sources' triggers run after the
+   * block's others. Returns how many logs the block handed to handlers and whether it created data
+   * sources.
    */
   private async processBlock(
     header: BlockHeader,
     initialLogs: Log[],
-    range: FetchedRange,
-    pending: Map<number, Log[]>,
-    added: Set<number>,
-  ): Promise<number> {
+  ): Promise<{ logs: number; created: boolean }> {
     const { store, processor, chain, subgraph } = this.options;
-    const { to, known, end: toHeader } = range;
     const dynamicBefore = [...this.sources.dynamic];
     const fetched = new Set<string>();
     let logs = initialLogs;
@@ -297,41 +286,22 @@ export class ChainFollower {
         this.sources,
       );
       const fresh = result.createdDataSources
-        .map((d) => d.address.toLowerCase())
+        .map((d) => d.address.toLowerCase() as Hex)
         .filter((a) => !fetched.has(a));
-      let rerun = false;
       if (fresh.length > 0) {
         for (const a of fresh) fetched.add(a);
-        const extra = await chain.allLogs(
-          { addresses: fresh as Hex[], topics: this.sources.logFilter().topics },
+        const here = await chain.allLogs(
+          { addresses: fresh, topics: this.sources.logFilter().topics },
           header.number,
-          to,
+          header.number,
         );
-        const missing = [...new Set(extra.map((l) => Number(l.blockNumber)))].filter((n) => !known.has(n));
-        if (missing.length > 0) {
-          const more = await chain.headers([...missing, to]);
-          if (more.get(to)?.hash !== toHeader.hash) throw new ChainMoved();
-          for (const n of missing) known.set(n, more.get(n)!);
-        }
-        for (const log of extra) {
-          const n = Number(log.blockNumber);
-          if (known.get(n)?.hash !== log.blockHash?.toLowerCase()) throw new ChainMoved();
-          if (n === header.number) continue;
-          const list = pending.get(n);
-          if (list) pending.set(n, sortedByLogIndex([...list, log]));
-          else {
-            pending.set(n, [log]);
-            added.add(n);
-          }
-        }
-        const here = extra.filter((l) => Number(l.blockNumber) === header.number);
+        if (here.some((l) => l.blockHash?.toLowerCase() !== header.hash)) throw new ChainMoved();
         if (here.length > 0) {
           logs = sortedByLogIndex([...logs, ...here]);
           this.sources = new DataSourceSet(subgraph, dynamicBefore);
-          rerun = true;
+          continue;
         }
       }
-      if (rerun) continue;
       writer.flush();
       for (const ds of result.createdDataSources) {
         store.recordDataSource({
@@ -342,7 +312,7 @@ export class ChainFollower {
         });
       }
       store.recordBlock(header);
-      return logs.length;
+      return { logs: logs.length, created: result.createdDataSources.length > 0 };
     }
   }
 
