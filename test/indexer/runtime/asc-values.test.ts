@@ -1,0 +1,75 @@
+// Store values written into a real mapping instance's memory (the probe subgraph's module, its
+// `allocate` and class ids) and read back: every value kind, including the ones the project's
+// schema does not use (Int8, Timestamp, BigDecimal, nested lists), must survive the round trip.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
+import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import {
+  readEntity,
+  readStoreValue,
+  writeEntity,
+  writeStoreValue,
+} from '../../../indexer/runtime/asc-values.ts';
+import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
+import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
+import { buildProbeSubgraph } from './runtime-harness.ts';
+
+let instance: MappingInstance;
+
+beforeAll(async () => {
+  const subgraph = await loadSubgraph({ buildDir: buildProbeSubgraph() });
+  const mapping = subgraph.dataSources[0]?.mapping;
+  if (!mapping) throw new Error('probe subgraph has no data source');
+  const memory = new WebAssembly.Memory({ initial: mapping.memoryLimits.initial });
+  instance = new MappingInstance(mapping.module, memory, {
+    subgraph,
+    schema: parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
+    logger: () => undefined,
+    block: null,
+    dataSource: null,
+  });
+}, 180_000);
+
+const values: [string, StoreValue][] = [
+  ['a string with non-ASCII text', { kind: 'String', value: 'déjà vu – 基金 🚀' }],
+  ['an empty string', { kind: 'String', value: '' }],
+  ['a negative Int', { kind: 'Int', value: -2147483648 }],
+  ['an Int8 beyond 32 bits', { kind: 'Int8', value: -9007199254740993n }],
+  ['a Timestamp in microseconds', { kind: 'Timestamp', value: 1_700_000_000_123_456n }],
+  ['a normalized BigDecimal', { kind: 'BigDecimal', value: '-0.000123' }],
+  ['a large BigDecimal', { kind: 'BigDecimal', value: '12345678901234567890000' }],
+  ['true', { kind: 'Bool', value: true }],
+  ['false', { kind: 'Bool', value: false }],
+  ['null', { kind: 'Null' }],
+  ['bytes', { kind: 'Bytes', value: Uint8Array.from([0, 1, 254, 255]) }],
+  ['empty bytes', { kind: 'Bytes', value: new Uint8Array(0) }],
+  ['a negative 256-bit BigInt', { kind: 'BigInt', value: -(2n ** 255n) }],
+  ['2^256-1', { kind: 'BigInt', value: 2n ** 256n - 1n }],
+  [
+    'a nested list',
+    {
+      kind: 'List',
+      value: [
+        { kind: 'List', value: [{ kind: 'Int', value: 1 }, { kind: 'Null' }] },
+        { kind: 'String', value: 'x' },
+      ],
+    },
+  ],
+];
+
+describe('store values in mapping memory', () => {
+  for (const [name, value] of values) {
+    it(`round-trips ${name}`, () => {
+      const ptr = writeStoreValue(instance.heap, value);
+      expect(readStoreValue(instance.heap, ptr)).toEqual(value);
+    });
+  }
+
+  it('round-trips an entity, its fields sorted by name as graph-node writes them', () => {
+    const entity: Entity = new Map(values.map(([name, value]) => [name.replaceAll(' ', '_'), value]));
+    const read = readEntity(instance.heap, writeEntity(instance.heap, entity));
+    expect([...read.keys()]).toEqual([...entity.keys()].sort());
+    expect(new Map([...read].sort())).toEqual(new Map([...entity].sort()));
+  });
+});
