@@ -38,6 +38,8 @@ export interface ChainConfig {
   timeoutMs: number;
   /** largest number of calls in one multicall */
   maxBatch: number;
+  /** injectable for instrumentation (tests count RPC requests); defaults to global fetch */
+  fetch?: typeof fetch;
 }
 
 export interface ChainSource {
@@ -47,7 +49,11 @@ export interface ChainSource {
 
 export function createChainSource(config: ChainConfig): ChainSource {
   const client = createPublicClient({
-    transport: http(config.rpcUrl, { timeout: config.timeoutMs, retryCount: 1 }),
+    transport: http(config.rpcUrl, {
+      timeout: config.timeoutMs,
+      retryCount: 1,
+      ...(config.fetch ? { fetchFn: config.fetch } : {}),
+    }),
     cacheTime: 1_000,
   });
   return { client, config };

@@ -462,6 +462,26 @@ describe('errors and limits', () => {
 });
 
 describe('efficiency', () => {
+  it("reads every fund's allocations and reserve in one multicall", async () => {
+    const methods: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const body = JSON.parse(String(init?.body)) as { method: string } | { method: string }[];
+      methods.push(...(Array.isArray(body) ? body : [body]).map((call) => call.method));
+      return fetch(input, init);
+    };
+    const counted = testGateway(stack, {
+      chain: { rpcUrl: stack.devnet.rpcUrl, timeoutMs: 10_000, maxBatch: 200, fetch: counting },
+    });
+    const { data } = await graphql(
+      counted,
+      '{ funds { allocations { available strategies { strategy } } reserve { balance targetMinBps } } }',
+    );
+    expect(data?.funds.every((f: { allocations: { available: boolean } }) => f.allocations.available)).toBe(
+      true,
+    );
+    expect(methods).toEqual(['eth_call']);
+  });
+
   it('lists every fund with its latest NAV and status in one subgraph request', async () => {
     let requests = 0;
     const counting: typeof fetch = (input, init) => {
