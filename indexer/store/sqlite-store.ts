@@ -354,15 +354,14 @@ export class IndexerStore {
   }
 }
 
-/** Lowercase 0x hex of a Bytes id, validated (Buffer.from stops at the first non-hex digit). */
+/** Lowercase 0x hex of a Bytes id, validated without allocating. */
 function normalizeHex(id: string): string {
-  if (
-    id.length % 2 !== 0 ||
-    !id.startsWith('0x') ||
-    Buffer.from(id.slice(2), 'hex').length * 2 !== id.length - 2
-  ) {
-    throw new Error(`invalid Bytes id: ${id}`);
+  let valid = id.length % 2 === 0 && id.charCodeAt(0) === 48 && id.charCodeAt(1) === 120; // "0x"
+  for (let i = 2; valid && i < id.length; i++) {
+    const c = id.charCodeAt(i) | 0x20; // ASCII lowercase
+    valid = (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
   }
+  if (!valid) throw new Error(`invalid Bytes id: ${id}`);
   return id.toLowerCase();
 }
 

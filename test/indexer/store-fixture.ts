@@ -137,7 +137,7 @@ export const extraEvents = 150;
  * 12: fund gamma; beta-1 Draft (navPerShare -5); beta-2 Verified (2^200); alpha latestNav -> alpha-2; events 3-5
  * 13: beta-2 removed; 150 more events
  */
-export function writeFixture(store: IndexerStore, upTo = 13): void {
+export function writeFixture(store: IndexerStore, upTo = 13, from = 10): void {
   const navs = new Map<string, NavInput>();
   const put = (w: ReturnType<IndexerStore['blockWriter']>, n: NavInput) => {
     navs.set(navId(n.vault, n.epoch), n);
@@ -192,7 +192,7 @@ export function writeFixture(store: IndexerStore, upTo = 13): void {
       }
     },
   };
-  for (let b = 10; b <= upTo; b++) {
+  for (let b = from; b <= upTo; b++) {
     store.begin();
     const w = store.blockWriter(b);
     blocks[b]!(w);
