@@ -3,6 +3,8 @@
 // a distribution whose root differs from the chain is refused, armor limits hold, unknown
 // slugs give NOT_FOUND, and the fund list costs one subgraph request.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
@@ -458,6 +460,60 @@ describe('errors and limits', () => {
     const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: protocol { name }`).join(' ');
     const { errors } = await graphql(gateway, `{ ${aliases} }`);
     expect(errors?.[0]?.message).toMatch(/aliases limit/i);
+  });
+});
+
+describe('subgraph transport', () => {
+  /** A loopback proxy to the indexer that fails the first `failures` requests with `status`. */
+  async function flakyProxy(failures: number, status: number) {
+    let seen = 0;
+    const server = createServer(async (req, res) => {
+      seen += 1;
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (seen <= failures) {
+        res.writeHead(status, { 'content-type': 'text/plain' }).end('upstream hiccup');
+        return;
+      }
+      const upstream = await fetch(stack.subgraphUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      });
+      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/subgraphs/name/fund-protocol`,
+      requests: () => seen,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('retries once after a transient failure and answers', async () => {
+    const proxy = await flakyProxy(1, 502);
+    try {
+      const retried = testGateway(stack, { subgraph: { url: proxy.url, timeoutMs: 10_000, maxBatch: 1000 } });
+      const { data, errors } = await graphql(retried, '{ funds { status } }');
+      expect(errors).toBeUndefined();
+      expect(data?.funds).toHaveLength(stack.registry.funds.length);
+      expect(proxy.requests()).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('gives up after the one retry when the failure persists', async () => {
+    const proxy = await flakyProxy(5, 503);
+    try {
+      const failing = testGateway(stack, { subgraph: { url: proxy.url, timeoutMs: 10_000, maxBatch: 1000 } });
+      const { errors } = await graphql(failing, '{ funds { status } }');
+      expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(proxy.requests()).toBe(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
