@@ -124,11 +124,15 @@ export function tableDdl(table: TableLayout): string[] {
     if (c.list || c.field.name === 'id') continue;
     if (c.field.kind === 'Entity') {
       // references are what @derivedFrom lists and nested filters look up
-      ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('ref_' + c.field.name)} ON ${table.sql} (${c.sql}, "__from")`);
+      ddl.push(
+        `CREATE INDEX IF NOT EXISTS ${idx('ref_' + c.field.name)} ON ${table.sql} (${c.sql}, "__from")`,
+      );
     } else if (numericKinds.has(c.valueKind)) {
       // numbers are what collections are ordered and paged by (`orderBy: x, where: { x_lt: cursor }`);
       // (column, id) serves graph-node's `ORDER BY x, id` without a sort
-      ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${c.keySql ?? c.sql}, "id")`);
+      ddl.push(
+        `CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${c.keySql ?? c.sql}, "id")`,
+      );
     }
   }
   return ddl;
