@@ -225,7 +225,6 @@ export interface SubgraphLoaders {
     beforeSortKey?: bigint;
     first: number;
   }): Promise<ProtocolEventRow[]>;
-  meta(): Promise<SubgraphMeta>;
   /** every indexed fund (health) */
   allFunds(): Promise<FundRow[]>;
   readonly freshness: Freshness;
@@ -241,7 +240,6 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
   const { maxBatch } = client.config;
   const query = async <T>(document: string) =>
     checkShape(document, await client.query<T>(document, freshness));
-  let metaPromise: Promise<SubgraphMeta> | undefined;
   const fund = new DataLoader<string, FundRow | null>(
     async (keys) => {
       const where = literal({ id_in: keys });
@@ -296,10 +294,6 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
         `{ protocolEvents(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc) { ${EVENT_FIELDS} } }`,
       );
       return data.protocolEvents;
-    },
-    meta() {
-      metaPromise ??= query<{ _meta: SubgraphMeta }>('{ }').then((data) => data._meta);
-      return metaPromise;
     },
     async allFunds() {
       const data = await query<{ funds: FundRow[] }>(
