@@ -282,6 +282,22 @@ describe('indexed types', () => {
     expect(count).toBe(expected);
   });
 
+  it('decodes event arguments and names the emitting contract', async () => {
+    const { data } = await graphql(
+      gateway,
+      '{ events(eventName: "NavPublished", limit: 1) { items { contractName txHash blockNumber timestamp args } } }',
+    );
+    const event = data?.events.items[0];
+    const fund = stack.devnet.deployment.funds.find((f) => f.vault.toLowerCase() === event.args.fund);
+    const record = ledger().navRecords.find(
+      (r) => r.fund === fund?.slug && r.epoch === Number(event.args.epoch),
+    );
+    expect(event.contractName).toBe('NAV Oracle');
+    expect(event.txHash).toBe(record?.publishTxHash);
+    expect(event.args.navPerShare).toBe(record?.navPerShare);
+    expect(event.timestamp).toBe(iso(record?.publishedAt as number));
+  });
+
   it('reports health from _meta, live paused modules and the latest publication', async () => {
     const { data } = await graphql(
       gateway,
@@ -314,6 +330,12 @@ describe('live chain types', () => {
       gateway,
       '{ funds { slug allocations { available strategies { strategy targetBps capBps active } } } }',
     );
+    const slugs = await graphql(gateway, '{ funds { slug allocations { strategies { strategySlug } } } }');
+    for (const fund of slugs.data?.funds ?? []) {
+      expect(fund.allocations.strategies.map((s: { strategySlug: string }) => s.strategySlug)).toEqual(
+        fundOf(fund.slug).strategies.map((s) => s.strategySlug),
+      );
+    }
     for (const fund of data?.funds ?? []) {
       expect(fund.allocations.available).toBe(true);
       expect(fund.allocations.strategies).toEqual(
