@@ -1,7 +1,8 @@
 // store.get / get_in_block / set / remove with graph-node's semantics: `set` merges the given fields
-// into the entity as the block sees it (a null value removes the field), checks undefined fields and
-// the id, then validates the merged entity against the schema; immutable entities may be set again
-// within the block that created them but never updated in a later block nor removed.
+// into the entity as the block sees it (a null value removes the field), checks undefined fields
+// (apiVersion >= 0.0.8; earlier versions drop them) and the id, then validates the merged entity
+// against the schema; immutable entities may be set again within the block that created them but
+// never updated in a later block nor removed.
 // Ids are canonical strings: Bytes ids as lowercase 0x hex, Int8 ids as decimal.
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
@@ -67,6 +68,14 @@ function writeKey(type: string, id: string): string {
   return `${type}\u0000${id}`;
 }
 
+/** apiVersion 0.0.8 made setting undefined fields an error; earlier mappings have them dropped. */
+function strictFields(env: HostEnv): boolean {
+  const version = env.runtime.dataSource?.mapping.apiVersion;
+  if (version === undefined) return true;
+  const [major = 0, minor = 0, patch = 0] = version.split('.').map(Number);
+  return major > 0 || minor > 0 || patch >= 8;
+}
+
 /** store.set semantics on host values; exported for the host-semantics tests. */
 export function storeSet(env: HostEnv, typeName: string, id: string, data: Entity): void {
   const type = entityType(env, typeName);
@@ -84,7 +93,8 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
       `Value of ${type.name} attribute 'id' conflicts with ID passed to \`store.set()\`: ${displayValue(given)} != ${key}`,
     );
   }
-  checkUndefinedFields(type, data);
+  if (strictFields(env)) checkUndefinedFields(type, data);
+  else for (const name of [...data.keys()]) if (!type.fields.has(name)) data.delete(name);
   const block = env.block;
   const existing = access(() => block.tx.get(type.name, key));
   const writtenInBlock = block.writes.get(writeKey(type.name, key)) === true;

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entity, EntityStoreTx, StoreValue } from '../../../indexer/store/entity.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import type { ActiveDataSource } from '../../../indexer/runtime/data-sources.ts';
 import { BlockState, HostEnv } from '../../../indexer/runtime/host-context.ts';
 import { parseEntityId, storeGet, storeRemove, storeSet } from '../../../indexer/runtime/host-store.ts';
 
@@ -93,6 +94,7 @@ beforeEach(() => {
     deployment: 'entity-store-test',
   });
   blockNumber = 0;
+  apiVersion = '0.0.9';
 });
 
 afterEach(() => {
@@ -117,15 +119,33 @@ function inBlock(body: (env: HostEnv) => void): void {
   }
 }
 
+/** The data source whose handler is running, as far as store.set looks at it: its apiVersion. */
+function dataSource(apiVersion: string): ActiveDataSource {
+  return {
+    name: 'Test',
+    address: null,
+    startBlock: 0n,
+    context: null,
+    mapping: {
+      apiVersion,
+      wasmFile: '',
+      module: new WebAssembly.Module(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)),
+      memoryLimits: { initial: 1, maximum: undefined },
+      handlers: new Map(),
+    },
+  };
+}
+
+let apiVersion = '0.0.9';
+
 function hostEnv(writer: EntityStoreTx): HostEnv {
-  const env = new HostEnv({
+  return new HostEnv({
     subgraph: { buildDir: '', network: 'devnet', schemaFile: '', dataSources: [], templates: new Map() },
     schema,
     logger: () => undefined,
     block: new BlockState(BigInt(blockNumber), writer),
-    dataSource: null,
+    dataSource: dataSource(apiVersion),
   });
-  return env;
 }
 
 function current(type: string, id: string): Entity | null {
@@ -189,6 +209,13 @@ describe('store.set validation', () => {
     expect(setFund(fundData({ zeta: S('x'), bogus: I(1) }))).toThrow(
       'Attempted to set undefined fields [bogus, zeta] for the entity type `Fund`. Make sure those fields are defined in the schema.',
     );
+  });
+
+  it('drops undefined fields for mappings older than apiVersion 0.0.8', () => {
+    apiVersion = '0.0.7';
+    inBlock((env) => storeSet(env, 'Fund', vault, fundData({ bogus: I(1) })));
+    expect(current('Fund', vault)?.has('bogus')).toBe(false);
+    expect(current('Fund', vault)?.get('slug')).toEqual(S('alpha'));
   });
 
   it('rejects a value of the wrong type', () => {
