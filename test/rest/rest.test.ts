@@ -425,6 +425,34 @@ describe('headers on every response', () => {
   });
 });
 
+describe('/graphql beside the REST surface', () => {
+  it('answers GET and POST, with CORS, and no GraphiQL page', async () => {
+    const query = '{ protocol { version } }';
+    const viaGet = await fetch(`${base}/graphql?query=${encodeURIComponent(query)}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(await viaGet.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+    expect(viaGet.headers.get('access-control-allow-origin')).toBe('*');
+    const viaPost = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    expect(await viaPost.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+    const browser = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+    expect(browser.headers.get('content-type') ?? '').not.toContain('text/html');
+  });
+
+  it('refuses a batched request', async () => {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ query: '{ protocol { name } }' }, { query: '{ protocol { slug } }' }]),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+  });
+});
+
 describe('discovery documents', () => {
   it('serves openapi.json for its own base URL', async () => {
     const { body, headers } = await get('/openapi.json');
