@@ -8,7 +8,7 @@
 // - `with_prec` rounds positive coefficients half-up on the first dropped digit but truncates
 //   negative ones (its remainder test `p < 10 * r` is never true for a negative remainder);
 // - division computes up to 100 digits, rounds half-up on the next digit of the magnitude,
-//   applies the sign, then normalizes (so negative quotients are then truncated to 34 digits);
+//   applies the sign, then normalizes (so negative quotients end truncated, at 34 or 35 digits);
 // - `toString` prints plain notation, never an exponent ("1E+20" prints 21 characters).
 
 /** A decimal number: `int * 10^-scale` (bigdecimal's "scale" is the negated exponent). */
