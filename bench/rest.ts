@@ -19,6 +19,8 @@ import { createRestApp } from '../rest/app.ts';
 
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** the two servers alternate over several rounds so drift in machine load hits both alike */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
 async function serve(app: Express): Promise<{ url: string; close(): void }> {
   const server = app.listen(0, '127.0.0.1');
@@ -79,13 +81,11 @@ try {
   const plain = await serve(plainApp);
 
   console.log(
-    `\nGET ${path}: ${bytes.length} bytes, ${CONNECTIONS} connections, ${DURATION_SECONDS} s each\n`,
+    `\nGET ${path}: ${bytes.length} bytes, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, ${ROUNDS} alternating rounds\n`,
   );
-  // alternate the two servers over several rounds so drift in machine load hits both alike
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const plainRuns: Figures[] = [];
   const restRuns: Figures[] = [];
-  for (let i = 0; i < rounds; i++) {
+  for (let i = 0; i < ROUNDS; i++) {
     plainRuns.push(await load(`${plain.url}${path}`));
     restRuns.push(await load(`${rest.url}${path}`));
   }
