@@ -352,7 +352,7 @@ describe('live chain types', () => {
   it("reads the reserve against the policy's bounds", async () => {
     const { data } = await graphql(
       gateway,
-      '{ funds { slug policy { kind } reserve { available balance percentOfAum targetMinBps targetMaxBps } } }',
+      '{ funds { slug policy { kind } allocations { totalAssets } reserve { available balance percentOfAum targetMinBps targetMaxBps } } }',
     );
     for (const fund of data?.funds ?? []) {
       const params = fund.policy.kind === 'fixed-plus-float' ? threePoolParams : kellyParams;
@@ -362,7 +362,11 @@ describe('live chain types', () => {
         targetMaxBps: params.reserveTargetMaxBps,
       });
       expect(fund.reserve.balance).toMatch(/^\d+\.\d{6}$/);
-      expect(fund.reserve.percentOfAum).toBeGreaterThanOrEqual(0);
+      // percent of AUM from the same live reads, rounded half up to 2 decimals on integers
+      const balance = parseUnits(fund.reserve.balance, 6);
+      const total = parseUnits(fund.allocations.totalAssets, 6);
+      const hundredths = total === 0n ? 0n : (balance * 10_000n + total / 2n) / total;
+      expect(fund.reserve.percentOfAum).toBe(Number(hundredths) / 100);
     }
   });
 
