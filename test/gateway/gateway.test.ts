@@ -362,6 +362,12 @@ describe('live chain types', () => {
         targetMaxBps: params.reserveTargetMaxBps,
       });
       expect(fund.reserve.balance).toMatch(/^\d+\.\d{6}$/);
+      // nothing moves the vault's assets after the scenario's last settlement
+      const last = ledger()
+        .settlements.filter((x) => x.fund === fund.slug)
+        .sort((a, b) => b.epoch - a.epoch)[0];
+      expect(units(fund.reserve.balance)).toBe(last?.reserveBalance);
+      expect(units(fund.allocations.totalAssets)).toBe(last?.totalAssets);
       // percent of AUM from the same live reads, rounded half up to 2 decimals on integers
       const balance = parseUnits(fund.reserve.balance, 6);
       const total = parseUnits(fund.allocations.totalAssets, 6);
