@@ -188,6 +188,65 @@ function documentOperation(operationId: string, summary: string, mediaType: stri
   };
 }
 
+/** The gateway the REST routes run on, for clients that want to shape their own queries. */
+function graphqlPath(): JsonSchema {
+  const description =
+    'The GraphQL gateway (schema: schema.graphql in the repository, or introspection). Limits: depth 21, cost 5000, 15 aliases, 1000 tokens; no batching. Errors carry extensions.code: NOT_FOUND, BAD_INPUT, UPSTREAM_UNAVAILABLE, DEPRECATED or INTERNAL.';
+  const result = {
+    type: 'object',
+    properties: { data: { type: ['object', 'null'] }, errors: { type: 'array' } },
+  };
+  const responses = {
+    '200': { description: 'GraphQL result', content: { 'application/json': { schema: result } } },
+  };
+  return {
+    get: {
+      operationId: 'graphqlGet',
+      summary: 'GraphQL query in the query string',
+      description,
+      parameters: [
+        {
+          name: 'query',
+          in: 'query',
+          required: true,
+          description: 'the GraphQL document',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'variables',
+          in: 'query',
+          required: false,
+          description: 'JSON object',
+          schema: { type: 'string' },
+        },
+      ],
+      responses,
+    },
+    post: {
+      operationId: 'graphqlPost',
+      summary: 'GraphQL query in a JSON body',
+      description,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['query'],
+              properties: {
+                query: { type: 'string' },
+                variables: { type: 'object' },
+                operationName: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+      responses,
+    },
+  };
+}
+
 export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const route of ROUTES) paths[route.path] = { get: operation(problemBase, route) };
@@ -238,6 +297,7 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
       'application/json',
       object,
     ),
+    '/graphql': graphqlPath(),
   });
   const headers = {
     ETag: {
