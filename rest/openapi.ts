@@ -190,8 +190,8 @@ function documentOperation(operationId: string, summary: string, mediaType: stri
 
 /** The gateway the REST routes run on, for clients that want to shape their own queries. */
 function graphqlPath(): JsonSchema {
-  const description =
-    'The GraphQL gateway (schema: schema.graphql in the repository, or introspection). Limits: depth 21, cost 5000, 15 aliases, 1000 tokens; no batching. Errors carry extensions.code: NOT_FOUND, BAD_INPUT, UPSTREAM_UNAVAILABLE, DEPRECATED or INTERNAL.';
+  const limits = DEFAULT_ARMOR_LIMITS;
+  const description = `The GraphQL gateway (schema: schema.graphql in the repository, or introspection). Limits, introspection included: depth ${limits.maxDepth}, cost ${limits.maxCost}, ${limits.maxAliases} aliases, ${limits.maxTokens} tokens; no batching. Errors carry extensions.code: ${ERROR_CODES.join(', ')}.`;
   const result = {
     type: 'object',
     properties: { data: { type: ['object', 'null'] }, errors: { type: 'array' } },
