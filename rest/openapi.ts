@@ -2,6 +2,8 @@
 // bounds, its 200 schema and example, every problem response with an example, and the
 // caching, rate-limit and freshness headers. The committed openapi.json is this output for
 // the default base URL (`npm run openapi:print`); a test fails when they drift apart.
+import { ERROR_CODES } from '../gateway/errors.ts';
+import { DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
 import {
   PROBLEM_KINDS,
   problemBody,
