@@ -38,6 +38,8 @@ export interface IndexerConfig {
   /** served at /subgraphs/name/<subgraphName> (default fund-protocol) */
   subgraphName?: string;
   pollIntervalMs?: number;
+  /** how often catch-up commits (default 1000 ms; 0: every range) */
+  commitIntervalMs?: number;
   /** eth_getLogs span bounds */
   initialRange?: number;
   maxRange?: number;
@@ -168,6 +170,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         }),
         chain,
         pollIntervalMs: config.pollIntervalMs ?? 1000,
+        commitIntervalMs: config.commitIntervalMs,
         signal: abort.signal,
         log,
         onProgress: (p) => {
@@ -203,13 +206,13 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
     },
     status() {
       if (!store || !follower) throw new Error('indexer not started');
-      const cp: Checkpoint = store.checkpoint();
+      const cp: Checkpoint = store.committed();
       return { ...follower.progress(), fatalError: cp.fatalError, lastCommitAt: cp.updatedAt };
     },
     waitForBlock(number) {
       return new Promise((resolvePromise, reject) => {
         const check = () => {
-          if (store && store.checkpoint().number >= number) {
+          if (store && store.committed().number >= number) {
             waiters.delete(check);
             resolvePromise();
           } else if (stoppedError) {

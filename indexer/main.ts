@@ -20,7 +20,7 @@ const indexer = await createIndexer({
   port: config.port,
   pollIntervalMs: config.pollIntervalMs,
   maxRange: config.maxBlockRange,
-  initialRange: Math.min(500, config.maxBlockRange),
+  commitIntervalMs: config.commitIntervalMs,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),
   log: (line) => process.stdout.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),

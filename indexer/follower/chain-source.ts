@@ -7,7 +7,7 @@ import type { BlockHeader } from '../store/sqlite-store.ts';
 
 export interface ChainSourceOptions {
   rpcUrl: string;
-  /** first span of eth_getLogs ranges, in blocks (default 500) */
+  /** first span of eth_getLogs ranges, in blocks (default 16; it doubles while ranges hold few logs) */
   initialRange?: number;
   /** upper bound of the span (default 10,000) */
   maxRange?: number;
@@ -82,7 +82,7 @@ export class ChainSource {
     this.client = createPublicClient({
       transport: http(options.rpcUrl, { batch: { batchSize: 100, wait: 0 }, retryCount: 0, timeout: 60_000 }),
     });
-    this.span = options.initialRange ?? 500;
+    this.span = Math.min(options.initialRange ?? 16, options.maxRange ?? 10_000);
     this.maxRange = options.maxRange ?? 10_000;
   }
 
@@ -154,8 +154,8 @@ export class ChainSource {
 
   /**
    * Logs of [from, to], or 'too-large' when the node refused the range as too big; the span is then
-   * halved. It also halves after a range with more logs than targeted and doubles after a full-span
-   * range with few. Other failures are retried with backoff.
+   * halved. After a range with more logs than targeted it shrinks in proportion, after a full-span
+   * range with fewer than half it doubles. Other failures are retried with backoff.
    */
   async logsInRange(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
     let delay = this.options.retryDelayMs ?? 250;
@@ -164,8 +164,11 @@ export class ChainSource {
       try {
         const logs = await this.getLogs(filter, from, to);
         const target = this.options.targetLogsPerRange ?? 2_000;
-        if (logs.length > target) this.span = Math.max(1, Math.min(this.span, to - from + 1) >> 1);
-        else if (logs.length < target / 2 && to - from + 1 >= this.span) {
+        const width = to - from + 1;
+        if (logs.length > target) {
+          // scale the span to the density just seen, so one dense stretch does not take several halvings
+          this.span = Math.max(1, Math.floor((Math.min(this.span, width) * target) / logs.length));
+        } else if (logs.length < target / 2 && width >= this.span) {
           this.span = Math.min(this.maxRange, this.span * 2);
         }
         return logs;

@@ -24,6 +24,11 @@ export interface FollowerOptions {
   chain: ChainSource;
   /** wait between head polls once caught up */
   pollIntervalMs: number;
+  /**
+   * during catch-up, ranges are committed together once the oldest uncommitted one is this old
+   * (default 1000 ms; 0 commits every range); at the head every range is committed at once
+   */
+  commitIntervalMs?: number;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every committed range and every head poll */
@@ -40,6 +45,9 @@ export interface FollowerProgress {
 }
 
 type StepResult = 'advanced' | 'idle' | 'retry';
+
+/** Uncommitted ranges are committed once they hold this many events. */
+const COMMIT_EVENTS = 20_000;
 
 /** Thrown inside a range when the chain changed under it; the range is fetched again. */
 class ChainMoved extends Error {}
@@ -73,6 +81,11 @@ export class ChainFollower {
   private head = -1;
   private events = 0;
   private caughtUp = false;
+  /** events written but not yet committed, and when the last commit was */
+  private pendingEvents = 0;
+  private lastCommitAt = 0;
+  /** the dynamic data sources as of the last commit, to return to on a rollback */
+  private dynamicAtCommit: DynamicDataSource[] = [];
   private prefetch: {
     from: number;
     filterKey: string;
@@ -103,7 +116,7 @@ export class ChainFollower {
   progress(): FollowerProgress {
     return {
       startBlock: this.options.store.startBlock,
-      checkpoint: this.options.store.checkpoint().number,
+      checkpoint: this.options.store.committed().number,
       head: this.head,
       events: this.events,
       caughtUp: this.caughtUp,
@@ -183,7 +196,17 @@ export class ChainFollower {
     return prefetch.result;
   }
 
-  /** One unit of work: a committed range, a reverted reorg, or an idle poll at the head. */
+  /** Commits the ranges written since the last commit, if any. */
+  private commitPending(): void {
+    const { store } = this.options;
+    if (!store.transactionOpen) return;
+    store.commit();
+    this.events += this.pendingEvents;
+    this.pendingEvents = 0;
+    this.lastCommitAt = Date.now();
+  }
+
+  /** One unit of work: a range written (and maybe committed), a reverted reorg, or an idle poll. */
   async step(): Promise<StepResult> {
     const { store, chain } = this.options;
     const head = await chain.headNumber();
@@ -191,9 +214,11 @@ export class ChainFollower {
     const cp = store.checkpoint();
     if (cp.number >= head) {
       this.prefetch = null;
+      this.commitPending(); // normally done already: a range reaching the head commits
       if (cp.block) {
         const current = await chain.header(cp.number);
         if (!current || current.hash !== cp.block.hash) {
+          this.commitPending();
           await this.revertReorg(cp.number);
           return 'advanced';
         }
@@ -208,6 +233,7 @@ export class ChainFollower {
       (await this.fetchRange(cp.number + 1, head, cp.block, filter));
     if (fetched === 'retry') return 'retry';
     if (fetched === 'reorg') {
+      this.commitPending();
       await this.revertReorg(cp.number);
       return 'advanced';
     }
@@ -229,9 +255,11 @@ export class ChainFollower {
       if (list) list.push(log);
       else byBlock.set(n, [log]);
     }
-    const dynamicBefore = [...this.sources.dynamic];
     let committed = end;
-    store.begin();
+    if (!store.transactionOpen) {
+      store.begin();
+      this.dynamicAtCommit = [...this.sources.dynamic];
+    }
     let processed = 0;
     try {
       for (const n of [...byBlock.keys()].sort((a, b) => a - b)) {
@@ -244,16 +272,27 @@ export class ChainFollower {
           break;
         }
       }
-      store.commit(committed, head);
+      store.setCheckpoint(committed, head);
     } catch (error) {
+      // back to the last commit: the ranges written since then are fetched and run again
       store.rollback();
       this.prefetch = null;
-      this.sources = new DataSourceSet(this.options.subgraph, dynamicBefore);
+      this.pendingEvents = 0;
+      this.sources = new DataSourceSet(this.options.subgraph, this.dynamicAtCommit);
       if (error instanceof ChainMoved) return 'retry';
       throw error;
     }
-    this.events += processed;
+    this.pendingEvents += processed;
     this.caughtUp = committed.number >= head;
+    // Ranges are committed together (fewer, larger commits write hot index pages fewer times);
+    // at the head, after enough events or after a second, whatever comes first.
+    if (
+      this.caughtUp ||
+      this.pendingEvents >= COMMIT_EVENTS ||
+      Date.now() - this.lastCommitAt >= (this.options.commitIntervalMs ?? 1000)
+    ) {
+      this.commitPending();
+    }
     return 'advanced';
   }
 

@@ -41,6 +41,7 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
       DATA_DIR: dataDir,
       PORT: '0',
       INDEXER_MAX_BLOCK_RANGE: '1',
+      INDEXER_COMMIT_INTERVAL_MS: '0',
       INDEXER_POLL_INTERVAL_MS: '50',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
