@@ -107,20 +107,33 @@ function literal(value: unknown): string {
   throw new TypeError(`cannot render ${String(value)} as a GraphQL literal`);
 }
 
-/** A field's expected JSON type in the subgraph's answer ('?': may be null). */
-type FieldRule = 'string' | 'string?' | 'int' | 'boolean' | 'strings' | { row: RowShape };
+/**
+ * A field's expected JSON type in the subgraph's answer ('?': may be null). BigInt fields
+ * arrive as decimal strings ('uint'); `args` is JSON text ('json').
+ */
+type FieldRule =
+  | 'string'
+  | 'string?'
+  | 'uint'
+  | 'uint?'
+  | 'json'
+  | 'int'
+  | 'boolean'
+  | 'strings'
+  | { row: RowShape };
 type RowShape = Record<string, FieldRule>;
 
 const NAV_SHAPE: RowShape = {
   epoch: 'int',
   status: 'string',
-  navPerShare: 'string',
-  totalAssets: 'string',
-  totalSupply: 'string',
-  publishedAt: 'string?',
+  navPerShare: 'uint',
+  totalAssets: 'uint',
+  totalSupply: 'uint',
+  publishedAt: 'uint?',
   publishedTxHash: 'string?',
 };
-const strings = (fields: string): RowShape => Object.fromEntries(fields.split(' ').map((f) => [f, 'string']));
+const fieldsOf = (rule: FieldRule, fields: string): RowShape =>
+  Object.fromEntries(fields.split(' ').map((f) => [f, rule]));
 
 /**
  * The rows each collection must hold. An answer of another shape (a proxy's error page, a
@@ -129,7 +142,7 @@ const strings = (fields: string): RowShape => Object.fromEntries(fields.split(' 
  */
 const COLLECTION_SHAPES: Record<string, RowShape> = {
   funds: {
-    ...strings('id slug'),
+    ...fieldsOf('string', 'id slug'),
     closed: 'boolean',
     pausedModules: 'strings',
     latestPublishedNav: { row: NAV_SHAPE },
@@ -137,13 +150,29 @@ const COLLECTION_SHAPES: Record<string, RowShape> = {
   },
   navRecords: NAV_SHAPE,
   dividendRounds: {
-    ...strings('id merkleRoot total uri claimedAmount postedAtBlock postedAt postedTxHash'),
+    ...fieldsOf('string', 'id merkleRoot uri postedTxHash'),
+    ...fieldsOf('uint', 'total claimedAmount postedAtBlock postedAt'),
     epoch: 'int',
     leafCount: 'int',
     claimedCount: 'int',
   },
-  protocolEvents: strings('id contract eventName blockNumber timestamp txHash logIndex sortKey args'),
+  protocolEvents: {
+    ...fieldsOf('string', 'id contract eventName txHash'),
+    ...fieldsOf('uint', 'blockNumber timestamp logIndex sortKey'),
+    args: 'json',
+  },
 };
+
+const isUint = (v: unknown) => typeof v === 'string' && /^\d{1,78}$/.test(v);
+
+function isJsonObject(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}
 
 function fits(value: unknown, shape: RowShape): boolean {
   if (!value || typeof value !== 'object') return false;
@@ -152,6 +181,9 @@ function fits(value: unknown, shape: RowShape): boolean {
     const v = row[field];
     if (rule === 'string') return typeof v === 'string';
     if (rule === 'string?') return v === null || typeof v === 'string';
+    if (rule === 'uint') return isUint(v);
+    if (rule === 'uint?') return v === null || isUint(v);
+    if (rule === 'json') return typeof v === 'string' && isJsonObject(v);
     if (rule === 'int') return Number.isSafeInteger(v);
     if (rule === 'boolean') return typeof v === 'boolean';
     if (rule === 'strings') return Array.isArray(v) && v.every((x) => typeof x === 'string');

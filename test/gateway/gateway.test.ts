@@ -497,7 +497,7 @@ describe('errors and limits', () => {
 
 describe('subgraph transport', () => {
   /** A loopback proxy to the indexer that fails the first `failures` requests with `status`. */
-  async function flakyProxy(failures: number, status: number) {
+  async function flakyProxy(failures: number, status: number, rewrite: (body: string) => string = (b) => b) {
     let seen = 0;
     const server = createServer(async (req, res) => {
       seen += 1;
@@ -512,7 +512,9 @@ describe('subgraph transport', () => {
         headers: { 'content-type': 'application/json' },
         body: Buffer.concat(chunks),
       });
-      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+      res
+        .writeHead(upstream.status, { 'content-type': 'application/json' })
+        .end(rewrite(await upstream.text()));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const { port } = server.address() as AddressInfo;
@@ -531,6 +533,20 @@ describe('subgraph transport', () => {
       expect(errors).toBeUndefined();
       expect(data?.funds).toHaveLength(stack.registry.funds.length);
       expect(proxy.requests()).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses amounts that are not integers as UPSTREAM_UNAVAILABLE, not an internal error', async () => {
+    const proxy = await flakyProxy(0, 200, (body) =>
+      body.replace(/"navPerShare":"\d+"/g, '"navPerShare":"1e6"'),
+    );
+    try {
+      const corrupt = testGateway(stack, { subgraph: { url: proxy.url, timeoutMs: 10_000, maxBatch: 1000 } });
+      const { errors } = await graphql(corrupt, '{ funds { latestNav { navPerShare } } }');
+      expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(errors?.[0]?.message).not.toMatch(/BigInt|1e6/);
     } finally {
       await proxy.close();
     }
