@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { decodeEventLog, type AbiEvent, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
 import { deployProtocol } from '../devnet/deploy.ts';
@@ -17,6 +17,7 @@ import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
 import { ChainSource } from '../indexer/follower/chain-source.ts';
 import { createIndexer, type NetworkContract } from '../indexer/indexer.ts';
 import { createProgressDisplay } from '../indexer/progress.ts';
+import { createEventDecoder, type EventDecoder } from '../indexer/runtime/event-decoder.ts';
 import { loadSubgraph } from '../indexer/runtime/manifest.ts';
 
 const TARGET_EVENTS_PER_SECOND = 5_000;
@@ -67,11 +68,13 @@ async function measure(input: MeasureInput): Promise<void> {
   await indexer.stop();
   rmSync(dataDir, { recursive: true, force: true });
 
-  // The same logs, fetched over the same adaptive ranges and decoded with the same ABIs, and nothing else.
+  // The same logs, fetched over the same adaptive ranges and decoded by the runtime's own decoder
+  // (built once per event, as the block processor does), and nothing else.
   const subgraph = await loadSubgraph({ buildDir: resolve(import.meta.dirname, '..', 'subgraph', 'build') });
-  const events = new Map<Hex, AbiEvent>();
+  const decoders = new Map<Hex, EventDecoder>();
   for (const mapping of [...subgraph.dataSources, ...subgraph.templates.values()].map((d) => d.mapping)) {
-    for (const [topic, specs] of mapping.handlers) events.set(topic, specs[0]!.abiEvent);
+    for (const [topic, specs] of mapping.handlers)
+      decoders.set(topic, createEventDecoder(specs[0]!.abiEvent));
   }
   const addresses = [...Object.values(input.contracts).map((c) => c.address), ...input.vaults].map(
     (a) => a.toLowerCase() as Hex,
@@ -82,15 +85,10 @@ async function measure(input: MeasureInput): Promise<void> {
   let decoded = 0;
   for (let from = startBlock; from <= status.checkpoint; ) {
     const to = Math.min(status.checkpoint, from + chain.range - 1);
-    const logs = await chain.logsInRange({ addresses, topics: [...events.keys()] }, from, to);
+    const logs = await chain.logsInRange({ addresses, topics: [...decoders.keys()] }, from, to);
     if (logs === 'too-large') continue;
     for (const log of logs) {
-      decodeEventLog({
-        abi: [events.get(log.topics[0]!)!],
-        data: log.data,
-        topics: log.topics as [Hex, ...Hex[]],
-      });
-      decoded++;
+      if (decoders.get(log.topics[0]!)!(log)) decoded++;
     }
     from = to + 1;
   }
