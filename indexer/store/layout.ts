@@ -176,7 +176,8 @@ function scalarToSql(column: ColumnLayout, value: StoreValue): unknown {
       if (value.kind !== 'String') throw mismatch(column, value);
       return value.value;
     case 'Bytes':
-      if (value.kind === 'Bytes') return Buffer.from(value.value);
+      if (value.kind === 'Bytes')
+        return Buffer.from(value.value.buffer, value.value.byteOffset, value.value.byteLength);
       if (value.kind === 'String') return hexToBytes(value.value);
       throw mismatch(column, value);
     case 'BigInt':
@@ -265,7 +266,7 @@ function scalarFromSql(column: ColumnLayout, raw: unknown): StoreValue {
     case 'String':
       return { kind: 'String', value: raw as string };
     case 'Bytes':
-      return { kind: 'Bytes', value: new Uint8Array(raw as Buffer) };
+      return { kind: 'Bytes', value: raw as Buffer };
     case 'BigInt':
       return { kind: 'BigInt', value: decodeBigIntKey(raw as Buffer) };
     case 'BigDecimal':

@@ -18,6 +18,19 @@ function magnitudeBytes(n: bigint): Uint8Array {
  */
 export function encodeBigIntKey(n: bigint): Buffer {
   if (n === 0n) return Buffer.from([ZERO]);
+  if (n > 0n && n <= 0xffffffffffffn) {
+    // fast path for the common small positive values (block numbers, timestamps, amounts): 1-6 bytes
+    let v = Number(n);
+    let length = 0;
+    for (let t = v; t > 0; t = Math.floor(t / 256)) length++;
+    const out = Buffer.allocUnsafe(length + 1);
+    out[0] = ZERO + length;
+    for (let i = length; i >= 1; i--) {
+      out[i] = v % 256;
+      v = Math.floor(v / 256);
+    }
+    return out;
+  }
   const negative = n < 0n;
   const mag = magnitudeBytes(negative ? -n : n);
   if (mag.length > 127) throw new Error(`BigInt of ${mag.length} bytes is too large to store`);
