@@ -85,6 +85,13 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphqlEndpoint: config.graphqlEndpoint ?? '/graphql',
     context: () => createContext(sources),
     batching: false,
+    // Yoga's own log lines go where the gateway's errors go (tests silence both)
+    logging: {
+      debug: () => {},
+      info: () => {},
+      warn: (...args: unknown[]) => logError(args),
+      error: (...args: unknown[]) => logError(args),
+    },
     cors: false,
     graphiql: false,
     landingPage: false,
