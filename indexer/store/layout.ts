@@ -265,8 +265,10 @@ function scalarFromSql(column: ColumnLayout, raw: unknown): StoreValue {
   switch (column.valueKind) {
     case 'String':
       return { kind: 'String', value: raw as string };
-    case 'Bytes':
-      return { kind: 'Bytes', value: raw as Buffer };
+    case 'Bytes': {
+      const b = raw as Buffer; // a plain Uint8Array view, as the runtime's values are
+      return { kind: 'Bytes', value: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
+    }
     case 'BigInt':
       return { kind: 'BigInt', value: decodeBigIntKey(raw as Buffer) };
     case 'BigDecimal':
