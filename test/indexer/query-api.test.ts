@@ -428,3 +428,23 @@ describe('query API: what it does not support is a validation error', () => {
     );
   });
 });
+
+describe('query API: endpoints', () => {
+  it('answers GET with the query in the query string, and the deployment path', async () => {
+    const base = url.replace(/\/subgraphs\/name\/.*$/, '');
+    const get = await fetch(`${url}?query=${encodeURIComponent('{ _meta { block { number } } }')}`);
+    expect(await get.json()).toEqual({ data: { _meta: { block: { number: 13 } } } });
+    const byId = await fetch(`${base}/subgraphs/id/${deployment}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ funds(first: 1) { slug } }' }),
+    });
+    expect(await byId.json()).toEqual({ data: { funds: [{ slug: 'alpha-income' }] } });
+  });
+
+  it('answers 404 for another subgraph name and 400 for a body that is not JSON', async () => {
+    const base = url.replace(/\/subgraphs\/name\/.*$/, '');
+    expect((await fetch(`${base}/subgraphs/name/other`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(url, { method: 'POST', body: '{nope' })).status).toBe(400);
+  });
+});
