@@ -354,26 +354,6 @@ export class IndexerStore {
     }
   }
 
-  /** Every current entity of every table, ordered, as comparable plain data (tests and tooling). */
-  dumpCurrent(): Record<string, unknown[]> {
-    const out: Record<string, unknown[]> = {};
-    for (const { layout } of this.tables.values()) {
-      const rows = this.db
-        .prepare(`SELECT * FROM ${layout.sql} WHERE "__to" = ${OPEN_BLOCK} ORDER BY "id"`)
-        .all() as Record<string, unknown>[];
-      out[layout.entity.name] = rows.map((r) => {
-        const o: Record<string, unknown> = { __from: Number(r.__from) };
-        for (const c of layout.columns) {
-          const raw = r[c.field.name];
-          o[c.field.name] =
-            raw instanceof Uint8Array ? bytesToHex(raw) : typeof raw === 'bigint' ? raw.toString() : raw;
-        }
-        return o;
-      });
-    }
-    return out;
-  }
-
   close(): void {
     this.rollback();
     this.checkpointer.stop();
@@ -435,13 +415,6 @@ export class BlockWriteBuffer implements EntityStoreTx {
     const { byId, key } = this.key(entityType, id);
     byId.delete(key);
     byId.set(key, null);
-  }
-
-  /** Number of entity writes buffered (for progress figures). */
-  get size(): number {
-    let n = 0;
-    for (const byId of this.changes.values()) n += byId.size;
-    return n;
   }
 
   flush(): void {
