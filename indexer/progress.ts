@@ -30,8 +30,8 @@ function duration(seconds: number): string {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-/** Formats one progress line from a sample window (exposed for the benchmark and tests). */
-export function formatProgress(
+/** Formats one progress line from the rates over the sample window. */
+function formatProgress(
   p: FollowerProgress,
   blocksPerSecond: number,
   eventsPerSecond: number,

@@ -64,7 +64,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function headerFromRpc(block: RpcBlock): BlockHeader {
+function headerFromRpc(block: RpcBlock): BlockHeader {
   return {
     number: Number(BigInt(block.number)),
     hash: block.hash.toLowerCase(),

@@ -156,12 +156,6 @@ export function idToSql(idKind: TableLayout['idKind'], id: string): Buffer | str
   return id;
 }
 
-/** The canonical string form of a stored id (the form used as a map key and in JSON). */
-export function idFromSql(idKind: TableLayout['idKind'], raw: unknown): string {
-  if (idKind === 'Bytes') return bytesToHex(raw as Uint8Array);
-  return String(raw);
-}
-
 function mismatch(column: ColumnLayout, value: StoreValue): Error {
   return new Error(
     `field ${column.field.name}: value of kind ${value.kind} cannot be stored as ${column.valueKind}`,
