@@ -17,16 +17,18 @@ export function bigintToSignedLE(n: bigint): Uint8Array {
       if ((v === 0 && byte < 0x80) || (v === -1 && byte >= 0x80)) return out.subarray(0, len);
     }
   }
-  const out: number[] = [];
-  let v = n;
-  // Emit bytes until the remaining value is pure sign extension of the last byte written.
-  for (;;) {
-    const byte = Number(v & 0xffn);
-    out.push(byte);
-    v >>= 8n;
-    if ((v === 0n && (byte & 0x80) === 0) || (v === -1n && (byte & 0x80) !== 0)) break;
-  }
-  return Uint8Array.from(out);
+  // Through hex: a non-negative m's minimal big-endian bytes, reversed; a negative n is the bitwise
+  // complement of m = -n - 1. A sign byte is added when the top bit would say the wrong sign.
+  const negative = n < 0n;
+  const m = negative ? -n - 1n : n;
+  let hex = m.toString(16);
+  if (hex.length % 2 === 1) hex = `0${hex}`;
+  const be = Buffer.from(hex, 'hex');
+  const signByte = (be[0] as number) >= 0x80;
+  const out = new Uint8Array(be.length + (signByte ? 1 : 0));
+  for (let i = 0; i < be.length; i++) out[i] = be[be.length - 1 - i] as number;
+  if (negative) for (let i = 0; i < out.length; i++) out[i] = ~(out[i] as number) & 0xff;
+  return out;
 }
 
 /** The value of two's-complement little-endian `bytes` (empty means zero). */
@@ -40,8 +42,7 @@ export function signedLEToBigint(bytes: Uint8Array): bigint {
     if (((bytes[len - 1] as number) & 0x80) !== 0) v -= 2 ** (8 * len);
     return BigInt(v);
   }
-  let v = 0n;
-  for (let i = len - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i] as number);
+  let v = BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
   if (((bytes[len - 1] as number) & 0x80) !== 0) v -= 1n << BigInt(8 * len);
   return v;
 }

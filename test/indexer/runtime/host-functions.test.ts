@@ -2,6 +2,7 @@
 // abort, unimplemented imports) as the probe subgraph's wasm calls them. Expected values follow
 // graph-node: num-bigint's minimal two's-complement little-endian bytes, truncating division,
 // dividend-signed remainder, floor right shift, bigIntToHex of the magnitude.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keccak256, parseAbi, toBytes, type Hex, type TransactionReceipt } from 'viem';
 import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
@@ -44,6 +45,18 @@ describe('BigInt byte encoding', () => {
     expect(bytes.length).toBe(32);
     expect(bytes[31]).toBe(0x80);
     expect(signedLEToBigint(bytes)).toBe(-(2n ** 255n));
+  });
+
+  it('round-trips any integer up to 300 bits in the fewest bytes that keep its sign', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 300n), max: 2n ** 300n }), (n) => {
+        const bytes = bigintToSignedLE(n);
+        expect(signedLEToBigint(bytes)).toBe(n);
+        // Minimal: without its last byte the value (or its sign) would change.
+        if (bytes.length > 1) expect(signedLEToBigint(bytes.subarray(0, bytes.length - 1))).not.toBe(n);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('reads an empty byte array as zero', () => {
