@@ -81,6 +81,7 @@ try {
     subgraph: { url: subgraphUrl as string, timeoutMs: config.subgraphTimeoutMs, maxBatch: 1000 },
     chain: rpcUrl ? { rpcUrl, timeoutMs: config.rpcTimeoutMs, maxBatch: 500 } : undefined,
     distributions: { base: distributionsBase, timeoutMs: config.subgraphTimeoutMs, cacheSize: 64 },
+    healthMaxLagBlocks: config.healthMaxLagBlocks,
   });
   const app = createRestApp({
     gateway,

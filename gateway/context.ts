@@ -14,7 +14,11 @@ export interface GatewayContext {
   chain: ChainLoaders | undefined;
   distributions: DistributionSource;
   apiVersion: string;
+  healthMaxLagBlocks: number;
 }
+
+/** about ten minutes of blocks on a 12-second chain: past it, health says the data is stale */
+export const DEFAULT_HEALTH_MAX_LAG_BLOCKS = 50;
 
 export interface GatewaySources {
   registry: RegistryIndex;
@@ -22,6 +26,7 @@ export interface GatewaySources {
   chain: ChainSource | undefined;
   distributions: DistributionSource;
   apiVersion: string;
+  healthMaxLagBlocks: number;
 }
 
 export function createContext(sources: GatewaySources): GatewayContext {
@@ -31,5 +36,6 @@ export function createContext(sources: GatewaySources): GatewayContext {
     chain: sources.chain ? createChainLoaders(sources.chain) : undefined,
     distributions: sources.distributions,
     apiVersion: sources.apiVersion,
+    healthMaxLagBlocks: sources.healthMaxLagBlocks,
   };
 }

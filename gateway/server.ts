@@ -12,7 +12,12 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { createContext, type GatewayContext, type GatewaySources } from './context.ts';
+import {
+  createContext,
+  DEFAULT_HEALTH_MAX_LAG_BLOCKS,
+  type GatewayContext,
+  type GatewaySources,
+} from './context.ts';
 import { classifyError } from './errors.ts';
 import { schema } from './schema.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
@@ -54,6 +59,8 @@ export interface GatewayConfig {
   graphqlEndpoint?: string;
   /** where internal errors are reported (masked for clients) */
   logError?: (error: unknown) => void;
+  /** health turns `degraded` past this lag behind the chain head (default DEFAULT_HEALTH_MAX_LAG_BLOCKS) */
+  healthMaxLagBlocks?: number;
 }
 
 export interface CompiledOperation {
@@ -76,6 +83,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     chain: config.chain ? createChainSource(config.chain) : undefined,
     distributions: createDistributionSource(config.distributions),
     apiVersion: API_VERSION,
+    healthMaxLagBlocks: config.healthMaxLagBlocks ?? DEFAULT_HEALTH_MAX_LAG_BLOCKS,
   };
   const limits = config.armor ?? DEFAULT_ARMOR_LIMITS;
   const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));

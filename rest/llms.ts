@@ -95,7 +95,7 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     '',
     '- NAV record status: Draft -> PendingVerification (submitted) -> Verified (by a verifier) -> Published (final). A rejection from PendingVerification or Verified returns the record to Draft, where it may be re-drafted. Epoch N is published only after N-1.',
     '- Fund status: open (every module runs), paused (at least one of subscriptions, redemptions, claims is paused), closed (the vault is closed for good).',
-    '- Health status: ok, or degraded when the indexer reports indexing errors or live chain reads fail.',
+    '- Health status: ok, or degraded when the indexer reports indexing errors, lags the chain head by more than HEALTH_MAX_LAG_BLOCKS blocks (default 50), or live chain reads fail.',
     '',
     '## Errors',
     '',

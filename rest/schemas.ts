@@ -276,7 +276,8 @@ export const componentSchemas: Record<string, JsonSchema> = {
   HealthRecord: object({
     status: {
       enum: ['ok', 'degraded'],
-      description: 'degraded: indexing errors, or live chain reads failing',
+      description:
+        'degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default 50) blocks behind the chain head, or live chain reads failing',
     },
     api: object({ version: string }),
     indexer: object({

@@ -3,7 +3,12 @@
 // service runs on a local devnet (main.ts starts chain, indexer, gateway and REST); with
 // SUBGRAPH_URL and REGISTRY (and optionally RPC_URL) it serves a real network.
 // Every variable is documented in README.md and .env.example.
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
+
+// resolved from this file, so `npm start` works from any working directory
+const DEVNET_REGISTRY_PATH = fileURLToPath(new URL('../registry/devnet.json', import.meta.url));
 
 export interface ServiceConfig {
   mode: 'devnet' | 'network';
@@ -24,6 +29,8 @@ export interface ServiceConfig {
   responseCacheEntries: number;
   subgraphTimeoutMs: number;
   rpcTimeoutMs: number;
+  /** health reports `degraded` when the indexed block is more than this many blocks behind the head */
+  healthMaxLagBlocks: number;
 }
 
 export class ConfigError extends Error {
@@ -96,7 +103,7 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     problemBase: url(env, 'PROBLEM_BASE', ['http:', 'https:']),
     subgraphUrl,
     rpcUrl,
-    registryPath: registry ?? 'registry/devnet.json',
+    registryPath: registry ?? DEVNET_REGISTRY_PATH,
     distributionsBase: distributions,
     dataDir: value(env, 'DATA_DIR') ?? 'data',
     trustProxy: trustProxy(env),
@@ -109,5 +116,12 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     responseCacheEntries: integer(env, 'RESPONSE_CACHE_ENTRIES', 10_000, 0, 10_000_000),
     subgraphTimeoutMs: integer(env, 'SUBGRAPH_TIMEOUT_MS', 5_000, 100, 120_000),
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5_000, 100, 120_000),
+    healthMaxLagBlocks: integer(
+      env,
+      'HEALTH_MAX_LAG_BLOCKS',
+      DEFAULT_HEALTH_MAX_LAG_BLOCKS,
+      0,
+      1_000_000_000,
+    ),
   };
 }

@@ -17,7 +17,8 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
   description: 'Liveness and data freshness.',
   fields: (t) => ({
     status: t.exposeString('status', {
-      description: 'ok; degraded when the indexer reports indexing errors or live reads fail',
+      description:
+        'ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default 50), or live reads fail',
     }),
     api: t.field({ type: ApiInfoRef, resolve: (h) => h.api }),
     indexer: t.field({ type: IndexerStatusRef, resolve: (h) => h.indexer }),

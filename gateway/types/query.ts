@@ -73,6 +73,8 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
     }
   }
   const maxIndexedBlock = freshness.indexedBlock ?? 0;
+  const lagBlocks = head === null ? null : Math.max(0, head - maxIndexedBlock);
+  if (lagBlocks !== null && lagBlocks > ctx.healthMaxLagBlocks) degraded = true;
   const singletons = ctx.registry.registry.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;
   return {
     status: degraded ? 'degraded' : 'ok',
@@ -84,7 +86,7 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
       lastUpdatedAt: freshness.indexedAt === null ? null : isoFromSeconds(freshness.indexedAt),
       hasIndexingErrors: freshness.hasIndexingErrors,
       chainHeadBlock: head,
-      lagBlocks: head === null ? null : Math.max(0, head - maxIndexedBlock),
+      lagBlocks,
     },
     nav: latest ? { latestEpoch: latest.epoch, publishedAt: isoFromSeconds(latest.publishedAt) } : null,
     pausedModules: paused,

@@ -197,7 +197,11 @@ describe('subgraph faults', () => {
     });
     const lagging = await get(base, '/v1/health');
     expect(lagging.status).toBe(200);
-    const body = JSON.parse(lagging.text) as { indexer: { maxIndexedBlock: number; lastUpdatedAt: string } };
+    const body = JSON.parse(lagging.text) as {
+      status: string;
+      indexer: { maxIndexedBlock: number; lastUpdatedAt: string };
+    };
+    expect(body.status).toBe('degraded');
     expect(body.indexer.maxIndexedBlock).toBe(3);
     expect(body.indexer.lastUpdatedAt).toBe(new Date(1_000_000_000).toISOString());
     expect(Number(lagging.headers.get('x-indexed-block-lag'))).toBeGreaterThanOrEqual(head - 3);
@@ -213,8 +217,9 @@ describe('subgraph faults', () => {
     expect(indexer.maxIndexedBlock).toBe(3);
     expect(indexer.lagBlocks).toBe(indexer.chainHeadBlock! - 3);
     subgraph.set({ kind: 'pass' });
-    const caughtUp = JSON.parse((await get(base, '/v1/health')).text) as typeof liveBody;
+    const caughtUp = JSON.parse((await get(base, '/v1/health')).text) as typeof body;
     expect(caughtUp.indexer.maxIndexedBlock).toBeGreaterThanOrEqual(head);
+    expect(caughtUp.status).toBe('ok');
   });
 });
 

@@ -1,5 +1,7 @@
 // Start-up configuration: defaults select the devnet, and each malformed variable stops the
 // start with a message naming it.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../../rest/service-config.ts';
 
@@ -9,6 +11,13 @@ describe('loadServiceConfig', () => {
     expect(config.mode).toBe('devnet');
     expect(config.rateLimit).toEqual({ perMinute: 60, burst: 20, burstWindowSeconds: 20 });
     expect(config.trustProxy).toBe(false);
+    expect(config.healthMaxLagBlocks).toBe(50);
+  });
+
+  it('finds the devnet registry whatever the working directory', () => {
+    const { registryPath } = loadServiceConfig({});
+    expect(registryPath).toBe(fileURLToPath(new URL('../../registry/devnet.json', import.meta.url)));
+    expect(existsSync(registryPath)).toBe(true);
   });
 
   it('serves a network when SUBGRAPH_URL and REGISTRY are set', () => {
@@ -29,6 +38,7 @@ describe('loadServiceConfig', () => {
     [{ REDIS_URL: 'http://cache' }, 'REDIS_URL'],
     [{ RATE_LIMIT_BURST: '0' }, 'RATE_LIMIT_BURST'],
     [{ TRUST_PROXY: 'yes please!' }, 'TRUST_PROXY'],
+    [{ HEALTH_MAX_LAG_BLOCKS: '-1' }, 'HEALTH_MAX_LAG_BLOCKS'],
   ])('names the variable at fault (%o)', (env, name) => {
     expect(() => loadServiceConfig(env)).toThrow(name);
   });
