@@ -1,7 +1,8 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
 // topics over adaptive ranges, runs each block's handlers through the block processor into a
-// per-block write buffer, and commits a whole range together with its checkpoint in one store
-// transaction. Reorgs are found by hash: the checkpoint block must still be on the canonical chain;
+// per-block write buffer, and writes each range's checkpoint in the same store transaction as its
+// entities (during catch-up several ranges share a transaction, committed about once a second; at
+// the head each range commits at once), so a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on the canonical chain;
 // if not, the store reverts to the newest stored block that is, and indexing resumes from there.
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
@@ -31,7 +32,7 @@ export interface FollowerOptions {
   commitIntervalMs?: number;
   signal: AbortSignal;
   log?: (line: string) => void;
-  /** called after every committed range and every head poll */
+  /** called after every range and every head poll */
   onProgress?: (progress: FollowerProgress) => void;
 }
 
@@ -39,7 +40,7 @@ export interface FollowerProgress {
   startBlock: number;
   checkpoint: number;
   head: number;
-  /** logs handed to handlers since this process started */
+  /** logs handed to handlers (in committed ranges) since this process started */
   events: number;
   caughtUp: boolean;
 }
