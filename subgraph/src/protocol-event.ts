@@ -79,6 +79,8 @@ function jsonArray(values: Array<ethereum.Value>): string {
 
 /** A JSON string literal, escaped as JSON.stringify escapes it. */
 function jsonString(text: string): string {
+  // Names, hex and decimal digits need no escaping: one concatenation instead of one string per character.
+  if (!needsEscaping(text)) return '"' + text + '"';
   const parts = new Array<string>(0);
   parts.push('"');
   for (let i = 0; i < text.length; i++) {
@@ -95,4 +97,12 @@ function jsonString(text: string): string {
   }
   parts.push('"');
   return parts.join('');
+}
+
+function needsEscaping(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code == 0x22 || code == 0x5c) return true;
+  }
+  return false;
 }
