@@ -31,11 +31,7 @@ function duration(seconds: number): string {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** Formats one progress line from the rates over the sample window. */
-function formatProgress(
-  p: FollowerProgress,
-  blocksPerSecond: number,
-  eventsPerSecond: number,
-): string {
+function formatProgress(p: FollowerProgress, blocksPerSecond: number, eventsPerSecond: number): string {
   const total = Math.max(0, p.head - p.startBlock + 1);
   const done = Math.max(0, Math.min(total, p.checkpoint - p.startBlock + 1));
   const percent = total === 0 ? 100 : (done / total) * 100;
