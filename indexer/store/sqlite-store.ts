@@ -396,19 +396,18 @@ export class BlockWriteBuffer implements EntityStoreTx {
     return { byId, key: layout.idKind === 'Bytes' ? normalizeHex(id) : id };
   }
 
+  /** The entity as the block sees it; callers copy it before changing it (the runtime's merge does). */
   get(entityType: string, id: string): Entity | null {
     const { byId, key } = this.key(entityType, id);
-    if (byId.has(key)) {
-      const buffered = byId.get(key)!;
-      return buffered === null ? null : new Map(buffered);
-    }
+    if (byId.has(key)) return byId.get(key)!;
     return this.store.getCurrent(entityType, key);
   }
 
+  /** Takes ownership of `entity`: the caller does not change it afterwards. */
   set(entityType: string, id: string, entity: Entity): void {
     const { byId, key } = this.key(entityType, id);
     byId.delete(key); // keep insertion order = last write order
-    byId.set(key, new Map(entity));
+    byId.set(key, entity);
   }
 
   remove(entityType: string, id: string): void {
