@@ -38,6 +38,20 @@ export function testGateway(stack: IndexedStack, overrides: Partial<GatewayConfi
   return createGateway(gatewayConfig(stack, overrides));
 }
 
+/**
+ * A gateway whose only working source is the registry: enough for /v1/contracts, which the
+ * rate-limit suites call so that no upstream takes part in their requests.
+ */
+export function registryOnlyGateway(): Gateway {
+  return createGateway({
+    registry: loadRegistry(REGISTRY_FILE),
+    subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
+    chain: undefined,
+    distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
+    logError: () => {},
+  });
+}
+
 export interface GraphQLResponse {
   data?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   errors?: { message: string; extensions?: { code?: string; argument?: string } }[];

@@ -6,20 +6,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../gateway/server.ts';
-import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
 import type { RateLimitConfig } from '../../rest/rate-limit.ts';
-import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { listen, registryOnlyGateway } from '../gateway/stack.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 
-const gateway = createGateway({
-  registry: loadRegistry(REGISTRY_FILE),
-  subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
-  chain: undefined,
-  distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
-  logError: () => {},
-});
+const gateway = registryOnlyGateway();
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));

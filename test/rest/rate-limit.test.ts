@@ -2,21 +2,13 @@
 // Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own;
 // clients behind a trusted proxy are counted by their forwarded address.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway } from '../../gateway/server.ts';
-import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
 import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
-import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { listen, registryOnlyGateway } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
 // /v1/contracts reads only the registry, so no upstream is involved in these requests
-const gateway = createGateway({
-  registry: loadRegistry(REGISTRY_FILE),
-  subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
-  chain: undefined,
-  distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
-  logError: () => {},
-});
+const gateway = registryOnlyGateway();
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
