@@ -2,7 +2,9 @@
 // whole service as `npm start` runs it (devnet mode in a child process: anvil, scenario, embedded
 // indexer, gateway, REST, default rate limits, TRUST_PROXY=1 so X-Forwarded-For names the client).
 // Loopback only, bounded in time: LOAD_SECONDS (default 20). SOAK_SECONDS runs that long instead and
-// samples the service's RSS every SOAK_SAMPLE_SECONDS (default 5) so a flat series is visible.
+// samples the service's RSS every SOAK_SAMPLE_SECONDS (default 5), together with the heap that
+// survives a forced full GC (the service runs with --expose-gc and bench/heap-probe.ts preloaded),
+// so lazy V8 heap growth and bounded caches filling up can be told apart from a leak.
 // Prints throughput, p50/p99 latency, a status histogram, the error count (5xx, socket errors,
 // timeouts) and the service's RSS at start and end.
 import { spawn } from 'node:child_process';
@@ -35,10 +37,11 @@ const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 5000);
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
-const service = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+const probe = SOAK_SECONDS ? ['--expose-gc', '--import', './bench/heap-probe.ts'] : [];
+const service = spawn(process.execPath, ['--import', 'tsx', ...probe, 'main.ts'], {
   cwd: repoRoot,
   env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TRUST_PROXY: '1' },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'pipe', 'inherit', ...(SOAK_SECONDS ? ['ipc' as const] : [])],
 });
 const stop = () => {
   service.kill('SIGTERM');
@@ -48,6 +51,18 @@ const stop = () => {
 function rssMiB(): number {
   const status = readFileSync(`/proc/${service.pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+const MiB = (bytes: number) => Math.round(bytes / 2 ** 20);
+/** the service's heap after a forced full GC (soak mode only), in MiB */
+function heapAfterGcMiB(): Promise<{ heapUsed: number; external: number }> {
+  return new Promise((answer) => {
+    service.once('message', (m) => {
+      const usage = m as { heapUsed: number; external: number };
+      answer({ heapUsed: MiB(usage.heapUsed), external: MiB(usage.external) });
+    });
+    service.send('heap');
+  });
 }
 
 async function json<T>(url: string): Promise<T> {
@@ -123,12 +138,15 @@ try {
     return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
   };
 
+  // RSS is read before the forced GC, so it shows what the service holds under load
+  const sample = async (second: number) => ({ second, rss: rssMiB(), ...(await heapAfterGcMiB()) });
+  const series: { second: number; rss: number; heapUsed: number; external: number }[] = [];
   const rssStart = rssMiB();
-  const series: { second: number; rssMiB: number }[] = [{ second: 0, rssMiB: rssStart }];
+  if (SOAK_SECONDS) series.push(await sample(0));
   const started = Date.now();
   const sampler = SOAK_SECONDS
     ? setInterval(
-        () => series.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: rssMiB() }),
+        () => void sample(Math.round((Date.now() - started) / 1000)).then((s) => series.push(s)),
         SAMPLE_SECONDS * 1000,
       )
     : undefined;
@@ -152,7 +170,7 @@ try {
   });
   if (sampler) clearInterval(sampler);
   const rssEnd = rssMiB();
-  series.push({ second: DURATION_SECONDS, rssMiB: rssEnd });
+  if (SOAK_SECONDS) series.push(await sample(DURATION_SECONDS));
 
   const statuses = Object.entries(result.statusCodeStats ?? {})
     .map(([code, { count }]) => `${code}: ${count}`)
@@ -166,8 +184,11 @@ latency        p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms
 statuses       ${statuses}
 errors         ${fiveXx + result.errors + result.timeouts} (5xx ${fiveXx}, socket errors ${result.errors}, timeouts ${result.timeouts})
 service RSS    start ${rssStart} MiB, end ${rssEnd} MiB`);
-  if (SOAK_SECONDS)
-    console.log(`RSS series     ${series.map((s) => `${s.second}s:${s.rssMiB}`).join(' ')} (MiB)`);
+  if (SOAK_SECONDS) {
+    console.log(`RSS            ${series.map((s) => `${s.second}s:${s.rss}`).join(' ')} (MiB)`);
+    console.log(`heap after GC  ${series.map((s) => `${s.second}s:${s.heapUsed}`).join(' ')} (MiB)`);
+    console.log(`external       ${series.map((s) => `${s.second}s:${s.external}`).join(' ')} (MiB)`);
+  }
 } finally {
   await stop();
   rmSync(dataDir, { recursive: true, force: true });
