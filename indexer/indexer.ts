@@ -132,6 +132,21 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const notify = () => {
     for (const w of [...waiters]) w();
   };
+  /** Resolves once `reached()` holds after a commit; rejects if indexing stops first. */
+  const waitUntil = (reached: () => boolean) =>
+    new Promise<void>((resolvePromise, reject) => {
+      const check = () => {
+        if (reached()) {
+          waiters.delete(check);
+          resolvePromise();
+        } else if (stoppedError) {
+          waiters.delete(check);
+          reject(stoppedError);
+        }
+      };
+      waiters.add(check);
+      check();
+    });
 
   const indexer: Indexer = {
     deployment,
@@ -210,34 +225,12 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       return { ...follower.progress(), fatalError: cp.fatalError, lastCommitAt: cp.updatedAt };
     },
     waitForBlock(number) {
-      return new Promise((resolvePromise, reject) => {
-        const check = () => {
-          if (store && store.committed().number >= number) {
-            waiters.delete(check);
-            resolvePromise();
-          } else if (stoppedError) {
-            waiters.delete(check);
-            reject(stoppedError);
-          }
-        };
-        waiters.add(check);
-        check();
-      });
+      return waitUntil(() => store !== null && store.committed().number >= number);
     },
     waitForHead() {
-      return new Promise((resolvePromise, reject) => {
-        const check = () => {
-          const p = follower?.progress();
-          if (p && p.caughtUp && p.checkpoint >= p.head) {
-            waiters.delete(check);
-            resolvePromise();
-          } else if (stoppedError) {
-            waiters.delete(check);
-            reject(stoppedError);
-          }
-        };
-        waiters.add(check);
-        check();
+      return waitUntil(() => {
+        const p = follower?.progress();
+        return p !== undefined && p.caughtUp && p.checkpoint >= p.head;
       });
     },
   };

@@ -4,7 +4,7 @@
 // commits, or reverts a reorg, meanwhile.
 import Database from 'better-sqlite3';
 import { bytesToHex, hexToBytes, type TableLayout } from '../store/layout.ts';
-import { headerFromRow, type BlockHeader } from '../store/sqlite-store.ts';
+import { readCheckpoint, readStoredBlock, type BlockHeader } from '../store/sqlite-store.ts';
 import { compileById, QueryError, type SqlFragment } from './sql-query.ts';
 
 export interface LatestBlock {
@@ -36,27 +36,12 @@ export class StoreReader {
   }
 
   latest(): LatestBlock {
-    const row = this.db.prepare(`SELECT * FROM "__checkpoint"`).get() as Record<string, unknown>;
-    return {
-      number: Number(row.number),
-      header:
-        row.hash === null
-          ? null
-          : headerFromRow({
-              number: row.number,
-              hash: row.hash,
-              parent_hash: row.parent_hash,
-              timestamp: row.timestamp,
-            }),
-      fatalError: (row.fatal_error as string | null) ?? null,
-    };
+    const checkpoint = readCheckpoint(this.db);
+    return { number: checkpoint.number, header: checkpoint.block, fatalError: checkpoint.fatalError };
   }
 
   storedBlock(number: number): BlockHeader | null {
-    const row = this.db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
-      | Record<string, unknown>
-      | undefined;
-    return row ? headerFromRow(row) : null;
+    return readStoredBlock(this.db, number);
   }
 
   private blockNumberOfHash(hash: Buffer): number | null {

@@ -79,6 +79,35 @@ export function headerFromRow(row: Record<string, unknown>): BlockHeader {
   };
 }
 
+/** The checkpoint row, read by the writer and by the query API's read-only connection alike. */
+export function readCheckpoint(db: Database.Database): Checkpoint {
+  const row = db.prepare(`SELECT * FROM "__checkpoint"`).get() as Record<string, unknown>;
+  const block =
+    row.hash === null
+      ? null
+      : headerFromRow({
+          number: row.number,
+          hash: row.hash,
+          parent_hash: row.parent_hash,
+          timestamp: row.timestamp,
+        });
+  return {
+    number: Number(row.number),
+    block,
+    headSeen: row.head_seen === null ? null : Number(row.head_seen),
+    updatedAt: row.updated_at === null ? null : Number(row.updated_at),
+    fatalError: (row.fatal_error as string | null) ?? null,
+  };
+}
+
+/** The stored header of a block, if it had triggers or ended a batch. */
+export function readStoredBlock(db: Database.Database, number: number): BlockHeader | null {
+  const row = db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
+    | Record<string, unknown>
+    | undefined;
+  return row ? headerFromRow(row) : null;
+}
+
 interface TableStatements {
   layout: TableLayout;
   getCurrent: Database.Statement;
@@ -172,31 +201,12 @@ export class IndexerStore {
   }
 
   checkpoint(): Checkpoint {
-    const row = this.db.prepare(`SELECT * FROM "__checkpoint"`).get() as Record<string, unknown>;
-    const block =
-      row.hash === null
-        ? null
-        : headerFromRow({
-            number: row.number,
-            hash: row.hash,
-            parent_hash: row.parent_hash,
-            timestamp: row.timestamp,
-          });
-    return {
-      number: Number(row.number),
-      block,
-      headSeen: row.head_seen === null ? null : Number(row.head_seen),
-      updatedAt: row.updated_at === null ? null : Number(row.updated_at),
-      fatalError: (row.fatal_error as string | null) ?? null,
-    };
+    return readCheckpoint(this.db);
   }
 
   /** The stored header of a block, if it had triggers or ended a batch. */
   storedBlock(number: number): BlockHeader | null {
-    const row = this.db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
-      | Record<string, unknown>
-      | undefined;
-    return row ? headerFromRow(row) : null;
+    return readStoredBlock(this.db, number);
   }
 
   /** Up to `limit` stored block headers at or below `number`, newest first: common-ancestor candidates. */
