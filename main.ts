@@ -93,6 +93,7 @@ try {
       ? { sendCommand: (args) => (redis as NonNullable<typeof redis>).sendCommand(args) }
       : undefined,
     responseCacheEntries: config.responseCacheEntries,
+    responseCacheBytes: config.responseCacheBytes,
   });
   const server: Server = await new Promise((ready, fail) => {
     const s = app.listen(config.port, config.host, () => ready(s));

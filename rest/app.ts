@@ -26,7 +26,13 @@ import {
   type ProblemKindName,
 } from './problems.ts';
 import { createRateLimiters, type RateLimitConfig, type RedisCommander } from './rate-limit.ts';
-import { etagOf, matchesIfNoneMatch, ResponseCache, type CachedResponse } from './response-cache.ts';
+import {
+  DEFAULT_RESPONSE_CACHE_BYTES,
+  etagOf,
+  matchesIfNoneMatch,
+  ResponseCache,
+  type CachedResponse,
+} from './response-cache.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type RouteSpec } from './routes.ts';
 
 export interface RestConfig {
@@ -43,6 +49,8 @@ export interface RestConfig {
   redis?: RedisCommander;
   /** bodies held in the server cache; 0 disables it */
   responseCacheEntries: number;
+  /** total bytes of the bodies held in the server cache (default DEFAULT_RESPONSE_CACHE_BYTES) */
+  responseCacheBytes?: number;
   logError?: (error: unknown) => void;
 }
 
@@ -105,7 +113,10 @@ export function createRestApp(config: RestConfig): Express {
   const problemBaseOf = (req: Request) => config.problemBase ?? `${baseOf(req)}/problems`;
   const problem = (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) =>
     sendProblem(res, problemBody(problemBaseOf(req), kind, detail, req.path, parameter));
-  const cache = new ResponseCache(config.responseCacheEntries);
+  const cache = new ResponseCache(
+    config.responseCacheEntries,
+    config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
+  );
 
   const app = express();
   app.disable('x-powered-by');

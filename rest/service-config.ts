@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
+import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
 
 // resolved from this file, so `npm start` works from any working directory
 const DEVNET_REGISTRY_PATH = fileURLToPath(new URL('../registry/devnet.json', import.meta.url));
@@ -27,6 +28,8 @@ export interface ServiceConfig {
   redisUrl: string | undefined;
   rateLimit: RateLimitConfig | false;
   responseCacheEntries: number;
+  /** bytes of the bodies held in the server cache */
+  responseCacheBytes: number;
   subgraphTimeoutMs: number;
   rpcTimeoutMs: number;
   /** health reports `degraded` when the indexed block is more than this many blocks behind the head */
@@ -114,6 +117,8 @@ export function loadServiceConfig(env: Env): ServiceConfig {
         ? false
         : { perMinute, burst, burstWindowSeconds: DEFAULT_RATE_LIMIT.burstWindowSeconds },
     responseCacheEntries: integer(env, 'RESPONSE_CACHE_ENTRIES', 10_000, 0, 10_000_000),
+    responseCacheBytes:
+      integer(env, 'RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_BYTES / 2 ** 20, 0, 65_536) * 2 ** 20,
     subgraphTimeoutMs: integer(env, 'SUBGRAPH_TIMEOUT_MS', 5_000, 100, 120_000),
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5_000, 100, 120_000),
     healthMaxLagBlocks: integer(
