@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { loadServiceConfig } from '../rest/service-config.ts';
 
 declare module 'autocannon' {
   interface Options {
@@ -38,9 +39,12 @@ const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 5000);
 const repoRoot = resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
 const probe = SOAK_SECONDS ? ['--expose-gc', '--import', './bench/heap-probe.ts'] : [];
+const serviceEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TRUST_PROXY: '1' };
+/** the configuration the service reads from that environment: the bounds of its memory */
+const serviceConfig = loadServiceConfig(serviceEnv);
 const service = spawn(process.execPath, ['--import', 'tsx', ...probe, 'main.ts'], {
   cwd: repoRoot,
-  env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TRUST_PROXY: '1' },
+  env: serviceEnv,
   stdio: ['ignore', 'pipe', 'inherit', ...(SOAK_SECONDS ? ['ipc' as const] : [])],
 });
 const stop = () => {
@@ -188,6 +192,9 @@ service RSS    start ${rssStart} MiB, end ${rssEnd} MiB`);
     console.log(`RSS            ${series.map((s) => `${s.second}s:${s.rss}`).join(' ')} (MiB)`);
     console.log(`heap after GC  ${series.map((s) => `${s.second}s:${s.heapUsed}`).join(' ')} (MiB)`);
     console.log(`external       ${series.map((s) => `${s.second}s:${s.external}`).join(' ')} (MiB)`);
+    console.log(
+      `bounds         response cache ${serviceConfig.responseCacheEntries} entries and ${MiB(serviceConfig.responseCacheBytes)} MiB of bodies; rate-limit counters: one per address per limiter, dropped each window; ${process.env.NODE_OPTIONS ?? 'no NODE_OPTIONS'}`,
+    );
   }
 } finally {
   await stop();
