@@ -2,7 +2,7 @@
 // plus the version columns (__vid, __from, __to) that give every entity version its block range.
 // Both the writer (entity values in) and the query API (JSON values out) convert through here, so
 // the encodings below are the single definition of what a stored value looks like.
-import type { EntityTypeModel, FieldModel, SubgraphSchema } from '../subgraph-schema.ts';
+import type { EntityTypeModel, FieldModel, ScalarKind, SubgraphSchema } from '../subgraph-schema.ts';
 import type { Entity, StoreValue } from './entity.ts';
 import { decodeBigIntKey, encodeBigDecimalKey, encodeBigIntKey } from './sortable-numbers.ts';
 
@@ -10,15 +10,7 @@ import { decodeBigIntKey, encodeBigDecimalKey, encodeBigIntKey } from './sortabl
 export const OPEN_BLOCK = Number.MAX_SAFE_INTEGER;
 
 /** The kind a field's values have once references are resolved to their target's id kind. */
-export type ValueKind =
-  | 'String'
-  | 'Bytes'
-  | 'BigInt'
-  | 'BigDecimal'
-  | 'Int'
-  | 'Int8'
-  | 'Boolean'
-  | 'Timestamp';
+export type ValueKind = Exclude<ScalarKind, 'ID'>;
 
 export interface ColumnLayout {
   field: FieldModel;

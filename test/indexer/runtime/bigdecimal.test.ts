@@ -12,7 +12,6 @@
 // Each value is checked on the TypeScript implementation and again through the probe subgraph's
 // wasm, where graph-ts calls bigDecimal.* with operands and results crossing mapping memory.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAbi, type Hex } from 'viem';
 import {
   decimalDividedBy,
   decimalEquals,
@@ -23,7 +22,7 @@ import {
   decimalToString,
 } from '../../../indexer/runtime/decimal.ts';
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
-import { buildProbeSubgraph, makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
+import { buildProbeSubgraph, runProbe, RuntimeHarness } from './runtime-harness.ts';
 
 type Op = 'plus' | 'minus' | 'times' | 'div' | 'equals' | 'toString';
 const probeKind: Record<Op, number> = { plus: 0, minus: 1, times: 2, div: 3, equals: 4, toString: 5 };
@@ -195,9 +194,6 @@ describe('BigDecimal arithmetic (TypeScript implementation)', () => {
   });
 });
 
-const probeAbi = parseAbi(['event Probe(uint8 indexed kind, string input)']);
-const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
-
 describe('BigDecimal host functions through the probe wasm', () => {
   let harness: RuntimeHarness;
   let block = 0;
@@ -212,13 +208,7 @@ describe('BigDecimal host functions through the probe wasm', () => {
 
   function probe(kind: number, input: string): string {
     block += 1;
-    harness.runBlock(block, [
-      makeLog(probeAbi, 'Probe', { kind, input }, { address: probeAddress, block, logIndex: 0 }),
-    ]);
-    const row = harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`);
-    const output = row?.get('output');
-    if (output?.kind !== 'String') throw new Error(`no ProbeResult output for block ${block}`);
-    return output.value;
+    return runProbe(harness, block, kind, input);
   }
 
   it('returns every golden value from bigDecimal.* called by the mapping', () => {

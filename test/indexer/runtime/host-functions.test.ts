@@ -4,12 +4,21 @@
 // dividend-signed remainder, floor right shift, bigIntToHex of the magnitude.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keccak256, parseAbi, toBytes, type Hex, type TransactionReceipt } from 'viem';
+import { keccak256, toBytes, type Hex, type TransactionReceipt } from 'viem';
 import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import { bigIntDividedBy, bigIntMod, bigIntToHex } from '../../../indexer/runtime/host-bigint.ts';
 import { UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
-import { blockHash, buildProbeSubgraph, makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
+import {
+  blockHash,
+  buildProbeSubgraph,
+  makeLog,
+  probeAbi,
+  probeAddress,
+  runProbe,
+  RuntimeHarness,
+  txHash,
+} from './runtime-harness.ts';
 
 const max256 = 2n ** 256n - 1n;
 
@@ -86,9 +95,6 @@ describe('BigInt arithmetic rules', () => {
   });
 });
 
-const probeAbi = parseAbi(['event Probe(uint8 indexed kind, string input)', 'event ProbeReceipt(uint8 tag)']);
-const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
-
 describe('host functions through the probe wasm', () => {
   let harness: RuntimeHarness;
   let block = 0;
@@ -103,12 +109,7 @@ describe('host functions through the probe wasm', () => {
 
   function probe(kind: number, input: string): string {
     block += 1;
-    harness.runBlock(block, [
-      makeLog(probeAbi, 'Probe', { kind, input }, { address: probeAddress, block, logIndex: 0 }),
-    ]);
-    const output = harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`)?.get('output');
-    if (output?.kind !== 'String') throw new Error(`no ProbeResult output for block ${block}`);
-    return output.value;
+    return runProbe(harness, block, kind, input);
   }
 
   function probeError(kind: number, input: string): HandlerError {

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeAbiParameters, encodeEventTopics, type Abi, type Hex, type Log } from 'viem';
+import { encodeAbiParameters, encodeEventTopics, parseAbi, type Abi, type Hex, type Log } from 'viem';
 import {
   createBlockProcessor,
   type BlockProcessor,
@@ -184,4 +184,24 @@ export function makeLog(
     logIndex: where.logIndex,
     removed: false,
   };
+}
+
+/** The host-probe fixture's events and the address its data source listens to. */
+export const probeAbi = parseAbi([
+  'event Probe(uint8 indexed kind, string input)',
+  'event ProbeReceipt(uint8 tag)',
+]);
+export const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
+
+/**
+ * Runs one Probe(kind, input) event as block `block` of the probe subgraph and returns the
+ * output its handler stored in ProbeResult: how the tests call a host function through wasm.
+ */
+export function runProbe(harness: RuntimeHarness, block: number, kind: number, input: string): string {
+  harness.runBlock(block, [
+    makeLog(probeAbi, 'Probe', { kind, input }, { address: probeAddress, block, logIndex: 0 }),
+  ]);
+  const output = harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`)?.get('output');
+  if (output?.kind !== 'String') throw new Error(`no ProbeResult output for block ${block}`);
+  return output.value;
 }
