@@ -258,6 +258,17 @@ export async function runScenario(
     label: string,
   ) => ({ from, to, data: encodeFunctionData({ abi, functionName, args }), label }) satisfies TxRequest;
 
+  /** The fund multisig's setStrategy call for one row of the strategy table. */
+  const setStrategyTx = ({ deployed }: FundRun, s: StrategyRun, purpose: string) =>
+    tx(
+      deployed.multisig,
+      deployed.vault,
+      abis.vault,
+      'setStrategy',
+      [s.address, s.targetBps, s.capBps, s.active],
+      `${deployed.slug}: ${purpose}`,
+    );
+
   // ---- funds, investors and their plans --------------------------------------------------------
   const plans = fundPlans(params.epochs);
   if (deployment.funds.length !== plans.length) throw new Error(`the scenario plans ${plans.length} funds`);
@@ -313,16 +324,7 @@ export async function runScenario(
       fund.strategies.push({ slug, address, ...targets[i]!, active: true });
     });
     for (const s of fund.strategies) {
-      setupTxs.push(
-        tx(
-          multisig,
-          vault,
-          abis.vault,
-          'setStrategy',
-          [s.address, s.targetBps, s.capBps, s.active],
-          `${slug}: strategy`,
-        ),
-      );
+      setupTxs.push(setStrategyTx(fund, s, 'strategy'));
     }
   }
   await queue.send(setupTxs);
@@ -373,7 +375,6 @@ export async function runScenario(
 
   // ---- daily behaviour -------------------------------------------------------------------------
   function allocationChange(fund: FundRun): TxRequest[] {
-    const { multisig, vault, slug } = fund.deployed;
     const before = new Map(fund.strategies.map((s) => [s.address, { ...s }]));
     const active = fund.strategies.filter((s) => s.active);
     const inactive = fund.strategies.filter((s) => !s.active);
@@ -412,16 +413,7 @@ export async function runScenario(
       return old?.active ? old.targetBps : 0;
     };
     changes.sort((a, b) => weight(a) - oldWeight(a) - (weight(b) - oldWeight(b)));
-    return changes.map((s) =>
-      tx(
-        multisig,
-        vault,
-        abis.vault,
-        'setStrategy',
-        [s.address, s.targetBps, s.capBps, s.active],
-        `${slug}: reallocate`,
-      ),
-    );
+    return changes.map((s) => setStrategyTx(fund, s, 'reallocate'));
   }
 
   function subscription(fund: FundRun, investor: Address, amount: bigint, epoch: number): TxRequest[] {
