@@ -96,13 +96,14 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   if (strictFields(env)) checkUndefinedFields(type, data);
   else for (const name of [...data.keys()]) if (!type.fields.has(name)) data.delete(name);
   const block = env.block;
-  const existing = access(() => block.tx.get(type.name, key));
   const writtenInBlock = block.writes.get(writeKey(type.name, key)) === true;
-  if (type.immutable && existing && !writtenInBlock) {
+  // An immutable entity not written in this block has nothing to merge with: it is new or an error.
+  if (type.immutable && !writtenInBlock && access(() => block.tx.has(type.name, key))) {
     throw new EntityValidationError(
       `Entity ${type.name}[${key}] is immutable and was inserted at an earlier block; it cannot be updated`,
     );
   }
+  const existing = type.immutable && !writtenInBlock ? null : access(() => block.tx.get(type.name, key));
   const merged: Entity = existing ? new Map(existing) : new Map();
   for (const [field, value] of data) {
     if (value.kind === 'Null') merged.delete(field);
@@ -118,7 +119,7 @@ export function storeRemove(env: HostEnv, typeName: string, id: string): void {
   const type = entityType(env, typeName);
   const { key } = parseEntityId(type, id);
   const block = env.block;
-  if (type.immutable && access(() => block.tx.get(type.name, key))) {
+  if (type.immutable && access(() => block.tx.has(type.name, key))) {
     throw new EntityValidationError(`Entity ${type.name}[${key}] is immutable and cannot be removed`);
   }
   access(() => block.tx.remove(type.name, key));

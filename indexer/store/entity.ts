@@ -19,6 +19,8 @@ export type Entity = Map<string, StoreValue>;
 /** The store as one block's handlers see it: reads see the writes made earlier in the same block. */
 export interface EntityStoreTx {
   get(entityType: string, id: string): Entity | null;
+  /** Whether the entity exists as the block sees it; cheaper than get() when its fields are not needed. */
+  has(entityType: string, id: string): boolean;
   set(entityType: string, id: string, entity: Entity): void;
   remove(entityType: string, id: string): void;
 }

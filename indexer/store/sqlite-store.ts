@@ -111,6 +111,7 @@ export function readStoredBlock(db: Database.Database, number: number): BlockHea
 interface TableStatements {
   layout: TableLayout;
   getCurrent: Database.Statement;
+  hasCurrent: Database.Statement;
   close: Database.Statement;
   insert: Database.Statement;
 }
@@ -184,6 +185,9 @@ export class IndexerStore {
       this.tables.set(layout.entity.name, {
         layout,
         getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`),
+        hasCurrent: this.db
+          .prepare(`SELECT 1 FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`)
+          .pluck(),
         close: this.db.prepare(
           `UPDATE ${layout.sql} SET "__to" = ? WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`,
         ),
@@ -350,6 +354,12 @@ export class IndexerStore {
     return row ? rowToEntity(t.layout, row) : null;
   }
 
+  /** Whether an entity has a current version (as of the writes flushed so far). */
+  hasCurrent(entityType: string, id: string): boolean {
+    const t = this.table(entityType);
+    return t.hasCurrent.get(idToSql(t.layout.idKind, id)) !== undefined;
+  }
+
   /** Writes one block's changes: closes the current versions and inserts the new ones. */
   writeChanges(blockNumber: number, changes: Map<string, Map<string, Entity | null>>): void {
     for (const [entityType, byId] of changes) {
@@ -411,6 +421,12 @@ export class BlockWriteBuffer implements EntityStoreTx {
     const { byId, key } = this.key(entityType, id);
     if (byId.has(key)) return byId.get(key)!;
     return this.store.getCurrent(entityType, key);
+  }
+
+  has(entityType: string, id: string): boolean {
+    const { byId, key } = this.key(entityType, id);
+    if (byId.has(key)) return byId.get(key) !== null;
+    return this.store.hasCurrent(entityType, key);
   }
 
   /** Takes ownership of `entity`: the caller does not change it afterwards. */
