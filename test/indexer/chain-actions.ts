@@ -1,10 +1,28 @@
-// Transactions the indexer end-to-end tests make on their own anvil: NAV drafts from the operator
-// and module pauses from a fund's multisig, each mined as one block, plus anvil snapshots to build
-// alternative histories.
-import { encodeFunctionData, type Address } from 'viem';
+// Transactions the indexer end-to-end tests make on their own anvil: NAV drafts from the operator,
+// module pauses from a fund's multisig and new funds deployed (and registered) by the deployer, each
+// mined as one block, plus anvil snapshots to build alternative histories.
+import {
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  type Abi,
+  type Address,
+  type Hex,
+} from 'viem';
+import { loadArtifact } from '../../devnet/compile.ts';
 import { abiOf, type Deployment } from '../../devnet/deploy.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue, type TxRequest } from '../../devnet/tx-queue.ts';
+
+/** A fund vault deployed by a test, outside the deployment's fund list. */
+export interface TestFund {
+  slug: string;
+  vault: Address;
+  shareToken: Address;
+  multisig: Address;
+  /** the block that deployed (and maybe registered) it */
+  block: number;
+}
 
 export class ChainActions {
   readonly rpc: RpcClient;
@@ -35,17 +53,26 @@ export class ChainActions {
 
   /** One block with a NavDrafted event per fund for `epoch`. */
   draftAll(epoch: number, navPerShare: bigint): Promise<number> {
+    return this.draft(
+      this.deployment.funds.map((f) => f.vault),
+      epoch,
+      navPerShare,
+    );
+  }
+
+  /** One block with a NavDrafted event for `epoch` per vault of `vaults`. */
+  draft(vaults: Address[], epoch: number, navPerShare: bigint): Promise<number> {
     const abi = abiOf('NavOracle');
     return this.mine(
-      this.deployment.funds.map((f) => ({
+      vaults.map((vault) => ({
         from: this.deployment.accounts.navOperator,
         to: this.deployment.contracts.navOracle,
         data: encodeFunctionData({
           abi,
           functionName: 'draft',
-          args: [f.vault, BigInt(epoch), navPerShare, navPerShare * 1000n, 1000n],
+          args: [vault, BigInt(epoch), navPerShare, navPerShare * 1000n, 1000n],
         }),
-        label: `draft ${f.slug} ${epoch}`,
+        label: `draft ${vault} ${epoch}`,
       })),
     );
   }
@@ -53,14 +80,58 @@ export class ChainActions {
   /** One block pausing `module` (0 subscriptions, 1 redemptions, 2 claims) of fund `index`. */
   pause(index: number, module: number): Promise<number> {
     const fund = this.deployment.funds[index]!;
+    return this.pauseVault(fund.vault, fund.multisig, module);
+  }
+
+  /** One block pausing `module` of `vault`, sent by its owner. */
+  pauseVault(vault: Address, owner: Address, module: number): Promise<number> {
     return this.mine([
       {
-        from: fund.multisig as Address,
-        to: fund.vault,
+        from: owner,
+        to: vault,
         data: encodeFunctionData({ abi: abiOf('FundVault'), functionName: 'pause', args: [module] }),
-        label: `pause ${fund.slug} ${module}`,
+        label: `pause ${vault} ${module}`,
       },
     ]);
+  }
+
+  /**
+   * One block deploying a ThreePoolPolicy fund vault owned by `multisig` and, when `register`, registering
+   * it in the FundRegistry (which makes indexers start a FundVault data source for it). Its address
+   * follows from the deployer's nonce, so after a snapshot revert the same call deploys at the same address.
+   */
+  async deployFund(slug: string, multisig: Address, register: boolean): Promise<TestFund> {
+    const { deployer } = this.deployment.accounts;
+    const c = this.deployment.contracts;
+    const nonce = await this.rpc.request<Hex>('eth_getTransactionCount', [deployer, 'pending']);
+    const vault = getContractAddress({ from: deployer, nonce: BigInt(nonce) });
+    const artifact = loadArtifact('FundVault');
+    const requests: TxRequest[] = [
+      {
+        from: deployer,
+        data: encodeDeployData({
+          abi: artifact.abi as Abi,
+          bytecode: artifact.bytecode,
+          args: [c.baseAsset, c.threePoolPolicy, c.dividendDistributor, multisig, `${slug} Share`, 'tSHR'],
+        }),
+        label: `deploy FundVault ${slug}`,
+      },
+    ];
+    if (register) {
+      requests.push({
+        from: deployer,
+        to: c.fundRegistry,
+        data: encodeFunctionData({
+          abi: abiOf('FundRegistry'),
+          functionName: 'register',
+          args: [vault, slug],
+        }),
+        label: `register ${slug}`,
+      });
+    }
+    const block = await this.mine(requests);
+    // as in devnet/deploy.ts: the share token is the vault's first creation
+    return { slug, vault, shareToken: getContractAddress({ from: vault, nonce: 1n }), multisig, block };
   }
 
   snapshot(): Promise<string> {

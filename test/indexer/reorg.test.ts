@@ -2,6 +2,7 @@
 // is reverted to a snapshot and a different, longer branch is mined. The indexer must drop every
 // entity version the lost branch wrote (including dynamic data source effects), index the new one,
 // and end with exactly the versions a fresh indexer builds from the final chain.
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileContracts } from '../../devnet/compile.ts';
 import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import { devAccount } from '../../devnet/protocol-config.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { ChainActions } from './chain-actions.ts';
@@ -20,9 +22,10 @@ let deployment: Deployment;
 let actions: ChainActions;
 const dirs: string[] = [];
 const indexers: Indexer[] = [];
+/** log lines of the indexer under test (fresh indexers started for comparison keep following the chain) */
 const logLines: string[] = [];
 
-async function startIndexer(): Promise<Indexer> {
+async function startIndexer(lines: string[] = []): Promise<Indexer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'indexer-reorg-'));
   dirs.push(dataDir);
   const indexer = await createIndexer({
@@ -32,7 +35,7 @@ async function startIndexer(): Promise<Indexer> {
     port: 0,
     contracts: devnetContracts(deployment),
     pollIntervalMs: 20,
-    log: (line) => logLines.push(line),
+    log: (line) => lines.push(line),
   });
   indexers.push(indexer);
   await indexer.start();
@@ -60,6 +63,28 @@ const pausedOf = async (url: string, vault: string) =>
     )
   ).fund.pausedModules;
 
+/** Addresses of the dynamic data sources the store holds (its __data_sources table), in creation order. */
+function storedDataSourceAddresses(storePath: string): string[] {
+  const db = new Database(storePath, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db
+      .prepare(`SELECT "address" FROM "__data_sources" ORDER BY "seq"`)
+      .pluck()
+      .all() as Buffer[];
+    return rows.map((address) => '0x' + address.toString('hex'));
+  } finally {
+    db.close();
+  }
+}
+
+const eventsOf = async (url: string, contract: string) =>
+  (
+    await queryIndexer<{ protocolEvents: { eventName: string; blockNumber: string }[] }>(
+      url,
+      `{ protocolEvents(where: { contract: "${contract}" }, orderBy: sortKey) { eventName blockNumber } }`,
+    )
+  ).protocolEvents;
+
 let indexer: Indexer;
 let firstBranchBlock: number;
 let secondBranch: number[];
@@ -70,7 +95,7 @@ beforeAll(async () => {
   deployment = await deployProtocol(anvil.rpcUrl);
   actions = new ChainActions(anvil.rpcUrl, deployment);
   firstBranchBlock = await actions.draftAll(1, 1_000_000n);
-  indexer = await startIndexer();
+  indexer = await startIndexer(logLines);
   await indexer.waitForBlock(firstBranchBlock);
 });
 
@@ -140,5 +165,72 @@ describe('indexer: chain reorganisations', () => {
       `{ fund(id: "${deployment.funds[1]!.vault.toLowerCase()}", block: { number: ${secondBranch[0]} }) { pausedModules } }`,
     );
     expect(before.fund.pausedModules).toEqual([]);
+  });
+});
+
+describe('indexer: a reorg that drops a fund registered on the lost branch', () => {
+  it('forgets the fund’s vault data source and its entities, and ignores the vault on the new branch', async () => {
+    const registeredVaults = deployment.funds.map((f) => f.vault.toLowerCase());
+    const ancestor = (await actions.head()).number;
+    await indexer.waitForBlock(ancestor);
+    const reorgLinesBefore = logLines.filter((l) => l.startsWith('reorg:')).length;
+    const snapshot = await actions.snapshot();
+
+    const lost = await actions.deployFund('reorged-fund', devAccount(5), true);
+    const vault = lost.vault.toLowerCase();
+    await actions.pauseVault(lost.vault, lost.multisig, 0);
+    const lostHead = await actions.draft([lost.vault], 1, 1_000_000n);
+    await indexer.waitForBlock(lostHead);
+    // the lost branch really registered the fund and ran its vault as a data source
+    expect(storedDataSourceAddresses(indexer.storePath)).toEqual([...registeredVaults, vault]);
+    const registered = await queryIndexer<{
+      fund: { slug: string; shareToken: string; pausedModules: string[]; latestNav: { epoch: number } };
+    }>(indexer.queryUrl, `{ fund(id: "${vault}") { slug shareToken pausedModules latestNav { epoch } } }`);
+    expect(registered.fund).toEqual({
+      slug: 'reorged-fund',
+      shareToken: lost.shareToken.toLowerCase(),
+      pausedModules: ['subscriptions'],
+      latestNav: { epoch: 1 },
+    });
+    expect((await eventsOf(indexer.queryUrl, vault)).map((e) => e.eventName)).toContain('ModulePaused');
+
+    await actions.revert(snapshot);
+    // the same deployer nonce puts an unregistered vault at the same address, which then emits events
+    const unregistered = await actions.deployFund('reorged-fund', devAccount(5), false);
+    expect(unregistered.vault).toBe(lost.vault);
+    const pausedBlock = await actions.pauseVault(unregistered.vault, unregistered.multisig, 0);
+    await actions.draftAll(6, 1_600_000n);
+    await actions.draftAll(7, 1_700_000n);
+    const head = await actions.head();
+    expect(head.number).toBeGreaterThan(lostHead);
+    const vaultLogs = await actions.rpc.request<{ blockNumber: string; topics: string[] }[]>('eth_getLogs', [
+      { address: unregistered.vault, fromBlock: `0x${(ancestor + 1).toString(16)}`, toBlock: 'latest' },
+    ]);
+    expect(vaultLogs.map((l) => Number(l.blockNumber))).toContain(pausedBlock);
+    await indexer.waitForBlock(head.number);
+
+    expect(logLines.filter((l) => l.startsWith('reorg:')).slice(reorgLinesBefore)).toEqual([
+      expect.stringMatching(new RegExp(`reverted to block ${ancestor}$`)),
+    ]);
+    expect(storedDataSourceAddresses(indexer.storePath)).toEqual(registeredVaults);
+    const after = await queryIndexer<{ fund: unknown; navRecords: unknown[]; funds: { id: string }[] }>(
+      indexer.queryUrl,
+      `{ fund(id: "${vault}") { id } navRecords(where: { fund: "${vault}" }) { id } funds(orderBy: id) { id } }`,
+    );
+    expect(after).toEqual({
+      fund: null,
+      navRecords: [],
+      funds: [...registeredVaults].sort().map((id) => ({ id })),
+    });
+    // neither the lost branch's events nor the new branch's (the vault is not a data source there)
+    expect(await eventsOf(indexer.queryUrl, vault)).toEqual([]);
+    expect((await navsOfEpoch(indexer.queryUrl, 7)).map((n) => n.navPerShare)).toEqual(
+      deployment.funds.map(() => '1700000'),
+    );
+
+    const fresh = await startIndexer();
+    await fresh.waitForBlock(head.number);
+    expect(storedDataSourceAddresses(fresh.storePath)).toEqual(registeredVaults);
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
   });
 });
