@@ -2,9 +2,10 @@
 // into the entity as the block sees it (a null value removes the field), checks undefined fields
 // (apiVersion >= 0.0.8; earlier versions drop them) and the id, then validates the merged entity
 // against the schema; immutable entities may be set again within the block that created them but
-// never updated in a later block nor removed.
+// never updated in a later block nor removed. store.loadRelated lists the entities behind a
+// @derivedFrom field as the block sees them.
 // Ids are canonical strings: Bytes ids as lowercase 0x hex, Int8 ids as decimal.
-import type { Entity, StoreValue } from '../store/entity.ts';
+import type { Entity, EntityStoreTx, StoreValue } from '../store/entity.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
 import {
@@ -140,6 +141,45 @@ export function storeGet(
   return access(() => block.tx.get(type.name, key));
 }
 
+/** The read store.loadRelated needs: entities of `entityType` whose reference `field` holds `id`. */
+interface RelatedEntityReader {
+  loadRelated(entityType: string, field: string, id: string): Entity[];
+}
+
+/** The block's store as a RelatedEntityReader; a store without reads by reference is a store failure. */
+function relatedReader(tx: EntityStoreTx): RelatedEntityReader {
+  if (!('loadRelated' in tx) || typeof tx.loadRelated !== 'function') {
+    throw new Error('this entity store cannot read entities by reference, which store.loadRelated needs');
+  }
+  return tx as EntityStoreTx & RelatedEntityReader;
+}
+
+/**
+ * store.loadRelated(entity, id, field) on host values: the entities that the derived `field` of
+ * entity `id` lists, i.e. those whose `@derivedFrom(field: ...)` reference holds `id`, with the block's
+ * own sets and removals applied, in id order. Errors follow graph-node's get_field_related wording.
+ */
+export function storeLoadRelated(env: HostEnv, typeName: string, id: string, fieldName: string): Entity[] {
+  const type = entityType(env, typeName);
+  const { key } = parseEntityId(type, id);
+  const fieldError = (problem: string) =>
+    new EntityValidationError(`Entity ${type.name}[${key}]: ${problem} \`${fieldName}\``);
+  const field = type.fields.get(fieldName);
+  if (!field) throw fieldError('unknown field');
+  if (field.derivedFrom === undefined) throw fieldError('field is not derived');
+  const related = env.runtime.schema.entities.get(field.typeName);
+  const reference = related?.fields.get(field.derivedFrom);
+  if (!related || !reference) throw fieldError('unknown field');
+  if (reference.list) {
+    // graph-node compares the reference column with the id, which a list column never equals
+    throw new EntityValidationError(
+      `Entity ${type.name}[${key}]: field \`${fieldName}\` is derived from the list field \`${related.name}.${reference.name}\`, which store.loadRelated cannot look up`,
+    );
+  }
+  const tx = env.block.tx;
+  return access(() => relatedReader(tx).loadRelated(related.name, reference.name, key));
+}
+
 export const storeFunctions: HostFunctions = {
   'store.get': (env) => (entityPtr: number, idPtr: number) => {
     const entity = storeGet(env, env.heap.readString(entityPtr), env.heap.readString(idPtr), 'store');
@@ -154,5 +194,18 @@ export const storeFunctions: HostFunctions = {
   },
   'store.remove': (env) => (entityPtr: number, idPtr: number) => {
     storeRemove(env, env.heap.readString(entityPtr), env.heap.readString(idPtr));
+  },
+  'store.loadRelated': (env) => (entityPtr: number, idPtr: number, fieldPtr: number) => {
+    const entities = storeLoadRelated(
+      env,
+      env.heap.readString(entityPtr),
+      env.heap.readString(idPtr),
+      env.heap.readString(fieldPtr),
+    );
+    // graph-node allocates the array under graph-ts's ArrayTypedMapStringStoreValue type id
+    return env.heap.writeArrayU32(
+      'ArrayTypedMapStringStoreValue',
+      entities.map((entity) => writeEntity(env.heap, entity)),
+    );
   },
 };
