@@ -117,21 +117,24 @@ export class ChainActions {
         label: `deploy FundVault ${slug}`,
       },
     ];
-    if (register) {
-      requests.push({
-        from: deployer,
-        to: c.fundRegistry,
-        data: encodeFunctionData({
-          abi: abiOf('FundRegistry'),
-          functionName: 'register',
-          args: [vault, slug],
-        }),
-        label: `register ${slug}`,
-      });
-    }
+    if (register) requests.push(this.registerRequest(vault, slug));
     const block = await this.mine(requests);
     // as in devnet/deploy.ts: the share token is the vault's first creation
     return { slug, vault, shareToken: getContractAddress({ from: vault, nonce: 1n }), multisig, block };
+  }
+
+  /** One block registering an already deployed vault in the FundRegistry. */
+  registerFund(vault: Address, slug: string): Promise<number> {
+    return this.mine([this.registerRequest(vault, slug)]);
+  }
+
+  private registerRequest(vault: Address, slug: string): TxRequest {
+    return {
+      from: this.deployment.accounts.deployer,
+      to: this.deployment.contracts.fundRegistry,
+      data: encodeFunctionData({ abi: abiOf('FundRegistry'), functionName: 'register', args: [vault, slug] }),
+      label: `register ${slug}`,
+    };
   }
 
   snapshot(): Promise<string> {

@@ -13,7 +13,7 @@ import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
-import { ChainActions } from './chain-actions.ts';
+import { ChainActions, type TestFund } from './chain-actions.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
@@ -63,15 +63,17 @@ const pausedOf = async (url: string, vault: string) =>
     )
   ).fund.pausedModules;
 
-/** Addresses of the dynamic data sources the store holds (its __data_sources table), in creation order. */
-function storedDataSourceAddresses(storePath: string): string[] {
+/** The dynamic data sources the store holds (its __data_sources table), in creation order. */
+function storedDataSources(storePath: string): { address: string; createdBlock: number }[] {
   const db = new Database(storePath, { readonly: true, fileMustExist: true });
   try {
     const rows = db
-      .prepare(`SELECT "address" FROM "__data_sources" ORDER BY "seq"`)
-      .pluck()
-      .all() as Buffer[];
-    return rows.map((address) => '0x' + address.toString('hex'));
+      .prepare(`SELECT "address", "created_block" FROM "__data_sources" ORDER BY "seq"`)
+      .all() as { address: Buffer; created_block: bigint }[];
+    return rows.map((r) => ({
+      address: '0x' + r.address.toString('hex'),
+      createdBlock: Number(r.created_block),
+    }));
   } finally {
     db.close();
   }
@@ -169,42 +171,56 @@ describe('indexer: chain reorganisations', () => {
 });
 
 describe('indexer: a reorg that drops a fund registered on the lost branch', () => {
+  const slug = 'reorged-fund';
+  let vaultFund: TestFund;
+  let vault: string;
+  /** the deployment's funds, registered in the deployment block */
+  const registeredVaults = () => deployment.funds.map((f) => f.vault.toLowerCase());
+  const registeredSources = () =>
+    registeredVaults().map((address) => ({ address, createdBlock: deployment.startBlock }));
+
   it('forgets the fund’s vault data source and its entities, and ignores the vault on the new branch', async () => {
-    const registeredVaults = deployment.funds.map((f) => f.vault.toLowerCase());
     const ancestor = (await actions.head()).number;
     await indexer.waitForBlock(ancestor);
     const reorgLinesBefore = logLines.filter((l) => l.startsWith('reorg:')).length;
     const snapshot = await actions.snapshot();
 
-    const lost = await actions.deployFund('reorged-fund', devAccount(5), true);
-    const vault = lost.vault.toLowerCase();
-    await actions.pauseVault(lost.vault, lost.multisig, 0);
+    const lost = await actions.deployFund(slug, devAccount(5), true);
+    vault = lost.vault.toLowerCase();
+    const lostPaused = await actions.pauseVault(lost.vault, lost.multisig, 0);
     const lostHead = await actions.draft([lost.vault], 1, 1_000_000n);
     await indexer.waitForBlock(lostHead);
     // the lost branch really registered the fund and ran its vault as a data source
-    expect(storedDataSourceAddresses(indexer.storePath)).toEqual([...registeredVaults, vault]);
+    expect(storedDataSources(indexer.storePath)).toEqual([
+      ...registeredSources(),
+      { address: vault, createdBlock: lost.block },
+    ]);
     const registered = await queryIndexer<{
       fund: { slug: string; shareToken: string; pausedModules: string[]; latestNav: { epoch: number } };
     }>(indexer.queryUrl, `{ fund(id: "${vault}") { slug shareToken pausedModules latestNav { epoch } } }`);
     expect(registered.fund).toEqual({
-      slug: 'reorged-fund',
+      slug,
       shareToken: lost.shareToken.toLowerCase(),
       pausedModules: ['subscriptions'],
       latestNav: { epoch: 1 },
     });
-    expect((await eventsOf(indexer.queryUrl, vault)).map((e) => e.eventName)).toContain('ModulePaused');
+    // as in graph-node, the new data source also ran the vault's constructor event of its creation block
+    expect(await eventsOf(indexer.queryUrl, vault)).toEqual([
+      { eventName: 'OwnershipTransferred', blockNumber: String(lost.block) },
+      { eventName: 'ModulePaused', blockNumber: String(lostPaused) },
+    ]);
 
     await actions.revert(snapshot);
     // the same deployer nonce puts an unregistered vault at the same address, which then emits events
-    const unregistered = await actions.deployFund('reorged-fund', devAccount(5), false);
-    expect(unregistered.vault).toBe(lost.vault);
-    const pausedBlock = await actions.pauseVault(unregistered.vault, unregistered.multisig, 0);
+    vaultFund = await actions.deployFund(slug, devAccount(5), false);
+    expect(vaultFund.vault).toBe(lost.vault);
+    const pausedBlock = await actions.pauseVault(vaultFund.vault, vaultFund.multisig, 0);
     await actions.draftAll(6, 1_600_000n);
     await actions.draftAll(7, 1_700_000n);
     const head = await actions.head();
     expect(head.number).toBeGreaterThan(lostHead);
     const vaultLogs = await actions.rpc.request<{ blockNumber: string; topics: string[] }[]>('eth_getLogs', [
-      { address: unregistered.vault, fromBlock: `0x${(ancestor + 1).toString(16)}`, toBlock: 'latest' },
+      { address: vaultFund.vault, fromBlock: `0x${(ancestor + 1).toString(16)}`, toBlock: 'latest' },
     ]);
     expect(vaultLogs.map((l) => Number(l.blockNumber))).toContain(pausedBlock);
     await indexer.waitForBlock(head.number);
@@ -212,7 +228,7 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
     expect(logLines.filter((l) => l.startsWith('reorg:')).slice(reorgLinesBefore)).toEqual([
       expect.stringMatching(new RegExp(`reverted to block ${ancestor}$`)),
     ]);
-    expect(storedDataSourceAddresses(indexer.storePath)).toEqual(registeredVaults);
+    expect(storedDataSources(indexer.storePath)).toEqual(registeredSources());
     const after = await queryIndexer<{ fund: unknown; navRecords: unknown[]; funds: { id: string }[] }>(
       indexer.queryUrl,
       `{ fund(id: "${vault}") { id } navRecords(where: { fund: "${vault}" }) { id } funds(orderBy: id) { id } }`,
@@ -220,7 +236,9 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
     expect(after).toEqual({
       fund: null,
       navRecords: [],
-      funds: [...registeredVaults].sort().map((id) => ({ id })),
+      funds: registeredVaults()
+        .sort()
+        .map((id) => ({ id })),
     });
     // neither the lost branch's events nor the new branch's (the vault is not a data source there)
     expect(await eventsOf(indexer.queryUrl, vault)).toEqual([]);
@@ -230,7 +248,36 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
 
     const fresh = await startIndexer();
     await fresh.waitForBlock(head.number);
-    expect(storedDataSourceAddresses(fresh.storePath)).toEqual(registeredVaults);
+    expect(storedDataSources(fresh.storePath)).toEqual(registeredSources());
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
+  });
+
+  it('indexes the vault registered again on the new branch from its new registration block only', async () => {
+    const earlierLogs = await actions.rpc.request<unknown[]>('eth_getLogs', [
+      { address: vaultFund.vault, fromBlock: `0x${vaultFund.block.toString(16)}`, toBlock: 'latest' },
+    ]);
+    // the constructor's OwnershipTransferred and the subscriptions pause, both before the registration
+    expect(earlierLogs.length).toBeGreaterThanOrEqual(2);
+    const registeredBlock = await actions.registerFund(vaultFund.vault, slug);
+    const pausedBlock = await actions.pauseVault(vaultFund.vault, vaultFund.multisig, 1);
+    await indexer.waitForBlock(pausedBlock);
+
+    expect(storedDataSources(indexer.storePath)).toEqual([
+      ...registeredSources(),
+      { address: vault, createdBlock: registeredBlock },
+    ]);
+    const fund = await queryIndexer<{ fund: { pausedModules: string[]; registeredAtBlock: string } }>(
+      indexer.queryUrl,
+      `{ fund(id: "${vault}") { pausedModules registeredAtBlock } }`,
+    );
+    // on chain subscriptions are paused too, but that happened before the vault was a data source
+    expect(fund.fund).toEqual({ pausedModules: ['redemptions'], registeredAtBlock: String(registeredBlock) });
+    expect(await eventsOf(indexer.queryUrl, vault)).toEqual([
+      { eventName: 'ModulePaused', blockNumber: String(pausedBlock) },
+    ]);
+
+    const fresh = await startIndexer();
+    await fresh.waitForBlock(pausedBlock);
     expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
   });
 });
