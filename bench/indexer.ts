@@ -61,9 +61,11 @@ async function measure(input: MeasureInput): Promise<void> {
     },
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await indexer.start();
   await indexer.waitForHead();
   const indexSeconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   const status = indexer.status();
   await indexer.stop();
   rmSync(dataDir, { recursive: true, force: true });
@@ -100,7 +102,7 @@ async function measure(input: MeasureInput): Promise<void> {
   const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW TARGET');
   console.log(`
 indexer benchmark (${fmt(status.checkpoint - startBlock + 1)} blocks)
-  events indexed            ${fmt(status.events)} in ${indexSeconds.toFixed(2)} s
+  events indexed            ${fmt(status.events)} in ${indexSeconds.toFixed(2)} s (CPU time ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, all threads)
   events indexed per second ${fmt(eventsPerSecond)}  (target >= ${fmt(TARGET_EVENTS_PER_SECOND)}: ${verdict(eventsPerSecond >= TARGET_EVENTS_PER_SECOND)})
   fetch + decode only       ${fmt(decoded)} logs in ${fetchSeconds.toFixed(2)} s (${fmt(decoded / fetchSeconds)} logs/s)
   ratio fetch+decode/index  ${ratio.toFixed(2)}  (target >= ${TARGET_RATIO}: ${verdict(ratio >= TARGET_RATIO)})

@@ -47,8 +47,13 @@ export interface FollowerProgress {
 
 type StepResult = 'advanced' | 'idle' | 'retry';
 
+/** How often the head is asked for while the checkpoint is behind it. */
+const HEAD_REFRESH_MS = 1000;
+
 /** Uncommitted ranges are committed once they hold this many events. */
 const COMMIT_EVENTS = 20_000;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Thrown inside a range when the chain changed under it; the range is fetched again. */
 class ChainMoved extends Error {}
@@ -80,6 +85,8 @@ function filterKey(filter: LogFilter): string {
 export class ChainFollower {
   private sources: DataSourceSet;
   private head = -1;
+  /** when the head was last asked for */
+  private headAt = 0;
   private events = 0;
   private caughtUp = false;
   /** events written but not yet committed, and when the last commit was */
@@ -210,9 +217,14 @@ export class ChainFollower {
   /** One unit of work: a range written (and maybe committed), a reverted reorg, or an idle poll. */
   async step(): Promise<StepResult> {
     const { store, chain } = this.options;
-    const head = await chain.headNumber();
-    this.head = head;
     const cp = store.checkpoint();
+    // During catch-up the head last seen is still ahead, so asking again on every range would only
+    // queue a round trip behind the node's work on the prefetched range; it is refreshed each second.
+    if (cp.number >= this.head || Date.now() - this.headAt >= HEAD_REFRESH_MS) {
+      this.head = await chain.headNumber();
+      this.headAt = Date.now();
+    }
+    const head = this.head;
     if (cp.number >= head) {
       this.prefetch = null;
       this.commitPending(); // normally done already: a range reaching the head commits
@@ -314,7 +326,7 @@ export class ChainFollower {
     let logs = initialLogs;
     for (;;) {
       const writer = store.blockWriter(header.number);
-      const result = processor.processBlock(
+      const steps = processor.blockSteps(
         {
           number: BigInt(header.number),
           hash: header.hash as Hex,
@@ -325,6 +337,14 @@ export class ChainFollower {
         writer,
         this.sources,
       );
+      // Between steps the event loop runs the prefetch's network callbacks (its requests and a large
+      // response's chunks each need a turn); without this the fetch would wait for the whole range.
+      let step = steps.next();
+      while (!step.done) {
+        await yieldToEventLoop();
+        step = steps.next();
+      }
+      const result = step.value;
       const fresh = result.createdDataSources
         .map((d) => d.address.toLowerCase() as Hex)
         .filter((a) => !fetched.has(a));

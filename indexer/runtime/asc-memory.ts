@@ -5,6 +5,7 @@
 // Memory for host-created objects comes from large chunks obtained through the module's exported
 // `allocate` and is handed out by a bump pointer (the stub runtime never frees anyway).
 import { HEADER_SIZE, TypeId, type TypeIdName } from './asc-types.ts';
+import { bigintToSignedLE } from './bigint-bytes.ts';
 
 /** The exports of a graph-ts mapping module that the host relies on. */
 export interface MappingExports {
@@ -16,27 +17,57 @@ export interface MappingExports {
 /** Smallest chunk requested from the module's allocator, as graph-node does. */
 const MIN_ARENA_SIZE = 10_000;
 
+/** 2^(8n-1): the bound of an n-byte two's-complement number */
+const SIGNED_LIMITS = [0, 2 ** 7, 2 ** 15, 2 ** 23, 2 ** 31, 2 ** 39, 2 ** 47];
+
 const typeIdNames = Object.keys(TypeId) as TypeIdName[];
+
+/**
+ * A group of objects laid out once in the heap and copied into it again at a new place (see
+ * AscHeap.recordImage): the bytes, and the offsets of the pointer slots to shift on each copy.
+ */
+export interface AscImage {
+  bytes: Uint8Array;
+  /** where the image was recorded: pointers in `bytes` hold addresses relative to the heap there */
+  origin: number;
+  pointerSlots: readonly number[];
+  /** offset of the root object's payload within `bytes` */
+  root: number;
+}
 
 export class AscHeap {
   private u8: Uint8Array;
+  private u32s: Uint32Array;
   private view: DataView;
+  /** the memory as a Buffer, for hex writes straight into it */
+  private buf: Buffer;
   private arenaStart = 0;
   private arenaFree = 0;
-  private readonly classIds = new Map<TypeIdName, number>();
+  /** bumped whenever a new arena is taken, so a recording can tell it stayed in one */
+  private arenas = 0;
+  /** absolute addresses of pointer slots written while an image is recorded */
+  private recording: number[] | null = null;
+  private readonly classIds: Record<TypeIdName, number>;
   private readonly utf16 = new TextDecoder('utf-16le');
 
   constructor(private readonly exports: MappingExports) {
     this.u8 = new Uint8Array(exports.memory.buffer);
+    this.u32s = new Uint32Array(exports.memory.buffer);
     this.view = new DataView(exports.memory.buffer);
-    for (const name of typeIdNames) this.classIds.set(name, exports.id_of_type(TypeId[name]) >>> 0);
+    this.buf = Buffer.from(exports.memory.buffer);
+    const classIds = {} as Record<TypeIdName, number>;
+    for (const name of typeIdNames) classIds[name] = exports.id_of_type(TypeId[name]) >>> 0;
+    this.classIds = classIds;
   }
 
   /** Re-reads the memory's buffer after the memory grew (growing detaches the previous buffer). */
   private refresh(): void {
     if (this.u8.length === 0) {
-      this.u8 = new Uint8Array(this.exports.memory.buffer);
-      this.view = new DataView(this.exports.memory.buffer);
+      const buffer = this.exports.memory.buffer;
+      this.u8 = new Uint8Array(buffer);
+      this.u32s = new Uint32Array(buffer);
+      this.view = new DataView(buffer);
+      this.buf = Buffer.from(buffer);
     }
   }
 
@@ -76,11 +107,8 @@ export class AscHeap {
   readString(ptr: number): string {
     const byteLength = this.rtSize(ptr);
     this.checkPtr(ptr, byteLength);
-    if (byteLength <= 64) {
-      let s = '';
-      for (let i = 0; i < byteLength; i += 2) s += String.fromCharCode(this.view.getUint16(ptr + i, true));
-      return s;
-    }
+    // short strings (names, ids, hex) keep their code units as they are, in one native call
+    if (byteLength <= 64) return this.buf.toString('utf16le', ptr, ptr + byteLength);
     return this.utf16.decode(this.u8.subarray(ptr, ptr + byteLength));
   }
 
@@ -111,11 +139,8 @@ export class AscHeap {
     return out;
   }
 
-  /** Allocates an object of the class `type` with `size` payload bytes and returns its payload pointer. */
-  newObject(type: TypeIdName, size: number): number {
-    // Payload padded to 16 bytes as AssemblyScript keeps every allocation 16-byte aligned.
-    const padded = (size + 15) & ~15;
-    const total = HEADER_SIZE + padded + 15;
+  /** `total` bytes of the current arena, taking a new arena first when they do not fit. */
+  private reserve(total: number): void {
     if (total > this.arenaFree) {
       const arenaSize = Math.max(total, MIN_ARENA_SIZE);
       // `allocate` returns the payload of an untyped block whose 4-byte mmInfo precedes it;
@@ -123,22 +148,122 @@ export class AscHeap {
       const start = this.exports.allocate(arenaSize);
       this.arenaStart = start + 12;
       this.arenaFree = arenaSize - 12;
+      this.arenas++;
     }
     this.refresh();
+  }
+
+  /** Allocates an object of the class `type` with `size` payload bytes and returns its payload pointer. */
+  newObject(type: TypeIdName, size: number): number {
+    // Payload padded to 16 bytes as AssemblyScript keeps every allocation 16-byte aligned.
+    const padded = (size + 15) & ~15;
+    this.reserve(HEADER_SIZE + padded + 15);
     // Place the payload on a 16-byte boundary.
     const payload = (this.arenaStart + HEADER_SIZE + 15) & ~15;
-    const header = payload - HEADER_SIZE;
     const used = payload + padded - this.arenaStart;
     this.arenaStart += used;
     this.arenaFree -= used;
-    const v = this.view;
-    v.setUint32(header, 16 + padded, true); // mmInfo: bytes after itself
-    v.setUint32(header + 4, 0, true); // gcInfo
-    v.setUint32(header + 8, 0, true); // gcInfo2
-    v.setUint32(header + 12, this.classIds.get(type) as number, true); // rtId
-    v.setUint32(header + 16, size, true); // rtSize
+    // the header starts 20 bytes before a 16-aligned payload, so its words are 4-byte aligned
+    const h = (payload - HEADER_SIZE) >>> 2;
+    const w = this.u32s;
+    w[h] = 16 + padded; // mmInfo: bytes after itself
+    w[h + 1] = 0; // gcInfo
+    w[h + 2] = 0; // gcInfo2
+    w[h + 3] = this.classIds[type]; // rtId
+    w[h + 4] = size; // rtSize
     this.u8.fill(0, payload, payload + padded);
     return payload;
+  }
+
+  /** Writes a pointer field (recorded as one when an image is being recorded). */
+  setPtr(ptr: number, value: number): void {
+    this.view.setUint32(ptr, value, true);
+    if (this.recording !== null) this.recording.push(ptr);
+  }
+
+  /**
+   * Runs `write` so that everything it allocates lies in one arena, and returns what it wrote as an
+   * image that copyImage places again elsewhere. `write` may only point at objects it creates, and
+   * must write pointers with setPtr (arrays are refused), so that each copy can shift them.
+   */
+  recordImage(write: () => number): AscImage {
+    for (let room = MIN_ARENA_SIZE; ; room *= 2) {
+      this.reserve(room);
+      const arenas = this.arenas;
+      const start = this.arenaStart;
+      const slots: number[] = [];
+      this.recording = slots;
+      let root: number;
+      try {
+        root = write();
+      } finally {
+        this.recording = null;
+      }
+      // written across two arenas (the first ran out): the copy is not contiguous, so try again
+      if (this.arenas !== arenas) continue;
+      return {
+        bytes: this.u8.slice(start, this.arenaStart),
+        origin: start,
+        pointerSlots: slots.map((slot) => slot - start),
+        root: root - start,
+      };
+    }
+  }
+
+  /** A copy of an image's objects in fresh memory; returns the copied root object's pointer. */
+  copyImage(image: AscImage): number {
+    const size = image.bytes.length;
+    this.reserve(size + 15);
+    // the copy keeps the recorded address modulo 16, so every payload stays 16-byte aligned
+    const at = this.arenaStart + ((image.origin - this.arenaStart) & 15);
+    const used = at + size - this.arenaStart;
+    this.arenaStart += used;
+    this.arenaFree -= used;
+    this.u8.set(image.bytes, at);
+    const delta = at - image.origin;
+    const v = this.view;
+    for (const slot of image.pointerSlots) {
+      const target = v.getUint32(at + slot, true);
+      if (target !== 0) v.setUint32(at + slot, target + delta, true);
+    }
+    return at + image.root;
+  }
+
+  /** Writes a BigInt as graph-ts holds it (minimal two's-complement little-endian bytes). */
+  writeBigInt(n: bigint): number {
+    if (n >= -0x800000000000n && n < 0x800000000000n) {
+      // up to 6 bytes: computed with doubles, written straight into the new buffer
+      const v = Number(n);
+      let length = 1;
+      while (length < 6 && (v >= SIGNED_LIMITS[length]! || v < -SIGNED_LIMITS[length]!)) length++;
+      const buffer = this.newObject('ArrayBuffer', length);
+      let rest = v < 0 ? v + 2 * SIGNED_LIMITS[length]! : v;
+      for (let i = 0; i < length; i++) {
+        this.u8[buffer + i] = rest % 256;
+        rest = Math.floor(rest / 256);
+      }
+      return this.typedArray(buffer, length);
+    }
+    return this.writeBytes(bigintToSignedLE(n));
+  }
+
+  /** Writes 0x-prefixed (or bare) hex as a Uint8Array object without an intermediate copy. */
+  writeHexBytes(hex: string): number {
+    const digits = hex.length >= 2 && hex.charCodeAt(1) === 120 ? 2 : 0; // "0x"
+    const length = (hex.length - digits) >>> 1;
+    const buffer = this.newObject('ArrayBuffer', length);
+    const written = this.buf.write(digits === 0 ? hex : hex.slice(2), buffer, length, 'hex');
+    if (written !== length) throw new Error(`invalid hex bytes: ${hex}`);
+    return this.typedArray(buffer, length);
+  }
+
+  /** The Uint8Array object viewing `byteLength` bytes of the ArrayBuffer at `buffer`. */
+  private typedArray(buffer: number, byteLength: number): number {
+    const ptr = this.newObject('Uint8Array', 12);
+    this.setPtr(ptr, buffer);
+    this.setPtr(ptr + 4, buffer);
+    this.view.setUint32(ptr + 8, byteLength, true);
+    return ptr;
   }
 
   setU32(ptr: number, value: number): void {
@@ -155,8 +280,7 @@ export class AscHeap {
 
   writeString(s: string): number {
     const ptr = this.newObject('String', s.length * 2);
-    const v = this.view;
-    for (let i = 0; i < s.length; i++) v.setUint16(ptr + i * 2, s.charCodeAt(i), true);
+    this.buf.write(s, ptr, s.length * 2, 'utf16le'); // code units as they are, lone surrogates too
     return ptr;
   }
 
@@ -164,16 +288,12 @@ export class AscHeap {
   writeBytes(bytes: Uint8Array): number {
     const buffer = this.newObject('ArrayBuffer', bytes.length);
     this.u8.set(bytes, buffer);
-    const ptr = this.newObject('Uint8Array', 12);
-    const v = this.view;
-    v.setUint32(ptr, buffer, true);
-    v.setUint32(ptr + 4, buffer, true);
-    v.setUint32(ptr + 8, bytes.length, true);
-    return ptr;
+    return this.typedArray(buffer, bytes.length);
   }
 
   /** An Array<T> of 4-byte elements (pointers or bools widened by the caller). */
   writeArrayU32(type: TypeIdName, values: readonly number[]): number {
+    if (this.recording !== null) throw new Error('an array cannot be part of an image');
     const byteLength = values.length * 4;
     const buffer = this.newObject('ArrayBuffer', byteLength);
     for (let i = 0; i < values.length; i++) this.view.setUint32(buffer + i * 4, values[i] as number, true);

@@ -4,7 +4,7 @@
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { AscHeap } from './asc-memory.ts';
 import { StoreValueKind } from './asc-types.ts';
-import { bigintToSignedLE, signedLEToBigint } from './bigint-bytes.ts';
+import { signedLEToBigint } from './bigint-bytes.ts';
 import {
   checkExponent,
   decimalFromParts,
@@ -32,7 +32,7 @@ export function readBigInt(heap: AscHeap, ptr: number): bigint {
 }
 
 export function writeBigInt(heap: AscHeap, n: bigint): number {
-  return heap.writeBytes(bigintToSignedLE(n));
+  return heap.writeBigInt(n);
 }
 
 /** Reads a graph-ts BigDecimal and normalizes it, rejecting exponents graph-node rejects. */

@@ -28,6 +28,11 @@ export interface BlockResult {
 export interface BlockProcessor {
   /** Runs the handlers of `block`; throws HandlerError when a handler fails (the block must be rolled back). */
   processBlock(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): BlockResult;
+  /**
+   * processBlock as steps: the generator pauses after every few logs so that a caller can let other
+   * work run (the follower's prefetch) in the middle of a large block, and returns the result.
+   */
+  blockSteps(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): Generator<void, BlockResult>;
   /** instances created so far (one at start per module, plus replacements) */
   readonly instancesCreated: number;
   /** bytes of linear memory held by the mapping modules (one memory per module) */
@@ -51,6 +56,9 @@ export class HandlerError extends Error {
     super(message, options);
   }
 }
+
+/** blockSteps pauses after this many logs (a few milliseconds of handlers). */
+const LOGS_PER_STEP = 32;
 
 interface DecodedHandler {
   spec: EventHandlerSpec;
@@ -165,13 +173,18 @@ export function createBlockProcessor(
     }
   }
 
-  function runPass(
+  function* runPass(
     logs: readonly Log[],
     dataSources: readonly ActiveDataSource[],
     block: BlockWithLogs,
-  ): number {
+  ): Generator<void, number> {
     let calls = 0;
+    let sincePause = 0;
     for (const log of logs) {
+      if (++sincePause === LOGS_PER_STEP) {
+        sincePause = 0;
+        yield;
+      }
       const topic0 = log.topics[0];
       if (!topic0) continue;
       const address = log.address.toLowerCase();
@@ -195,18 +208,25 @@ export function createBlockProcessor(
       return total;
     },
     processBlock(block, tx, sources) {
+      const steps = this.blockSteps(block, tx, sources);
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
+      }
+    },
+    *blockSteps(block, tx, sources) {
       const state = new BlockState(block.number, tx);
       runtime.block = state;
       try {
         const logs = sortedLogs(block.logs);
         const createdDataSources: DynamicDataSource[] = [];
-        let handlerCalls = runPass(logs, [...sources.all()], block);
+        let handlerCalls = yield* runPass(logs, [...sources.all()], block);
         while (state.created.length > 0) {
           const before = sources.all().length;
           for (const ds of state.created.splice(0)) if (sources.add(ds)) createdDataSources.push(ds);
           const fresh = sources.all().slice(before);
           if (fresh.length === 0) break;
-          handlerCalls += runPass(logs, fresh, block);
+          handlerCalls += yield* runPass(logs, fresh, block);
         }
         return { createdDataSources, handlerCalls };
       } finally {

@@ -5,7 +5,7 @@
 // `receipt: true`, the TransactionReceipt with its logs. transactionLogIndex carries the log index
 // and logType is null, as in graph-node.
 import type { AbiParameter, Hex, Log, TransactionReceipt } from 'viem';
-import type { AscHeap } from './asc-memory.ts';
+import type { AscHeap, AscImage } from './asc-memory.ts';
 import { EthereumValueKind } from './asc-types.ts';
 import { writeBigInt } from './asc-values.ts';
 import type { EventParameter } from './event-decoder.ts';
@@ -54,18 +54,8 @@ export interface BlockWithLogs {
 const zero32 = new Uint8Array(32);
 const zero20 = new Uint8Array(20);
 
-function hexBytes(hex: string): Uint8Array {
-  return Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
-}
-
 function writeHex(heap: AscHeap, hex: Hex | undefined, fallback: Uint8Array): number {
-  return heap.writeBytes(hex === undefined ? fallback : hexBytes(hex));
-}
-
-/** 20 address bytes from viem's hex or from the uint160 the event decoder reads addresses as. */
-function addressBytes(value: unknown): Uint8Array {
-  if (typeof value === 'bigint') return hexBytes(value.toString(16).padStart(40, '0'));
-  return hexBytes(value as string);
+  return hex === undefined ? heap.writeBytes(fallback) : heap.writeHexBytes(hex);
 }
 
 function writeValue(heap: AscHeap, kind: number, payload: number): number {
@@ -75,36 +65,72 @@ function writeValue(heap: AscHeap, kind: number, payload: number): number {
   return ptr;
 }
 
-/** An ethereum.Value for an ABI-decoded value (viem's decoded representation). */
-export function writeEthereumValue(heap: AscHeap, param: AbiParameter, value: unknown): number {
+type ValueWriter = (heap: AscHeap, value: unknown) => number;
+
+/** Writers by ABI parameter: the parameter's type is parsed once, not on every event. */
+const valueWriters = new WeakMap<AbiParameter, ValueWriter>();
+
+/** The writer of ethereum.Values for ABI-decoded values (viem's decoded representation) of `param`. */
+function valueWriter(param: AbiParameter): ValueWriter {
+  let writer = valueWriters.get(param);
+  if (!writer) {
+    writer = createValueWriter(param);
+    valueWriters.set(param, writer);
+  }
+  return writer;
+}
+
+function createValueWriter(param: AbiParameter): ValueWriter {
   const type = param.type;
   const array = /^(.*)\[(\d*)\]$/.exec(type);
   if (array) {
-    const elementParam = { ...param, type: array[1] as string } as AbiParameter;
-    const elements = (value as unknown[]).map((v) => writeEthereumValue(heap, elementParam, v));
+    const element = createValueWriter({ ...param, type: array[1] as string } as AbiParameter);
     const kind = array[2] === '' ? EthereumValueKind.Array : EthereumValueKind.FixedArray;
-    return writeValue(heap, kind, heap.writeArrayU32('ArrayEthereumValue', elements));
+    return (heap, value) =>
+      writeValue(
+        heap,
+        kind,
+        heap.writeArrayU32(
+          'ArrayEthereumValue',
+          (value as unknown[]).map((v) => element(heap, v)),
+        ),
+      );
   }
   if (type === 'tuple') {
-    const components = 'components' in param ? param.components : [];
-    const values = components.map((c, i) => {
-      const v = Array.isArray(value) ? value[i] : (value as Record<string, unknown>)[c.name ?? String(i)];
-      return writeEthereumValue(heap, c, v);
-    });
-    return writeValue(heap, EthereumValueKind.Tuple, heap.writeArrayU32('ArrayEthereumValue', values));
+    const components = ('components' in param ? param.components : []).map((c, i) => ({
+      key: c.name ?? String(i),
+      write: createValueWriter(c),
+    }));
+    return (heap, value) => {
+      const values = components.map((c, i) =>
+        c.write(heap, Array.isArray(value) ? value[i] : (value as Record<string, unknown>)[c.key]),
+      );
+      return writeValue(heap, EthereumValueKind.Tuple, heap.writeArrayU32('ArrayEthereumValue', values));
+    };
   }
-  if (type === 'address')
-    return writeValue(heap, EthereumValueKind.Address, heap.writeBytes(addressBytes(value)));
-  if (type === 'bool') return writeValue(heap, EthereumValueKind.Bool, value ? 1 : 0);
-  if (type === 'string') return writeValue(heap, EthereumValueKind.String, heap.writeString(value as string));
+  if (type === 'address') {
+    // the event decoder reads addresses as the uint160 of their word; viem's decoder gives hex
+    return (heap, value) =>
+      writeValue(
+        heap,
+        EthereumValueKind.Address,
+        heap.writeHexBytes(
+          typeof value === 'bigint' ? value.toString(16).padStart(40, '0') : (value as string),
+        ),
+      );
+  }
+  if (type === 'bool') return (heap, value) => writeValue(heap, EthereumValueKind.Bool, value ? 1 : 0);
+  if (type === 'string')
+    return (heap, value) => writeValue(heap, EthereumValueKind.String, heap.writeString(value as string));
   if (type === 'bytes')
-    return writeValue(heap, EthereumValueKind.Bytes, heap.writeBytes(hexBytes(value as string)));
-  if (type.startsWith('bytes')) {
-    return writeValue(heap, EthereumValueKind.FixedBytes, heap.writeBytes(hexBytes(value as string)));
-  }
+    return (heap, value) => writeValue(heap, EthereumValueKind.Bytes, heap.writeHexBytes(value as string));
+  if (type.startsWith('bytes'))
+    return (heap, value) =>
+      writeValue(heap, EthereumValueKind.FixedBytes, heap.writeHexBytes(value as string));
   if (type.startsWith('uint') || type.startsWith('int')) {
     const kind = type.startsWith('uint') ? EthereumValueKind.Uint : EthereumValueKind.Int;
-    return writeValue(heap, kind, writeBigInt(heap, BigInt(value as bigint | number)));
+    return (heap, value) =>
+      writeValue(heap, kind, heap.writeBigInt(typeof value === 'bigint' ? value : BigInt(value as number)));
   }
   throw new Error(`ABI type ${type} is not supported`);
 }
@@ -113,7 +139,7 @@ export function writeEthereumValue(heap: AscHeap, param: AbiParameter, value: un
 export function writeEventParams(heap: AscHeap, params: readonly EventParameter[]): number {
   const ptrs = params.map((p) => {
     const name = heap.writeString(p.name);
-    const value = writeEthereumValue(heap, p.param, p.value);
+    const value = valueWriter(p.param)(heap, p.value);
     const ptr = heap.newObject('EventParam', 8);
     heap.setU32(ptr, name);
     heap.setU32(ptr + 4, value);
@@ -128,15 +154,15 @@ function writeObject(
   fields: readonly number[],
 ): number {
   const ptr = heap.newObject(type, fields.length * 4);
-  fields.forEach((f, i) => heap.setU32(ptr + i * 4, f));
+  for (let i = 0; i < fields.length; i++) heap.setPtr(ptr + i * 4, fields[i]!);
   return ptr;
 }
 
 export function writeBlock(heap: AscHeap, block: BlockWithLogs): number {
   const h = block.header ?? {};
   return writeObject(heap, 'EthereumBlock', [
-    heap.writeBytes(hexBytes(block.hash)),
-    heap.writeBytes(hexBytes(block.parentHash)),
+    heap.writeHexBytes(block.hash),
+    heap.writeHexBytes(block.parentHash),
     writeHex(heap, h.unclesHash, zero32),
     writeHex(heap, h.author, zero20),
     writeHex(heap, h.stateRoot, zero32),
@@ -153,6 +179,19 @@ export function writeBlock(heap: AscHeap, block: BlockWithLogs): number {
   ]);
 }
 
+/** Per heap, the image of the last block written, so each event of a block copies it. */
+const blockImages = new WeakMap<AscHeap, { block: BlockWithLogs; image: AscImage }>();
+
+/** The block object of an event: a fresh copy per event, as graph-node gives each trigger its own. */
+function writeEventBlock(heap: AscHeap, block: BlockWithLogs): number {
+  let cached = blockImages.get(heap);
+  if (cached?.block !== block) {
+    cached = { block, image: heap.recordImage(() => writeBlock(heap, block)) };
+    blockImages.set(heap, cached);
+  }
+  return heap.copyImage(cached.image);
+}
+
 export function writeTransaction(
   heap: AscHeap,
   hash: Hex,
@@ -160,14 +199,14 @@ export function writeTransaction(
   tx: TransactionInfo | undefined,
 ): number {
   return writeObject(heap, 'EthereumTransaction', [
-    heap.writeBytes(hexBytes(hash)),
+    heap.writeHexBytes(hash),
     writeBigInt(heap, tx?.index ?? index),
     writeHex(heap, tx?.from, zero20),
-    tx?.to ? heap.writeBytes(hexBytes(tx.to)) : 0,
+    tx?.to ? heap.writeHexBytes(tx.to) : 0,
     writeBigInt(heap, tx?.value ?? 0n),
     writeBigInt(heap, tx?.gasLimit ?? 0n),
     writeBigInt(heap, tx?.gasPrice ?? 0n),
-    heap.writeBytes(tx ? hexBytes(tx.input) : new Uint8Array(0)),
+    tx ? heap.writeHexBytes(tx.input) : heap.writeBytes(new Uint8Array(0)),
     writeBigInt(heap, tx?.nonce ?? 0n),
   ]);
 }
@@ -176,15 +215,15 @@ function writeLog(heap: AscHeap, log: Log): number {
   const removed = heap.newObject('WrappedBool', 1);
   heap.setU8(removed, log.removed ? 1 : 0);
   return writeObject(heap, 'Log', [
-    heap.writeBytes(hexBytes(log.address)),
+    heap.writeHexBytes(log.address),
     heap.writeArrayU32(
       'ArrayH256',
-      log.topics.map((t) => heap.writeBytes(hexBytes(t))),
+      log.topics.map((t) => heap.writeHexBytes(t)),
     ),
-    heap.writeBytes(hexBytes(log.data)),
-    log.blockHash ? heap.writeBytes(hexBytes(log.blockHash)) : 0,
+    heap.writeHexBytes(log.data),
+    log.blockHash ? heap.writeHexBytes(log.blockHash) : 0,
     log.blockNumber === null ? 0 : writeBigInt(heap, log.blockNumber),
-    log.transactionHash ? heap.writeBytes(hexBytes(log.transactionHash)) : 0,
+    log.transactionHash ? heap.writeHexBytes(log.transactionHash) : 0,
     log.transactionIndex === null ? 0 : writeBigInt(heap, BigInt(log.transactionIndex)),
     log.logIndex === null ? 0 : writeBigInt(heap, BigInt(log.logIndex)),
     0,
@@ -195,20 +234,20 @@ function writeLog(heap: AscHeap, log: Log): number {
 
 export function writeReceipt(heap: AscHeap, receipt: TransactionReceipt): number {
   return writeObject(heap, 'TransactionReceipt', [
-    heap.writeBytes(hexBytes(receipt.transactionHash)),
+    heap.writeHexBytes(receipt.transactionHash),
     writeBigInt(heap, BigInt(receipt.transactionIndex)),
-    heap.writeBytes(hexBytes(receipt.blockHash)),
+    heap.writeHexBytes(receipt.blockHash),
     writeBigInt(heap, receipt.blockNumber),
     writeBigInt(heap, receipt.cumulativeGasUsed),
     writeBigInt(heap, receipt.gasUsed),
-    receipt.contractAddress ? heap.writeBytes(hexBytes(receipt.contractAddress)) : 0,
+    receipt.contractAddress ? heap.writeHexBytes(receipt.contractAddress) : 0,
     heap.writeArrayU32(
       'ArrayLog',
       receipt.logs.map((l) => writeLog(heap, l)),
     ),
     writeBigInt(heap, receipt.status === 'success' ? 1n : 0n),
-    receipt.root ? heap.writeBytes(hexBytes(receipt.root)) : 0,
-    heap.writeBytes(hexBytes(receipt.logsBloom)),
+    receipt.root ? heap.writeHexBytes(receipt.root) : 0,
+    heap.writeHexBytes(receipt.logsBloom),
   ]);
 }
 
@@ -224,10 +263,10 @@ export function writeEvent(heap: AscHeap, input: EventInput): number {
   const { log, block } = input;
   const logIndex = BigInt(log.logIndex ?? 0);
   const txHash = log.transactionHash ?? (`0x${'00'.repeat(32)}` as Hex);
-  const address = heap.writeBytes(hexBytes(log.address));
+  const address = heap.writeHexBytes(log.address);
   const logIndexPtr = writeBigInt(heap, logIndex);
   const transactionLogIndex = writeBigInt(heap, logIndex);
-  const blockPtr = writeBlock(heap, block);
+  const blockPtr = writeEventBlock(heap, block);
   const txPtr = writeTransaction(
     heap,
     txHash,

@@ -105,13 +105,22 @@ export function tableDdl(table: TableLayout): string[] {
   }
   const ddl = [`CREATE TABLE IF NOT EXISTS ${table.sql} (${cols.join(', ')})`];
   const idx = (suffix: string) => quoteIdent(`${name}__${suffix}`);
-  // one current version per id; also the lookup path of get() and of queries by id
-  ddl.push(
-    `CREATE UNIQUE INDEX IF NOT EXISTS ${idx('current')} ON ${table.sql} ("id") WHERE "__to" = ${OPEN_BLOCK}`,
-  );
-  ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('id_range')} ON ${table.sql} ("id", "__from")`);
+  if (table.entity.immutable) {
+    // An immutable entity has one version, never closed: its id alone is unique and is the lookup
+    // path of get() and of queries by id at any block.
+    ddl.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${idx('id')} ON ${table.sql} ("id")`);
+  } else {
+    // one current version per id, the writer's lookup path; (id, __from) serves reads at a block
+    ddl.push(
+      `CREATE UNIQUE INDEX IF NOT EXISTS ${idx('current')} ON ${table.sql} ("id") WHERE "__to" = ${OPEN_BLOCK}`,
+    );
+    ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('id_range')} ON ${table.sql} ("id", "__from")`);
+    ddl.push(
+      `CREATE INDEX IF NOT EXISTS ${idx('to')} ON ${table.sql} ("__to") WHERE "__to" <> ${OPEN_BLOCK}`,
+    );
+  }
+  // what a reorg deletes
   ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('from')} ON ${table.sql} ("__from")`);
-  ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('to')} ON ${table.sql} ("__to") WHERE "__to" <> ${OPEN_BLOCK}`);
   for (const c of table.columns) {
     if (c.list || c.field.name === 'id') continue;
     if (c.field.kind === 'Entity') {
@@ -121,9 +130,10 @@ export function tableDdl(table: TableLayout): string[] {
       );
     } else if (numericKinds.has(c.valueKind)) {
       // numbers are what collections are ordered and paged by (`orderBy: x, where: { x_lt: cursor }`);
-      // (column, id) serves graph-node's `ORDER BY x, id` without a sort
+      // as in graph-node the index holds the column alone: ties on x are few, and their sort by id is
+      // cheaper than a wide (x, id) entry on every insert
       ddl.push(
-        `CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${c.keySql ?? c.sql}, "id")`,
+        `CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${c.keySql ?? c.sql})`,
       );
     }
   }

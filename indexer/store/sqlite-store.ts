@@ -366,9 +366,8 @@ export class IndexerStore {
       const t = this.table(entityType);
       const immutable = t.layout.entity.immutable;
       for (const [id, entity] of byId) {
-        const idSql = idToSql(t.layout.idKind, id);
         // an immutable entity has no version to close; a second insert of its id fails the unique index
-        if (!immutable || entity === null) t.close.run(blockNumber, idSql);
+        if (!immutable || entity === null) t.close.run(blockNumber, idToSql(t.layout.idKind, id));
         if (entity !== null) t.insert.run(blockNumber, OPEN_BLOCK, ...entityToRow(t.layout, entity));
       }
     }

@@ -1,16 +1,19 @@
 // Store values written into a real mapping instance's memory (the probe subgraph's module, its
 // `allocate` and class ids) and read back: every value kind, including the ones the project's
-// schema does not use (Int8, Timestamp, BigDecimal, nested lists), must survive the round trip.
+// schema does not use (Int8, Timestamp, BigDecimal, nested lists), must survive the round trip; and
+// an object graph recorded as an image must read the same at every place it is copied to.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import {
+  readBigInt,
   readEntity,
   readStoreValue,
   writeEntity,
   writeStoreValue,
 } from '../../../indexer/runtime/asc-values.ts';
+import { writeBlock } from '../../../indexer/runtime/ethereum-event.ts';
 import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
 import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
 import { buildProbeSubgraph } from './runtime-harness.ts';
@@ -71,5 +74,60 @@ describe('store values in mapping memory', () => {
     const read = readEntity(instance.heap, writeEntity(instance.heap, entity));
     expect([...read.keys()]).toEqual([...entity.keys()].sort());
     expect(new Map([...read].sort())).toEqual(new Map([...entity].sort()));
+  });
+});
+
+describe('direct writes and images in mapping memory', () => {
+  const bigints = [
+    0n,
+    1n,
+    -1n,
+    127n,
+    128n,
+    -128n,
+    -129n,
+    255n,
+    2n ** 47n - 1n,
+    -(2n ** 47n),
+    2n ** 47n,
+    2n ** 256n - 1n,
+  ];
+
+  it("writes BigInts in graph-ts's minimal two's-complement bytes across the small and large paths", () => {
+    for (const n of bigints) expect(readBigInt(instance.heap, instance.heap.writeBigInt(n))).toBe(n);
+    const ptr = instance.heap.writeBigInt(255n);
+    expect([...instance.heap.readBytes(ptr)]).toEqual([0xff, 0x00]);
+  });
+
+  it('writes hex as bytes and refuses text that is not hex', () => {
+    expect([...instance.heap.readBytes(instance.heap.writeHexBytes('0x00ff10'))]).toEqual([0, 255, 16]);
+    expect(() => instance.heap.writeHexBytes('0x00zz')).toThrow('invalid hex bytes: 0x00zz');
+  });
+
+  it('copies an image of a block to fresh memory whose pointers lead to the same values', () => {
+    const heap = instance.heap;
+    const hash = `0x${'ab'.repeat(32)}` as const;
+    const block = {
+      number: 77n,
+      hash,
+      parentHash: `0x${'cd'.repeat(32)}` as const,
+      timestamp: 1_700_000_000n,
+      logs: [],
+    };
+    const image = heap.recordImage(() => writeBlock(heap, block));
+    const first = heap.copyImage(image);
+    const second = heap.copyImage(image);
+    expect(second).not.toBe(first);
+    for (const copy of [first, second]) {
+      expect(copy % 16).toBe(0);
+      expect(Buffer.from(heap.readBytes(heap.u32(copy))).toString('hex')).toBe('ab'.repeat(32));
+      expect(readBigInt(heap, heap.u32(copy + 7 * 4))).toBe(77n);
+      expect(readBigInt(heap, heap.u32(copy + 10 * 4))).toBe(1_700_000_000n);
+      expect(heap.u32(copy + 13 * 4)).toBe(0); // size: null stays null
+    }
+    // the copies are separate objects: changing one leaves the other as it was
+    const firstHashBytes = heap.u32(heap.u32(first) + 4);
+    heap.setU8(firstHashBytes, 0x11);
+    expect(heap.readBytes(heap.u32(second))[0]).toBe(0xab);
   });
 });
