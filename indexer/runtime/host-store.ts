@@ -141,19 +141,6 @@ export function storeGet(
   return access(() => block.tx.get(type.name, key));
 }
 
-/** The read store.loadRelated needs: entities of `entityType` whose reference `field` holds `id`. */
-interface RelatedEntityReader {
-  loadRelated(entityType: string, field: string, id: string): Entity[];
-}
-
-/** The block's store as a RelatedEntityReader; a store without reads by reference is a store failure. */
-function relatedReader(tx: EntityStoreTx): RelatedEntityReader {
-  if (!('loadRelated' in tx) || typeof tx.loadRelated !== 'function') {
-    throw new Error('this entity store cannot read entities by reference, which store.loadRelated needs');
-  }
-  return tx as EntityStoreTx & RelatedEntityReader;
-}
-
 /**
  * store.loadRelated(entity, id, field) on host values: the entities that the derived `field` of
  * entity `id` lists, i.e. those whose `@derivedFrom(field: ...)` reference holds `id`, with the block's
@@ -177,7 +164,7 @@ export function storeLoadRelated(env: HostEnv, typeName: string, id: string, fie
     );
   }
   const tx = env.block.tx;
-  return access(() => relatedReader(tx).loadRelated(related.name, reference.name, key));
+  return access(() => tx.loadRelated(related.name, reference.name, key));
 }
 
 export const storeFunctions: HostFunctions = {

@@ -21,6 +21,8 @@ export interface EntityStoreTx {
   get(entityType: string, id: string): Entity | null;
   /** Whether the entity exists as the block sees it; cheaper than get() when its fields are not needed. */
   has(entityType: string, id: string): boolean;
+  /** Entities of `entityType` whose reference `field` holds `id`, as the block sees them (store.loadRelated). */
+  loadRelated(entityType: string, field: string, id: string): Entity[];
   set(entityType: string, id: string, entity: Entity): void;
   remove(entityType: string, id: string): void;
 }

@@ -17,6 +17,7 @@ import {
   tableDdl,
   type TableLayout,
 } from './layout.ts';
+import { relatedEntities } from './related-entities.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface BlockHeader {
@@ -439,6 +440,10 @@ export class BlockWriteBuffer implements EntityStoreTx {
     const { byId, key } = this.key(entityType, id);
     byId.delete(key);
     byId.set(key, null);
+  }
+
+  loadRelated(entityType: string, field: string, id: string): Entity[] {
+    return relatedEntities(this.store, this.changes, entityType, field, id);
   }
 
   flush(): void {

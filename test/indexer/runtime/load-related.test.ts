@@ -167,11 +167,7 @@ describe('related entities in the SQLite store', () => {
   });
 });
 
-// The host function reads through the block write buffer's loadRelated, which the store lead wires
-// to relatedEntities(); until that lands in indexer/store/sqlite-store.ts these cases are skipped.
-const storeCanLoadRelated = 'loadRelated' in BlockWriteBuffer.prototype;
-
-describe.runIf(storeCanLoadRelated)('store.loadRelated through the probe wasm', () => {
+describe('store.loadRelated through the probe wasm', () => {
   let harness: RuntimeHarness;
   let blockNumber = 0;
 
