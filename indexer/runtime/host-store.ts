@@ -5,7 +5,7 @@
 // never updated in a later block nor removed. store.loadRelated lists the entities behind a
 // @derivedFrom field as the block sees them.
 // Ids are canonical strings: Bytes ids as lowercase 0x hex, Int8 ids as decimal.
-import type { Entity, EntityStoreTx, StoreValue } from '../store/entity.ts';
+import type { Entity, StoreValue } from '../store/entity.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
 import {
