@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
 import { relatedEntities } from '../../../indexer/store/related-entities.ts';
-import type { BlockWriteBuffer} from '../../../indexer/store/sqlite-store.ts';
+import type { BlockWriteBuffer } from '../../../indexer/store/sqlite-store.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import { buildProbeSubgraph, runProbe, RuntimeHarness } from './runtime-harness.ts';
