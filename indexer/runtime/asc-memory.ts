@@ -5,7 +5,7 @@
 // Memory for host-created objects comes from large chunks obtained through the module's exported
 // `allocate` and is handed out by a bump pointer (the stub runtime never frees anyway).
 import { HEADER_SIZE, TypeId, type TypeIdName } from './asc-types.ts';
-import { bigintToSignedLE } from './bigint-bytes.ts';
+import { bigintToSignedLE, signedLEToBigint } from './bigint-bytes.ts';
 
 /** The exports of a graph-ts mapping module that the host relies on. */
 export interface MappingExports {
@@ -116,15 +116,33 @@ export class AscHeap {
     return ptr === 0 ? null : this.readString(ptr);
   }
 
-  /** A copy of the bytes of a TypedArray (Uint8Array, Bytes, Address, BigInt). */
-  readBytes(ptr: number): Uint8Array {
+  /** Where the bytes of a TypedArray (Uint8Array, Bytes, Address, BigInt) are, checked. */
+  private typedArrayData(ptr: number): { start: number; length: number } {
     const buffer = this.u32(ptr);
     const dataStart = this.u32(ptr + 4);
     const byteLength = this.u32(ptr + 8);
     if (buffer === 0) this.checkPtr(0, 0);
     if (dataStart < buffer) throw new Error(`Subtract overflow on pointer: ${dataStart}`);
     this.checkPtr(dataStart, byteLength);
-    return this.u8.slice(dataStart, dataStart + byteLength);
+    return { start: dataStart, length: byteLength };
+  }
+
+  /** A copy of the bytes of a TypedArray (Uint8Array, Bytes, Address, BigInt). */
+  readBytes(ptr: number): Uint8Array {
+    const { start, length } = this.typedArrayData(ptr);
+    return this.u8.slice(start, start + length);
+  }
+
+  /** The bytes of a TypedArray as 0x hex, read in place. */
+  readHex(ptr: number): string {
+    const { start, length } = this.typedArrayData(ptr);
+    return '0x' + this.buf.toString('hex', start, start + length);
+  }
+
+  /** A graph-ts BigInt's value, read in place. */
+  readBigInt(ptr: number): bigint {
+    const { start, length } = this.typedArrayData(ptr);
+    return signedLEToBigint(this.u8.subarray(start, start + length));
   }
 
   /** The element pointers (or u32 values) of an Array<T> whose elements are 4 bytes wide. */

@@ -4,7 +4,6 @@
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { AscHeap } from './asc-memory.ts';
 import { StoreValueKind } from './asc-types.ts';
-import { signedLEToBigint } from './bigint-bytes.ts';
 import {
   checkExponent,
   decimalFromParts,
@@ -16,19 +15,20 @@ import {
 /** graph-node's BigInt size limit: 131072 decimal digits, in bits, sign bit included. */
 const MAX_BIGINT_BITS = Math.floor(131072 * Math.log2(10)) + 1;
 
+/** Bounds of the numbers surely within the limit: measuring bits is left to the rare larger ones. */
+const SURELY_SMALL = 1n << 4096n;
+const SURELY_SMALL_NEGATIVE = -SURELY_SMALL;
+
 export function checkBigIntSize(n: bigint): bigint {
-  const abs = n < 0n ? -n : n;
-  // Cheap pre-check: anything under 400k bits is fine.
-  if (abs.toString(16).length * 4 > 400_000) {
-    const bits = abs.toString(2).length + 1;
-    if (bits > MAX_BIGINT_BITS)
-      throw new Error(`BigInt is too big, total bits ${bits} (max ${MAX_BIGINT_BITS})`);
-  }
+  if (n < SURELY_SMALL && n > SURELY_SMALL_NEGATIVE) return n;
+  const bits = (n < 0n ? -n : n).toString(2).length + 1;
+  if (bits > MAX_BIGINT_BITS)
+    throw new Error(`BigInt is too big, total bits ${bits} (max ${MAX_BIGINT_BITS})`);
   return n;
 }
 
 export function readBigInt(heap: AscHeap, ptr: number): bigint {
-  return checkBigIntSize(signedLEToBigint(heap.readBytes(ptr)));
+  return checkBigIntSize(heap.readBigInt(ptr));
 }
 
 export function writeBigInt(heap: AscHeap, n: bigint): number {

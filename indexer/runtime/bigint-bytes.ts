@@ -31,18 +31,23 @@ export function bigintToSignedLE(n: bigint): Uint8Array {
   return out;
 }
 
-/** The value of two's-complement little-endian `bytes` (empty means zero). */
+/**
+ * The value of two's-complement little-endian `bytes` (empty means zero), in 48-bit chunks that
+ * doubles hold exactly, from the most significant one, which alone carries the sign.
+ */
 export function signedLEToBigint(bytes: Uint8Array): bigint {
-  const len = bytes.length;
-  if (len === 0) return 0n;
-  if (len <= 6) {
-    // Fast path: fits a double exactly.
-    let v = 0;
-    for (let i = len - 1; i >= 0; i--) v = v * 256 + (bytes[i] as number);
-    if (((bytes[len - 1] as number) & 0x80) !== 0) v -= 2 ** (8 * len);
-    return BigInt(v);
+  const length = bytes.length;
+  if (length === 0) return 0n;
+  let at = length - (length % 6 || 6);
+  let top = 0;
+  for (let i = length - 1; i >= at; i--) top = top * 256 + bytes[i]!;
+  if ((bytes[length - 1]! & 0x80) !== 0) top -= 2 ** (8 * (length - at));
+  let value = BigInt(top);
+  while (at > 0) {
+    at -= 6;
+    let chunk = 0;
+    for (let i = at + 5; i >= at; i--) chunk = chunk * 256 + bytes[i]!;
+    value = (value << 48n) | BigInt(chunk);
   }
-  let v = BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
-  if (((bytes[len - 1] as number) & 0x80) !== 0) v -= 1n << BigInt(8 * len);
-  return v;
+  return value;
 }

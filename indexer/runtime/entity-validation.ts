@@ -67,6 +67,11 @@ function assignable(value: StoreValue, kind: StoreValue['kind']): boolean {
   return value.kind === 'Null' || value.kind === kind;
 }
 
+/** How errors name an entity; built only when one is thrown, as validation runs on every store.set. */
+function entityLabel(type: EntityTypeModel, id: string): string {
+  return `Entity ${type.name}[${id}]`;
+}
+
 /** Entity::validate, in schema field order; `entity` is the merged entity without null fields. */
 export function validateEntity(
   schema: SubgraphSchema,
@@ -74,17 +79,20 @@ export function validateEntity(
   id: string,
   entity: Entity,
 ): void {
-  const where = `Entity ${type.name}[${id}]`;
   for (const field of type.fields.values()) {
     const value = entity.get(field.name);
     if (field.derivedFrom !== undefined) {
       if (value !== undefined)
-        throw new EntityValidationError(`${where}: field \`${field.name}\` is derived and cannot be set`);
+        throw new EntityValidationError(
+          `${entityLabel(type, id)}: field \`${field.name}\` is derived and cannot be set`,
+        );
       continue;
     }
     if (value === undefined || value.kind === 'Null') {
       if (field.nonNull)
-        throw new EntityValidationError(`${where}: missing value for non-nullable field \`${field.name}\``);
+        throw new EntityValidationError(
+          `${entityLabel(type, id)}: missing value for non-nullable field \`${field.name}\``,
+        );
       continue;
     }
     const kind = storedKind(schema, field);
@@ -92,7 +100,7 @@ export function validateEntity(
       value.value.forEach((element, index) => {
         if (!assignable(element, kind)) {
           throw new EntityValidationError(
-            `${where}: field \`${field.name}\` is of type ${fieldTypeText(field)}, but the value \`${displayValue(value)}\` contains a ${valueTypeName(element)} at index ${index}`,
+            `${entityLabel(type, id)}: field \`${field.name}\` is of type ${fieldTypeText(field)}, but the value \`${displayValue(value)}\` contains a ${valueTypeName(element)} at index ${index}`,
           );
         }
       });
@@ -100,10 +108,10 @@ export function validateEntity(
     const ok = field.list ? value.kind === 'List' : assignable(value, kind);
     if (!ok) {
       throw new EntityValidationError(
-        `${where}: the value \`${displayValue(value)}\` for field \`${field.name}\` must have type ${fieldTypeText(field)} but has type ${valueTypeName(value)}`,
+        `${entityLabel(type, id)}: the value \`${displayValue(value)}\` for field \`${field.name}\` must have type ${fieldTypeText(field)} but has type ${valueTypeName(value)}`,
       );
     }
-    if (field.kind === 'Enum') checkEnumValue(schema, where, field, value);
+    if (field.kind === 'Enum') checkEnumValue(schema, entityLabel(type, id), field, value);
   }
 }
 
@@ -121,10 +129,11 @@ function checkEnumValue(schema: SubgraphSchema, where: string, field: FieldModel
 
 /** apiVersion >= 0.0.8: setting fields the schema does not define is an error listing them sorted. */
 export function checkUndefinedFields(type: EntityTypeModel, data: Entity): void {
+  let allDefined = true;
+  for (const name of data.keys()) allDefined &&= type.fields.has(name);
+  if (allDefined) return;
   const unknown = [...data.keys()].filter((name) => !type.fields.has(name)).sort();
-  if (unknown.length > 0) {
-    throw new EntityValidationError(
-      `Attempted to set undefined fields [${unknown.join(', ')}] for the entity type \`${type.name}\`. Make sure those fields are defined in the schema.`,
-    );
-  }
+  throw new EntityValidationError(
+    `Attempted to set undefined fields [${unknown.join(', ')}] for the entity type \`${type.name}\`. Make sure those fields are defined in the schema.`,
+  );
 }

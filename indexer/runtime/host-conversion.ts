@@ -41,8 +41,7 @@ export function bytesToBase58(bytes: Uint8Array): string {
 export const conversionFunctions: HostFunctions = {
   'typeConversion.bytesToString': (env) => (ptr: number) =>
     env.heap.writeString(bytesToString(env.heap.readBytes(ptr))),
-  'typeConversion.bytesToHex': (env) => (ptr: number) =>
-    env.heap.writeString(bytesToHex(env.heap.readBytes(ptr))),
+  'typeConversion.bytesToHex': (env) => (ptr: number) => env.heap.writeString(env.heap.readHex(ptr)),
   'typeConversion.stringToH160': (env) => (ptr: number) =>
     env.heap.writeBytes(stringToH160(env.heap.readString(ptr))),
   'typeConversion.bytesToBase58': (env) => (ptr: number) =>

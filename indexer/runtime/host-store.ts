@@ -8,6 +8,7 @@
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
+import { bytesToHex } from './host-conversion.ts';
 import {
   EntityValidationError,
   checkUndefinedFields,
@@ -27,14 +28,8 @@ function entityType(env: HostEnv, name: string): EntityTypeModel {
 export function parseEntityId(type: EntityTypeModel, id: string): { key: string; value: StoreValue } {
   switch (type.idKind) {
     case 'Bytes': {
-      const hex = id.startsWith('0x') ? id.slice(2) : id;
-      if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
-        throw new EntityValidationError(
-          `Entity ${type.name}: id \`${id}\` is not valid hex for an id of type Bytes`,
-        );
-      }
-      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
-      return { key: `0x${hex.toLowerCase()}`, value: { kind: 'Bytes', value: bytes } };
+      const key = bytesIdKey(type, id);
+      return { key, value: { kind: 'Bytes', value: Uint8Array.from(Buffer.from(key.slice(2), 'hex')) } };
     }
     case 'Int8': {
       if (!/^[+-]?[0-9]+$/.test(id))
@@ -49,11 +44,29 @@ export function parseEntityId(type: EntityTypeModel, id: string): { key: string;
   }
 }
 
-function sameId(a: StoreValue, b: StoreValue): boolean {
-  if (a.kind === 'Bytes' && b.kind === 'Bytes') return Buffer.compare(a.value, b.value) === 0;
-  if (a.kind === 'String' && b.kind === 'String') return a.value === b.value;
-  if (a.kind === 'Int8' && b.kind === 'Int8') return a.value === b.value;
-  return false;
+/** A Bytes id as lowercase 0x hex, the form it is keyed by. */
+function bytesIdKey(type: EntityTypeModel, id: string): string {
+  const hex = id.startsWith('0x') ? id.slice(2) : id;
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
+    throw new EntityValidationError(
+      `Entity ${type.name}: id \`${id}\` is not valid hex for an id of type Bytes`,
+    );
+  }
+  return `0x${hex.toLowerCase()}`;
+}
+
+/** Whether the `id` value a mapping set equals the id passed to store.set (`key`, canonical). */
+function sameId(type: EntityTypeModel, given: StoreValue, key: string): boolean {
+  switch (given.kind) {
+    case 'Bytes':
+      return type.idKind === 'Bytes' && bytesToHex(given.value) === key;
+    case 'String':
+      return type.idKind === 'String' && given.value === key;
+    case 'Int8':
+      return type.idKind === 'Int8' && given.value.toString() === key;
+    default:
+      return false;
+  }
 }
 
 /** Runs a store call, marking its failures as store failures rather than mapping errors. */
@@ -69,35 +82,49 @@ function writeKey(type: string, id: string): string {
   return `${type}\u0000${id}`;
 }
 
+/** Whether an apiVersion makes setting undefined fields an error, by version text. */
+const strictByVersion = new Map<string, boolean>();
+
 /** apiVersion 0.0.8 made setting undefined fields an error; earlier mappings have them dropped. */
 function strictFields(env: HostEnv): boolean {
   const version = env.runtime.dataSource?.mapping.apiVersion;
   if (version === undefined) return true;
-  const [major = 0, minor = 0, patch = 0] = version.split('.').map(Number);
-  return major > 0 || minor > 0 || patch >= 8;
+  let strict = strictByVersion.get(version);
+  if (strict === undefined) {
+    const [major = 0, minor = 0, patch = 0] = version.split('.').map(Number);
+    strict = major > 0 || minor > 0 || patch >= 8;
+    strictByVersion.set(version, strict);
+  }
+  return strict;
 }
 
 /** store.set semantics on host values; exported for the host-semantics tests. */
 export function storeSet(env: HostEnv, typeName: string, id: string, data: Entity): void {
   const type = entityType(env, typeName);
-  const { key, value: idValue } = parseEntityId(type, id);
   const given = data.get('id');
+  let key: string;
   if (given === undefined) {
-    data.set('id', idValue);
-  } else if (!sameId(given, idValue)) {
-    if (given.kind !== idValue.kind) {
+    const parsed = parseEntityId(type, id);
+    key = parsed.key;
+    data.set('id', parsed.value);
+  } else {
+    key = type.idKind === 'Bytes' ? bytesIdKey(type, id) : parseEntityId(type, id).key;
+    if (!sameId(type, given, key)) {
+      if (given.kind !== parseEntityId(type, id).value.kind) {
+        throw new EntityValidationError(
+          `Attribute \`${type.name}.id\` has wrong type: expected ${type.idKind} but got ${valueTypeName(given)}`,
+        );
+      }
       throw new EntityValidationError(
-        `Attribute \`${type.name}.id\` has wrong type: expected ${type.idKind} but got ${valueTypeName(given)}`,
+        `Value of ${type.name} attribute 'id' conflicts with ID passed to \`store.set()\`: ${displayValue(given)} != ${key}`,
       );
     }
-    throw new EntityValidationError(
-      `Value of ${type.name} attribute 'id' conflicts with ID passed to \`store.set()\`: ${displayValue(given)} != ${key}`,
-    );
   }
   if (strictFields(env)) checkUndefinedFields(type, data);
   else for (const name of [...data.keys()]) if (!type.fields.has(name)) data.delete(name);
   const block = env.block;
-  const writtenInBlock = block.writes.get(writeKey(type.name, key)) === true;
+  const writeKeyOfEntity = writeKey(type.name, key);
+  const writtenInBlock = block.writes.get(writeKeyOfEntity) === true;
   // An immutable entity not written in this block has nothing to merge with: it is new or an error.
   if (type.immutable && !writtenInBlock && access(() => block.tx.has(type.name, key))) {
     throw new EntityValidationError(
@@ -105,14 +132,15 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
     );
   }
   const existing = type.immutable && !writtenInBlock ? null : access(() => block.tx.get(type.name, key));
-  const merged: Entity = existing ? new Map(existing) : new Map();
+  // `data` was read from the mapping for this call alone, so with nothing to merge it becomes the entity
+  const merged: Entity = existing ? new Map(existing) : data;
   for (const [field, value] of data) {
     if (value.kind === 'Null') merged.delete(field);
-    else merged.set(field, value);
+    else if (merged !== data) merged.set(field, value);
   }
   validateEntity(env.runtime.schema, type, key, merged);
   access(() => block.tx.set(type.name, key, merged));
-  block.writes.set(writeKey(type.name, key), true);
+  block.writes.set(writeKeyOfEntity, true);
 }
 
 /** store.remove semantics on host values. */
