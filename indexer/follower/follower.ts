@@ -15,7 +15,7 @@ import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.t
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
-import type { BlockHeader, IndexerStore } from '../store/sqlite-store.ts';
+import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
 import { StoppedError, type ChainSource, type LogFilter } from './chain-source.ts';
 
 export interface FollowerOptions {
@@ -324,6 +324,7 @@ export class ChainFollower {
     const dynamicBefore = [...this.sources.dynamic];
     const fetched = new Set<string>();
     let logs = initialLogs;
+    let deferImmutableChecks = true;
     for (;;) {
       const writer = store.blockWriter(header.number);
       const steps = processor.blockSteps(
@@ -336,6 +337,7 @@ export class ChainFollower {
         },
         writer,
         this.sources,
+        deferImmutableChecks,
       );
       // Between steps the event loop runs the prefetch's network callbacks (its requests and a large
       // response's chunks each need a turn); without this the fetch would wait for the whole range.
@@ -362,7 +364,15 @@ export class ChainFollower {
           continue;
         }
       }
-      writer.flush();
+      try {
+        writer.flush();
+      } catch (error) {
+        // an immutable entity inserted again: run the block with the checks that name the handler
+        if (!(error instanceof ImmutableEntityConflict) || !deferImmutableChecks) throw error;
+        deferImmutableChecks = false;
+        this.sources = new DataSourceSet(subgraph, dynamicBefore);
+        continue;
+      }
       for (const ds of result.createdDataSources) {
         store.recordDataSource({
           template: ds.template,

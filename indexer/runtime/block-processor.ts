@@ -31,8 +31,14 @@ export interface BlockProcessor {
   /**
    * processBlock as steps: the generator pauses after every few logs so that a caller can let other
    * work run (the follower's prefetch) in the middle of a large block, and returns the result.
+   * `deferImmutableChecks`: see BlockState.
    */
-  blockSteps(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): Generator<void, BlockResult>;
+  blockSteps(
+    block: BlockWithLogs,
+    tx: EntityStoreTx,
+    sources: DataSourceSet,
+    deferImmutableChecks?: boolean,
+  ): Generator<void, BlockResult>;
   /** instances created so far (one at start per module, plus replacements) */
   readonly instancesCreated: number;
   /** bytes of linear memory held by the mapping modules (one memory per module) */
@@ -214,8 +220,8 @@ export function createBlockProcessor(
         if (step.done) return step.value;
       }
     },
-    *blockSteps(block, tx, sources) {
-      const state = new BlockState(block.number, tx);
+    *blockSteps(block, tx, sources, deferImmutableChecks = false) {
+      const state = new BlockState(block.number, tx, deferImmutableChecks);
       runtime.block = state;
       try {
         const logs = sortedLogs(block.logs);

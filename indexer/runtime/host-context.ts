@@ -21,6 +21,13 @@ export class BlockState {
   constructor(
     readonly number: bigint,
     readonly tx: EntityStoreTx,
+    /**
+     * When true, store.set of a new immutable entity does not look up whether an earlier block
+     * inserted it: the store's unique id index refuses such an insert when the block is written,
+     * and the caller then runs the block again with this false to fail it with graph-node's error
+     * (graph-node likewise leaves that case to a database constraint).
+     */
+    readonly deferImmutableChecks = false,
   ) {}
 }
 

@@ -126,7 +126,12 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   const writeKeyOfEntity = writeKey(type.name, key);
   const writtenInBlock = block.writes.get(writeKeyOfEntity) === true;
   // An immutable entity not written in this block has nothing to merge with: it is new or an error.
-  if (type.immutable && !writtenInBlock && access(() => block.tx.has(type.name, key))) {
+  if (
+    type.immutable &&
+    !writtenInBlock &&
+    !block.deferImmutableChecks &&
+    access(() => block.tx.has(type.name, key))
+  ) {
     throw new EntityValidationError(
       `Entity ${type.name}[${key}] is immutable and was inserted at an earlier block; it cannot be updated`,
     );

@@ -117,6 +117,17 @@ interface TableStatements {
   insert: Database.Statement;
 }
 
+/** An immutable entity written again by a later block: the store holds its id already. */
+export class ImmutableEntityConflict extends Error {
+  constructor(
+    readonly entityType: string,
+    readonly id: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Entity ${entityType}[${id}] is immutable and was inserted at an earlier block`, options);
+  }
+}
+
 /** Opens (creating if needed) the store at `options.path` and prepares its statements. */
 export function openStore(options: StoreOptions): IndexerStore {
   return new IndexerStore(options);
@@ -361,16 +372,35 @@ export class IndexerStore {
     return t.hasCurrent.get(idToSql(t.layout.idKind, id)) !== undefined;
   }
 
-  /** Writes one block's changes: closes the current versions and inserts the new ones. */
+  /**
+   * Writes one block's changes: closes the current versions and inserts the new ones, all or none.
+   * An immutable entity inserted again (its id is already stored) is an ImmutableEntityConflict.
+   */
   writeChanges(blockNumber: number, changes: Map<string, Map<string, Entity | null>>): void {
-    for (const [entityType, byId] of changes) {
-      const t = this.table(entityType);
-      const immutable = t.layout.entity.immutable;
-      for (const [id, entity] of byId) {
-        // an immutable entity has no version to close; a second insert of its id fails the unique index
-        if (!immutable || entity === null) t.close.run(blockNumber, idToSql(t.layout.idKind, id));
-        if (entity !== null) t.insert.run(blockNumber, OPEN_BLOCK, ...entityToRow(t.layout, entity));
+    this.db.exec('SAVEPOINT "write_changes"');
+    try {
+      for (const [entityType, byId] of changes) {
+        const t = this.table(entityType);
+        const immutable = t.layout.entity.immutable;
+        for (const [id, entity] of byId) {
+          // an immutable entity has no version to close; a second insert of its id fails the unique index
+          if (!immutable || entity === null) t.close.run(blockNumber, idToSql(t.layout.idKind, id));
+          if (entity === null) continue;
+          try {
+            t.insert.run(blockNumber, OPEN_BLOCK, ...entityToRow(t.layout, entity));
+          } catch (error) {
+            const code = (error as { code?: string }).code;
+            if (immutable && code === 'SQLITE_CONSTRAINT_UNIQUE')
+              throw new ImmutableEntityConflict(entityType, id, { cause: error });
+            throw error;
+          }
+        }
       }
+      this.db.exec('RELEASE "write_changes"');
+    } catch (error) {
+      this.db.exec('ROLLBACK TO "write_changes"');
+      this.db.exec('RELEASE "write_changes"');
+      throw error;
     }
   }
 

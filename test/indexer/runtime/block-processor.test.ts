@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAbi, type Hex } from 'viem';
 import { HandlerError, createBlockProcessor } from '../../../indexer/runtime/block-processor.ts';
 import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
-import { openStore } from '../../../indexer/store/sqlite-store.ts';
+import { ImmutableEntityConflict, openStore } from '../../../indexer/store/sqlite-store.ts';
 import { makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
 
 const buildDir = new URL('../../../subgraph/build', import.meta.url).pathname;
@@ -167,6 +167,46 @@ describe('block processor on the project subgraph', () => {
     expect(error.handler).toBe('handleOwnershipTransferred');
     expect(error.message).toContain('is immutable and was inserted at an earlier block');
     expect(harness.store.checkpoint().number).toBe(7);
+  });
+
+  it('leaves a deferred immutable check to the store, which refuses the block whole', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    const transfer = (block: number, logIndex: number) =>
+      makeLog(
+        abi,
+        'OwnershipTransferred',
+        { previousOwner: '0x' + '00'.repeat(20), newOwner: '0x' + '44'.repeat(20) },
+        { address: address('FundRegistry'), block, logIndex, tx: 99 },
+      );
+    harness.runBlock(7, [transfer(7, 1)]);
+    expect(harness.store.getCurrent('ProtocolEvent', `${txHash(99)}01000000`)).not.toBeNull();
+    harness.store.begin();
+    try {
+      const writer = harness.store.blockWriter(8);
+      const block = { number: 8n, hash: txHash(8), parentHash: txHash(7), timestamp: 100n };
+      const steps = harness.processor.blockSteps(
+        { ...block, logs: [transfer(8, 0), transfer(8, 1)] },
+        writer,
+        harness.sources,
+        true,
+      );
+      let step = steps.next();
+      while (!step.done) step = steps.next();
+      expect(step.value.handlerCalls).toBe(2); // the handler was not stopped by a lookup
+      let conflict: unknown;
+      try {
+        writer.flush();
+      } catch (error) {
+        conflict = error;
+      }
+      expect(conflict).toBeInstanceOf(ImmutableEntityConflict);
+      expect((conflict as ImmutableEntityConflict).entityType).toBe('ProtocolEvent');
+      // the new event (log index 0), inserted before the conflicting one, was taken back with it
+      const newEventId = `${txHash(99)}00000000`;
+      expect(harness.store.getCurrent('ProtocolEvent', newEventId)).toBeNull();
+    } finally {
+      harness.store.rollback();
+    }
   });
 
   it('gives the same results when every handler call gets a fresh instance', async () => {
