@@ -12,8 +12,9 @@ export interface ChainSourceOptions {
   /** upper bound of the span (default 10,000) */
   maxRange?: number;
   /**
-   * logs per range to aim for (default 2,000): a range returning more halves the span, one returning
-   * fewer than half of it lets the span double; this bounds the memory one range takes
+   * logs per range to aim for (default 5,000): a range returning more halves the span, one returning
+   * fewer than half of it lets the span double; this bounds the memory one range takes, while ranges
+   * large enough keep a distant node's three round trips per range from setting the pace
    */
   targetLogsPerRange?: number;
   /** first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s) */
@@ -163,7 +164,7 @@ export class ChainSource {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
         const logs = await this.getLogs(filter, from, to);
-        const target = this.options.targetLogsPerRange ?? 2_000;
+        const target = this.options.targetLogsPerRange ?? 5_000;
         const width = to - from + 1;
         if (logs.length > target) {
           // scale the span to the density just seen, so one dense stretch does not take several halvings

@@ -1,5 +1,6 @@
 // A real HTTP server on loopback that stands in front of an upstream (the indexer's GraphQL
-// endpoint, anvil's JSON-RPC, a distribution file server) and misbehaves on command. Tests switch
+// endpoint, anvil's JSON-RPC, a distribution file server) and misbehaves on command (the indexer
+// benchmark also uses it to put anvil at a hosted provider's distance). Tests switch
 // its fault between requests; with no fault it forwards every request unchanged. Faults are made
 // on the wire, never by patching the service's modules.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,7 +18,9 @@ export type Fault =
   /** forward, then rewrite the upstream's JSON answer */
   | { kind: 'rewrite'; rewrite: (json: unknown) => unknown }
   /** forward most requests, fail each one whose ordinal `fails` says (a flaky upstream) */
-  | { kind: 'flaky'; fails: (ordinal: number) => 'reset' | 'status' | null };
+  | { kind: 'flaky'; fails: (ordinal: number) => 'reset' | 'status' | null }
+  /** forward every request after `ms` milliseconds (a distant upstream) */
+  | { kind: 'delay'; ms: number };
 
 export interface FaultProxy {
   url: string;
@@ -100,6 +103,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return;
       }
     }
+    if (current.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, current.ms));
     const answer = await forward(origin, req, body);
     if (current.kind === 'rewrite') {
       const rewritten = Buffer.from(JSON.stringify(current.rewrite(JSON.parse(answer.body.toString()))));
