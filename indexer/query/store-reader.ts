@@ -28,6 +28,8 @@ export class StoreReader {
   ) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.defaultSafeIntegers(true);
+    // sorts that spill stay in memory: the service writes no file outside its DATA_DIR
+    this.db.pragma('temp_store = MEMORY');
   }
 
   /** Runs `fn` in one read transaction (a consistent snapshot). */

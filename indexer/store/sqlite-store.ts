@@ -156,6 +156,8 @@ export class IndexerStore {
     // than inside the writer's commits. 16 MiB of page cache keeps hot index pages.
     this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma('cache_size = -16384');
+    // the statement journal of writeChanges' savepoint stays in memory, not in a file under TMPDIR
+    this.db.pragma('temp_store = MEMORY');
     this.db.defaultSafeIntegers(true);
     this.layouts = buildLayouts(options.schema);
     this.startBlock = options.startBlock;
