@@ -72,6 +72,22 @@ function resolveImport(path: string): { contents: string } | { error: string } {
 }
 
 /**
+ * Compiles Solidity sources (by file name) with the project's solc and settings: the contracts of
+ * each file by name. Errors throw; warnings are printed.
+ */
+export function compileSolidity(sources: Record<string, { content: string }>): SolcOutput['contracts'] {
+  const solc = require('solc') as Solc;
+  const input = { language: 'Solidity', sources, settings };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: resolveImport })) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  for (const warning of (output.errors ?? []).filter((e) => e.severity === 'warning')) {
+    console.warn(warning.formattedMessage);
+  }
+  return output.contracts;
+}
+
+/**
  * Compiles the contracts unless the build is up to date. Returns the names of the contracts
  * written, or an empty list when nothing had to be rebuilt.
  */
@@ -82,20 +98,11 @@ export function compileContracts(options: { force?: boolean } = {}): string[] {
   const hash = createHash('sha256').update(JSON.stringify({ version, settings, sources })).digest('hex');
   if (!options.force && existsSync(hashFile) && readFileSync(hashFile, 'utf8') === hash) return [];
 
-  const solc = require('solc') as Solc;
-
-  const input = { language: 'Solidity', sources, settings };
-  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: resolveImport })) as SolcOutput;
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
-  for (const warning of (output.errors ?? []).filter((e) => e.severity === 'warning')) {
-    console.warn(warning.formattedMessage);
-  }
-
+  const contracts = compileSolidity(sources);
   mkdirSync(buildDir, { recursive: true });
   const written: string[] = [];
   for (const file of Object.keys(sources)) {
-    for (const [contractName, contract] of Object.entries(output.contracts[file] ?? {})) {
+    for (const [contractName, contract] of Object.entries(contracts[file] ?? {})) {
       // Interfaces and abstract contracts have no bytecode: nothing to deploy, nothing to write.
       if (contract.evm.bytecode.object.length === 0) continue;
       const artifact: ContractArtifact = {
