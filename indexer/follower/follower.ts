@@ -10,6 +10,11 @@
 // came from that chain; any disagreement (or a log whose blockHash differs from its header) makes
 // the range be fetched again. A block that creates data sources ends its range: the logs fetched
 // for the rest of it lack the new addresses, so the next range is fetched with them.
+//
+// The next range is fetched while one is processed; a block's handlers run in steps with the event
+// loop turning between them, so that fetch moves on. Blocks run without looking new immutable
+// entities up in the store (graph-node's assumption too); if the store refuses one as inserted by an
+// earlier block, the block runs again with the lookups, which fail it with graph-node's error.
 import type { Hex, Log } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';

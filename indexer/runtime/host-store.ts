@@ -110,7 +110,7 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   } else {
     key = type.idKind === 'Bytes' ? bytesIdKey(type, id) : parseEntityId(type, id).key;
     if (!sameId(type, given, key)) {
-      if (given.kind !== parseEntityId(type, id).value.kind) {
+      if (given.kind !== type.idKind) {
         throw new EntityValidationError(
           `Attribute \`${type.name}.id\` has wrong type: expected ${type.idKind} but got ${valueTypeName(given)}`,
         );
