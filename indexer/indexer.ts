@@ -178,7 +178,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         store,
         subgraph,
         processor: createBlockProcessor(subgraph, schema, {
-          maxInstanceMemoryBytes: 4 * 1024 * 1024,
+          maxInstanceMemoryBytes: 2 * 1024 * 1024,
           logger: (level, message) => {
             if (level !== 'debug' && level !== 'info') log(`mapping ${level}: ${message}`);
           },

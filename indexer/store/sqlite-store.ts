@@ -155,7 +155,7 @@ export class IndexerStore {
     // Checkpoints (copying the WAL into the database file, then fsync) run on a worker thread rather
     // than inside the writer's commits. 16 MiB of page cache keeps hot index pages.
     this.db.pragma('wal_autocheckpoint = 0');
-    this.db.pragma('cache_size = -16384');
+    this.db.pragma('cache_size = -8192');
     // the statement journal of writeChanges' savepoint stays in memory, not in a file under TMPDIR
     this.db.pragma('temp_store = MEMORY');
     this.db.defaultSafeIntegers(true);

@@ -40,6 +40,10 @@ export function startWalCheckpointer(
   const worker = new Worker(workerSource, {
     eval: true,
     workerData: { path, intervalMs, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+    // nothing of the parent's flags (a TypeScript loader such as `--import tsx` among them) and a
+    // small heap: the thread holds one connection and a timer
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
   });
   worker.on('message', (message: string) => onError?.(message));
   worker.on('error', (error) => onError?.(String(error)));
