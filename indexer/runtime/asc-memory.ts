@@ -20,6 +20,25 @@ const MIN_ARENA_SIZE = 10_000;
 /** 2^(8n-1): the bound of an n-byte two's-complement number */
 const SIGNED_LIMITS = [0, 2 ** 7, 2 ** 15, 2 ** 23, 2 ** 31, 2 ** 39, 2 ** 47];
 
+// eslint-disable-next-line no-control-regex -- NUL is what is looked for
+const SURROGATE_OR_NUL = /[\u0000\uD800-\uDFFF]/;
+
+/**
+ * graph-node's reading of a string: UTF-16 with a lone surrogate is an error (Rust's from_utf16),
+ * and NUL characters are dropped (Postgres refuses them).
+ */
+function checkedString(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = s.charCodeAt(i + 1);
+    if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff))
+      throw new Error('invalid utf-16: lone surrogate found');
+    i++;
+  }
+  return s.replaceAll('\u0000', '');
+}
+
 const typeIdNames = Object.keys(TypeId) as TypeIdName[];
 
 /**
@@ -48,7 +67,6 @@ export class AscHeap {
   /** absolute addresses of pointer slots written while an image is recorded */
   private recording: number[] | null = null;
   private readonly classIds: Record<TypeIdName, number>;
-  private readonly utf16 = new TextDecoder('utf-16le');
 
   constructor(private readonly exports: MappingExports) {
     this.u8 = new Uint8Array(exports.memory.buffer);
@@ -107,9 +125,8 @@ export class AscHeap {
   readString(ptr: number): string {
     const byteLength = this.rtSize(ptr);
     this.checkPtr(ptr, byteLength);
-    // short strings (names, ids, hex) keep their code units as they are, in one native call
-    if (byteLength <= 64) return this.buf.toString('utf16le', ptr, ptr + byteLength);
-    return this.utf16.decode(this.u8.subarray(ptr, ptr + byteLength));
+    const s = this.buf.toString('utf16le', ptr, ptr + byteLength);
+    return SURROGATE_OR_NUL.test(s) ? checkedString(s) : s;
   }
 
   readNullableString(ptr: number): string | null {

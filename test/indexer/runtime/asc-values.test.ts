@@ -99,6 +99,25 @@ describe('direct writes and images in mapping memory', () => {
     expect([...instance.heap.readBytes(ptr)]).toEqual([0xff, 0x00]);
   });
 
+  it('reads strings as graph-node does: NULs dropped, surrogate pairs kept', () => {
+    const heap = instance.heap;
+    expect(heap.readString(heap.writeString('a\u0000b\u0000'))).toBe('ab');
+    expect(heap.readString(heap.writeString('🚀 ok'))).toBe('🚀 ok');
+  });
+
+  it('refuses a string with a lone surrogate, as from_utf16 does', () => {
+    const heap = instance.heap;
+    expect(() => heap.readString(heap.writeString('x\ud800y'))).toThrow(
+      'invalid utf-16: lone surrogate found',
+    );
+    expect(() => heap.readString(heap.writeString('x\udc00'))).toThrow(
+      'invalid utf-16: lone surrogate found',
+    );
+    expect(() => heap.readString(heap.writeString('long '.repeat(40) + '\ud83d'))).toThrow(
+      'invalid utf-16: lone surrogate found',
+    );
+  });
+
   it('writes hex as bytes and refuses text that is not hex', () => {
     expect([...instance.heap.readBytes(instance.heap.writeHexBytes('0x00ff10'))]).toEqual([0, 255, 16]);
     expect(() => instance.heap.writeHexBytes('0x00zz')).toThrow('invalid hex bytes: 0x00zz');
