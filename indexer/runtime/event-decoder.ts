@@ -2,7 +2,8 @@
 // hashes the event signature and checksums every address on each call; at indexing rates that
 // hashing dominates, so this decoder does the same work with viem's decodeAbiParameters on a copy
 // of the ABI where addresses read as uint160 (the same 32-byte word) and skips the selector lookup
-// (the caller already matched topic0). Like graph-node, indexed parameters of dynamic types
+// (the caller already matched topic0); events of single-word parameters only, the common case, are
+// read straight from the hex text, addresses as hex. Like graph-node, indexed parameters of dynamic types
 // (string, bytes, arrays, tuples) yield their topic, a 32-byte hash.
 import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex, type Log } from 'viem';
 
@@ -28,9 +29,12 @@ function addressesAsUint(param: AbiParameter): AbiParameter {
 
 const staticWord = /^(address|bool|u?int(\d*)|bytes([1-9]|[12]\d|3[0-2]))$/;
 
-/** Reads one 32-byte word (64 hex digits) as viem would decode a static parameter of `type`. */
+/**
+ * Reads one 32-byte word (64 hex digits) as viem would decode a static parameter of `type`, but an
+ * address as the unchecksummed hex of its last 20 bytes.
+ */
 function readWord(type: string, word: string): unknown {
-  if (type === 'address') return BigInt(`0x${word.slice(24)}`);
+  if (type === 'address') return `0x${word.slice(24)}`;
   if (type === 'bool') return BigInt(`0x${word}`) !== 0n;
   if (type.startsWith('bytes')) return `0x${word.slice(0, 2 * Number(type.slice(5)))}`;
   const value = BigInt(`0x${word}`);

@@ -172,8 +172,7 @@ function scalarToSql(column: ColumnLayout, value: StoreValue): unknown {
       if (value.kind !== 'String') throw mismatch(column, value);
       return value.value;
     case 'Bytes':
-      if (value.kind === 'Bytes')
-        return Buffer.from(value.value.buffer, value.value.byteOffset, value.value.byteLength);
+      if (value.kind === 'Bytes') return value.value; // better-sqlite3 binds any Uint8Array as a BLOB
       if (value.kind === 'String') return hexToBytes(value.value);
       throw mismatch(column, value);
     case 'BigInt':
