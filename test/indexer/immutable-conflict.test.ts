@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileSolidity } from '../../devnet/compile.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
+import { createTxQueue } from '../../devnet/tx-queue.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
@@ -28,18 +29,16 @@ let dataDir: string;
 let emitter: Hex;
 let deployBlock: number;
 
-/** Sends a transaction (anvil mines it at once) and returns its receipt. */
+/** Mines one block holding `tx` (through the devnet's checked transaction queue). */
 async function send(tx: {
   to?: Hex;
   data: Hex;
 }): Promise<{ blockNumber: number; contractAddress: Hex | null }> {
-  const hash = await rpc.request<Hex>('eth_sendTransaction', [{ from: sender, ...tx }]);
-  const receipt = await rpc.request<{ blockNumber: Hex; contractAddress: Hex | null; status: Hex }>(
-    'eth_getTransactionReceipt',
-    [hash],
-  );
-  if (receipt.status !== '0x1') throw new Error(`transaction ${hash} reverted`);
-  return { blockNumber: Number(receipt.blockNumber), contractAddress: receipt.contractAddress };
+  const latest = await rpc.request<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+  const queue = createTxQueue(rpc);
+  await queue.send([{ from: sender, ...tx, label: tx.to ? 'probe' : 'deploy ProbeEmitter' }]);
+  const block = await queue.mine(BigInt(latest.timestamp) + 12n);
+  return { blockNumber: Number(block.number), contractAddress: block.txs[0]!.receipt.contractAddress };
 }
 
 const probe = (kind: number, input: string) =>
@@ -52,7 +51,7 @@ beforeAll(async () => {
   const buildDir = buildProbeSubgraph();
   const compiled = compileSolidity({ 'ProbeEmitter.sol': { content: readFileSync(contractFile, 'utf8') } });
   const bytecode = `0x${compiled['ProbeEmitter.sol']!.ProbeEmitter!.evm.bytecode.object}` as Hex;
-  anvil = await startAnvil({ automine: true });
+  anvil = await startAnvil();
   rpc = createRpcClient(anvil.rpcUrl);
   const deployed = await send({ data: bytecode });
   emitter = deployed.contractAddress!;
