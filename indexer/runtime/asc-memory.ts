@@ -159,7 +159,7 @@ export class AscHeap {
   /** A graph-ts BigInt's value, read in place. */
   readBigInt(ptr: number): bigint {
     const { start, length } = this.typedArrayData(ptr);
-    return signedLEToBigint(this.u8.subarray(start, start + length));
+    return signedLEToBigint(this.u8, start, length);
   }
 
   /** The element pointers (or u32 values) of an Array<T> whose elements are 4 bytes wide. */

@@ -56,21 +56,21 @@ export function writeBigDecimal(heap: AscHeap, d: Decimal): number {
 /** Reads a graph-ts store `Value` object. */
 export function readStoreValue(heap: AscHeap, ptr: number): StoreValue {
   const kind = heap.u32(ptr);
-  const payload = heap.i64(ptr + 8);
-  const target = Number(payload & 0xffffffffn);
+  // the 64-bit payload: a number for Int8 and Timestamp, else a pointer or a small value in its low word
+  const target = heap.u32(ptr + 8);
   switch (kind) {
     case StoreValueKind.String:
       return { kind: 'String', value: heap.readString(target) };
     case StoreValueKind.Int:
-      return { kind: 'Int', value: Number(BigInt.asIntN(32, payload)) };
+      return { kind: 'Int', value: target | 0 };
     case StoreValueKind.Int8:
-      return { kind: 'Int8', value: payload };
+      return { kind: 'Int8', value: heap.i64(ptr + 8) };
     case StoreValueKind.Timestamp:
-      return { kind: 'Timestamp', value: payload };
+      return { kind: 'Timestamp', value: heap.i64(ptr + 8) };
     case StoreValueKind.BigDecimal:
       return { kind: 'BigDecimal', value: decimalToString(readBigDecimal(heap, target)) };
     case StoreValueKind.Bool:
-      return { kind: 'Bool', value: payload !== 0n };
+      return { kind: 'Bool', value: target !== 0 || heap.u32(ptr + 12) !== 0 };
     case StoreValueKind.Array:
       return { kind: 'List', value: heap.readArrayU32(target).map((p) => readStoreValue(heap, p)) };
     case StoreValueKind.Null:

@@ -32,21 +32,20 @@ export function bigintToSignedLE(n: bigint): Uint8Array {
 }
 
 /**
- * The value of two's-complement little-endian `bytes` (empty means zero), in 48-bit chunks that
+ * The value of the two's-complement little-endian bytes at `start` (none means zero), in 48-bit chunks that
  * doubles hold exactly, from the most significant one, which alone carries the sign.
  */
-export function signedLEToBigint(bytes: Uint8Array): bigint {
-  const length = bytes.length;
+export function signedLEToBigint(bytes: Uint8Array, start = 0, length = bytes.length - start): bigint {
   if (length === 0) return 0n;
   let at = length - (length % 6 || 6);
   let top = 0;
-  for (let i = length - 1; i >= at; i--) top = top * 256 + bytes[i]!;
-  if ((bytes[length - 1]! & 0x80) !== 0) top -= 2 ** (8 * (length - at));
+  for (let i = length - 1; i >= at; i--) top = top * 256 + bytes[start + i]!;
+  if ((bytes[start + length - 1]! & 0x80) !== 0) top -= 2 ** (8 * (length - at));
   let value = BigInt(top);
   while (at > 0) {
     at -= 6;
     let chunk = 0;
-    for (let i = at + 5; i >= at; i--) chunk = chunk * 256 + bytes[i]!;
+    for (let i = at + 5; i >= at; i--) chunk = chunk * 256 + bytes[start + i]!;
     value = (value << 48n) | BigInt(chunk);
   }
   return value;

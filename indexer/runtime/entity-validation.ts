@@ -67,6 +67,18 @@ function assignable(value: StoreValue, kind: StoreValue['kind']): boolean {
   return value.kind === 'Null' || value.kind === kind;
 }
 
+/** A type's fields in schema order, as an array: validation walks them on every store.set. */
+const fieldLists = new WeakMap<EntityTypeModel, FieldModel[]>();
+
+function fieldsOf(type: EntityTypeModel): FieldModel[] {
+  let fields = fieldLists.get(type);
+  if (!fields) {
+    fields = [...type.fields.values()];
+    fieldLists.set(type, fields);
+  }
+  return fields;
+}
+
 /** How errors name an entity; built only when one is thrown, as validation runs on every store.set. */
 function entityLabel(type: EntityTypeModel, id: string): string {
   return `Entity ${type.name}[${id}]`;
@@ -79,7 +91,7 @@ export function validateEntity(
   id: string,
   entity: Entity,
 ): void {
-  for (const field of type.fields.values()) {
+  for (const field of fieldsOf(type)) {
     const value = entity.get(field.name);
     if (field.derivedFrom !== undefined) {
       if (value !== undefined)
