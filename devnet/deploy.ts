@@ -92,7 +92,8 @@ export function contractsOf(
   ];
 }
 
-function deployData(name: ContractName, args: readonly unknown[]): Hex {
+/** The creation calldata of a compiled contract with its constructor arguments. */
+export function deployData(name: ContractName, args: readonly unknown[]): Hex {
   const artifact = loadArtifact(name);
   return encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode, args });
 }

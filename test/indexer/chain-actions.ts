@@ -1,16 +1,8 @@
 // Transactions the indexer end-to-end tests make on their own anvil: NAV drafts from the operator,
 // module pauses from a fund's multisig and new funds deployed (and registered) by the deployer, each
 // mined as one block, plus anvil snapshots to build alternative histories.
-import {
-  encodeDeployData,
-  encodeFunctionData,
-  getContractAddress,
-  type Abi,
-  type Address,
-  type Hex,
-} from 'viem';
-import { loadArtifact } from '../../devnet/compile.ts';
-import { abiOf, type Deployment } from '../../devnet/deploy.ts';
+import { encodeFunctionData, getContractAddress, type Address, type Hex } from 'viem';
+import { abiOf, deployData, type Deployment } from '../../devnet/deploy.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue, type TxRequest } from '../../devnet/tx-queue.ts';
 
@@ -105,15 +97,17 @@ export class ChainActions {
     const c = this.deployment.contracts;
     const nonce = await this.rpc.request<Hex>('eth_getTransactionCount', [deployer, 'pending']);
     const vault = getContractAddress({ from: deployer, nonce: BigInt(nonce) });
-    const artifact = loadArtifact('FundVault');
     const requests: TxRequest[] = [
       {
         from: deployer,
-        data: encodeDeployData({
-          abi: artifact.abi as Abi,
-          bytecode: artifact.bytecode,
-          args: [c.baseAsset, c.threePoolPolicy, c.dividendDistributor, multisig, `${slug} Share`, 'tSHR'],
-        }),
+        data: deployData('FundVault', [
+          c.baseAsset,
+          c.threePoolPolicy,
+          c.dividendDistributor,
+          multisig,
+          `${slug} Share`,
+          'tSHR',
+        ]),
         label: `deploy FundVault ${slug}`,
       },
     ];
