@@ -17,12 +17,12 @@ import { deployProtocol } from '../devnet/deploy.ts';
 import { runScenario } from '../devnet/scenario.ts';
 import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
 import { ChainSource } from '../indexer/follower/chain-source.ts';
+import { COMMIT_EVENTS } from '../indexer/follower/follower.ts';
 import { createIndexer, type NetworkContract } from '../indexer/indexer.ts';
 import { createProgressDisplay } from '../indexer/progress.ts';
 import { createEventDecoder, type EventDecoder } from '../indexer/runtime/event-decoder.ts';
 import { loadSubgraph } from '../indexer/runtime/manifest.ts';
-import type { Entity } from '../indexer/store/entity.ts';
-import { bytesToHex, rowToEntity } from '../indexer/store/layout.ts';
+import { idFromSql, rowToEntity } from '../indexer/store/layout.ts';
 import { openStore } from '../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../indexer/subgraph-schema.ts';
 import { startFaultProxy, type FaultProxy } from '../test/reliability/servers/fault-proxy.ts';
@@ -175,14 +175,6 @@ the same, every RPC request delayed ${RPC_LATENCY_MS} ms (a hosted provider's ro
   ratio fetch+decode/index  ${(slow.fetchSeconds / slow.indexSeconds).toFixed(2)}`);
 }
 
-/** An entity's id as the store keys it. */
-function entityKey(entity: Entity): string {
-  const id = entity.get('id');
-  if (id?.kind === 'Bytes') return bytesToHex(id.value);
-  if (id?.kind === 'String' || id?.kind === 'Int8') return String(id.value);
-  throw new Error('entity without an id');
-}
-
 /**
  * The floor the store sets: the entity versions the run wrote, block by block, written again into a
  * fresh store through the same write buffer and commit cadence, with no chain and no handlers.
@@ -215,16 +207,17 @@ function storeWritesAlone(indexedPath: string, dataDir: string): { versions: num
     const writes = readers.flatMap(({ layout, atBlock }) =>
       (atBlock.all(block) as Record<string, unknown>[]).map((row) => ({
         layout,
+        id: idFromSql(layout.idKind, row.id),
         entity: rowToEntity(layout, row),
       })),
     );
     const started = performance.now();
     if (!store.transactionOpen) store.begin();
     const writer = store.blockWriter(Number(block));
-    for (const { layout, entity } of writes) writer.set(layout.entity.name, entityKey(entity), entity);
+    for (const { layout, id, entity } of writes) writer.set(layout.entity.name, id, entity);
     writer.flush();
     sinceCommit += writes.length;
-    if (sinceCommit >= 20_000) {
+    if (sinceCommit >= COMMIT_EVENTS) {
       store.commit();
       sinceCommit = 0;
     }

@@ -56,7 +56,7 @@ type StepResult = 'advanced' | 'idle' | 'retry';
 const HEAD_REFRESH_MS = 1000;
 
 /** Uncommitted ranges are committed once they hold this many events. */
-const COMMIT_EVENTS = 20_000;
+export const COMMIT_EVENTS = 20_000;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -22,7 +22,7 @@ import {
   type GraphQLScalarType,
 } from 'graphql';
 import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
-import { bytesToHex, sqlToJson, type TableLayout } from '../store/layout.ts';
+import { idFromSql, sqlToJson, type TableLayout } from '../store/layout.ts';
 import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
 import { queryFieldNames } from './filter-model.ts';
 import { compileCollection, idAsText, type CollectionArgs, type QueryModel } from './sql-query.ts';
@@ -170,7 +170,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
         back.list
           ? {
               sql: `? IN (SELECT value FROM json_each(${alias}.${back.sql}))`,
-              params: [textId(table, src.row.id)],
+              params: [idFromSql(table.idKind, src.row.id)],
             }
           : { sql: `${alias}.${back.sql} = ?`, params: [src.row.id] };
       if (!field.list) {
@@ -314,10 +314,4 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
   });
-}
-
-/** A stored id as the text it has inside JSON lists. */
-function textId(table: TableLayout, raw: unknown): string {
-  if (table.idKind === 'Bytes') return bytesToHex(raw as Uint8Array);
-  return String(raw);
 }

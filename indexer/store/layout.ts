@@ -158,6 +158,12 @@ export function idToSql(idKind: TableLayout['idKind'], id: string): Buffer | str
   return id;
 }
 
+/** An id column's SQL value as the string ids are keyed by (the inverse of idToSql). */
+export function idFromSql(idKind: TableLayout['idKind'], raw: unknown): string {
+  if (idKind === 'Bytes') return bytesToHex(raw as Uint8Array);
+  return String(raw);
+}
+
 function mismatch(column: ColumnLayout, value: StoreValue): Error {
   return new Error(
     `field ${column.field.name}: value of kind ${value.kind} cannot be stored as ${column.valueKind}`,

@@ -8,6 +8,7 @@ import type { Entity, StoreValue } from './entity.ts';
 import {
   OPEN_BLOCK,
   bytesToHex,
+  idFromSql,
   idToSql,
   rowToEntity,
   type ColumnLayout,
@@ -42,12 +43,6 @@ function canonicalId(kind: IdKind, id: string): string {
   if (kind === 'Bytes') return id.toLowerCase();
   if (kind === 'Int8') return BigInt(id).toString();
   return id;
-}
-
-function idOfRow(kind: IdKind, raw: unknown): string {
-  if (kind === 'Bytes') return bytesToHex(raw as Uint8Array);
-  if (kind === 'Int8') return String(raw);
-  return raw as string;
 }
 
 /** Whether a reference value (as a handler set it) points at `id`, in the referenced type's id kind. */
@@ -106,7 +101,7 @@ export function relatedEntities(
   const found = new Map<string, Entity>();
   const rows = lookup(store, table, column).all(idToSql(refKind, target)) as Record<string, unknown>[];
   for (const row of rows) {
-    const rowId = idOfRow(table.idKind, row.id);
+    const rowId = idFromSql(table.idKind, row.id);
     // the block's write of this entity, if any, decides instead (below)
     if (!written?.has(rowId)) found.set(rowId, rowToEntity(table, row));
   }
