@@ -13,6 +13,8 @@ export interface TxRequest {
   /** Human-readable description used in failure messages. */
   label: string;
   gas?: bigint;
+  /** wei sent with the call (none when omitted) */
+  value?: bigint;
 }
 
 export interface TxLog {
@@ -88,6 +90,7 @@ export function createTxQueue(rpc: RpcClient): TxQueue {
           nonce: `0x${nonce.toString(16)}`,
         };
         if (request.to) tx.to = request.to;
+        if (request.value) tx.value = `0x${request.value.toString(16)}`;
         return { method: 'eth_sendTransaction', params: [tx] };
       });
       const hashes = await rpc.batch<Hex>(calls);

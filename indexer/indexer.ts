@@ -9,6 +9,7 @@ import type { Hex } from 'viem';
 import { createBlockProcessor } from './runtime/block-processor.ts';
 import { loadSubgraph, type Subgraph } from './runtime/manifest.ts';
 import { ChainFollower, type FollowerProgress } from './follower/follower.ts';
+import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
 import { ChainSource } from './follower/chain-source.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
 import { openStore, type Checkpoint, type IndexerStore } from './store/sqlite-store.ts';
@@ -125,6 +126,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   let store: IndexerStore | null = null;
   let query: QueryService | null = null;
   let follower: ChainFollower | null = null;
+  let chainReader: ClosableChainReader | null = null;
   let running: Promise<void> | null = null;
   let abort: AbortController | null = null;
   let stoppedError: Error | null = null;
@@ -174,10 +176,12 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
             `rpc ${what} failed (${(error as Error)?.message?.split('\n')[0] ?? error}); retrying in ${delay} ms`,
           ),
       });
+      chainReader = createChainReader({ rpcUrl: config.rpcUrl });
       follower = new ChainFollower({
         store,
         subgraph,
         processor: createBlockProcessor(subgraph, schema, {
+          chain: chainReader,
           maxInstanceMemoryBytes: 2 * 1024 * 1024,
           logger: (level, message) => {
             if (level !== 'debug' && level !== 'info') log(`mapping ${level}: ${message}`);
@@ -211,8 +215,10 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       abort?.abort();
       await running;
       await query?.close();
+      await chainReader?.close();
       store?.close();
       store = null;
+      chainReader = null;
       query = null;
       follower = null;
       running = null;

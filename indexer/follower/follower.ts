@@ -18,6 +18,7 @@
 import type { Hex, Log } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
+import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
 import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
@@ -51,6 +52,10 @@ export interface FollowerProgress {
 }
 
 type StepResult = 'advanced' | 'idle' | 'retry';
+
+/** Waits after a handler's chain read failed: the first, and the most (doubling in between). */
+const CHAIN_READ_RETRY_MS = 250;
+const CHAIN_READ_RETRY_MAX_MS = 15_000;
 
 /** How often the head is asked for while the checkpoint is behind it. */
 const HEAD_REFRESH_MS = 1000;
@@ -97,6 +102,8 @@ export class ChainFollower {
   /** events written but not yet committed, and when the last commit was */
   private pendingEvents = 0;
   private lastCommitAt = 0;
+  /** the wait before running a range again after a handler's chain read failed */
+  private chainReadRetryMs = CHAIN_READ_RETRY_MS;
   /** the dynamic data sources as of the last commit, to return to on a rollback */
   private dynamicAtCommit: DynamicDataSource[] = [];
   private prefetch: {
@@ -298,8 +305,16 @@ export class ChainFollower {
       this.pendingEvents = 0;
       this.sources = new DataSourceSet(this.options.subgraph, this.dynamicAtCommit);
       if (error instanceof ChainMoved) return 'retry';
+      if (error instanceof ChainAccessError) {
+        // the node, not the mapping, failed: the same ranges run again once it answers
+        this.options.log?.(`${error.message}; running the range again in ${this.chainReadRetryMs} ms`);
+        await this.sleep(this.chainReadRetryMs);
+        this.chainReadRetryMs = Math.min(this.chainReadRetryMs * 2, CHAIN_READ_RETRY_MAX_MS);
+        return 'retry';
+      }
       throw error;
     }
+    this.chainReadRetryMs = CHAIN_READ_RETRY_MS;
     this.pendingEvents += processed;
     this.caughtUp = committed.number >= head;
     // Ranges are committed together (fewer, larger commits write hot index pages fewer times);

@@ -9,12 +9,21 @@ import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { ActiveDataSource, DataSourceSet, DynamicDataSource } from './data-sources.ts';
 import type { EventParameter } from './event-decoder.ts';
 import { writeEvent, type BlockWithLogs } from './ethereum-event.ts';
-import { BlockState, StoreAccessError, type MappingLogger, type RuntimeEnv } from './host-context.ts';
+import {
+  BlockState,
+  ChainAccessError,
+  StoreAccessError,
+  type ChainReader,
+  type MappingLogger,
+  type RuntimeEnv,
+} from './host-context.ts';
 import { MappingInstance } from './mapping-instance.ts';
 import type { EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
 
 export interface BlockProcessorOptions {
   logger?: MappingLogger;
+  /** what ethereum.call, getBalance and hasCode read; without it they fail the handler */
+  chain?: ChainReader;
   /** replace an instance once its allocator has handed out this many bytes (default 8 MiB) */
   maxInstanceMemoryBytes?: number;
 }
@@ -90,6 +99,7 @@ export function createBlockProcessor(
     subgraph,
     schema,
     logger: options.logger ?? (() => undefined),
+    chain: options.chain ?? null,
     block: null,
     dataSource: null,
   };
@@ -164,6 +174,7 @@ export function createBlockProcessor(
       // The instance may be mid-way through a handler; never reuse it.
       instances.delete(ds.mapping.module);
       if (error instanceof StoreAccessError) throw error.cause;
+      if (error instanceof ChainAccessError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw new HandlerError(
         `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}, transaction ${log.transactionHash}, log index ${log.logIndex}: ${message}`,
@@ -221,7 +232,7 @@ export function createBlockProcessor(
       }
     },
     *blockSteps(block, tx, sources, deferImmutableChecks = false) {
-      const state = new BlockState(block.number, tx, deferImmutableChecks);
+      const state = new BlockState(block.number, block.hash, tx, deferImmutableChecks);
       runtime.block = state;
       try {
         const logs = sortedLogs(block.logs);

@@ -4,11 +4,11 @@
 // 0.0.6 (with input and nonce), EventParam (name, ethereum.Value) and, when the handler declared
 // `receipt: true`, the TransactionReceipt with its logs. transactionLogIndex carries the log index
 // and logType is null, as in graph-node.
-import type { AbiParameter, Hex, Log, TransactionReceipt } from 'viem';
+import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { AscHeap, AscImage } from './asc-memory.ts';
-import { EthereumValueKind } from './asc-types.ts';
 import { writeBigInt } from './asc-values.ts';
 import type { EventParameter } from './event-decoder.ts';
+import { valueWriter } from './ethereum-value.ts';
 
 /** The transaction fields graph-ts exposes; the follower supplies them when it fetched transactions. */
 export interface TransactionInfo {
@@ -56,83 +56,6 @@ const zero20 = new Uint8Array(20);
 
 function writeHex(heap: AscHeap, hex: Hex | undefined, fallback: Uint8Array): number {
   return hex === undefined ? heap.writeBytes(fallback) : heap.writeHexBytes(hex);
-}
-
-function writeValue(heap: AscHeap, kind: number, payload: number): number {
-  const ptr = heap.newObject('EthereumValue', 16);
-  heap.setU32(ptr, kind);
-  heap.setI64(ptr + 8, BigInt(payload));
-  return ptr;
-}
-
-type ValueWriter = (heap: AscHeap, value: unknown) => number;
-
-/** Writers by ABI parameter: the parameter's type is parsed once, not on every event. */
-const valueWriters = new WeakMap<AbiParameter, ValueWriter>();
-
-/** The writer of ethereum.Values for ABI-decoded values (viem's decoded representation) of `param`. */
-function valueWriter(param: AbiParameter): ValueWriter {
-  let writer = valueWriters.get(param);
-  if (!writer) {
-    writer = createValueWriter(param);
-    valueWriters.set(param, writer);
-  }
-  return writer;
-}
-
-function createValueWriter(param: AbiParameter): ValueWriter {
-  const type = param.type;
-  const array = /^(.*)\[(\d*)\]$/.exec(type);
-  if (array) {
-    const element = createValueWriter({ ...param, type: array[1] as string } as AbiParameter);
-    const kind = array[2] === '' ? EthereumValueKind.Array : EthereumValueKind.FixedArray;
-    return (heap, value) =>
-      writeValue(
-        heap,
-        kind,
-        heap.writeArrayU32(
-          'ArrayEthereumValue',
-          (value as unknown[]).map((v) => element(heap, v)),
-        ),
-      );
-  }
-  if (type === 'tuple') {
-    const components = ('components' in param ? param.components : []).map((c, i) => ({
-      key: c.name ?? String(i),
-      write: createValueWriter(c),
-    }));
-    return (heap, value) => {
-      const values = components.map((c, i) =>
-        c.write(heap, Array.isArray(value) ? value[i] : (value as Record<string, unknown>)[c.key]),
-      );
-      return writeValue(heap, EthereumValueKind.Tuple, heap.writeArrayU32('ArrayEthereumValue', values));
-    };
-  }
-  if (type === 'address') {
-    // the event decoder reads addresses as the uint160 of their word; viem's decoder gives hex
-    return (heap, value) =>
-      writeValue(
-        heap,
-        EthereumValueKind.Address,
-        heap.writeHexBytes(
-          typeof value === 'bigint' ? value.toString(16).padStart(40, '0') : (value as string),
-        ),
-      );
-  }
-  if (type === 'bool') return (heap, value) => writeValue(heap, EthereumValueKind.Bool, value ? 1 : 0);
-  if (type === 'string')
-    return (heap, value) => writeValue(heap, EthereumValueKind.String, heap.writeString(value as string));
-  if (type === 'bytes')
-    return (heap, value) => writeValue(heap, EthereumValueKind.Bytes, heap.writeHexBytes(value as string));
-  if (type.startsWith('bytes'))
-    return (heap, value) =>
-      writeValue(heap, EthereumValueKind.FixedBytes, heap.writeHexBytes(value as string));
-  if (type.startsWith('uint') || type.startsWith('int')) {
-    const kind = type.startsWith('uint') ? EthereumValueKind.Uint : EthereumValueKind.Int;
-    return (heap, value) =>
-      writeValue(heap, kind, heap.writeBigInt(typeof value === 'bigint' ? value : BigInt(value as number)));
-  }
-  throw new Error(`ABI type ${type} is not supported`);
 }
 
 /** The parameters array of an event. */

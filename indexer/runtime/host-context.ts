@@ -1,6 +1,7 @@
 // What host functions see while a handler runs: the instance's memory, the schema, the store
-// transaction of the current block, the data source that fired, and the per-block bookkeeping
-// (entities written in this block, data sources created by handlers).
+// transaction of the current block, the data source that fired, the chain as of that block, and the
+// per-block bookkeeping (entities written in this block, data sources created by handlers).
+import type { Hex } from 'viem';
 import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { AscHeap } from './asc-memory.ts';
@@ -20,6 +21,8 @@ export class BlockState {
 
   constructor(
     readonly number: bigint,
+    /** the block's hash: chain reads are made at it */
+    readonly hash: Hex,
     readonly tx: EntityStoreTx,
     /**
      * When true, store.set of a new immutable entity does not look up whether an earlier block
@@ -31,11 +34,32 @@ export class BlockState {
   ) {}
 }
 
+/**
+ * Contract state at a block, read synchronously (a host function cannot wait for a promise). The
+ * indexer supplies one over JSON-RPC (follower/chain-reader.ts). A failure to get an answer from the
+ * node is a ChainAccessError; a call the node says reverted is not a failure.
+ */
+export interface ChainReader {
+  /** eth_call's return data at the block, or null when the call reverted */
+  call(to: Hex, data: Hex, blockHash: Hex): Hex | null;
+  balance(address: Hex, blockHash: Hex): bigint;
+  code(address: Hex, blockHash: Hex): Hex;
+}
+
+/**
+ * The node did not answer a chain read (unreachable, timed out, an error other than a revert). Not
+ * the mapping's fault and not deterministic, so it must not fail the subgraph: the block processor
+ * rethrows it as it is and the follower runs the range again later, as graph-node retries a block.
+ */
+export class ChainAccessError extends Error {}
+
 /** Shared by every instance of a block processor. */
 export interface RuntimeEnv {
   subgraph: Subgraph;
   schema: SubgraphSchema;
   logger: MappingLogger;
+  /** null when the runtime was given no chain: chain reads then fail the handler */
+  chain: ChainReader | null;
   block: BlockState | null;
   dataSource: ActiveDataSource | null;
 }

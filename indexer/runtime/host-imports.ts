@@ -8,6 +8,7 @@ import type { HostEnv, HostFunction, HostFunctions } from './host-context.ts';
 import { conversionFunctions } from './host-conversion.ts';
 import { dataSourceFunctions } from './host-datasource.ts';
 import { ensFunctions } from './host-ens.ts';
+import { ethereumFunctions } from './host-ethereum.ts';
 import { jsonFunctions } from './host-json.ts';
 import { logFunctions } from './host-log.ts';
 import { storeFunctions } from './host-store.ts';
@@ -20,6 +21,7 @@ export const hostFunctions: HostFunctions = {
   ...jsonFunctions,
   ...dataSourceFunctions,
   ...ensFunctions,
+  ...ethereumFunctions,
   ...logFunctions,
 };
 

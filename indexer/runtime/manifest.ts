@@ -29,6 +29,8 @@ export interface MappingSpec {
   memoryLimits: MemoryLimits;
   /** handlers by topic0, in manifest order */
   handlers: Map<Hex, EventHandlerSpec[]>;
+  /** the mapping's ABIs by their manifest name: what ethereum.call looks contracts up in */
+  abis: Map<string, Abi>;
 }
 
 export interface DataSourceSpec {
@@ -165,7 +167,8 @@ async function loadMapping(
   if ((mapping.blockHandlers?.length ?? 0) > 0 || (mapping.callHandlers?.length ?? 0) > 0) {
     throw new Error(`data source ${name}: block and call handlers are not supported, only event handlers`);
   }
-  const abis = await Promise.all((mapping.abis ?? []).map((a) => readAbi(path.resolve(dir, a.file))));
+  const named = mapping.abis ?? [];
+  const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
   const handlers = new Map<Hex, EventHandlerSpec[]>();
   for (const h of mapping.eventHandlers ?? []) {
     if (!h.event || !h.handler)
@@ -199,7 +202,14 @@ async function loadMapping(
     modules.set(wasmFile, compiled);
   }
   const { module, memoryLimits } = await compiled;
-  return { apiVersion: mapping.apiVersion, wasmFile, module, memoryLimits, handlers };
+  return {
+    apiVersion: mapping.apiVersion,
+    wasmFile,
+    module,
+    memoryLimits,
+    handlers,
+    abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
+  };
 }
 
 /** Reads a `graph build` output directory into a runnable subgraph. */

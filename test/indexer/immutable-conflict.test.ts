@@ -4,66 +4,30 @@
 // subgraph fails exactly as graph-node words it, naming the handler, and keeps the earlier block.
 // The host-probe subgraph (kind 28 writes the immutable ProbeResult `fixed`) runs over a contract
 // that emits its events on the test's own anvil.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileSolidity } from '../../devnet/compile.ts';
-import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
-import { createTxQueue } from '../../devnet/tx-queue.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
+import { startProbeChain, type ProbeChain } from './probe-chain.ts';
 import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
 
-const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
-const probeAbi = parseAbi(['function probe(uint8 kind, string input)']);
-/** anvil's first account; anvil signs for it */
-const sender = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-let anvil: AnvilInstance;
-let rpc: RpcClient;
+let chain: ProbeChain;
 let indexer: Indexer;
 let dataDir: string;
-let emitter: Hex;
-let deployBlock: number;
-
-/** Mines one block holding `tx` (through the devnet's checked transaction queue). */
-async function send(tx: {
-  to?: Hex;
-  data: Hex;
-}): Promise<{ blockNumber: number; contractAddress: Hex | null }> {
-  const latest = await rpc.request<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
-  const queue = createTxQueue(rpc);
-  await queue.send([{ from: sender, ...tx, label: tx.to ? 'probe' : 'deploy ProbeEmitter' }]);
-  const block = await queue.mine(BigInt(latest.timestamp) + 12n);
-  return { blockNumber: Number(block.number), contractAddress: block.txs[0]!.receipt.contractAddress };
-}
-
-const probe = (kind: number, input: string) =>
-  send({
-    to: emitter,
-    data: encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] }),
-  });
 
 beforeAll(async () => {
   const buildDir = buildProbeSubgraph();
-  const compiled = compileSolidity({ 'ProbeEmitter.sol': { content: readFileSync(contractFile, 'utf8') } });
-  const bytecode = `0x${compiled['ProbeEmitter.sol']!.ProbeEmitter!.evm.bytecode.object}` as Hex;
-  anvil = await startAnvil();
-  rpc = createRpcClient(anvil.rpcUrl);
-  const deployed = await send({ data: bytecode });
-  emitter = deployed.contractAddress!;
-  deployBlock = deployed.blockNumber;
+  chain = await startProbeChain();
   dataDir = mkdtempSync(join(tmpdir(), 'indexer-immutable-'));
   indexer = await createIndexer({
-    rpcUrl: anvil.rpcUrl,
+    rpcUrl: chain.anvil.rpcUrl,
     network: 'devnet',
     dataDir,
     port: 0,
     buildDir,
-    contracts: { ProbeEmitter: { address: emitter, startBlock: deployBlock } },
+    contracts: { ProbeEmitter: { address: chain.emitter, startBlock: chain.deployBlock } },
     pollIntervalMs: 20,
     log: () => undefined,
   });
@@ -72,23 +36,23 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await indexer?.stop();
-  await anvil?.stop();
+  await chain?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('indexer: an immutable entity written again by a later block', () => {
   it('fails the subgraph naming the handler and keeps the state of the block before', async () => {
-    const first = await probe(28, 'first');
-    await indexer.waitForBlock(first.blockNumber);
-    const second = await probe(28, 'second');
-    await expect(indexer.waitForBlock(second.blockNumber)).rejects.toThrow(
-      `Handler handleProbe of data source ProbeEmitter failed at block ${second.blockNumber}`,
+    const first = await chain.probe(28, 'first');
+    await indexer.waitForBlock(first);
+    const second = await chain.probe(28, 'second');
+    await expect(indexer.waitForBlock(second)).rejects.toThrow(
+      `Handler handleProbe of data source ProbeEmitter failed at block ${second}`,
     );
     const status = indexer.status();
     expect(status.fatalError).toContain(
       'Entity ProbeResult[fixed] is immutable and was inserted at an earlier block; it cannot be updated',
     );
-    expect(status.checkpoint).toBe(first.blockNumber);
+    expect(status.checkpoint).toBe(first);
     const stored = await queryIndexer<{
       probeResult: { input: string };
       _meta: { hasIndexingErrors: boolean };

@@ -29,6 +29,7 @@ beforeAll(async () => {
     subgraph,
     schema: parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
     logger: () => undefined,
+    chain: null,
     block: null,
     dataSource: null,
   });

@@ -132,6 +132,7 @@ function dataSource(apiVersion: string): ActiveDataSource {
       module: new WebAssembly.Module(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)),
       memoryLimits: { initial: 1, maximum: undefined },
       handlers: new Map(),
+      abis: new Map(),
     },
   };
 }
@@ -143,7 +144,8 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
     subgraph: { buildDir: '', network: 'devnet', schemaFile: '', dataSources: [], templates: new Map() },
     schema,
     logger: () => undefined,
-    block: new BlockState(BigInt(blockNumber), writer),
+    chain: null,
+    block: new BlockState(BigInt(blockNumber), `0x${'00'.repeat(32)}`, writer),
     dataSource: dataSource(apiVersion),
   });
 }

@@ -20,7 +20,9 @@ export type Fault =
   /** forward most requests, fail each one whose ordinal `fails` says (a flaky upstream) */
   | { kind: 'flaky'; fails: (ordinal: number) => 'reset' | 'status' | null }
   /** forward every request after `ms` milliseconds (a distant upstream) */
-  | { kind: 'delay'; ms: number };
+  | { kind: 'delay'; ms: number }
+  /** answer 503 to the first `times` JSON-RPC requests calling `method`, forward the rest */
+  | { kind: 'fail-method'; method: string; times: number };
 
 export interface FaultProxy {
   url: string;
@@ -102,6 +104,16 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
         return;
       }
+    }
+    if (
+      current.kind === 'fail-method' &&
+      current.times > 0 &&
+      body.toString().includes(`"method":${JSON.stringify(current.method)}`)
+    ) {
+      current.times--;
+      failed++;
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
+      return;
     }
     if (current.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, current.ms));
     const answer = await forward(origin, req, body);

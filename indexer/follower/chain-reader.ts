@@ -1,0 +1,215 @@
+// The runtime's ChainReader over JSON-RPC. Host functions cannot wait for a promise, so each request
+// goes to a worker thread that makes the HTTP round trip while the indexing thread blocks in
+// Atomics.wait, then takes the answer with receiveMessageOnPort. Reads are pinned to the handler's
+// block by hash (EIP-1898), as graph-node's are: if that block left the chain the node errors rather
+// than answer from another chain. Node errors that say the call reverted (graph-node's list in
+// chain/ethereum/src/call_helper.rs) make a null result; anything else is a ChainAccessError, and
+// the follower runs the range again. Answers are kept per (block hash, request), so a block run
+// again (new data sources, immutable checks, a retried range) asks the node once.
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { Hex } from 'viem';
+import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
+
+export interface ChainReaderOptions {
+  rpcUrl: string;
+  /** how long one request may take before it is a ChainAccessError (default 10 s) */
+  timeoutMs?: number;
+}
+
+export interface ClosableChainReader extends ChainReader {
+  close(): Promise<void>;
+}
+
+// Plain CommonJS so the worker needs no TypeScript loader.
+const workerSource = `
+const { workerData } = require('node:worker_threads');
+const { port, url, timeoutMs } = workerData;
+const signal = new Int32Array(workerData.signal);
+port.on('message', async ({ id, body }) => {
+  let answer;
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    answer = { id, status: response.status, text: await response.text() };
+  } catch (error) {
+    answer = { id, failure: String((error && error.cause && error.cause.message) || (error && error.message) || error) };
+  }
+  port.postMessage(answer);
+  Atomics.store(signal, 0, 1);
+  Atomics.notify(signal, 0);
+});
+`;
+
+/** What a node answers for a reverted eth_call, lowercased substrings (graph-node's list). */
+const REVERT_MESSAGES = [
+  'revert',
+  'invalid jump destination',
+  'invalid opcode',
+  'stack limit reached 1024',
+  'out of gas',
+  'stack underflow',
+  'vm execution error',
+  'invalidjump',
+  'notactivated',
+  'invalidfeopcode',
+  'stackunderflow',
+  'stackoverflow',
+  'opcodenotfound',
+];
+/** Parity and Nethermind: a VM execution error whose data says what stopped it */
+const PARITY_VM_EXECUTION_ERROR = -32015;
+const PARITY_REVERT_DATA = /^(revert|bad jump|out of stack)|^(bad instruction f[ed]|out of gas)$/i;
+
+/** graph-node's gas for eth_call (more would be silently capped by geth) */
+const ETH_CALL_GAS = '0x2faf080'; // 50,000,000
+
+/** Answers kept, across blocks; the oldest go first. */
+const CACHE_ENTRIES = 4096;
+
+interface RpcError {
+  code?: number;
+  message?: string;
+  data?: unknown;
+}
+
+function isRevert(error: RpcError): boolean {
+  const message = String(error.message ?? '').toLowerCase();
+  if (REVERT_MESSAGES.some((m) => message.includes(m))) return true;
+  return (
+    error.code === PARITY_VM_EXECUTION_ERROR &&
+    typeof error.data === 'string' &&
+    PARITY_REVERT_DATA.test(error.data)
+  );
+}
+
+class WorkerChainReader implements ClosableChainReader {
+  /** started on the first read: a subgraph that never reads the chain costs no thread */
+  private connection: { worker: Worker; port: MessagePort } | null = null;
+  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private readonly timeoutMs: number;
+  private readonly cache = new Map<string, unknown>();
+  private nextId = 0;
+
+  constructor(private readonly options: ChainReaderOptions) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  private connect(): MessagePort {
+    if (this.connection) return this.connection.port;
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(workerSource, {
+      eval: true,
+      workerData: {
+        port: port2,
+        url: this.options.rpcUrl,
+        timeoutMs: this.timeoutMs,
+        signal: this.signal.buffer,
+      },
+      transferList: [port2],
+      // nothing of the parent's flags (a TypeScript loader among them) and a small heap
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+    });
+    worker.unref();
+    port1.unref();
+    this.connection = { worker, port: port1 };
+    return port1;
+  }
+
+  /** One JSON-RPC request, answered synchronously: the result, or the node's error object. */
+  private request(method: string, params: unknown[]): { result: unknown } | { error: RpcError } {
+    const port = this.connect();
+    const id = this.nextId++;
+    Atomics.store(this.signal, 0, 0);
+    port.postMessage({ id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+    // the worker's own timeout answers first; this one only guards against a stuck worker
+    const deadline = Date.now() + this.timeoutMs + 2_000;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new ChainAccessError(`${method}: no answer within ${this.timeoutMs} ms`);
+      Atomics.wait(this.signal, 0, 0, remaining);
+      Atomics.store(this.signal, 0, 0);
+      // an answer to an earlier request that timed out here may come first: it is dropped
+      for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+        const answer = m.message as { id: number; status?: number; text?: string; failure?: string };
+        if (answer.id === id) return this.interpret(method, answer);
+      }
+    }
+  }
+
+  private interpret(
+    method: string,
+    answer: { status?: number; text?: string; failure?: string },
+  ): { result: unknown } | { error: RpcError } {
+    if (answer.failure !== undefined) throw new ChainAccessError(`${method}: ${answer.failure}`);
+    let body: unknown = null;
+    try {
+      body = JSON.parse(answer.text ?? '');
+    } catch {
+      // not JSON: reported below with the status
+    }
+    const reply = (body !== null && typeof body === 'object' ? body : {}) as {
+      result?: unknown;
+      error?: RpcError;
+    };
+    if (reply.error) return { error: reply.error };
+    if (answer.status !== 200 || !('result' in reply)) {
+      throw new ChainAccessError(
+        `${method}: HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`,
+      );
+    }
+    return { result: reply.result };
+  }
+
+  /** The cached answer of (method, params), else the node's; node errors other than reverts throw. */
+  private cached<T>(method: string, params: unknown[], onError: (e: RpcError) => T): T {
+    const key = JSON.stringify([method, params]);
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    const answer = this.request(method, params);
+    const value = 'error' in answer ? onError(answer.error) : (answer.result as T);
+    if (this.cache.size >= CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, value);
+    return value;
+  }
+
+  private static failed(method: string) {
+    return (error: RpcError): never => {
+      throw new ChainAccessError(`${method}: ${error.message ?? JSON.stringify(error)}`);
+    };
+  }
+
+  call(to: Hex, data: Hex, blockHash: Hex): Hex | null {
+    return this.cached<Hex | null>('eth_call', [{ to, data, gas: ETH_CALL_GAS }, { blockHash }], (error) => {
+      if (isRevert(error)) return null;
+      throw new ChainAccessError(
+        `the node returned an error for eth_call to ${to}: ${error.message ?? JSON.stringify(error)}`,
+      );
+    });
+  }
+
+  balance(address: Hex, blockHash: Hex): bigint {
+    const method = 'eth_getBalance';
+    return BigInt(this.cached<Hex>(method, [address, { blockHash }], WorkerChainReader.failed(method)));
+  }
+
+  code(address: Hex, blockHash: Hex): Hex {
+    const method = 'eth_getCode';
+    return this.cached<Hex>(method, [address, { blockHash }], WorkerChainReader.failed(method));
+  }
+
+  async close(): Promise<void> {
+    if (!this.connection) return;
+    this.connection.port.close();
+    await this.connection.worker.terminate();
+    this.connection = null;
+  }
+}
+
+/** A ChainReader for `rpcUrl`; its worker thread runs until close(). */
+export function createChainReader(options: ChainReaderOptions): ClosableChainReader {
+  return new WorkerChainReader(options);
+}

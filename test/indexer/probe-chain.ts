@@ -1,0 +1,53 @@
+// A real chain for the host-probe subgraph: its own anvil with the ProbeEmitter contract deployed,
+// and probe(kind, input) mining one block that emits one Probe event. The end-to-end tests that run
+// the probe subgraph through the chain follower (not through synthetic logs) share it.
+import { readFileSync } from 'node:fs';
+import { encodeFunctionData, parseAbi, type Hex } from 'viem';
+import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
+import { compileSolidity } from '../../devnet/compile.ts';
+import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
+import { createTxQueue } from '../../devnet/tx-queue.ts';
+
+const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
+const probeAbi = parseAbi(['function probe(uint8 kind, string input) payable']);
+/** anvil's first account; anvil signs for it */
+export const probeSender: Hex = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+
+export interface ProbeChain {
+  anvil: AnvilInstance;
+  rpc: RpcClient;
+  /** the ProbeEmitter's address (lowercase) */
+  emitter: Hex;
+  deployBlock: number;
+  /** mines one block whose only transaction calls probe(kind, input), paying `value` wei; returns its number */
+  probe(kind: number, input: string, value?: bigint): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startProbeChain(): Promise<ProbeChain> {
+  const compiled = compileSolidity({ 'ProbeEmitter.sol': { content: readFileSync(contractFile, 'utf8') } });
+  const bytecode = `0x${compiled['ProbeEmitter.sol']!.ProbeEmitter!.evm.bytecode.object}` as Hex;
+  const anvil = await startAnvil();
+  const rpc = createRpcClient(anvil.rpcUrl);
+  // one block per transaction, mined through the devnet's checked queue (with automine a receipt
+  // could be read before anvil stored it)
+  const send = async (tx: { to?: Hex; data: Hex; value?: bigint }) => {
+    const latest = await rpc.request<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+    const queue = createTxQueue(rpc);
+    await queue.send([{ from: probeSender, ...tx, label: tx.to ? 'probe' : 'deploy ProbeEmitter' }]);
+    return queue.mine(BigInt(latest.timestamp) + 12n);
+  };
+  const deployed = await send({ data: bytecode });
+  const emitter = deployed.txs[0]!.receipt.contractAddress!.toLowerCase() as Hex;
+  return {
+    anvil,
+    rpc,
+    emitter,
+    deployBlock: Number(deployed.number),
+    async probe(kind, input, value) {
+      const data = encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] });
+      return Number((await send({ to: emitter, data, value })).number);
+    },
+    stop: () => anvil.stop(),
+  };
+}
