@@ -3,6 +3,7 @@
 // success and halves when the node refuses a range as too large or too many results. Transient
 // RPC failures are retried with exponential backoff; the caller never sees them unless it stops.
 import { createPublicClient, formatLog, http, numberToHex, type Hex, type Log, type RpcLog } from 'viem';
+import type { BlockHeaderInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 
 export interface ChainSourceOptions {
@@ -38,6 +39,22 @@ interface RpcBlock {
   hash: Hex;
   parentHash: Hex;
   timestamp: Hex;
+  sha3Uncles?: Hex;
+  miner?: Hex;
+  stateRoot?: Hex;
+  transactionsRoot?: Hex;
+  receiptsRoot?: Hex;
+  gasUsed?: Hex;
+  gasLimit?: Hex;
+  difficulty?: Hex;
+  totalDifficulty?: Hex;
+  size?: Hex;
+  baseFeePerGas?: Hex;
+}
+
+/** A header as the node gave it: what the store keeps, and the fields handlers see in ethereum.Block. */
+export interface ChainHeader extends BlockHeader {
+  info: BlockHeaderInfo;
 }
 
 /** What a node answers when a getLogs range holds too much (geth, erigon, alchemy, infura, quicknode...). */
@@ -65,12 +82,27 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function headerFromRpc(block: RpcBlock): BlockHeader {
+const optionalBigInt = (hex: Hex | undefined) => (hex === undefined ? undefined : BigInt(hex));
+
+function headerFromRpc(block: RpcBlock): ChainHeader {
   return {
     number: Number(BigInt(block.number)),
     hash: block.hash.toLowerCase(),
     parentHash: block.parentHash.toLowerCase(),
     timestamp: Number(BigInt(block.timestamp)),
+    info: {
+      unclesHash: block.sha3Uncles,
+      author: block.miner,
+      stateRoot: block.stateRoot,
+      transactionsRoot: block.transactionsRoot,
+      receiptsRoot: block.receiptsRoot,
+      gasUsed: optionalBigInt(block.gasUsed),
+      gasLimit: optionalBigInt(block.gasLimit),
+      difficulty: optionalBigInt(block.difficulty),
+      totalDifficulty: optionalBigInt(block.totalDifficulty),
+      size: optionalBigInt(block.size),
+      baseFeePerGas: optionalBigInt(block.baseFeePerGas),
+    },
   };
 }
 
@@ -116,7 +148,7 @@ export class ChainSource {
   }
 
   /** Headers by number (one JSON-RPC batch); a number past the node's head maps to null. */
-  async headers(numbers: readonly number[]): Promise<Map<number, BlockHeader | null>> {
+  async headers(numbers: readonly number[]): Promise<Map<number, ChainHeader | null>> {
     const unique = [...new Set(numbers)];
     return this.retry('eth_getBlockByNumber', async () => {
       const blocks = await Promise.all(
@@ -132,7 +164,7 @@ export class ChainSource {
     });
   }
 
-  async header(number: number): Promise<BlockHeader | null> {
+  async header(number: number): Promise<ChainHeader | null> {
     return (await this.headers([number])).get(number) ?? null;
   }
 

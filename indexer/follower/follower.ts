@@ -1,6 +1,7 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
-// topics over adaptive ranges, runs each block's handlers through the block processor into a
-// per-block write buffer, and writes each range's checkpoint in the same store transaction as its
+// topics over adaptive ranges (with the headers of the blocks where block handlers fire, which run
+// even without logs; at most 500 blocks a range while a handler fires on every block), runs each
+// block's handlers through the block processor into a per-block write buffer, and writes each range's checkpoint in the same store transaction as its
 // entities (during catch-up several ranges share a transaction, committed about once a second; at
 // the head each range commits at once), so a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on the canonical chain;
 // if not, the store reverts to the newest stored block that is, and indexing resumes from there.
@@ -22,7 +23,7 @@ import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
 import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
-import { StoppedError, type ChainSource, type LogFilter } from './chain-source.ts';
+import { StoppedError, type ChainHeader, type ChainSource, type LogFilter } from './chain-source.ts';
 
 export interface FollowerOptions {
   store: IndexerStore;
@@ -76,6 +77,9 @@ function sortedByLogIndex(logs: Log[]): Log[] {
   return logs;
 }
 
+/** A range holds at most this many blocks while a data source has a handler for every block. */
+const EVERY_BLOCK_SPAN = 500;
+
 /** A fetched, hash-checked range ready to process. */
 interface FetchedRange {
   from: number;
@@ -83,8 +87,10 @@ interface FetchedRange {
   /** header of `to`, the checkpoint once the range is committed */
   end: BlockHeader;
   logs: Log[];
-  /** headers of `to`, the parent and every block with logs */
-  known: Map<number, BlockHeader>;
+  /** blocks where block handlers fire (they run even without logs) */
+  triggerBlocks: number[];
+  /** headers of `to`, the parent and every block with logs or block triggers */
+  known: Map<number, ChainHeader>;
   filterKey: string;
 }
 
@@ -189,20 +195,31 @@ export class ChainFollower {
     filter: LogFilter,
   ): Promise<FetchedRange | 'retry' | 'reorg'> {
     const { chain } = this.options;
-    const to = Math.min(head, from + chain.range - 1);
+    const span = this.sources.hasEveryBlockHandler() ? Math.min(chain.range, EVERY_BLOCK_SPAN) : chain.range;
+    const to = Math.min(head, from + span - 1);
     const end = await chain.header(to);
     if (!end) return 'retry';
     const logs = await chain.logsInRange(filter, from, to);
     if (logs === 'too-large') return 'retry';
-    const numbers = [...new Set(logs.map((l) => Number(l.blockNumber)))];
+    const triggerBlocks = this.blockTriggersIn(from, to);
+    const numbers = [...new Set([...logs.map((l) => Number(l.blockNumber)), ...triggerBlocks])];
     const headers = await chain.headers(parent ? [parent.number, to, ...numbers] : [to, ...numbers]);
     if (headers.get(to)?.hash !== end.hash) return 'retry';
     if (parent && headers.get(parent.number)?.hash !== parent.hash) return 'reorg';
     if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
       return 'retry';
-    const known = new Map<number, BlockHeader>();
+    if (triggerBlocks.some((n) => !headers.get(n))) return 'retry';
+    const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, known, filterKey: filterKey(filter) };
+    return { from, to, end, logs, triggerBlocks, known, filterKey: filterKey(filter) };
+  }
+
+  /** The blocks of [from, to] where a data source's block handler fires. */
+  private blockTriggersIn(from: number, to: number): number[] {
+    if (!this.sources.all().some((ds) => ds.mapping.blockHandlers.length > 0)) return [];
+    const blocks: number[] = [];
+    for (let n = from; n <= to; n++) if (this.sources.hasBlockTriggers(BigInt(n))) blocks.push(n);
+    return blocks;
   }
 
   /** The prefetched range if it continues `cp` under the current filter; clears it either way. */
@@ -280,6 +297,7 @@ export class ChainFollower {
       if (list) list.push(log);
       else byBlock.set(n, [log]);
     }
+    for (const n of fetched.triggerBlocks) if (!byBlock.has(n)) byBlock.set(n, []);
     let committed = end;
     if (!store.transactionOpen) {
       store.begin();
@@ -337,7 +355,7 @@ export class ChainFollower {
    * sources.
    */
   private async processBlock(
-    header: BlockHeader,
+    header: ChainHeader,
     initialLogs: Log[],
   ): Promise<{ logs: number; created: boolean }> {
     const { store, processor, chain, subgraph } = this.options;
@@ -353,6 +371,7 @@ export class ChainFollower {
           hash: header.hash as Hex,
           parentHash: header.parentHash as Hex,
           timestamp: BigInt(header.timestamp),
+          header: header.info,
           logs,
         },
         writer,

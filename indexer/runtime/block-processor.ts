@@ -1,14 +1,20 @@
-// Runs a subgraph's handlers over one block, in graph-node's order: logs by log index and, for each
-// log, the matching data sources (static in manifest order, then template instances in creation
-// order). Template instances created by handlers start after the pass over the block: the block's
-// logs are scanned again for them alone, repeatedly while handlers keep creating data sources.
-// Any handler failure is a deterministic error that fails the block.
+// Runs a subgraph's handlers over one block, in graph-node's order: `once` block handlers at their
+// data source's start block, then logs by log index, then the unfiltered and `polling` block
+// handlers; for each trigger, the matching data sources (static in manifest order, then template
+// instances in creation order). Template instances created by handlers start after the pass over
+// the block: the block's triggers are run again for them alone, repeatedly while handlers keep
+// creating data sources. Any handler failure is a deterministic error that fails the block.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
-import type { ActiveDataSource, DataSourceSet, DynamicDataSource } from './data-sources.ts';
+import {
+  blockHandlersAt,
+  type ActiveDataSource,
+  type DataSourceSet,
+  type DynamicDataSource,
+} from './data-sources.ts';
 import type { EventParameter } from './event-decoder.ts';
-import { writeEvent, type BlockWithLogs } from './ethereum-event.ts';
+import { writeEvent, writeTriggerBlock, type BlockWithLogs } from './ethereum-event.ts';
 import {
   BlockState,
   ChainAccessError,
@@ -151,6 +157,31 @@ export function createBlockProcessor(
     return matching[0] ?? null;
   }
 
+  /** The failure of a handler as the caller must see it (see HandlerError, StoreAccessError). */
+  function handlerFailure(
+    error: unknown,
+    ds: ActiveDataSource,
+    handler: string | null,
+    block: BlockWithLogs,
+    log: Log | null,
+  ): unknown {
+    // The instance may be mid-way through a handler; never reuse it.
+    instances.delete(ds.mapping.module);
+    if (error instanceof StoreAccessError) return error.cause;
+    if (error instanceof ChainAccessError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    const where = log ? `, transaction ${log.transactionHash}, log index ${log.logIndex}` : '';
+    return new HandlerError(
+      `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}${where}: ${message}`,
+      block.number,
+      ds.name,
+      handler ?? '',
+      log?.transactionHash ?? null,
+      log?.logIndex ?? null,
+      { cause: error },
+    );
+  }
+
   function runHandler(ds: ActiveDataSource, log: Log, block: BlockWithLogs): boolean {
     let handler: string | null = null;
     try {
@@ -171,23 +202,35 @@ export function createBlockProcessor(
       instance.call(decoded.spec.handler, event);
       return true;
     } catch (error) {
-      // The instance may be mid-way through a handler; never reuse it.
-      instances.delete(ds.mapping.module);
-      if (error instanceof StoreAccessError) throw error.cause;
-      if (error instanceof ChainAccessError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      throw new HandlerError(
-        `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}, transaction ${log.transactionHash}, log index ${log.logIndex}: ${message}`,
-        block.number,
-        ds.name,
-        handler ?? '',
-        log.transactionHash,
-        log.logIndex,
-        { cause: error },
-      );
+      throw handlerFailure(error, ds, handler, block, log);
     } finally {
       runtime.dataSource = null;
     }
+  }
+
+  /** Runs the `start` or `end` block handlers of `dataSources` that fire at this block. */
+  function runBlockHandlers(
+    dataSources: readonly ActiveDataSource[],
+    block: BlockWithLogs,
+    trigger: 'start' | 'end',
+  ): number {
+    let calls = 0;
+    for (const ds of dataSources) {
+      if (ds.mapping.blockHandlers.length === 0) continue;
+      const spec = blockHandlersAt(ds, block.number)[trigger];
+      if (!spec) continue;
+      try {
+        const instance = instanceFor(ds.mapping);
+        runtime.dataSource = ds;
+        instance.call(spec.handler, writeTriggerBlock(instance.heap, block));
+        calls++;
+      } catch (error) {
+        throw handlerFailure(error, ds, spec.handler, block, null);
+      } finally {
+        runtime.dataSource = null;
+      }
+    }
+    return calls;
   }
 
   function* runPass(
@@ -195,7 +238,7 @@ export function createBlockProcessor(
     dataSources: readonly ActiveDataSource[],
     block: BlockWithLogs,
   ): Generator<void, number> {
-    let calls = 0;
+    let calls = runBlockHandlers(dataSources, block, 'start');
     let sincePause = 0;
     for (const log of logs) {
       if (++sincePause === LOGS_PER_STEP) {
@@ -212,7 +255,7 @@ export function createBlockProcessor(
         if (runHandler(ds, log, block)) calls++;
       }
     }
-    return calls;
+    return calls + runBlockHandlers(dataSources, block, 'end');
   }
 
   return {

@@ -3,7 +3,7 @@
 // dynamic ones and rebuilds this set from them on restart or after a reorg.
 import type { Hex } from 'viem';
 import type { Entity } from '../store/entity.ts';
-import type { MappingSpec, Subgraph } from './manifest.ts';
+import type { BlockHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
 
 /** A template instance created by a handler. */
 export interface DynamicDataSource {
@@ -21,6 +21,26 @@ export interface ActiveDataSource {
   startBlock: bigint;
   context: Entity | null;
   mapping: MappingSpec;
+}
+
+/**
+ * The block handlers of `ds` that fire at block `number`, as graph-node's block triggers: `start`
+ * (a `once` handler at the start block) runs before the block's logs, `end` (an unfiltered handler,
+ * or a `polling` one every `every` blocks from the start block) after them.
+ */
+export function blockHandlersAt(
+  ds: ActiveDataSource,
+  number: bigint,
+): { start: BlockHandlerSpec | null; end: BlockHandlerSpec | null } {
+  let start: BlockHandlerSpec | null = null;
+  let end: BlockHandlerSpec | null = null;
+  if (number < ds.startBlock) return { start, end };
+  for (const h of ds.mapping.blockHandlers) {
+    if (h.filter === 'once' && number === ds.startBlock) start ??= h;
+    else if (h.filter === 'every') end ??= h;
+    else if (h.filter === 'polling' && (number - ds.startBlock) % BigInt(h.every) === 0n) end ??= h;
+  }
+  return { start, end };
 }
 
 function sameContext(a: Entity | null, b: Entity | null): boolean {
@@ -84,6 +104,21 @@ export class DataSourceSet {
   /** Data sources in processing order: static in manifest order, then dynamic in creation order. */
   all(): readonly ActiveDataSource[] {
     return this.active;
+  }
+
+  /** Whether some data source has a block handler that fires at block `number`. */
+  hasBlockTriggers(number: bigint): boolean {
+    for (const ds of this.active) {
+      if (ds.mapping.blockHandlers.length === 0) continue;
+      const { start, end } = blockHandlersAt(ds, number);
+      if (start || end) return true;
+    }
+    return false;
+  }
+
+  /** Whether a data source has a block handler that fires on every block. */
+  hasEveryBlockHandler(): boolean {
+    return this.active.some((ds) => ds.mapping.blockHandlers.some((h) => h.filter === 'every'));
   }
 
   /**

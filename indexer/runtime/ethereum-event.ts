@@ -105,8 +105,11 @@ export function writeBlock(heap: AscHeap, block: BlockWithLogs): number {
 /** Per heap, the image of the last block written, so each event of a block copies it. */
 const blockImages = new WeakMap<AscHeap, { block: BlockWithLogs; image: AscImage }>();
 
-/** The block object of an event: a fresh copy per event, as graph-node gives each trigger its own. */
-function writeEventBlock(heap: AscHeap, block: BlockWithLogs): number {
+/**
+ * The block object of a trigger (an event's `block`, a block handler's argument): a fresh copy per
+ * trigger, as graph-node gives each trigger its own.
+ */
+export function writeTriggerBlock(heap: AscHeap, block: BlockWithLogs): number {
   let cached = blockImages.get(heap);
   if (cached?.block !== block) {
     cached = { block, image: heap.recordImage(() => writeBlock(heap, block)) };
@@ -189,7 +192,7 @@ export function writeEvent(heap: AscHeap, input: EventInput): number {
   const address = heap.writeHexBytes(log.address);
   const logIndexPtr = writeBigInt(heap, logIndex);
   const transactionLogIndex = writeBigInt(heap, logIndex);
-  const blockPtr = writeEventBlock(heap, block);
+  const blockPtr = writeTriggerBlock(heap, block);
   const txPtr = writeTransaction(
     heap,
     txHash,

@@ -21,6 +21,14 @@ export interface EventHandlerSpec {
   decode: EventDecoder;
 }
 
+/**
+ * A block handler and when it runs (graph-node's BlockHandlerFilter): `every` block from the data
+ * source's start block, every `polling` interval from it, or `once` at it.
+ */
+export type BlockHandlerSpec =
+  | { handler: string; filter: 'every' | 'once' }
+  | { handler: string; filter: 'polling'; every: number };
+
 export interface MappingSpec {
   apiVersion: string;
   wasmFile: string;
@@ -29,6 +37,8 @@ export interface MappingSpec {
   memoryLimits: MemoryLimits;
   /** handlers by topic0, in manifest order */
   handlers: Map<Hex, EventHandlerSpec[]>;
+  /** at most one of each filter, never `every` together with `once` or `polling` */
+  blockHandlers: BlockHandlerSpec[];
   /** the mapping's ABIs by their manifest name: what ethereum.call looks contracts up in */
   abis: Map<string, Abi>;
 }
@@ -89,7 +99,7 @@ interface RawDataSource {
     file?: string;
     abis?: { name: string; file: string }[];
     eventHandlers?: RawHandler[];
-    blockHandlers?: unknown[];
+    blockHandlers?: { handler?: string; filter?: { kind?: string; every?: unknown } }[];
     callHandlers?: unknown[];
   };
 }
@@ -146,6 +156,41 @@ async function readAbi(file: string): Promise<Abi> {
   throw new Error(`${file} is not an ABI`);
 }
 
+function blockHandlerSpec(
+  dataSource: string,
+  raw: { handler?: string; filter?: { kind?: string; every?: unknown } },
+): BlockHandlerSpec {
+  if (!raw.handler) throw new Error(`data source ${dataSource}: block handler without handler`);
+  const kind = raw.filter?.kind;
+  if (kind === undefined) return { handler: raw.handler, filter: 'every' };
+  if (kind === 'once') return { handler: raw.handler, filter: 'once' };
+  if (kind === 'polling') {
+    const every = raw.filter?.every;
+    if (typeof every !== 'number' || !Number.isInteger(every) || every < 1)
+      throw new Error(
+        `data source ${dataSource}: block handler ${raw.handler}: polling needs \`every\`, a positive integer`,
+      );
+    return { handler: raw.handler, filter: 'polling', every };
+  }
+  if (kind === 'call')
+    throw new Error(
+      `data source ${dataSource}: block handler ${raw.handler}: filter kind call is not supported (it needs traces)`,
+    );
+  throw new Error(`data source ${dataSource}: block handler ${raw.handler}: unknown filter kind ${kind}`);
+}
+
+/** graph-node's rules: one handler per filter, and an unfiltered one alone (a call filter aside). */
+function checkBlockHandlers(dataSource: string, handlers: readonly BlockHandlerSpec[]): void {
+  const count = (filter: BlockHandlerSpec['filter']) => handlers.filter((h) => h.filter === filter).length;
+  if (count('every') > 0 && (count('once') > 0 || count('polling') > 0)) {
+    throw new Error(
+      `data source ${dataSource}: data source has a combination of filtered and non-filtered block handlers that is not allowed`,
+    );
+  }
+  if (count('every') > 1 || count('once') > 1 || count('polling') > 1)
+    throw new Error(`data source ${dataSource}: data source has duplicated block handlers`);
+}
+
 async function loadMapping(
   raw: RawDataSource,
   dir: string,
@@ -164,9 +209,11 @@ async function loadMapping(
   if (raw.kind !== 'ethereum' && raw.kind !== 'ethereum/contract') {
     throw new Error(`data source ${name}: kind ${raw.kind} is not supported (only ethereum)`);
   }
-  if ((mapping.blockHandlers?.length ?? 0) > 0 || (mapping.callHandlers?.length ?? 0) > 0) {
-    throw new Error(`data source ${name}: block and call handlers are not supported, only event handlers`);
+  if ((mapping.callHandlers?.length ?? 0) > 0) {
+    throw new Error(`data source ${name}: call handlers are not supported (they need traces)`);
   }
+  const blockHandlers = (mapping.blockHandlers ?? []).map((h) => blockHandlerSpec(name, h));
+  checkBlockHandlers(name, blockHandlers);
   const named = mapping.abis ?? [];
   const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
   const handlers = new Map<Hex, EventHandlerSpec[]>();
@@ -208,6 +255,7 @@ async function loadMapping(
     module,
     memoryLimits,
     handlers,
+    blockHandlers,
     abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
   };
 }
@@ -221,6 +269,8 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
   for (const raw of manifest.dataSources ?? []) {
+    if ((raw.mapping?.blockHandlers?.length ?? 0) > 0 && !raw.source?.address)
+      throw new Error(`data source ${raw.name ?? ''}: block handlers need a source address`);
     dataSources.push({
       name: raw.name ?? '',
       network: raw.network ?? '',

@@ -55,7 +55,7 @@ async function indexFrom(rpcUrl: string): Promise<{ indexer: Indexer; outputs: M
     dataDir,
     port: 0,
     buildDir,
-    contracts: { ProbeEmitter: { address: chain.emitter, startBlock: chain.deployBlock } },
+    contracts: chain.contracts,
     pollIntervalMs: 20,
     log: () => undefined,
   });

@@ -27,7 +27,7 @@ beforeAll(async () => {
     dataDir,
     port: 0,
     buildDir,
-    contracts: { ProbeEmitter: { address: chain.emitter, startBlock: chain.deployBlock } },
+    contracts: chain.contracts,
     pollIntervalMs: 20,
     log: () => undefined,
   });

@@ -7,6 +7,7 @@ import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileSolidity } from '../../devnet/compile.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue } from '../../devnet/tx-queue.ts';
+import type { NetworkContract } from '../../indexer/indexer.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
 const probeAbi = parseAbi(['function probe(uint8 kind, string input) payable']);
@@ -19,6 +20,11 @@ export interface ProbeChain {
   /** the ProbeEmitter's address (lowercase) */
   emitter: Hex;
   deployBlock: number;
+  /**
+   * The probe subgraph's data sources on this chain, all from the deploy block: ProbeEmitter at the
+   * emitter; the block handler ones (EveryBlock, PollingBlock) at addresses that emit nothing
+   */
+  contracts: Record<string, NetworkContract>;
   /** mines one block whose only transaction calls probe(kind, input), paying `value` wei; returns its number */
   probe(kind: number, input: string, value?: bigint): Promise<number>;
   stop(): Promise<void>;
@@ -39,11 +45,17 @@ export async function startProbeChain(): Promise<ProbeChain> {
   };
   const deployed = await send({ data: bytecode });
   const emitter = deployed.txs[0]!.receipt.contractAddress!.toLowerCase() as Hex;
+  const deployBlock = Number(deployed.number);
   return {
     anvil,
     rpc,
     emitter,
-    deployBlock: Number(deployed.number),
+    deployBlock,
+    contracts: {
+      ProbeEmitter: { address: emitter, startBlock: deployBlock },
+      EveryBlock: { address: `0x${'bb'.repeat(20)}`, startBlock: deployBlock },
+      PollingBlock: { address: `0x${'cc'.repeat(20)}`, startBlock: deployBlock },
+    },
     async probe(kind, input, value) {
       const data = encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] });
       return Number((await send({ to: emitter, data, value })).number);

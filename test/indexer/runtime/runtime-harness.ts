@@ -119,7 +119,7 @@ export class RuntimeHarness {
   runBlock(
     number: number,
     logs: Log[],
-    extras: Pick<BlockWithLogs, 'transactions' | 'receipts'> = {},
+    extras: Pick<BlockWithLogs, 'transactions' | 'receipts' | 'header'> = {},
   ): BlockResult {
     const hash = blockHash(number);
     const block: BlockWithLogs = {
