@@ -1,10 +1,13 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
 // topics over adaptive ranges (with the headers of the blocks where block handlers fire, which run
 // even without logs; at most 500 blocks a range while a handler fires on every block), runs each
-// block's handlers through the block processor into a per-block write buffer, and writes each range's checkpoint in the same store transaction as its
-// entities (during catch-up several ranges share a transaction, committed about once a second; at
-// the head each range commits at once), so a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on the canonical chain;
-// if not, the store reverts to the newest stored block that is, and indexing resumes from there.
+// block's handlers through the block processor into a per-block write buffer, and writes each
+// range's checkpoint in the same store transaction as its entities (during catch-up several ranges
+// share a transaction, committed about once a second; at the head each range commits at once), so
+// a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on
+// the canonical chain; if not, the store reverts to the newest stored block that is, and indexing
+// resumes from there. A handler's chain read the node failed (ChainAccessError) rolls back to the
+// last commit like a moved chain, and the ranges run again after a backoff.
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
 // after it. The hash of `to` commits to every block below it, so when both reads agree the logs

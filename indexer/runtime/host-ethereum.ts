@@ -16,18 +16,12 @@ import {
 import type { AscHeap } from './asc-memory.ts';
 import type { ChainReader, HostEnv, HostFunctions } from './host-context.ts';
 import { readEthereumValue, tokenAbiParameter, tokenToAbiValue, valueWriter } from './ethereum-value.ts';
-
-/** A parameter's type as signatures spell it: tuples as their component types in parentheses. */
-function signatureType(param: AbiParameter): string {
-  if (!param.type.startsWith('tuple')) return param.type;
-  const components = 'components' in param ? param.components : [];
-  return `(${components.map(signatureType).join(',')})${param.type.slice('tuple'.length)}`;
-}
+import { apiVersionAtLeast, formatParameterType } from './manifest.ts';
 
 /** graph-node's signature_compat: `name(inputs)`, then `:(outputs)` when there are outputs. */
 export function compatSignature(fn: AbiFunction): string {
-  const inputs = `${fn.name}(${fn.inputs.map(signatureType).join(',')})`;
-  return fn.outputs.length === 0 ? inputs : `${inputs}:(${fn.outputs.map(signatureType).join(',')})`;
+  const inputs = `${fn.name}(${fn.inputs.map(formatParameterType).join(',')})`;
+  return fn.outputs.length === 0 ? inputs : `${inputs}:(${fn.outputs.map(formatParameterType).join(',')})`;
 }
 
 function findFunction(env: HostEnv, contract: string, name: string, signature: string): AbiFunction {
@@ -56,8 +50,7 @@ function chainOf(env: HostEnv, what: string): ChainReader {
 
 /** getBalance and hasCode exist from apiVersion 0.0.9, as in graph-node. */
 function requireApiVersion009(env: HostEnv, what: string): void {
-  const [major = 0, minor = 0, patch = 0] = env.dataSource.mapping.apiVersion.split('.').map(Number);
-  if (major === 0 && minor === 0 && patch < 9)
+  if (!apiVersionAtLeast(env.dataSource.mapping.apiVersion, '0.0.9'))
     throw new Error(`${what} call is not supported before API version 0.0.9`);
 }
 

@@ -17,6 +17,7 @@ import {
   valueTypeName,
 } from './entity-validation.ts';
 import { StoreAccessError, type HostEnv, type HostFunctions } from './host-context.ts';
+import { apiVersionAtLeast } from './manifest.ts';
 
 function entityType(env: HostEnv, name: string): EntityTypeModel {
   const type = env.runtime.schema.entities.get(name);
@@ -91,8 +92,7 @@ function strictFields(env: HostEnv): boolean {
   if (version === undefined) return true;
   let strict = strictByVersion.get(version);
   if (strict === undefined) {
-    const [major = 0, minor = 0, patch = 0] = version.split('.').map(Number);
-    strict = major > 0 || minor > 0 || patch >= 8;
+    strict = apiVersionAtLeast(version, '0.0.8');
     strictByVersion.set(version, strict);
   }
   return strict;

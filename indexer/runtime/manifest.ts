@@ -118,7 +118,18 @@ export function canonicalSignature(event: string): string {
     .replace(/\s/g, '');
 }
 
-function formatParameterType(param: AbiParameter): string {
+/** Whether `apiVersion` (`major.minor.patch`) is `minimum` or later. */
+export function apiVersionAtLeast(apiVersion: string, minimum: string): boolean {
+  const have = apiVersion.split('.').map(Number);
+  const want = minimum.split('.').map(Number);
+  for (let i = 0; i < 3; i++) {
+    if ((have[i] ?? 0) !== (want[i] ?? 0)) return (have[i] ?? 0) > (want[i] ?? 0);
+  }
+  return true;
+}
+
+/** A parameter's type as signatures spell it: tuples as their component types in parentheses. */
+export function formatParameterType(param: AbiParameter): string {
   if (param.type.startsWith('tuple')) {
     const components = 'components' in param ? param.components : [];
     return `(${components.map(formatParameterType).join(',')})${param.type.slice('tuple'.length)}`;
@@ -200,8 +211,7 @@ async function loadMapping(
   const mapping = raw.mapping;
   if (!mapping?.file || !mapping.apiVersion)
     throw new Error(`data source ${name}: mapping file or apiVersion missing`);
-  const [major = 0, minor = 0, patch = 0] = mapping.apiVersion.split('.').map(Number);
-  if (major === 0 && minor === 0 && patch < 5) {
+  if (!apiVersionAtLeast(mapping.apiVersion, '0.0.5')) {
     throw new Error(
       `data source ${name}: apiVersion ${mapping.apiVersion} is not supported (0.0.5 or later)`,
     );
