@@ -2,7 +2,18 @@
 // eth_getLogs over block ranges that adapt to what the node accepts: the span doubles after a
 // success and halves when the node refuses a range as too large or too many results. Transient
 // RPC failures are retried with exponential backoff; the caller never sees them unless it stops.
-import { createPublicClient, formatLog, http, numberToHex, type Hex, type Log, type RpcLog } from 'viem';
+import {
+  createPublicClient,
+  formatLog,
+  formatTransactionReceipt,
+  http,
+  numberToHex,
+  type Hex,
+  type Log,
+  type RpcLog,
+  type RpcTransactionReceipt,
+  type TransactionReceipt,
+} from 'viem';
 import type { BlockHeaderInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 
@@ -161,6 +172,25 @@ export class ChainSource {
         ),
       );
       return new Map(unique.map((n, i) => [n, blocks[i] ? headerFromRpc(blocks[i]!) : null]));
+    });
+  }
+
+  /** Receipts by transaction hash (one JSON-RPC batch); a transaction the node does not know maps to null. */
+  async receipts(hashes: readonly Hex[]): Promise<Map<Hex, TransactionReceipt | null>> {
+    const unique = [...new Set(hashes)];
+    return this.retry('eth_getTransactionReceipt', async () => {
+      const receipts = await Promise.all(
+        unique.map(
+          (hash) =>
+            this.client.request({
+              method: 'eth_getTransactionReceipt',
+              params: [hash],
+            }) as Promise<RpcTransactionReceipt | null>,
+        ),
+      );
+      return new Map(
+        unique.map((hash, i) => [hash, receipts[i] ? formatTransactionReceipt(receipts[i]!) : null]),
+      );
     });
   }
 

@@ -1,6 +1,7 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
 // topics over adaptive ranges (with the headers of the blocks where block handlers fire, which run
-// even without logs; at most 500 blocks a range while a handler fires on every block), runs each
+// even without logs, at most 500 blocks a range while a handler fires on every block; and the
+// receipts of the transactions whose logs `receipt: true` handlers get), runs each
 // block's handlers through the block processor into a per-block write buffer, and writes each
 // range's checkpoint in the same store transaction as its entities (during catch-up several ranges
 // share a transaction, committed about once a second; at the head each range commits at once), so
@@ -11,15 +12,15 @@
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
 // after it. The hash of `to` commits to every block below it, so when both reads agree the logs
-// came from that chain; any disagreement (or a log whose blockHash differs from its header) makes
-// the range be fetched again. A block that creates data sources ends its range: the logs fetched
+// came from that chain; any disagreement (or a log whose blockHash differs from its header, or a
+// receipt from another block than its log) makes the range be fetched again. A block that creates data sources ends its range: the logs fetched
 // for the rest of it lack the new addresses, so the next range is fetched with them.
 //
 // The next range is fetched while one is processed; a block's handlers run in steps with the event
 // loop turning between them, so that fetch moves on. Blocks run without looking new immutable
 // entities up in the store (graph-node's assumption too); if the store refuses one as inserted by an
 // earlier block, the block runs again with the lookups, which fail it with graph-node's error.
-import type { Hex, Log } from 'viem';
+import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
@@ -94,6 +95,8 @@ interface FetchedRange {
   triggerBlocks: number[];
   /** headers of `to`, the parent and every block with logs or block triggers */
   known: Map<number, ChainHeader>;
+  /** receipts of the transactions whose logs `receipt: true` handlers get */
+  receipts: Map<Hex, TransactionReceipt>;
   filterKey: string;
 }
 
@@ -212,9 +215,28 @@ export class ChainFollower {
     if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
       return 'retry';
     if (triggerBlocks.some((n) => !headers.get(n))) return 'retry';
+    const receipts = await this.receiptsFor(logs);
+    if (!receipts) return 'retry';
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, triggerBlocks, known, filterKey: filterKey(filter) };
+    return { from, to, end, logs, triggerBlocks, known, receipts, filterKey: filterKey(filter) };
+  }
+
+  /**
+   * The receipts `receipt: true` handlers need for `logs` (none fetched when no handler declares
+   * it); null when one is missing or from another block than its log, i.e. the chain moved.
+   */
+  private async receiptsFor(logs: readonly Log[]): Promise<Map<Hex, TransactionReceipt> | null> {
+    const wanted = logs.filter((l) => this.sources.needsReceipt(l));
+    const receipts = new Map<Hex, TransactionReceipt>();
+    if (wanted.length === 0) return receipts;
+    const fetched = await this.options.chain.receipts(wanted.map((l) => l.transactionHash!));
+    for (const log of wanted) {
+      const receipt = fetched.get(log.transactionHash!);
+      if (!receipt || receipt.blockHash.toLowerCase() !== log.blockHash?.toLowerCase()) return null;
+      receipts.set(log.transactionHash!, receipt);
+    }
+    return receipts;
   }
 
   /** The blocks of [from, to] where a data source's block handler fires. */
@@ -310,7 +332,7 @@ export class ChainFollower {
     try {
       for (const n of [...byBlock.keys()].sort((a, b) => a - b)) {
         const header = fetched.known.get(n)!;
-        const result = await this.processBlock(header, sortedByLogIndex(byBlock.get(n)!));
+        const result = await this.processBlock(header, sortedByLogIndex(byBlock.get(n)!), fetched.receipts);
         processed += result.logs;
         // New data sources change the filter: the range ends here, and the next one is fetched with them.
         if (result.created && n < to) {
@@ -360,6 +382,7 @@ export class ChainFollower {
   private async processBlock(
     header: ChainHeader,
     initialLogs: Log[],
+    receipts: Map<Hex, TransactionReceipt>,
   ): Promise<{ logs: number; created: boolean }> {
     const { store, processor, chain, subgraph } = this.options;
     const dynamicBefore = [...this.sources.dynamic];
@@ -376,6 +399,7 @@ export class ChainFollower {
           timestamp: BigInt(header.timestamp),
           header: header.info,
           logs,
+          receipts,
         },
         writer,
         this.sources,
@@ -400,6 +424,9 @@ export class ChainFollower {
           header.number,
         );
         if (here.some((l) => l.blockHash?.toLowerCase() !== header.hash)) throw new ChainMoved();
+        const hereReceipts = await this.receiptsFor(here);
+        if (!hereReceipts) throw new ChainMoved();
+        for (const [hash, receipt] of hereReceipts) receipts.set(hash, receipt);
         if (here.length > 0) {
           logs = sortedByLogIndex([...logs, ...here]);
           this.sources = new DataSourceSet(subgraph, dynamicBefore);

@@ -116,6 +116,22 @@ export class DataSourceSet {
     return false;
   }
 
+  /**
+   * Whether a handler that declares `receipt: true` may run for `log`, so that its transaction's
+   * receipt must be fetched (the handler runs only if the log also decodes as its event).
+   */
+  needsReceipt(log: { address: Hex; topics: readonly Hex[]; blockNumber: bigint | null }): boolean {
+    const topic0 = log.topics[0];
+    if (!topic0 || !this.active.some((ds) => ds.mapping.declaresReceipts)) return false;
+    const address = log.address.toLowerCase();
+    return this.active.some(
+      (ds) =>
+        (ds.address === null || ds.address === address) &&
+        (log.blockNumber ?? 0n) >= ds.startBlock &&
+        (ds.mapping.handlers.get(topic0)?.some((h) => h.receipt) ?? false),
+    );
+  }
+
   /** Whether a data source has a block handler that fires on every block. */
   hasEveryBlockHandler(): boolean {
     return this.active.some((ds) => ds.mapping.blockHandlers.some((h) => h.filter === 'every'));

@@ -37,6 +37,8 @@ export interface MappingSpec {
   memoryLimits: MemoryLimits;
   /** handlers by topic0, in manifest order */
   handlers: Map<Hex, EventHandlerSpec[]>;
+  /** whether an event handler declares `receipt: true` (the follower then fetches receipts) */
+  declaresReceipts: boolean;
   /** at most one of each filter, never `every` together with `once` or `polling` */
   blockHandlers: BlockHandlerSpec[];
   /** the mapping's ABIs by their manifest name: what ethereum.call looks contracts up in */
@@ -265,6 +267,7 @@ async function loadMapping(
     module,
     memoryLimits,
     handlers,
+    declaresReceipts: [...handlers.values()].some((specs) => specs.some((h) => h.receipt)),
     blockHandlers,
     abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
   };

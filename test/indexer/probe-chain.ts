@@ -10,7 +10,10 @@ import { createTxQueue } from '../../devnet/tx-queue.ts';
 import type { NetworkContract } from '../../indexer/indexer.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
-const probeAbi = parseAbi(['function probe(uint8 kind, string input) payable']);
+const probeAbi = parseAbi([
+  'function probe(uint8 kind, string input) payable',
+  'function probeReceipt(uint8 tag)',
+]);
 /** anvil's first account; anvil signs for it */
 export const probeSender: Hex = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
@@ -27,6 +30,8 @@ export interface ProbeChain {
   contracts: Record<string, NetworkContract>;
   /** mines one block whose only transaction calls probe(kind, input), paying `value` wei; returns its number */
   probe(kind: number, input: string, value?: bigint): Promise<number>;
+  /** mines one block whose only transaction emits ProbeReceipt(tag); returns the transaction hash */
+  probeReceipt(tag: number): Promise<Hex>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +64,10 @@ export async function startProbeChain(): Promise<ProbeChain> {
     async probe(kind, input, value) {
       const data = encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] });
       return Number((await send({ to: emitter, data, value })).number);
+    },
+    async probeReceipt(tag) {
+      const data = encodeFunctionData({ abi: probeAbi, functionName: 'probeReceipt', args: [tag] });
+      return (await send({ to: emitter, data })).txs[0]!.receipt.transactionHash;
     },
     stop: () => anvil.stop(),
   };

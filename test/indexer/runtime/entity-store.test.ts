@@ -132,6 +132,7 @@ function dataSource(apiVersion: string): ActiveDataSource {
       module: new WebAssembly.Module(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)),
       memoryLimits: { initial: 1, maximum: undefined },
       handlers: new Map(),
+      declaresReceipts: false,
       blockHandlers: [],
       abis: new Map(),
     },
