@@ -13,8 +13,9 @@
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
 // after it. The hash of `to` commits to every block below it, so when both reads agree the logs
 // came from that chain; any disagreement (or a log whose blockHash differs from its header, or a
-// receipt from another block than its log) makes the range be fetched again. A block that creates data sources ends its range: the logs fetched
-// for the rest of it lack the new addresses, so the next range is fetched with them.
+// receipt from another block than its log) makes the range be fetched again. A block that creates
+// data sources ends its range: the logs fetched for the rest of it lack the new addresses, so the
+// next range is fetched with them.
 //
 // The next range is fetched while one is processed; a block's handlers run in steps with the event
 // loop turning between them, so that fetch moves on. Blocks run without looking new immutable
