@@ -1,39 +1,28 @@
 // `npm run bench:indexer`: how fast the embedded indexer indexes the large devnet scenario, compared
 // with the floor set by the chain itself: fetching and decoding the same logs and doing nothing else.
-// The scenario is generated first (SCENARIO_* variables size it; the defaults here give 100,000+
-// indexed events); indexing then runs in a child process so its peak RSS is the indexer's own.
-// Prints events/s, the fetch+decode/index time ratio and peak RSS against their targets, and the
-// floor the store sets: the same entity versions written again with no chain and no handlers.
+// This half generates the scenario (SCENARIO_* variables size it; the defaults here give 100,000+
+// indexed events) and starts the proxy that puts anvil at a hosted provider's distance; indexing
+// and measuring run in a child process (bench/indexer-measure.ts, from the bundle `npm run build`
+// makes) so that its peak RSS is the indexer's own.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
-import type { Hex } from 'viem';
 import { startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
 import { deployProtocol } from '../devnet/deploy.ts';
 import { runScenario } from '../devnet/scenario.ts';
 import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
-import { ChainSource } from '../indexer/follower/chain-source.ts';
-import { COMMIT_EVENTS } from '../indexer/follower/follower.ts';
-import { createIndexer, type NetworkContract } from '../indexer/indexer.ts';
-import { createProgressDisplay } from '../indexer/progress.ts';
-import { createEventDecoder, type EventDecoder } from '../indexer/runtime/event-decoder.ts';
-import { loadSubgraph } from '../indexer/runtime/manifest.ts';
-import { idFromSql, rowToEntity } from '../indexer/store/layout.ts';
-import { openStore } from '../indexer/store/sqlite-store.ts';
-import { parseSubgraphSchema } from '../indexer/subgraph-schema.ts';
 import { startFaultProxy, type FaultProxy } from '../test/reliability/servers/fault-proxy.ts';
+import type { MeasureInput } from './indexer-measure.ts';
 
-const TARGET_EVENTS_PER_SECOND = 5_000;
-const TARGET_RATIO = 0.5;
-const TARGET_RSS_MB = 300;
 const INDEXER_HEAP_MB = 160;
 const INDEXER_SEMI_SPACE_MB = 4;
 /** added to every RPC request in the second run */
 const RPC_LATENCY_MS = 50;
+/** what `npm run build` bundles bench/indexer-measure.ts into */
+const MEASURE_BUNDLE = resolve(import.meta.dirname, '..', 'build', 'bench-indexer-measure.mjs');
 
 /** Scenario size for the benchmark unless SCENARIO_* variables say otherwise. */
 const benchScenario: Record<string, string> = {
@@ -41,196 +30,6 @@ const benchScenario: Record<string, string> = {
   SCENARIO_INVESTORS: '700',
   SCENARIO_REQUESTS_PER_EPOCH: '650',
 };
-
-interface MeasureInput {
-  rpcUrl: string;
-  /** the same node behind a loopback proxy that delays every HTTP request, as a hosted RPC would */
-  slowRpcUrl: string;
-  contracts: Record<string, NetworkContract>;
-  vaults: string[];
-}
-
-interface RunFigures {
-  events: number;
-  blocks: number;
-  indexSeconds: number;
-  cpuSeconds: number;
-  decoded: number;
-  fetchSeconds: number;
-  peakRss: number;
-  storeOnly: { versions: number; seconds: number } | null;
-}
-
-/** The process's peak resident set so far as the kernel counts it (Linux), else 0. */
-function highWaterMark(): number {
-  try {
-    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    return kb === undefined ? 0 : Number(kb) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-/**
- * Indexes the chain at `rpcUrl` from scratch, then fetches and decodes the same logs alone over the
- * same adaptive ranges with the runtime's own decoders (built once per event, as the block processor
- * does). With `storeFloor`, also times the store alone on what the run wrote.
- */
-async function indexAndFetch(input: MeasureInput, rpcUrl: string, storeFloor: boolean): Promise<RunFigures> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-indexer-'));
-  // the indexer's footprint: sampled every 20 ms while it runs, and the kernel's high-water mark
-  // when it stops (the measurements after it do not count)
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 20);
-  const display = createProgressDisplay({
-    write: (t) => process.stdout.write(t),
-    tty: Boolean(process.stdout.isTTY),
-  });
-  const indexer = await createIndexer({
-    rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    contracts: input.contracts,
-    pollIntervalMs: 50,
-    onProgress: display,
-  });
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  await indexer.start();
-  await indexer.waitForHead();
-  const indexSeconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  const status = indexer.status();
-  await indexer.stop();
-  clearInterval(sampler);
-  peakRss = Math.max(peakRss, highWaterMark());
-  const storeOnly = storeFloor ? storeWritesAlone(indexer.storePath, dataDir) : null;
-  rmSync(dataDir, { recursive: true, force: true });
-
-  const subgraph = await loadSubgraph({ buildDir: resolve(import.meta.dirname, '..', 'subgraph', 'build') });
-  const decoders = new Map<Hex, EventDecoder>();
-  for (const mapping of [...subgraph.dataSources, ...subgraph.templates.values()].map((d) => d.mapping)) {
-    for (const [topic, specs] of mapping.handlers)
-      decoders.set(topic, createEventDecoder(specs[0]!.abiEvent));
-  }
-  const addresses = [...Object.values(input.contracts).map((c) => c.address), ...input.vaults].map(
-    (a) => a.toLowerCase() as Hex,
-  );
-  const startBlock = Math.min(...Object.values(input.contracts).map((c) => c.startBlock));
-  const chain = new ChainSource({ rpcUrl });
-  const fetchStarted = performance.now();
-  let decoded = 0;
-  for (let from = startBlock; from <= status.checkpoint; ) {
-    const to = Math.min(status.checkpoint, from + chain.range - 1);
-    const logs = await chain.logsInRange({ addresses, topics: [...decoders.keys()] }, from, to);
-    if (logs === 'too-large') continue;
-    for (const log of logs) {
-      if (decoders.get(log.topics[0]!)!(log)) decoded++;
-    }
-    from = to + 1;
-  }
-  const fetchSeconds = (performance.now() - fetchStarted) / 1000;
-  return {
-    events: status.events,
-    blocks: status.checkpoint - startBlock + 1,
-    indexSeconds,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    decoded,
-    fetchSeconds,
-    peakRss,
-    storeOnly,
-  };
-}
-
-const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW TARGET');
-
-async function measure(input: MeasureInput): Promise<void> {
-  const run = await indexAndFetch(input, input.rpcUrl, true);
-  const eventsPerSecond = run.events / run.indexSeconds;
-  const ratio = run.fetchSeconds / run.indexSeconds;
-  const budget = run.fetchSeconds / TARGET_RATIO;
-  const store = run.storeOnly!;
-  console.log(`
-indexer benchmark (${fmt(run.blocks)} blocks, anvil on loopback)
-  events indexed            ${fmt(run.events)} in ${run.indexSeconds.toFixed(2)} s (CPU time ${run.cpuSeconds.toFixed(2)} s, all threads)
-  events indexed per second ${fmt(eventsPerSecond)}  (target >= ${fmt(TARGET_EVENTS_PER_SECOND)}: ${verdict(eventsPerSecond >= TARGET_EVENTS_PER_SECOND)})
-  fetch + decode only       ${fmt(run.decoded)} logs in ${run.fetchSeconds.toFixed(2)} s (${fmt(run.decoded / run.fetchSeconds)} logs/s)
-  ratio fetch+decode/index  ${ratio.toFixed(2)}  (target >= ${TARGET_RATIO}: ${verdict(ratio >= TARGET_RATIO)})
-  peak RSS                  ${mb(run.peakRss)} MB  (target < ${TARGET_RSS_MB} MB: ${verdict(run.peakRss < TARGET_RSS_MB * 1024 * 1024)})
-  store writes alone        ${fmt(store.versions)} entity versions in ${store.seconds.toFixed(2)} s: ${((100 * store.seconds) / budget).toFixed(0)}% of the ${budget.toFixed(2)} s a ratio of ${TARGET_RATIO} allows for all of indexing`);
-  if (run.decoded !== run.events)
-    console.log(`  note: fetch-only saw ${run.decoded} logs, the indexer ${run.events}`);
-
-  const slow = await indexAndFetch(input, input.slowRpcUrl, false);
-  console.log(`
-the same, every RPC request delayed ${RPC_LATENCY_MS} ms (a hosted provider's round trip)
-  events indexed            ${fmt(slow.events)} in ${slow.indexSeconds.toFixed(2)} s (${fmt(slow.events / slow.indexSeconds)} events/s)
-  fetch + decode only       ${fmt(slow.decoded)} logs in ${slow.fetchSeconds.toFixed(2)} s
-  ratio fetch+decode/index  ${(slow.fetchSeconds / slow.indexSeconds).toFixed(2)}`);
-}
-
-/**
- * The floor the store sets: the entity versions the run wrote, block by block, written again into a
- * fresh store through the same write buffer and commit cadence, with no chain and no handlers.
- * Only the store calls are timed (reading the versions back is not).
- */
-function storeWritesAlone(indexedPath: string, dataDir: string): { versions: number; seconds: number } {
-  const schema = parseSubgraphSchema(
-    readFileSync(resolve(import.meta.dirname, '..', 'subgraph', 'schema.graphql'), 'utf8'),
-  );
-  const source = new Database(indexedPath, { readonly: true });
-  source.defaultSafeIntegers(true);
-  const store = openStore({
-    path: join(dataDir, 'store-only.sqlite'),
-    schema,
-    startBlock: 0,
-    deployment: 'store-only',
-  });
-  const blocks = source
-    .prepare(`SELECT "number" FROM "__blocks" ORDER BY "number"`)
-    .pluck()
-    .all() as bigint[];
-  const readers = [...store.layouts.values()].map((layout) => ({
-    layout,
-    atBlock: source.prepare(`SELECT * FROM ${layout.sql} WHERE "__from" = ? ORDER BY "__vid"`),
-  }));
-  let versions = 0;
-  let sinceCommit = 0;
-  let seconds = 0;
-  for (const block of blocks) {
-    const writes = readers.flatMap(({ layout, atBlock }) =>
-      (atBlock.all(block) as Record<string, unknown>[]).map((row) => ({
-        layout,
-        id: idFromSql(layout.idKind, row.id),
-        entity: rowToEntity(layout, row),
-      })),
-    );
-    const started = performance.now();
-    if (!store.transactionOpen) store.begin();
-    const writer = store.blockWriter(Number(block));
-    for (const { layout, id, entity } of writes) writer.set(layout.entity.name, id, entity);
-    writer.flush();
-    sinceCommit += writes.length;
-    if (sinceCommit >= COMMIT_EVENTS) {
-      store.commit();
-      sinceCommit = 0;
-    }
-    seconds += (performance.now() - started) / 1000;
-    versions += writes.length;
-  }
-  const started = performance.now();
-  if (store.transactionOpen) store.commit();
-  seconds += (performance.now() - started) / 1000;
-  store.close();
-  source.close();
-  return { versions, seconds };
-}
 
 async function main(): Promise<void> {
   for (const [name, value] of Object.entries(benchScenario)) process.env[name] ??= value;
@@ -245,7 +44,7 @@ async function main(): Promise<void> {
     const generated = performance.now();
     const ledger = await runScenario(anvil.rpcUrl, deployment, params);
     console.log(
-      `scenario: ${fmt(ledger.trackedEvents)} tracked events of ${fmt(ledger.totalEvents)} in ${((performance.now() - generated) / 1000).toFixed(0)} s`,
+      `scenario: ${ledger.trackedEvents.toLocaleString('en-US')} tracked events of ${ledger.totalEvents.toLocaleString('en-US')} in ${((performance.now() - generated) / 1000).toFixed(0)} s`,
     );
     const at = (address: string) => ({ address, startBlock: deployment.startBlock });
     proxy = await startFaultProxy(anvil.rpcUrl);
@@ -253,6 +52,7 @@ async function main(): Promise<void> {
     const input: MeasureInput = {
       rpcUrl: anvil.rpcUrl,
       slowRpcUrl: proxy.url,
+      rpcLatencyMs: RPC_LATENCY_MS,
       contracts: {
         FundRegistry: at(deployment.contracts.fundRegistry),
         NavOracle: at(deployment.contracts.navOracle),
@@ -268,11 +68,9 @@ async function main(): Promise<void> {
       `--max-semi-space-size=${INDEXER_SEMI_SPACE_MB}`,
     ];
     console.log(`indexing in a child process: node ${nodeFlags.join(' ')}`);
-    const child = spawn(
-      process.execPath,
-      [...nodeFlags, '--import', 'tsx', import.meta.filename, '--measure', JSON.stringify(input)],
-      { stdio: 'inherit' },
-    );
+    const child = spawn(process.execPath, [...nodeFlags, MEASURE_BUNDLE, JSON.stringify(input)], {
+      stdio: 'inherit',
+    });
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     if (code !== 0) throw new Error(`the measuring process exited with ${code}`);
   } finally {
@@ -282,5 +80,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--measure') await measure(JSON.parse(process.argv[3]!) as MeasureInput);
-else await main();
+await main();

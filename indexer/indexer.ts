@@ -68,6 +68,7 @@ export interface Indexer {
   waitForHead(): Promise<void>;
 }
 
+// one level below the repository, as are the bundles of `npm run build` in build/ that include this
 const repoRoot = resolve(import.meta.dirname, '..');
 
 function filesUnder(dir: string): string[] {

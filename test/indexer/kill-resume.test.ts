@@ -30,9 +30,12 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Starts `indexer/main.ts` as `npm run indexer` would (minus the build) and resolves with its query URL. */
+/**
+ * Starts the indexer as `npm run indexer` does, from the bundle `npm run build` made of
+ * `indexer/main.ts` (minus the build), and resolves with its query URL.
+ */
 function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
+  const child = spawn(process.execPath, ['build/indexer-main.mjs'], {
     cwd: repoRoot,
     env: {
       ...process.env,
