@@ -158,40 +158,39 @@ export class ChainSource {
     );
   }
 
-  /** Headers by number (one JSON-RPC batch); a number past the node's head maps to null. */
-  async headers(numbers: readonly number[]): Promise<Map<number, ChainHeader | null>> {
-    const unique = [...new Set(numbers)];
-    return this.retry('eth_getBlockByNumber', async () => {
-      const blocks = await Promise.all(
-        unique.map(
-          (n) =>
-            this.client.request({
-              method: 'eth_getBlockByNumber',
-              params: [numberToHex(n), false],
-            }) as Promise<RpcBlock | null>,
-        ),
-      );
-      return new Map(unique.map((n, i) => [n, blocks[i] ? headerFromRpc(blocks[i]!) : null]));
+  /**
+   * `method` called once for each distinct key (one JSON-RPC batch, retried whole), answers by key;
+   * a null answer (a block past the head, an unknown transaction) stays null.
+   */
+  private async each<K, Raw, T>(
+    method: 'eth_getBlockByNumber' | 'eth_getTransactionReceipt',
+    keys: readonly K[],
+    params: (key: K) => unknown[],
+    format: (raw: Raw) => T,
+  ): Promise<Map<K, T | null>> {
+    const unique = [...new Set(keys)];
+    return this.retry(method, async () => {
+      const answers = (await Promise.all(
+        // params fit `method` by construction; viem types each method's params apart
+        unique.map((key) => this.client.request({ method, params: params(key) } as never)),
+      )) as (Raw | null)[];
+      return new Map(unique.map((key, i) => [key, answers[i] ? format(answers[i]!) : null]));
     });
   }
 
-  /** Receipts by transaction hash (one JSON-RPC batch); a transaction the node does not know maps to null. */
-  async receipts(hashes: readonly Hex[]): Promise<Map<Hex, TransactionReceipt | null>> {
-    const unique = [...new Set(hashes)];
-    return this.retry('eth_getTransactionReceipt', async () => {
-      const receipts = await Promise.all(
-        unique.map(
-          (hash) =>
-            this.client.request({
-              method: 'eth_getTransactionReceipt',
-              params: [hash],
-            }) as Promise<RpcTransactionReceipt | null>,
-        ),
-      );
-      return new Map(
-        unique.map((hash, i) => [hash, receipts[i] ? formatTransactionReceipt(receipts[i]!) : null]),
-      );
-    });
+  /** Headers by number; a number past the node's head maps to null. */
+  headers(numbers: readonly number[]): Promise<Map<number, ChainHeader | null>> {
+    return this.each('eth_getBlockByNumber', numbers, (n) => [numberToHex(n), false], headerFromRpc);
+  }
+
+  /** Receipts by transaction hash; a transaction the node does not know maps to null. */
+  receipts(hashes: readonly Hex[]): Promise<Map<Hex, TransactionReceipt | null>> {
+    return this.each(
+      'eth_getTransactionReceipt',
+      hashes,
+      (hash) => [hash],
+      (raw: RpcTransactionReceipt) => formatTransactionReceipt(raw),
+    );
   }
 
   async header(number: number): Promise<ChainHeader | null> {

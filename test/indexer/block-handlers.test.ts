@@ -2,14 +2,10 @@
 // blocks have no logs, and hands each handler the block's header as the node gave it. The probe
 // subgraph's EveryBlock and PollingBlock data sources (from the emitter's deploy block) record the
 // blocks they saw; most blocks here are mined empty.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
-import { startProbeChain, type ProbeChain } from './probe-chain.ts';
-import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
+import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 interface Seen {
   handler: string;
@@ -19,30 +15,18 @@ interface Seen {
 }
 
 let chain: ProbeChain;
-let indexer: Indexer;
-let dataDir: string;
+let running: { indexer: Indexer; stop(): Promise<void> };
 let head: number;
 let seen: Seen[];
 
 beforeAll(async () => {
-  const buildDir = buildProbeSubgraph();
   chain = await startProbeChain();
   for (let i = 0; i < 5; i++) await chain.rpc.request('evm_mine', []);
   await chain.probe(5, '1');
   for (let i = 0; i < 3; i++) await chain.rpc.request('evm_mine', []);
   head = Number(await chain.rpc.request<string>('eth_blockNumber', []));
-  dataDir = mkdtempSync(join(tmpdir(), 'indexer-block-handlers-'));
-  indexer = await createIndexer({
-    rpcUrl: chain.anvil.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    buildDir,
-    contracts: chain.contracts,
-    pollIntervalMs: 20,
-    log: () => undefined,
-  });
-  await indexer.start();
+  running = await startProbeIndexer(chain);
+  const { indexer } = running;
   await indexer.waitForBlock(head);
   ({ blockSeens: seen } = await queryIndexer<{ blockSeens: Seen[] }>(
     indexer.queryUrl,
@@ -51,9 +35,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await indexer?.stop();
+  await running?.stop();
   await chain?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 const blocksOf = (handler: string) => seen.filter((s) => s.handler === handler).map((s) => Number(s.number));

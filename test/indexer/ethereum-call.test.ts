@@ -3,30 +3,23 @@
 // must be made at the handler's block, not at the head. A node that fails eth_call requests (a real
 // misbehaving proxy in front of anvil, in a process of its own since a chain read blocks the
 // indexer's thread) must not fail the subgraph: the range runs again.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { numberToHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import {
   startFaultProxyProcess,
   type FaultProxyProcess,
 } from '../reliability/servers/fault-proxy-process.ts';
 import { queryIndexer } from './graphql-client.ts';
-import { probeSender, startProbeChain, type ProbeChain } from './probe-chain.ts';
-import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
+import { probeSender, startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
 let proxy: FaultProxyProcess;
-let buildDir: string;
-const dataDirs: string[] = [];
-const indexers: Indexer[] = [];
+const indexers: { stop(): Promise<void> }[] = [];
 /** block of each probe, in the order sent */
 const blocks: Record<string, number> = {};
 
 beforeAll(async () => {
-  buildDir = buildProbeSubgraph();
   chain = await startProbeChain();
   proxy = await startFaultProxyProcess(chain.anvil.rpcUrl);
   // all probes are mined before any indexer starts: the calls are made while catching up
@@ -39,28 +32,16 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const indexer of indexers) await indexer.stop();
+  for (const running of indexers) await running.stop();
   await proxy?.close();
   await chain?.stop();
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Indexes the probe chain from `rpcUrl` up to the head; returns the outputs by input. */
 async function indexFrom(rpcUrl: string): Promise<{ indexer: Indexer; outputs: Map<string, string> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'indexer-ethereum-call-'));
-  dataDirs.push(dataDir);
-  const indexer = await createIndexer({
-    rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    buildDir,
-    contracts: chain.contracts,
-    pollIntervalMs: 20,
-    log: () => undefined,
-  });
-  indexers.push(indexer);
-  await indexer.start();
+  const running = await startProbeIndexer(chain, rpcUrl);
+  indexers.push(running);
+  const { indexer } = running;
   await indexer.waitForHead();
   const { probeResults } = await queryIndexer<{ probeResults: { input: string; output: string }[] }>(
     indexer.queryUrl,

@@ -4,40 +4,24 @@
 // subgraph fails exactly as graph-node words it, naming the handler, and keeps the earlier block.
 // The host-probe subgraph (kind 28 writes the immutable ProbeResult `fixed`) runs over a contract
 // that emits its events on the test's own anvil.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
-import { startProbeChain, type ProbeChain } from './probe-chain.ts';
-import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
+import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
+let running: { indexer: Indexer; stop(): Promise<void> };
 let indexer: Indexer;
-let dataDir: string;
 
 beforeAll(async () => {
-  const buildDir = buildProbeSubgraph();
   chain = await startProbeChain();
-  dataDir = mkdtempSync(join(tmpdir(), 'indexer-immutable-'));
-  indexer = await createIndexer({
-    rpcUrl: chain.anvil.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    buildDir,
-    contracts: chain.contracts,
-    pollIntervalMs: 20,
-    log: () => undefined,
-  });
-  await indexer.start();
+  running = await startProbeIndexer(chain);
+  indexer = running.indexer;
 }, 180_000);
 
 afterAll(async () => {
-  await indexer?.stop();
+  await running?.stop();
   await chain?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('indexer: an immutable entity written again by a later block', () => {

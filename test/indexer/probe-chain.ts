@@ -1,13 +1,17 @@
 // A real chain for the host-probe subgraph: its own anvil with the ProbeEmitter contract deployed,
-// and probe(kind, input) mining one block that emits one Probe event. The end-to-end tests that run
-// the probe subgraph through the chain follower (not through synthetic logs) share it.
-import { readFileSync } from 'node:fs';
+// and probe(kind, input) mining one block that emits one Probe event; and an indexer of the probe
+// subgraph over it. The end-to-end tests that run the probe subgraph through the chain follower
+// (not through synthetic logs) share them.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileSolidity } from '../../devnet/compile.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue } from '../../devnet/tx-queue.ts';
-import type { NetworkContract } from '../../indexer/indexer.ts';
+import { createIndexer, type Indexer, type NetworkContract } from '../../indexer/indexer.ts';
+import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
 const probeAbi = parseAbi([
@@ -70,5 +74,34 @@ export async function startProbeChain(): Promise<ProbeChain> {
       return (await send({ to: emitter, data })).txs[0]!.receipt.transactionHash;
     },
     stop: () => anvil.stop(),
+  };
+}
+
+/**
+ * The probe subgraph indexing `chain` through `rpcUrl` (anvil itself unless given, e.g. a proxy),
+ * started, in a temporary data directory; stop() stops it and removes the directory.
+ */
+export async function startProbeIndexer(
+  chain: ProbeChain,
+  rpcUrl = chain.anvil.rpcUrl,
+): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
+  const indexer = await createIndexer({
+    rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    buildDir: buildProbeSubgraph(),
+    contracts: chain.contracts,
+    pollIntervalMs: 20,
+    log: () => undefined,
+  });
+  await indexer.start();
+  return {
+    indexer,
+    async stop() {
+      await indexer.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }

@@ -1,39 +1,23 @@
 // `receipt: true` event handlers on a real chain: the follower fetches the receipts of the
 // transactions whose logs such a handler gets (and only those), and the handler sees the receipt
 // and the block as the node reports them. The probe subgraph's handleProbeReceipt reports them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
-import { startProbeChain, type ProbeChain } from './probe-chain.ts';
-import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
+import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
-let indexer: Indexer;
-let dataDir: string;
+let running: { indexer: Indexer; stop(): Promise<void> };
 let txHash: Hex;
 let output: string;
 
 beforeAll(async () => {
-  const buildDir = buildProbeSubgraph();
   chain = await startProbeChain();
   txHash = await chain.probeReceipt(7);
   await chain.probe(5, '1'); // a later block: the receipt must come from its own
-  dataDir = mkdtempSync(join(tmpdir(), 'indexer-receipts-'));
-  indexer = await createIndexer({
-    rpcUrl: chain.anvil.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    buildDir,
-    contracts: chain.contracts,
-    pollIntervalMs: 20,
-    log: () => undefined,
-  });
-  await indexer.start();
+  running = await startProbeIndexer(chain);
+  const { indexer } = running;
   await indexer.waitForHead();
   ({
     probeResult: { output },
@@ -44,9 +28,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await indexer?.stop();
+  await running?.stop();
   await chain?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('indexer: receipt: true handlers on a real chain', () => {

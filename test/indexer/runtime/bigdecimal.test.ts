@@ -11,7 +11,7 @@
 //  S  toString: plain notation, '-' prefix, no exponent, no trailing zeros after N.
 // Each value is checked on the TypeScript implementation and again through the probe subgraph's
 // wasm, where graph-ts calls bigDecimal.* with operands and results crossing mapping memory.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   decimalDividedBy,
   decimalEquals,
@@ -22,7 +22,7 @@ import {
   decimalToString,
 } from '../../../indexer/runtime/decimal.ts';
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
-import { buildProbeSubgraph, runProbe, RuntimeHarness } from './runtime-harness.ts';
+import { useProbeHarness } from './runtime-harness.ts';
 
 type Op = 'plus' | 'minus' | 'times' | 'div' | 'equals' | 'toString';
 const probeKind: Record<Op, number> = { plus: 0, minus: 1, times: 2, div: 3, equals: 4, toString: 5 };
@@ -195,43 +195,31 @@ describe('BigDecimal arithmetic (TypeScript implementation)', () => {
 });
 
 describe('BigDecimal host functions through the probe wasm', () => {
-  let harness: RuntimeHarness;
-  let block = 0;
-
-  beforeAll(async () => {
-    harness = await RuntimeHarness.open(buildProbeSubgraph());
-  }, 180_000);
-
-  afterAll(() => {
-    harness?.close();
-  });
-
-  function probe(kind: number, input: string): string {
-    block += 1;
-    return runProbe(harness, block, kind, input);
-  }
+  const harness = useProbeHarness();
 
   it('returns every golden value from bigDecimal.* called by the mapping', () => {
     for (const g of golden) {
       const input = g.b === undefined ? g.a : `${g.a}|${g.b}`;
-      expect(probe(probeKind[g.op], input), `${g.op}(${input})`).toBe(g.expected);
+      expect(harness().probe(probeKind[g.op], input), `${g.op}(${input})`).toBe(g.expected);
     }
   });
 
   it('fails the handler when the mapping divides a BigDecimal by zero', () => {
-    expect(() => probe(probeKind.div, '2.5|0')).toThrow(HandlerError);
-    expect(() => probe(probeKind.div, '2.5|0')).toThrow('attempted to divide BigDecimal `2.5` by zero');
+    expect(() => harness().probe(probeKind.div, '2.5|0')).toThrow(HandlerError);
+    expect(() => harness().probe(probeKind.div, '2.5|0')).toThrow(
+      'attempted to divide BigDecimal `2.5` by zero',
+    );
   });
 
   it('rejects a BigDecimal read from the mapping with an exponent outside decimal128 range', () => {
-    expect(probe(probeKind.toString, '1e6144')).toBe(`1${zeros(6144)}`);
-    expect(() => probe(probeKind.toString, '1e-6144')).toThrow(
+    expect(harness().probe(probeKind.toString, '1e6144')).toBe(`1${zeros(6144)}`);
+    expect(() => harness().probe(probeKind.toString, '1e-6144')).toThrow(
       'big decimal exponent `-6144` is outside the `-6143` to `6144` range',
     );
   });
 
   it('divides a BigInt by a BigDecimal (bigInt.dividedByDecimal)', () => {
-    expect(probe(11, '10|4')).toBe('2.5');
-    expect(probe(11, '-2|3')).toBe(`-0.${'6'.repeat(35)}`);
+    expect(harness().probe(11, '10|4')).toBe('2.5');
+    expect(harness().probe(11, '-2|3')).toBe(`-0.${'6'.repeat(35)}`);
   });
 });

@@ -5,31 +5,23 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hexToBytes } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
 import {
   buildProbeSubgraph,
   makeLog,
   probeAbi,
   probeAddress,
-  RuntimeHarness,
   txHash,
+  useProbeHarness,
 } from './runtime-harness.ts';
 
 describe('block handlers', () => {
-  let harness: RuntimeHarness;
-
-  beforeAll(async () => {
-    harness = await RuntimeHarness.open(buildProbeSubgraph());
-  }, 180_000);
-
-  afterAll(() => {
-    harness?.close();
-  });
+  const harness = useProbeHarness();
 
   /** The order in which a handler ran among all handler calls, or null if it did not run. */
   function sequenceOf(type: string, id: string): number | null {
-    const value = harness.store.getCurrent(type, id)?.get('sequence');
+    const value = harness().store.getCurrent(type, id)?.get('sequence');
     return value?.kind === 'Int' ? value.value : null;
   }
 
@@ -43,7 +35,7 @@ describe('block handlers', () => {
   }
 
   it('runs `once` at the start block before the logs, and the unfiltered and polling handlers after them', () => {
-    harness.runBlock(1, [
+    harness().runBlock(1, [
       makeLog(probeAbi, 'Probe', { kind: 5, input: '1' }, { address: probeAddress, block: 1, logIndex: 0 }),
     ]);
     expect(handlersAt(1)).toEqual(['once', 'every', 'polling']);
@@ -52,7 +44,7 @@ describe('block handlers', () => {
   });
 
   it('runs the unfiltered handler on every block and the polling one every 3 blocks from the start block', () => {
-    for (let number = 2; number <= 7; number++) harness.runBlock(number, []);
+    for (let number = 2; number <= 7; number++) harness().runBlock(number, []);
     expect([2, 3, 4, 5, 6, 7].map(handlersAt)).toEqual([
       ['every'],
       ['every'],
@@ -65,8 +57,8 @@ describe('block handlers', () => {
 
   it('gives the handler the block with the header fields the follower fetched', () => {
     const author = '0x00000000000000000000000000000000000000f1' as const;
-    harness.runBlock(8, [], { header: { gasLimit: 30_000_000n, author } });
-    const seen = harness.store.getCurrent('BlockSeen', 'every-8')!;
+    harness().runBlock(8, [], { header: { gasLimit: 30_000_000n, author } });
+    const seen = harness().store.getCurrent('BlockSeen', 'every-8')!;
     expect(seen.get('number')).toEqual({ kind: 'BigInt', value: 8n });
     expect(seen.get('gasLimit')).toEqual({ kind: 'BigInt', value: 30_000_000n });
     expect(seen.get('author')).toEqual({ kind: 'Bytes', value: hexToBytes(author) });

@@ -3,11 +3,10 @@
 // value, and the deterministic errors of a call the mapping got wrong (through the probe wasm, with
 // synthetic logs). Reads of a real chain are tested end to end in test/indexer/ethereum-call.test.ts.
 import { encodeAbiParameters, parseAbiItem, type AbiFunction } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
+import { describe, expect, it } from 'vitest';
 import { tokenToAbiValue, type EthereumToken } from '../../../indexer/runtime/ethereum-value.ts';
 import { compatSignature } from '../../../indexer/runtime/host-ethereum.ts';
-import { buildProbeSubgraph, runProbe, RuntimeHarness } from './runtime-harness.ts';
+import { useProbeHarness } from './runtime-harness.ts';
 
 const fn = (signature: string) => parseAbiItem(signature) as AbiFunction;
 
@@ -73,31 +72,7 @@ describe('call arguments against the function’s types', () => {
 });
 
 describe('ethereum host functions through the probe wasm, without a chain', () => {
-  let harness: RuntimeHarness;
-  let block = 0;
-
-  beforeAll(async () => {
-    harness = await RuntimeHarness.open(buildProbeSubgraph());
-  }, 180_000);
-
-  afterAll(() => {
-    harness?.close();
-  });
-
-  function probe(kind: number, input: string): string {
-    block += 1;
-    return runProbe(harness, block, kind, input);
-  }
-
-  function probeError(kind: number, input: string): HandlerError {
-    try {
-      probe(kind, input);
-    } catch (error) {
-      if (error instanceof HandlerError) return error;
-      throw error;
-    }
-    throw new Error(`probe ${kind}(${input}) did not fail`);
-  }
+  const harness = useProbeHarness();
 
   it('encodes a value as abi.encode does and decodes it back; bytes that do not decode give null', () => {
     const amount = 2n ** 200n + 7n;
@@ -105,29 +80,29 @@ describe('ethereum host functions through the probe wasm, without a chain', () =
       [{ type: 'tuple', components: [{ type: 'uint256' }, { type: 'string' }] }],
       [[amount, 'héllo']],
     );
-    expect(probe(31, `${amount}|héllo`)).toBe(`${encoded}|${amount},héllo|null`);
+    expect(harness().probe(31, `${amount}|héllo`)).toBe(`${encoded}|${amount},héllo|null`);
   });
 
   it('fails the handler naming the function when an argument does not fit its type', () => {
-    expect(probeError(32, 'wide').message).toContain(
+    expect(harness().probeError(32, 'wide').message).toContain(
       'Failed to call function "echo" of contract "ProbeEmitter": type mismatch, decoded value int(70000) is not of kind int16',
     );
   });
 
   it('fails the handler when the contract’s ABI is not among the mapping’s', () => {
-    expect(probeError(32, 'abi').message).toContain(
+    expect(harness().probeError(32, 'abi').message).toContain(
       `Could not find ABI for contract "Missing", try adding it to the 'abis' section of the subgraph manifest`,
     );
   });
 
   it('fails the handler when no function of the ABI has the signature', () => {
-    expect(probeError(32, 'signature').message).toContain(
+    expect(harness().probeError(32, 'signature').message).toContain(
       'Unknown function "ProbeEmitter::echo" with signature `echo(int16)` called from WASM runtime',
     );
   });
 
   it('fails the handler when a call needs the chain and the runtime has none', () => {
-    expect(probeError(29, '1|x').message).toContain(
+    expect(harness().probeError(29, '1|x').message).toContain(
       'ethereum.call reads the chain, and this runtime was started without one',
     );
   });

@@ -3,22 +3,12 @@
 // graph-node: num-bigint's minimal two's-complement little-endian bytes, truncating division,
 // dividend-signed remainder, floor right shift, bigIntToHex of the magnitude.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keccak256, toBytes, type Hex, type TransactionReceipt } from 'viem';
 import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
-import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import { bigIntDividedBy, bigIntMod, bigIntToHex } from '../../../indexer/runtime/host-bigint.ts';
 import { UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
-import {
-  blockHash,
-  buildProbeSubgraph,
-  makeLog,
-  probeAbi,
-  probeAddress,
-  runProbe,
-  RuntimeHarness,
-  txHash,
-} from './runtime-harness.ts';
+import { blockHash, makeLog, probeAbi, probeAddress, txHash, useProbeHarness } from './runtime-harness.ts';
 
 const max256 = 2n ** 256n - 1n;
 
@@ -96,76 +86,52 @@ describe('BigInt arithmetic rules', () => {
 });
 
 describe('host functions through the probe wasm', () => {
-  let harness: RuntimeHarness;
-  let block = 0;
-
-  beforeAll(async () => {
-    harness = await RuntimeHarness.open(buildProbeSubgraph());
-  }, 180_000);
-
-  afterAll(() => {
-    harness?.close();
-  });
-
-  function probe(kind: number, input: string): string {
-    block += 1;
-    return runProbe(harness, block, kind, input);
-  }
-
-  function probeError(kind: number, input: string): HandlerError {
-    try {
-      probe(kind, input);
-    } catch (error) {
-      if (error instanceof HandlerError) return error;
-      throw error;
-    }
-    throw new Error(`probe ${kind}(${input}) did not fail`);
-  }
+  const harness = useProbeHarness();
 
   it('adds and multiplies 256-bit and negative BigInts', () => {
-    expect(probe(6, `${max256}|1`)).toBe((max256 + 1n).toString());
-    expect(probe(6, `-5|3`)).toBe('-2');
-    expect(probe(7, `${max256}|-${max256}`)).toBe((-max256 * max256).toString());
+    expect(harness().probe(6, `${max256}|1`)).toBe((max256 + 1n).toString());
+    expect(harness().probe(6, `-5|3`)).toBe('-2');
+    expect(harness().probe(7, `${max256}|-${max256}`)).toBe((-max256 * max256).toString());
   });
 
   it('divides, takes remainders, powers and shifts as graph-node', () => {
-    expect(probe(8, '-7|2')).toBe('-3');
-    expect(probe(9, '-7|2')).toBe('-1');
-    expect(probe(18, '2|255')).toBe((2n ** 255n).toString());
-    expect(probe(19, '-5|1')).toBe('-3');
+    expect(harness().probe(8, '-7|2')).toBe('-3');
+    expect(harness().probe(9, '-7|2')).toBe('-1');
+    expect(harness().probe(18, '2|255')).toBe((2n ** 255n).toString());
+    expect(harness().probe(19, '-5|1')).toBe('-3');
   });
 
   it('prints BigInt hex of the magnitude', () => {
-    expect(probe(10, `${max256}`)).toBe(`0x${'f'.repeat(64)}`);
-    expect(probe(10, '-255')).toBe('0xff');
-    expect(probe(10, '0')).toBe('0x0');
+    expect(harness().probe(10, `${max256}`)).toBe(`0x${'f'.repeat(64)}`);
+    expect(harness().probe(10, '-255')).toBe('0xff');
+    expect(harness().probe(10, '0')).toBe('0x0');
   });
 
   it('fails the handler on BigInt division by zero', () => {
-    expect(probeError(8, '5|0').message).toContain('attempted to divide BigInt `5` by zero');
+    expect(harness().probeError(8, '5|0').message).toContain('attempted to divide BigInt `5` by zero');
   });
 
   it('fails the handler on a string that is not a BigInt', () => {
-    expect(probeError(6, '12a|1').message).toContain('string is not a BigInt: `12a`');
+    expect(harness().probeError(6, '12a|1').message).toContain('string is not a BigInt: `12a`');
   });
 
   it('parses JSON keeping number text and sorting object keys', () => {
-    expect(probe(12, '{"b":[1,true,null],"a":"x","n":123456789012345678901234567890}')).toBe(
+    expect(harness().probe(12, '{"b":[1,true,null],"a":"x","n":123456789012345678901234567890}')).toBe(
       '{a=s:x,b=[n:1,true,null],n=n:123456789012345678901234567890}',
     );
   });
 
   it('reports invalid JSON through json.try_fromBytes without failing', () => {
-    expect(probe(13, '{"a":1,}')).toBe('error');
-    expect(probe(13, '[1, 2]')).toBe('ok');
+    expect(harness().probe(13, '{"a":1,}')).toBe('error');
+    expect(harness().probe(13, '[1, 2]')).toBe('ok');
   });
 
   it('hashes with keccak256', () => {
-    expect(probe(14, 'hello')).toBe(keccak256(toBytes('hello')));
+    expect(harness().probe(14, 'hello')).toBe(keccak256(toBytes('hello')));
   });
 
   it('fails the handler with an error naming an unimplemented host function', () => {
-    const error = probeError(15, 'QmHash');
+    const error = harness().probeError(15, 'QmHash');
     expect(error.cause).toBeInstanceOf(UnimplementedHostFunctionError);
     expect(error.message).toContain('host function `ipfs.cat` is not implemented');
     expect(error.dataSource).toBe('ProbeEmitter');
@@ -173,11 +139,11 @@ describe('host functions through the probe wasm', () => {
   });
 
   it('fails the handler on log.critical and keeps the other levels as log lines', () => {
-    const error = probeError(16, 'disk on fire');
+    const error = harness().probeError(16, 'disk on fire');
     expect(error.message).toContain(
       'Critical error logged in mapping with log message: probe failed: disk on fire',
     );
-    expect(harness.logged).toContainEqual({
+    expect(harness().logged).toContainEqual({
       level: 'critical',
       message: 'probe failed: disk on fire',
       dataSource: 'ProbeEmitter',
@@ -185,18 +151,18 @@ describe('host functions through the probe wasm', () => {
   });
 
   it('decodes abort into message, file, line and column', () => {
-    const error = probeError(17, 'assertion text');
+    const error = harness().probeError(17, 'assertion text');
     expect(error.message).toMatch(
       /Mapping aborted at src\/probe\.ts, line \d+, column \d+, with message: assertion text/,
     );
   });
 
   it('passes a null receipt and a null logType to handlers without receipt: true', () => {
-    expect(probe(20, '')).toBe('receipt:null;logType:null');
+    expect(harness().probe(20, '')).toBe('receipt:null;logType:null');
   });
 
   it('fills event.transaction from the block’s transactions and event.receipt for receipt: true handlers', () => {
-    block += 1;
+    const block = harness().lastBlock + 1;
     const log = makeLog(probeAbi, 'ProbeReceipt', { tag: 1 }, { address: probeAddress, block, logIndex: 2 });
     const hash = txHash(block);
     const from = `0x${'5a'.repeat(20)}` as Hex;
@@ -216,7 +182,7 @@ describe('host functions through the probe wasm', () => {
       transactionIndex: 0,
       type: 'eip1559',
     };
-    harness.runBlock(block, [log], {
+    harness().runBlock(block, [log], {
       transactions: new Map([
         [
           hash,
@@ -234,7 +200,7 @@ describe('host functions through the probe wasm', () => {
       ]),
       receipts: new Map([[hash, receipt]]),
     });
-    const output = harness.store.getCurrent('ProbeResult', `${hash}-2`)?.get('output');
+    const output = harness().store.getCurrent('ProbeResult', `${hash}-2`)?.get('output');
     expect(output).toEqual({
       kind: 'String',
       value:
@@ -245,37 +211,39 @@ describe('host functions through the probe wasm', () => {
   });
 
   it('fails a receipt: true handler when the receipt was not fetched', () => {
-    block += 1;
+    const block = harness().lastBlock + 1;
     const log = makeLog(probeAbi, 'ProbeReceipt', { tag: 1 }, { address: probeAddress, block, logIndex: 0 });
-    expect(() => harness.runBlock(block, [log])).toThrow('handler declares receipt: true but the receipt of');
+    expect(() => harness().runBlock(block, [log])).toThrow(
+      'handler declares receipt: true but the receipt of',
+    );
   });
 
   it('answers dataSource.network, address and context for the running data source', () => {
-    expect(probe(21, '')).toBe(`devnet,${probeAddress},0`);
+    expect(harness().probe(21, '')).toBe(`devnet,${probeAddress},0`);
   });
 
   it('fails dataSource.create for a template the manifest does not define', () => {
-    expect(probeError(22, 'Missing').message).toContain(
+    expect(harness().probeError(22, 'Missing').message).toContain(
       'Failed to create data source from name `Missing`: No template with this name in parent data source `ProbeEmitter`',
     );
   });
 
   it('converts strings and bytes as graph-node does', () => {
-    expect(probe(23, '0x' + '5A'.repeat(20))).toBe('0x' + '5a'.repeat(20));
-    expect(probeError(23, '0x12').message).toContain("Failed to convert string to Address: '0x12'");
-    expect(probe(24, '0x68656c6c6f0000')).toBe('hello');
-    expect(probe(25, '0x000068656c6c6f20776f726c64')).toBe('11StV1DL6CwTryKyV');
+    expect(harness().probe(23, '0x' + '5A'.repeat(20))).toBe('0x' + '5a'.repeat(20));
+    expect(harness().probeError(23, '0x12').message).toContain("Failed to convert string to Address: '0x12'");
+    expect(harness().probe(24, '0x68656c6c6f0000')).toBe('hello');
+    expect(harness().probe(25, '0x000068656c6c6f20776f726c64')).toBe('11StV1DL6CwTryKyV');
   });
 
   it('converts JSON numbers with json.toI64, toU64 and toF64', () => {
-    expect(probe(26, '42')).toBe('42,42,42.0');
-    expect(probeError(26, '-5').message).toContain('JSON `-5` cannot be parsed as u64');
+    expect(harness().probe(26, '42')).toBe('42,42,42.0');
+    expect(harness().probeError(26, '-5').message).toContain('JSON `-5` cannot be parsed as u64');
   });
 
   it('rolls back a failed block so the store keeps only committed results', () => {
-    const before = harness.store.checkpoint().number;
-    probeError(8, '1|0');
-    expect(harness.store.checkpoint().number).toBe(before);
-    expect(harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`)).toBeNull();
+    const before = harness().store.checkpoint().number;
+    harness().probeError(8, '1|0');
+    expect(harness().store.checkpoint().number).toBe(before);
+    expect(harness().store.getCurrent('ProbeResult', `${txHash(harness().lastBlock)}-0`)).toBeNull();
   });
 });

@@ -5,14 +5,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
 import { relatedEntities } from '../../../indexer/store/related-entities.ts';
 import type { BlockWriteBuffer } from '../../../indexer/store/sqlite-store.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
-import { buildProbeSubgraph, runProbe, RuntimeHarness } from './runtime-harness.ts';
+import { useProbeHarness } from './runtime-harness.ts';
 
 const schema = parseSubgraphSchema(`
   type Account @entity(immutable: false) { id: Bytes!, holdings: [Holding!]! @derivedFrom(field: "account") }
@@ -169,21 +169,11 @@ describe('related entities in the SQLite store', () => {
 });
 
 describe('store.loadRelated through the probe wasm', () => {
-  let harness: RuntimeHarness;
-  let blockNumber = 0;
-
-  beforeAll(async () => {
-    harness = await RuntimeHarness.open(buildProbeSubgraph());
-  }, 180_000);
-
-  afterAll(() => {
-    harness?.close();
-  });
+  const harness = useProbeHarness();
 
   /** Runs a store script (set/rm/load commands) as one block; returns each load's id:label:parent list. */
   function script(...commands: string[]): string[] {
-    blockNumber += 1;
-    return runProbe(harness, blockNumber, 27, commands.join(';')).split(';');
+    return harness().probe(27, commands.join(';')).split(';');
   }
 
   function scriptError(...commands: string[]): string {

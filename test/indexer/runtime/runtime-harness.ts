@@ -1,6 +1,7 @@
 // Shared setup of the runtime tests: builds the host-probe fixture subgraph with graph-cli (its
 // AssemblyScript is stored as .as and copied to .ts in a temporary directory), opens a real SQLite
-// store for a schema, and runs blocks of synthetic logs through the block processor.
+// store for a schema, and runs blocks of synthetic logs through the block processor (probe(kind,
+// input) runs one Probe event and returns what its handler stored).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -17,8 +18,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeAbiParameters, encodeEventTopics, parseAbi, type Abi, type Hex, type Log } from 'viem';
+import { afterAll, beforeAll } from 'vitest';
 import {
   createBlockProcessor,
+  HandlerError,
   type BlockProcessor,
   type BlockResult,
 } from '../../../indexer/runtime/block-processor.ts';
@@ -89,6 +92,8 @@ export class RuntimeHarness {
   readonly processor: BlockProcessor;
   readonly sources: DataSourceSet;
   readonly logged: LoggedLine[] = [];
+  /** the number of the last block run, failed or not (0 before any) */
+  lastBlock = 0;
   private readonly dir: string;
   private parent: Hex = `0x${'00'.repeat(32)}`;
 
@@ -121,6 +126,7 @@ export class RuntimeHarness {
     logs: Log[],
     extras: Pick<BlockWithLogs, 'transactions' | 'receipts' | 'header'> = {},
   ): BlockResult {
+    this.lastBlock = number;
     const hash = blockHash(number);
     const block: BlockWithLogs = {
       number: BigInt(number),
@@ -144,10 +150,53 @@ export class RuntimeHarness {
     }
   }
 
+  /**
+   * Runs one Probe(kind, input) event as the next block and returns the output its handler stored
+   * in ProbeResult: how the tests call a host function through wasm.
+   */
+  probe(kind: number, input: string): string {
+    const block = this.lastBlock + 1;
+    this.runBlock(block, [
+      makeLog(probeAbi, 'Probe', { kind, input }, { address: probeAddress, block, logIndex: 0 }),
+    ]);
+    const output = this.store.getCurrent('ProbeResult', `${txHash(block)}-0`)?.get('output');
+    if (output?.kind !== 'String') throw new Error(`no ProbeResult output for block ${block}`);
+    return output.value;
+  }
+
+  /** The HandlerError with which probe(kind, input) fails (an error if it does not). */
+  probeError(kind: number, input: string): HandlerError {
+    try {
+      this.probe(kind, input);
+    } catch (error) {
+      if (error instanceof HandlerError) return error;
+      throw error;
+    }
+    throw new Error(`probe ${kind}(${input}) did not fail`);
+  }
+
   close(): void {
     this.store.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Opens a harness of the probe subgraph before the tests of the calling describe block and closes
+ * it after them; returns what gets it inside those tests.
+ */
+export function useProbeHarness(): () => RuntimeHarness {
+  let harness: RuntimeHarness | null = null;
+  beforeAll(async () => {
+    harness = await RuntimeHarness.open(buildProbeSubgraph());
+  }, 180_000);
+  afterAll(() => {
+    harness?.close();
+  });
+  return () => {
+    if (!harness) throw new Error('the probe harness opens in beforeAll');
+    return harness;
+  };
 }
 
 export function blockHash(number: number): Hex {
@@ -192,16 +241,3 @@ export const probeAbi = parseAbi([
   'event ProbeReceipt(uint8 tag)',
 ]);
 export const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
-
-/**
- * Runs one Probe(kind, input) event as block `block` of the probe subgraph and returns the
- * output its handler stored in ProbeResult: how the tests call a host function through wasm.
- */
-export function runProbe(harness: RuntimeHarness, block: number, kind: number, input: string): string {
-  harness.runBlock(block, [
-    makeLog(probeAbi, 'Probe', { kind, input }, { address: probeAddress, block, logIndex: 0 }),
-  ]);
-  const output = harness.store.getCurrent('ProbeResult', `${txHash(block)}-0`)?.get('output');
-  if (output?.kind !== 'String') throw new Error(`no ProbeResult output for block ${block}`);
-  return output.value;
-}
