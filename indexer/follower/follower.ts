@@ -228,8 +228,10 @@ export class ChainFollower {
    * it); null when one is missing or from another block than its log, i.e. the chain moved.
    */
   private async receiptsFor(logs: readonly Log[]): Promise<Map<Hex, TransactionReceipt> | null> {
-    const wanted = logs.filter((l) => this.sources.needsReceipt(l));
     const receipts = new Map<Hex, TransactionReceipt>();
+    // asked once per range, not once per log: most subgraphs (ours) declare no receipts
+    if (!this.sources.declaresReceipts()) return receipts;
+    const wanted = logs.filter((l) => this.sources.needsReceipt(l));
     if (wanted.length === 0) return receipts;
     const fetched = await this.options.chain.receipts(wanted.map((l) => l.transactionHash!));
     for (const log of wanted) {

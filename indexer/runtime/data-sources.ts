@@ -122,7 +122,7 @@ export class DataSourceSet {
    */
   needsReceipt(log: { address: Hex; topics: readonly Hex[]; blockNumber: bigint | null }): boolean {
     const topic0 = log.topics[0];
-    if (!topic0 || !this.active.some((ds) => ds.mapping.declaresReceipts)) return false;
+    if (!topic0) return false;
     const address = log.address.toLowerCase();
     return this.active.some(
       (ds) =>
@@ -130,6 +130,11 @@ export class DataSourceSet {
         (log.blockNumber ?? 0n) >= ds.startBlock &&
         (ds.mapping.handlers.get(topic0)?.some((h) => h.receipt) ?? false),
     );
+  }
+
+  /** Whether some data source has an event handler that declares `receipt: true`. */
+  declaresReceipts(): boolean {
+    return this.active.some((ds) => ds.mapping.declaresReceipts);
   }
 
   /** Whether a data source has a block handler that fires on every block. */
