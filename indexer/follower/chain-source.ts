@@ -1,6 +1,7 @@
 // The follower's view of the chain over JSON-RPC (viem): the head, block headers (batched), and
-// eth_getLogs over block ranges that adapt to what the node accepts: the span doubles after a
-// success and halves when the node refuses a range as too large or too many results. Transient
+// eth_getLogs over block ranges that adapt to the log density and to what the node accepts: the
+// span is scaled toward a target number of logs per range (growing at most twofold per range) and
+// halves when the node refuses a range as too large or too many results. Transient
 // RPC failures are retried with exponential backoff; the caller never sees them unless it stops.
 import {
   createPublicClient,
@@ -19,14 +20,15 @@ import type { BlockHeader } from '../store/sqlite-store.ts';
 
 export interface ChainSourceOptions {
   rpcUrl: string;
-  /** first span of eth_getLogs ranges, in blocks (default 16; it doubles while ranges hold few logs) */
+  /** first span of eth_getLogs ranges, in blocks (default 16; it then follows the log density, see targetLogsPerRange) */
   initialRange?: number;
   /** upper bound of the span (default 10,000) */
   maxRange?: number;
   /**
-   * logs per range to aim for (default 5,000): a range returning more halves the span, one returning
-   * fewer than half of it lets the span double; this bounds the memory one range takes, while ranges
-   * large enough keep a distant node's three round trips per range from setting the pace
+   * logs per range to aim for (default 5,000): after each range the span is scaled to the density
+   * just seen so that the next range holds about this many (shrinking at once, growing at most
+   * twofold); this bounds the memory one range takes, while ranges as large as that keep a distant
+   * node's three round trips per range from setting the pace
    */
   targetLogsPerRange?: number;
   /** first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s) */
@@ -216,8 +218,9 @@ export class ChainSource {
 
   /**
    * Logs of [from, to], or 'too-large' when the node refused the range as too big; the span is then
-   * halved. After a range with more logs than targeted it shrinks in proportion, after a full-span
-   * range with fewer than half it doubles. Other failures are retried with backoff.
+   * halved. After a range with more logs than targeted it shrinks in proportion; after a full-span
+   * range with fewer it grows in proportion, at most twofold (a sparse stretch says little about the
+   * next one). Other failures are retried with backoff.
    */
   async logsInRange(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
     let delay = this.options.retryDelayMs ?? 250;
@@ -230,8 +233,11 @@ export class ChainSource {
         if (logs.length > target) {
           // scale the span to the density just seen, so one dense stretch does not take several halvings
           this.span = Math.max(1, Math.floor((Math.min(this.span, width) * target) / logs.length));
-        } else if (logs.length < target / 2 && width >= this.span) {
-          this.span = Math.min(this.maxRange, this.span * 2);
+        } else if (width >= this.span) {
+          // Growing only while ranges held under half the target left dense stretches in ranges of
+          // half the target, and twice the ranges: a distant node's round trips then set the pace.
+          const fit = Math.floor((width * target) / Math.max(1, logs.length));
+          this.span = Math.min(this.maxRange, this.span * 2, Math.max(this.span, fit));
         }
         return logs;
       } catch (error) {

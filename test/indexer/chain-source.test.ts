@@ -1,0 +1,67 @@
+// The chain source's adaptive eth_getLogs span, against a loopback node serving a chosen number of
+// logs per block: it follows the density toward the target number of logs per range, grows at most
+// twofold per range, shrinks at once, and halves when the node refuses a range, delivering every log
+// once whatever the ranges were.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChainSource } from '../../indexer/follower/chain-source.ts';
+import { startLogDensityNode, type LogDensityNode } from './log-density-node.ts';
+
+const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
+let node: LogDensityNode | null = null;
+
+afterEach(async () => {
+  await node?.close();
+  node = null;
+});
+
+const widths = (ranges: [number, number][]) => ranges.map(([from, to]) => to - from + 1);
+
+describe('the chain source splitting eth_getLogs into ranges', () => {
+  it('grows the span at most twofold per range until ranges hold about the target number of logs', async () => {
+    node = await startLogDensityNode(() => 100);
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 1, targetLogsPerRange: 1_000 });
+    const logs = await chain.allLogs(filter, 1, 75);
+    expect(logs).toHaveLength(7_500);
+    expect(widths(node.ranges)).toEqual([1, 2, 4, 8, 10, 10, 10, 10, 10, 10]);
+  });
+
+  it('keeps a steady density at the target instead of at half of it', async () => {
+    // 650 logs a block, target 5,000: 7 blocks (4,550 logs) a range, not 4 (2,600)
+    node = await startLogDensityNode(() => 650);
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 4, targetLogsPerRange: 5_000 });
+    await chain.allLogs(filter, 1, 60);
+    expect(widths(node.ranges)).toEqual([4, 7, 7, 7, 7, 7, 7, 7, 7]);
+  });
+
+  it('shrinks the span in proportion as soon as a range holds more logs than the target', async () => {
+    node = await startLogDensityNode((n) => (n <= 40 ? 10 : 500));
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 16, targetLogsPerRange: 1_000 });
+    const logs = await chain.allLogs(filter, 1, 61);
+    expect(logs).toHaveLength(40 * 10 + 21 * 500);
+    // 16 blocks hold 160 logs: grow twofold; 17-48 hold 4,240: shrink to 32 * 1000 / 4240 = 7 blocks;
+    // 49-55 hold 3,500: shrink to 2; two blocks hold the target exactly: stay
+    expect(widths(node.ranges)).toEqual([16, 32, 7, 2, 2, 2]);
+  });
+
+  it('halves a range the node refuses and delivers every log once', async () => {
+    node = await startLogDensityNode(() => 100, 1_500);
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 32, targetLogsPerRange: 5_000 });
+    const logs = await chain.allLogs(filter, 1, 40);
+    expect(logs.map((l) => `${l.blockNumber}:${l.logIndex}`)).toEqual(
+      Array.from({ length: 40 }, (_, b) => Array.from({ length: 100 }, (_, i) => `${b + 1}:${i}`)).flat(),
+    );
+    expect(node.ranges.slice(0, 3)).toEqual([
+      [1, 32],
+      [1, 16],
+      [1, 8],
+    ]);
+  });
+
+  it('never asks for more blocks than maxRange', async () => {
+    node = await startLogDensityNode(() => 0);
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 16, maxRange: 100 });
+    await chain.allLogs(filter, 1, 1_000);
+    expect(Math.max(...widths(node.ranges))).toBe(100);
+    expect(widths(node.ranges).slice(0, 5)).toEqual([16, 32, 64, 100, 100]);
+  });
+});
