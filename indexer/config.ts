@@ -12,6 +12,8 @@ export interface IndexerEnvConfig {
   pollIntervalMs: number;
   /** upper bound of the eth_getLogs block span (public RPCs often cap it) */
   maxBlockRange: number;
+  /** most eth_getLogs ranges fetched at once over sparse stretches */
+  rangesAhead: number;
   /** how often catch-up commits, in ms (0: every range) */
   commitIntervalMs: number;
   subgraphName: string;
@@ -56,6 +58,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     port: integer(env, 'PORT', 8000, 0, 65535),
     pollIntervalMs: integer(env, 'INDEXER_POLL_INTERVAL_MS', 1000, 10, 600_000),
     maxBlockRange: integer(env, 'INDEXER_MAX_BLOCK_RANGE', 10_000, 1, 1_000_000),
+    rangesAhead: integer(env, 'INDEXER_RANGES_AHEAD', 4, 1, 16),
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
     subgraphName,
   };

@@ -44,6 +44,8 @@ export interface IndexerConfig {
   /** eth_getLogs span bounds */
   initialRange?: number;
   maxRange?: number;
+  /** most ranges fetched at once over sparse stretches (default 4; 1: only the next one) */
+  maxRangesAhead?: number;
   onProgress?: (progress: FollowerProgress) => void;
   log?: (line: string) => void;
 }
@@ -191,6 +193,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         chain,
         pollIntervalMs: config.pollIntervalMs ?? 1000,
         commitIntervalMs: config.commitIntervalMs,
+        maxRangesAhead: config.maxRangesAhead,
         signal: abort.signal,
         log,
         onProgress: (p) => {

@@ -20,6 +20,7 @@ const indexer = await createIndexer({
   port: config.port,
   pollIntervalMs: config.pollIntervalMs,
   maxRange: config.maxBlockRange,
+  maxRangesAhead: config.rangesAhead,
   commitIntervalMs: config.commitIntervalMs,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),

@@ -123,6 +123,8 @@ export class ChainSource {
   private readonly client;
   private span: number;
   private readonly maxRange: number;
+  /** logs in the latest range fetched */
+  private lastLogs = 0;
 
   constructor(private readonly options: ChainSourceOptions) {
     this.client = createPublicClient({
@@ -135,6 +137,18 @@ export class ChainSource {
   /** The current getLogs span (blocks per range). */
   get range(): number {
     return this.span;
+  }
+
+  /**
+   * How many ranges may be fetched at once, up to `max`: one while ranges hold logs near the target
+   * (each may hold that many in memory), `max` once the span is at its bound and ranges hold so few
+   * logs that `max` of them stay within one range's target; there a node's round trips, not the
+   * handlers, set the pace. A sparse stretch met on the way up to the bound (the span still growing)
+   * keeps one: the density of the blocks past it is not known yet.
+   */
+  concurrentRanges(max: number): number {
+    const target = this.options.targetLogsPerRange ?? 5_000;
+    return this.span >= this.maxRange && this.lastLogs * max <= target ? max : 1;
   }
 
   /** Runs `call` until it succeeds, backing off exponentially between failures. */
@@ -228,6 +242,7 @@ export class ChainSource {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
         const logs = await this.getLogs(filter, from, to);
+        this.lastLogs = logs.length;
         const target = this.options.targetLogsPerRange ?? 5_000;
         const width = to - from + 1;
         if (logs.length > target) {

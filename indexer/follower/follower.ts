@@ -17,8 +17,11 @@
 // data sources ends its range: the logs fetched for the rest of it lack the new addresses, so the
 // next range is fetched with them.
 //
-// The next range is fetched while one is processed; a block's handlers run in steps with the event
-// loop turning between them, so that fetch moves on. Blocks run without looking new immutable
+// The next range is fetched while one is processed; over sparse stretches (the span at its bound,
+// ranges holding few logs) up to four are fetched at once, since a distant node's round trips, not
+// the handlers, set the pace there. A range fetched ahead carries the hash it read for the block
+// before it, and is used only if that is the checkpoint's hash. A block's handlers run in steps with
+// the event loop turning between them, so that the fetches move on. Blocks run without looking new immutable
 // entities up in the store (graph-node's assumption too); if the store refuses one as inserted by an
 // earlier block, the block runs again with the lookups, which fail it with graph-node's error.
 import type { Hex, Log, TransactionReceipt } from 'viem';
@@ -42,6 +45,11 @@ export interface FollowerOptions {
    * (default 1000 ms; 0 commits every range); at the head every range is committed at once
    */
   commitIntervalMs?: number;
+  /**
+   * most ranges fetched at once while ranges hold few logs (default MAX_RANGES_AHEAD); while they
+   * hold many, only the next range is fetched during the current one
+   */
+  maxRangesAhead?: number;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every range and every head poll */
@@ -85,6 +93,9 @@ function sortedByLogIndex(logs: Log[]): Log[] {
 /** A range holds at most this many blocks while a data source has a handler for every block. */
 const EVERY_BLOCK_SPAN = 500;
 
+/** Ranges fetched at once while ranges hold few logs (see ChainSource.concurrentRanges). */
+export const MAX_RANGES_AHEAD = 4;
+
 /** A fetched, hash-checked range ready to process. */
 interface FetchedRange {
   from: number;
@@ -96,6 +107,8 @@ interface FetchedRange {
   triggerBlocks: number[];
   /** headers of `to`, the parent and every block with logs or block triggers */
   known: Map<number, ChainHeader>;
+  /** hash of block `from - 1` as read with the range (null below the start block) */
+  parentHash: string | null;
   /** receipts of the transactions whose logs `receipt: true` handlers get */
   receipts: Map<Hex, TransactionReceipt>;
   filterKey: string;
@@ -115,15 +128,13 @@ export class ChainFollower {
   /** events written but not yet committed, and when the last commit was */
   private pendingEvents = 0;
   private lastCommitAt = 0;
+  /** ranges being fetched ahead of the one processed, consecutive, in block order */
+  private ahead: { from: number; to: number; filterKey: string; result: Promise<FetchedRange | 'retry'> }[] =
+    [];
   /** the wait before running a range again after a handler's chain read failed */
   private chainReadRetryMs = CHAIN_READ_RETRY_MS;
   /** the dynamic data sources as of the last commit, to return to on a rollback */
   private dynamicAtCommit: DynamicDataSource[] = [];
-  private prefetch: {
-    from: number;
-    filterKey: string;
-    result: Promise<FetchedRange | 'retry' | 'reorg'>;
-  } | null = null;
   /** the error that stopped indexing, if a handler failed */
   failure: HandlerError | null = null;
 
@@ -190,29 +201,31 @@ export class ChainFollower {
     });
   }
 
-  /**
-   * Fetches [from, min(head, from + span - 1)]: header of the end, logs, headers of the log blocks and
-   * of `parent` (the block the range continues). 'retry' when the chain moved during the fetch or the
-   * node refused the span; 'reorg' when `parent` is no longer canonical.
-   */
-  private async fetchRange(
-    from: number,
-    head: number,
-    parent: BlockHeader | null,
-    filter: LogFilter,
-  ): Promise<FetchedRange | 'retry' | 'reorg'> {
+  /** The last block of the range starting at `from`: the chain source's span, bounded by the head. */
+  private rangeEnd(from: number, head: number): number {
     const { chain } = this.options;
     const span = this.sources.hasEveryBlockHandler() ? Math.min(chain.range, EVERY_BLOCK_SPAN) : chain.range;
-    const to = Math.min(head, from + span - 1);
+    return Math.min(head, from + span - 1);
+  }
+
+  /**
+   * Fetches [from, to]: header of the end, logs, headers of the log blocks and of the block the range
+   * continues (its hash is returned for the caller to check against its checkpoint). 'retry' when
+   * the chain moved during the fetch or the node refused the span.
+   */
+  private async fetchRange(from: number, to: number, filter: LogFilter): Promise<FetchedRange | 'retry'> {
+    const { chain, store } = this.options;
     const end = await chain.header(to);
     if (!end) return 'retry';
     const logs = await chain.logsInRange(filter, from, to);
     if (logs === 'too-large') return 'retry';
     const triggerBlocks = this.blockTriggersIn(from, to);
     const numbers = [...new Set([...logs.map((l) => Number(l.blockNumber)), ...triggerBlocks])];
-    const headers = await chain.headers(parent ? [parent.number, to, ...numbers] : [to, ...numbers]);
+    const parent = from - 1 >= store.startBlock ? from - 1 : null;
+    const headers = await chain.headers(parent === null ? [to, ...numbers] : [parent, to, ...numbers]);
     if (headers.get(to)?.hash !== end.hash) return 'retry';
-    if (parent && headers.get(parent.number)?.hash !== parent.hash) return 'reorg';
+    const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);
+    if (parent !== null && parentHash === null) return 'retry';
     if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
       return 'retry';
     if (triggerBlocks.some((n) => !headers.get(n))) return 'retry';
@@ -220,7 +233,7 @@ export class ChainFollower {
     if (!receipts) return 'retry';
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, triggerBlocks, known, receipts, filterKey: filterKey(filter) };
+    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash, filterKey: filterKey(filter) };
   }
 
   /**
@@ -250,15 +263,35 @@ export class ChainFollower {
     return blocks;
   }
 
-  /** The prefetched range if it continues `cp` under the current filter; clears it either way. */
-  private async takePrefetch(
-    cpNumber: number,
-    filter: LogFilter,
-  ): Promise<FetchedRange | 'retry' | 'reorg' | null> {
-    const prefetch = this.prefetch;
-    this.prefetch = null;
-    if (!prefetch || prefetch.from !== cpNumber + 1 || prefetch.filterKey !== filterKey(filter)) return null;
-    return prefetch.result;
+  /**
+   * The range fetched ahead that starts after block `cpNumber` under the current filter, taken off
+   * the queue; null (and the queue dropped) when there is none.
+   */
+  private takeAhead(cpNumber: number, filter: LogFilter): Promise<FetchedRange | 'retry'> | null {
+    const first = this.ahead.shift();
+    if (first && first.from === cpNumber + 1 && first.filterKey === filterKey(filter)) return first.result;
+    this.ahead = [];
+    return null;
+  }
+
+  /**
+   * Starts fetching the ranges after block `after` (up to the head) until as many are under way as
+   * the chain source allows at once: the next one always, more over sparse stretches.
+   */
+  private fetchAhead(after: number, head: number, filter: LogFilter): void {
+    const allowed = this.options.chain.concurrentRanges(this.options.maxRangesAhead ?? MAX_RANGES_AHEAD);
+    let from = (this.ahead.at(-1)?.to ?? after) + 1;
+    while (this.ahead.length < allowed && from <= head) {
+      const to = this.rangeEnd(from, head);
+      this.ahead.push({
+        from,
+        to,
+        filterKey: filterKey(filter),
+        // a failure here is met again, and surfaced, when the range is fetched in its turn
+        result: this.fetchRange(from, to, filter).catch(() => 'retry' as const),
+      });
+      from = to + 1;
+    }
   }
 
   /** Commits the ranges written since the last commit, if any. */
@@ -283,7 +316,7 @@ export class ChainFollower {
     }
     const head = this.head;
     if (cp.number >= head) {
-      this.prefetch = null;
+      this.ahead = [];
       this.commitPending(); // normally done already: a range reaching the head commits
       if (cp.block) {
         const current = await chain.header(cp.number);
@@ -298,25 +331,25 @@ export class ChainFollower {
       return 'idle';
     }
     const filter = this.filter();
-    const fetched =
-      (await this.takePrefetch(cp.number, filter)) ??
-      (await this.fetchRange(cp.number + 1, head, cp.block, filter));
+    const continuesCheckpoint = (range: FetchedRange) => !cp.block || range.parentHash === cp.block.hash;
+    let fetched = await this.takeAhead(cp.number, filter);
+    // A range fetched ahead that does not continue the checkpoint saw the chain move since: it and
+    // those after it are fetched again, and only a direct fetch decides whether the checkpoint is gone.
+    if (fetched === 'retry' || (fetched && !continuesCheckpoint(fetched))) {
+      this.ahead = [];
+      fetched = null;
+    }
+    fetched ??= await this.fetchRange(cp.number + 1, this.rangeEnd(cp.number + 1, head), filter);
     if (fetched === 'retry') return 'retry';
-    if (fetched === 'reorg') {
+    if (!continuesCheckpoint(fetched)) {
+      this.ahead = [];
       this.commitPending();
       await this.revertReorg(cp.number);
       return 'advanced';
     }
     const { to, end } = fetched;
-    // fetch the next range while this one is processed; it is used only if the filter is unchanged
-    if (to < head) {
-      const next = to + 1;
-      this.prefetch = {
-        from: next,
-        filterKey: fetched.filterKey,
-        result: this.fetchRange(next, head, end, filter).catch(() => 'retry' as const),
-      };
-    }
+    // fetch the next ranges while this one is processed; they are used only if the filter is unchanged
+    this.fetchAhead(to, head, filter);
     // blocks in ascending order; logs come from the node ordered by (block, log index)
     const byBlock = new Map<number, Log[]>();
     for (const log of fetched.logs) {
@@ -347,7 +380,7 @@ export class ChainFollower {
     } catch (error) {
       // back to the last commit: the ranges written since then are fetched and run again
       store.rollback();
-      this.prefetch = null;
+      this.ahead = [];
       this.pendingEvents = 0;
       this.sources = new DataSourceSet(this.options.subgraph, this.dynamicAtCommit);
       if (error instanceof ChainMoved) return 'retry';

@@ -1,7 +1,7 @@
 // The chain source's adaptive eth_getLogs span, against a loopback node serving a chosen number of
 // logs per block: it follows the density toward the target number of logs per range, grows at most
 // twofold per range, shrinks at once, and halves when the node refuses a range, delivering every log
-// once whatever the ranges were.
+// once whatever the ranges were; and it allows several ranges at once only over sparse stretches.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainSource } from '../../indexer/follower/chain-source.ts';
 import { startLogDensityNode, type LogDensityNode } from './log-density-node.ts';
@@ -55,6 +55,23 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
       [1, 16],
       [1, 8],
     ]);
+  });
+
+  it('allows several ranges at once only with the span at its bound and ranges holding few logs', async () => {
+    node = await startLogDensityNode((n) => (n <= 300 ? 1 : 400));
+    const chain = new ChainSource({
+      rpcUrl: node.url,
+      initialRange: 50,
+      maxRange: 100,
+      targetLogsPerRange: 1_000,
+    });
+    await chain.logsInRange(filter, 1, 50); // 50 logs, the span grows to 100
+    expect(chain.concurrentRanges(4)).toBe(4);
+    await chain.logsInRange(filter, 51, 150); // 100 logs: 4 ranges hold 400 of the 1,000
+    expect(chain.concurrentRanges(4)).toBe(4);
+    expect(chain.concurrentRanges(20)).toBe(1); // 20 would hold 2,000
+    await chain.logsInRange(filter, 251, 350); // 50 + 20,000 logs: the span shrinks to 4
+    expect(chain.concurrentRanges(4)).toBe(1);
   });
 
   it('never asks for more blocks than maxRange', async () => {

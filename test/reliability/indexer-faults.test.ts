@@ -102,6 +102,8 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
       DATA_DIR: dataDir,
       PORT: '0',
       INDEXER_MAX_BLOCK_RANGE: '3',
+      // one range at a time, so that the kills land mid-sync
+      INDEXER_RANGES_AHEAD: '1',
       INDEXER_POLL_INTERVAL_MS: '50',
     },
     stdio: ['ignore', 'pipe', 'ignore'],

@@ -30,6 +30,8 @@ export interface FaultProxy {
   readonly requests: number;
   /** requests the fault made fail (flaky) */
   readonly failed: number;
+  /** the most JSON-RPC requests calling `method` that were in flight at once (batches count each call) */
+  peakInFlight(method: string): number;
   set(fault: Fault): void;
   close(): Promise<void>;
 }
@@ -77,11 +79,41 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let requests = 0;
   let failed = 0;
   const sockets = new Set<Socket>();
+  const inFlight = new Map<string, number>();
+  const peaks = new Map<string, number>();
+
+  /** Counts the body's JSON-RPC calls as in flight until the returned function is called. */
+  function track(body: Buffer): () => void {
+    const methods = [...body.toString().matchAll(/"method":"([^"]+)"/g)].map((m) => m[1]!);
+    for (const method of methods) {
+      const now = (inFlight.get(method) ?? 0) + 1;
+      inFlight.set(method, now);
+      peaks.set(method, Math.max(peaks.get(method) ?? 0, now));
+    }
+    return () => {
+      for (const method of methods) inFlight.set(method, inFlight.get(method)! - 1);
+    };
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ordinal = requests++;
     const current = fault;
     const body = await readBody(req);
+    const done = track(body);
+    try {
+      await answer(req, res, ordinal, current, body);
+    } finally {
+      done();
+    }
+  }
+
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ordinal: number,
+    current: Fault,
+    body: Buffer,
+  ): Promise<void> {
     if (current.kind === 'down') {
       req.socket.destroy();
       return;
@@ -149,6 +181,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     get failed() {
       return failed;
     },
+    peakInFlight: (method) => peaks.get(method) ?? 0,
     set(next) {
       fault = next;
       // a fault takes effect on the next request, not on keep-alive connections of the last one
