@@ -3,7 +3,9 @@
 // as `npm run indexer` runs the indexer, so its peak RSS is the indexer's alone, with no scenario
 // generator and no TypeScript loader in it. It indexes the scenario from scratch, fetches and
 // decodes the same logs alone, times the store alone on what the run wrote, and prints the figures
-// against their targets; then it does the same through the proxy that delays every RPC request.
+// against their targets; then it does the same through the proxy that delays every RPC request, and
+// times a catch-up over a chain of empty blocks behind such a proxy, one range fetched at a time
+// against several.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { Hex } from 'viem';
 import { ChainSource } from '../indexer/follower/chain-source.ts';
-import { COMMIT_EVENTS } from '../indexer/follower/follower.ts';
+import { COMMIT_EVENTS, MAX_RANGES_AHEAD } from '../indexer/follower/follower.ts';
 import { createIndexer, type NetworkContract } from '../indexer/indexer.ts';
 import { createProgressDisplay } from '../indexer/progress.ts';
 import { createEventDecoder, type EventDecoder } from '../indexer/runtime/event-decoder.ts';
@@ -23,6 +25,8 @@ import { parseSubgraphSchema } from '../indexer/subgraph-schema.ts';
 const TARGET_EVENTS_PER_SECOND = 5_000;
 const TARGET_RATIO = 0.5;
 const TARGET_RSS_MB = 300;
+/** the sparse catch-up's ranges hold at most this many blocks, as providers cap eth_getLogs ranges */
+const SPARSE_RANGE = 10;
 
 export interface MeasureInput {
   rpcUrl: string;
@@ -30,6 +34,8 @@ export interface MeasureInput {
   slowRpcUrl: string;
   /** the proxy's delay */
   rpcLatencyMs: number;
+  /** a chain of `blocks` empty blocks behind a proxy with the same delay */
+  sparse: { rpcUrl: string; blocks: number };
   contracts: Record<string, NetworkContract>;
   vaults: string[];
 }
@@ -157,6 +163,41 @@ the same, every RPC request delayed ${input.rpcLatencyMs} ms (a hosted provider'
   events indexed            ${fmt(slow.events)} in ${slow.indexSeconds.toFixed(2)} s (${fmt(slow.events / slow.indexSeconds)} events/s)
   fetch + decode only       ${fmt(slow.decoded)} logs in ${slow.fetchSeconds.toFixed(2)} s
   ratio fetch+decode/index  ${(slow.fetchSeconds / slow.indexSeconds).toFixed(2)}`);
+
+  const oneAhead = await sparseCatchUp(input, 1);
+  const severalAhead = await sparseCatchUp(input, MAX_RANGES_AHEAD);
+  console.log(`
+catch-up over ${fmt(input.sparse.blocks)} empty blocks in ranges of ${SPARSE_RANGE}, every RPC request delayed ${input.rpcLatencyMs} ms
+  the next range fetched during the current one  ${oneAhead.toFixed(2)} s
+  up to ${MAX_RANGES_AHEAD} ranges fetched at once            ${severalAhead.toFixed(2)} s (${(oneAhead / severalAhead).toFixed(1)}x faster)`);
+}
+
+/**
+ * Seconds to index the chain of empty blocks to its head through its delaying proxy (the data
+ * sources' addresses hold no code there), at most `maxRangesAhead` ranges fetched at once.
+ */
+async function sparseCatchUp(input: MeasureInput, maxRangesAhead: number): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-sparse-'));
+  const contracts = Object.fromEntries(
+    Object.entries(input.contracts).map(([name, c]) => [name, { ...c, startBlock: 1 }]),
+  );
+  const indexer = await createIndexer({
+    rpcUrl: input.sparse.rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    contracts,
+    pollIntervalMs: 50,
+    maxRange: SPARSE_RANGE,
+    maxRangesAhead,
+  });
+  const started = performance.now();
+  await indexer.start();
+  await indexer.waitForHead();
+  const seconds = (performance.now() - started) / 1000;
+  await indexer.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  return seconds;
 }
 
 /**

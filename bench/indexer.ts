@@ -1,8 +1,8 @@
 // `npm run bench:indexer`: how fast the embedded indexer indexes the large devnet scenario, compared
 // with the floor set by the chain itself: fetching and decoding the same logs and doing nothing else.
 // This half generates the scenario (SCENARIO_* variables size it; the defaults here give 100,000+
-// indexed events) and starts the proxy that puts anvil at a hosted provider's distance; indexing
-// and measuring run in a child process (bench/indexer-measure.ts, from the bundle `npm run build`
+// indexed events), a second anvil holding only empty blocks for the sparse catch-up, and the proxies
+// that put both at a hosted provider's distance; indexing and measuring run in a child process (bench/indexer-measure.ts, from the bundle `npm run build`
 // makes) so that its peak RSS is the indexer's own.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
 import { deployProtocol } from '../devnet/deploy.ts';
+import { createRpcClient } from '../devnet/rpc.ts';
 import { runScenario } from '../devnet/scenario.ts';
 import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
 import { startFaultProxy, type FaultProxy } from '../test/reliability/servers/fault-proxy.ts';
@@ -21,6 +22,8 @@ const INDEXER_HEAP_MB = 160;
 const INDEXER_SEMI_SPACE_MB = 4;
 /** added to every RPC request in the second run */
 const RPC_LATENCY_MS = 50;
+/** length of the chain of empty blocks the sparse catch-up indexes */
+const SPARSE_BLOCKS = 1_000;
 /** what `npm run build` bundles bench/indexer-measure.ts into */
 const MEASURE_BUNDLE = resolve(import.meta.dirname, '..', 'build', 'bench-indexer-measure.mjs');
 
@@ -36,8 +39,15 @@ async function main(): Promise<void> {
   compileContracts();
   const devnetDir = mkdtempSync(join(tmpdir(), 'bench-devnet-'));
   const anvil = await startAnvil();
+  // a second chain of empty blocks only, for the catch-up over a sparse stretch (anvil mines empty
+  // blocks quickly on a fresh chain, and slowly on one holding the scenario's state)
+  const sparseAnvil = await startAnvil();
   let proxy: FaultProxy | null = null;
+  let sparseProxy: FaultProxy | null = null;
   try {
+    await createRpcClient(sparseAnvil.rpcUrl).request('anvil_mine', [`0x${SPARSE_BLOCKS.toString(16)}`]);
+    sparseProxy = await startFaultProxy(sparseAnvil.rpcUrl);
+    sparseProxy.set({ kind: 'delay', ms: RPC_LATENCY_MS });
     const deployment = await deployProtocol(anvil.rpcUrl);
     const params = scenarioParamsFromEnv(process.env, devnetDir);
     console.log(`generating the scenario: ${JSON.stringify({ ...params, dataDir: undefined })}`);
@@ -53,6 +63,7 @@ async function main(): Promise<void> {
       rpcUrl: anvil.rpcUrl,
       slowRpcUrl: proxy.url,
       rpcLatencyMs: RPC_LATENCY_MS,
+      sparse: { rpcUrl: sparseProxy.url, blocks: SPARSE_BLOCKS },
       contracts: {
         FundRegistry: at(deployment.contracts.fundRegistry),
         NavOracle: at(deployment.contracts.navOracle),
@@ -75,7 +86,9 @@ async function main(): Promise<void> {
     if (code !== 0) throw new Error(`the measuring process exited with ${code}`);
   } finally {
     await proxy?.close();
+    await sparseProxy?.close();
     await anvil.stop();
+    await sparseAnvil.stop();
     rmSync(devnetDir, { recursive: true, force: true });
   }
 }

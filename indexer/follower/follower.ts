@@ -20,10 +20,12 @@
 // The next range is fetched while one is processed; over sparse stretches (the span at its bound,
 // ranges holding few logs) up to four are fetched at once, since a distant node's round trips, not
 // the handlers, set the pace there. A range fetched ahead carries the hash it read for the block
-// before it, and is used only if that is the checkpoint's hash. A block's handlers run in steps with
-// the event loop turning between them, so that the fetches move on. Blocks run without looking new immutable
-// entities up in the store (graph-node's assumption too); if the store refuses one as inserted by an
-// earlier block, the block runs again with the lookups, which fail it with graph-node's error.
+// before it, and is used only if that is the checkpoint's hash. A block's handlers run in steps
+// with the event loop turning between them, so that the fetches move on.
+//
+// Blocks run without looking new immutable entities up in the store (graph-node's assumption too);
+// if the store refuses one as inserted by an earlier block, the block runs again with the lookups,
+// which fail it with graph-node's error.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
