@@ -3,44 +3,26 @@
 // entity version the lost branch wrote (including dynamic data source effects), index the new one,
 // and end with exactly the versions a fresh indexer builds from the final chain.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileContracts } from '../../devnet/compile.ts';
 import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { devnetContracts } from '../harness/indexer.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { ChainActions, type TestFund } from './chain-actions.ts';
+import { devnetIndexers } from './devnet-indexers.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
 let anvil: AnvilInstance;
 let deployment: Deployment;
 let actions: ChainActions;
-const dirs: string[] = [];
-const indexers: Indexer[] = [];
+const indexers = devnetIndexers(() => deployment, 'indexer-reorg-');
 /** log lines of the indexer under test (fresh indexers started for comparison keep following the chain) */
 const logLines: string[] = [];
 
-async function startIndexer(lines: string[] = []): Promise<Indexer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'indexer-reorg-'));
-  dirs.push(dataDir);
-  const indexer = await createIndexer({
-    rpcUrl: anvil.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    contracts: devnetContracts(deployment),
-    pollIntervalMs: 20,
-    log: (line) => lines.push(line),
-  });
-  indexers.push(indexer);
-  await indexer.start();
-  return indexer;
-}
+const startIndexer = (lines: string[] = []) =>
+  indexers.start(anvil.rpcUrl, { log: (line) => lines.push(line) });
 
 interface NavRow {
   epoch: number;
@@ -102,9 +84,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const i of indexers) await i.stop();
+  await indexers.stopAll();
   await anvil?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('indexer: chain reorganisations', () => {

@@ -3,18 +3,15 @@
 // behind a proxy that delays every request, as a distant node would. The store must be exactly what
 // a run fetching one range at a time builds, also when the chain reorgs while ranges are fetched
 // ahead of the checkpoint.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileContracts } from '../../devnet/compile.ts';
 import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { devnetContracts } from '../harness/indexer.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { ChainActions } from './chain-actions.ts';
+import { devnetIndexers } from './devnet-indexers.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
 const EMPTY_BLOCKS = 600;
@@ -25,26 +22,10 @@ let anvil: AnvilInstance;
 let deployment: Deployment;
 let actions: ChainActions;
 let proxy: FaultProxy;
-const dirs: string[] = [];
-const indexers: Indexer[] = [];
+const indexers = devnetIndexers(() => deployment, 'indexer-sparse-');
 
-async function startIndexer(rpcUrl: string, maxRangesAhead?: number): Promise<Indexer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'indexer-sparse-'));
-  dirs.push(dataDir);
-  const indexer = await createIndexer({
-    rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    contracts: devnetContracts(deployment),
-    pollIntervalMs: 20,
-    maxRange: MAX_RANGE,
-    maxRangesAhead,
-  });
-  indexers.push(indexer);
-  await indexer.start();
-  return indexer;
-}
+const startIndexer = (rpcUrl: string, maxRangesAhead?: number) =>
+  indexers.start(rpcUrl, { maxRange: MAX_RANGE, maxRangesAhead });
 
 async function stopped(indexer: Indexer): Promise<Indexer> {
   await indexer.stop();
@@ -64,10 +45,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const indexer of indexers) await indexer.stop();
+  await indexers.stopAll();
   await proxy?.close();
   await anvil?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('catch-up over a sparse stretch', () => {

@@ -14,9 +14,8 @@ import { compileContracts } from '../../devnet/compile.ts';
 import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import { runScenario } from '../../devnet/scenario.ts';
 import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { devnetContracts } from '../harness/indexer.ts';
 import { ChainActions } from '../indexer/chain-actions.ts';
+import { devnetIndexers } from '../indexer/devnet-indexers.ts';
 import { dumpEntityVersions } from '../indexer/store-dump.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
@@ -29,7 +28,7 @@ let head: number;
 let cleanDump: ReturnType<typeof dumpEntityVersions>;
 const dirs: string[] = [];
 const children = new Set<ChildProcess>();
-const indexers: Indexer[] = [];
+const indexers = devnetIndexers(() => deployment, 'h6-indexer-');
 
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -40,21 +39,7 @@ function tempDir(prefix: string): string {
 /** One request in five reset, one in seven answered 503: every kind of RPC call meets failures. */
 const flaky = (ordinal: number) => (ordinal % 5 === 2 ? 'reset' : ordinal % 7 === 3 ? 'status' : null);
 
-async function indexer(rpcUrl: string): Promise<Indexer> {
-  const created = await createIndexer({
-    rpcUrl,
-    network: 'devnet',
-    dataDir: tempDir('h6-indexer-'),
-    port: 0,
-    contracts: devnetContracts(deployment),
-    pollIntervalMs: 50,
-    maxRange: 8,
-    log: () => undefined,
-  });
-  indexers.push(created);
-  await created.start();
-  return created;
-}
+const indexer = (rpcUrl: string) => indexers.start(rpcUrl, { pollIntervalMs: 50, maxRange: 8 });
 
 async function cleanRunTo(block: number): Promise<ReturnType<typeof dumpEntityVersions>> {
   const clean = await indexer(anvil.rpcUrl);
@@ -85,7 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
-  for (const i of indexers) await i.stop().catch(() => undefined);
+  await indexers.stopAll();
   await proxy?.close();
   await anvil?.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -1,0 +1,44 @@
+// Indexers of the fund subgraph over a test's own devnet deployment, each in a temporary data
+// directory, for end-to-end tests that start several (the one under test and fresh ones to compare
+// with); stopAll() stops every one and removes the directories.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Deployment } from '../../devnet/deploy.ts';
+import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
+import { devnetContracts } from '../harness/indexer.ts';
+
+export interface DevnetIndexers {
+  /** an indexer of `deployment` through `rpcUrl`, started; `options` adds to or overrides the defaults */
+  start(rpcUrl: string, options?: Partial<IndexerConfig>): Promise<Indexer>;
+  stopAll(): Promise<void>;
+}
+
+export function devnetIndexers(deployment: () => Deployment, dirPrefix: string): DevnetIndexers {
+  const dirs: string[] = [];
+  const indexers: Indexer[] = [];
+  return {
+    async start(rpcUrl, options = {}) {
+      const dataDir = mkdtempSync(join(tmpdir(), dirPrefix));
+      dirs.push(dataDir);
+      const indexer = await createIndexer({
+        rpcUrl,
+        network: 'devnet',
+        dataDir,
+        port: 0,
+        contracts: devnetContracts(deployment()),
+        pollIntervalMs: 20,
+        log: () => undefined,
+        ...options,
+      });
+      indexers.push(indexer);
+      await indexer.start();
+      return indexer;
+    },
+    async stopAll() {
+      // a failing stop (an indexer whose RPC is gone) must not keep the others running
+      for (const indexer of indexers) await indexer.stop().catch(() => undefined);
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
