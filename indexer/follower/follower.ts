@@ -113,7 +113,6 @@ interface FetchedRange {
   parentHash: string | null;
   /** receipts of the transactions whose logs `receipt: true` handlers get */
   receipts: Map<Hex, TransactionReceipt>;
-  filterKey: string;
 }
 
 function filterKey(filter: LogFilter): string {
@@ -235,7 +234,7 @@ export class ChainFollower {
     if (!receipts) return 'retry';
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash, filterKey: filterKey(filter) };
+    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash };
   }
 
   /**
