@@ -3,7 +3,8 @@
 // as `npm run indexer` runs the indexer, so its peak RSS is the indexer's alone, with no scenario
 // generator and no TypeScript loader in it. It indexes the scenario from scratch, fetches and
 // decodes the same logs alone, times the store alone on what the run wrote, and prints the figures
-// against their targets; then it does the same through the proxy that delays every RPC request, and
+// against their targets; then it indexes again with handlers getting only transaction hashes
+// (INDEXER_TRANSACTIONS=hash-only), does the same through the proxy that delays every RPC request, and
 // times a catch-up over a chain of empty blocks behind such a proxy, one range fetched at a time
 // against several.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { Hex } from 'viem';
 import { ChainSource } from '../indexer/follower/chain-source.ts';
-import { COMMIT_EVENTS, MAX_RANGES_AHEAD } from '../indexer/follower/follower.ts';
+import { COMMIT_EVENTS, MAX_RANGES_AHEAD, type TransactionFetch } from '../indexer/follower/follower.ts';
 import { createIndexer, type NetworkContract } from '../indexer/indexer.ts';
 import { createProgressDisplay } from '../indexer/progress.ts';
 import { createEventDecoder, type EventDecoder } from '../indexer/runtime/event-decoder.ts';
@@ -65,11 +66,17 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /**
- * Indexes the chain at `rpcUrl` from scratch, then fetches and decodes the same logs alone over the
- * same adaptive ranges with the runtime's own decoders (built once per event, as the block processor
- * does). With `storeFloor`, also times the store alone on what the run wrote.
+ * Indexes the chain at `rpcUrl` from scratch (handlers getting `transactions`), then fetches and
+ * decodes the same logs alone over the same adaptive ranges with the runtime's own decoders (built
+ * once per event, as the block processor does). With `storeFloor`, also times the store alone on
+ * what the run wrote.
  */
-async function indexAndFetch(input: MeasureInput, rpcUrl: string, storeFloor: boolean): Promise<RunFigures> {
+async function indexAndFetch(
+  input: MeasureInput,
+  rpcUrl: string,
+  storeFloor: boolean,
+  transactions: TransactionFetch = 'full',
+): Promise<RunFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-indexer-'));
   // the indexer's footprint: sampled every 20 ms while it runs, and the kernel's high-water mark
   // when it stops (the measurements after it do not count)
@@ -88,6 +95,7 @@ async function indexAndFetch(input: MeasureInput, rpcUrl: string, storeFloor: bo
     port: 0,
     contracts: input.contracts,
     pollIntervalMs: 50,
+    transactions,
     onProgress: display,
   });
   const started = performance.now();
@@ -147,7 +155,7 @@ async function measure(input: MeasureInput): Promise<void> {
   const budget = run.fetchSeconds / TARGET_RATIO;
   const store = run.storeOnly!;
   console.log(`
-indexer benchmark (${fmt(run.blocks)} blocks, anvil on loopback)
+indexer benchmark (${fmt(run.blocks)} blocks, anvil on loopback; handlers get whole transactions, the default)
   events indexed            ${fmt(run.events)} in ${run.indexSeconds.toFixed(2)} s (CPU time ${run.cpuSeconds.toFixed(2)} s, all threads)
   events indexed per second ${fmt(eventsPerSecond)}  (target >= ${fmt(TARGET_EVENTS_PER_SECOND)}: ${verdict(eventsPerSecond >= TARGET_EVENTS_PER_SECOND)})
   fetch + decode only       ${fmt(run.decoded)} logs in ${run.fetchSeconds.toFixed(2)} s (${fmt(run.decoded / run.fetchSeconds)} logs/s)
@@ -156,6 +164,13 @@ indexer benchmark (${fmt(run.blocks)} blocks, anvil on loopback)
   store writes alone        ${fmt(store.versions)} entity versions in ${store.seconds.toFixed(2)} s: ${((100 * store.seconds) / budget).toFixed(0)}% of the ${budget.toFixed(2)} s a ratio of ${TARGET_RATIO} allows for all of indexing`);
   if (run.decoded !== run.events)
     console.log(`  note: fetch-only saw ${run.decoded} logs, the indexer ${run.events}`);
+
+  const hashOnly = await indexAndFetch(input, input.rpcUrl, false, 'hash-only');
+  console.log(`
+the same with INDEXER_TRANSACTIONS=hash-only (transaction hash and index only: all our mappings read)
+  events indexed            ${fmt(hashOnly.events)} in ${hashOnly.indexSeconds.toFixed(2)} s (${fmt(hashOnly.events / hashOnly.indexSeconds)} events/s)
+  fetch + decode only       ${fmt(hashOnly.decoded)} logs in ${hashOnly.fetchSeconds.toFixed(2)} s
+  ratio fetch+decode/index  ${(hashOnly.fetchSeconds / hashOnly.indexSeconds).toFixed(2)}`);
 
   const slow = await indexAndFetch(input, input.slowRpcUrl, false);
   console.log(`

@@ -3,6 +3,7 @@
 // from its deployment.json (DEVNET_DATA_DIR, default <DATA_DIR>/devnet).
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { TransactionFetch } from './follower/follower.ts';
 
 export interface IndexerEnvConfig {
   rpcUrl: string;
@@ -17,6 +18,8 @@ export interface IndexerEnvConfig {
   /** how often catch-up commits, in ms (0: every range) */
   commitIntervalMs: number;
   subgraphName: string;
+  /** what handlers get in event.transaction */
+  transactions: TransactionFetch;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -51,6 +54,10 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
       `INDEXER_SUBGRAPH_NAME may hold letters, digits, '-', '_' and '/', got "${subgraphName}"`,
     );
   }
+  const transactions = env.INDEXER_TRANSACTIONS || 'full';
+  if (transactions !== 'full' && transactions !== 'hash-only') {
+    throw new Error(`INDEXER_TRANSACTIONS must be full or hash-only, got "${transactions}"`);
+  }
   return {
     rpcUrl,
     network,
@@ -61,5 +68,6 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     rangesAhead: integer(env, 'INDEXER_RANGES_AHEAD', 4, 1, 16),
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
     subgraphName,
+    transactions,
   };
 }

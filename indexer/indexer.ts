@@ -8,7 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Hex } from 'viem';
 import { createBlockProcessor } from './runtime/block-processor.ts';
 import { loadSubgraph, type Subgraph } from './runtime/manifest.ts';
-import { ChainFollower, type FollowerProgress } from './follower/follower.ts';
+import { ChainFollower, type FollowerProgress, type TransactionFetch } from './follower/follower.ts';
 import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
 import { ChainSource } from './follower/chain-source.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
@@ -46,6 +46,12 @@ export interface IndexerConfig {
   maxRange?: number;
   /** most ranges fetched at once over sparse stretches (default 4; 1: only the next one) */
   maxRangesAhead?: number;
+  /**
+   * what handlers get in event.transaction (default 'full', as graph-node; 'hash-only' skips
+   * fetching whole blocks, for subgraphs that read only the hash). Part of the store's identity:
+   * the two index different data for a subgraph that reads the other fields.
+   */
+  transactions?: TransactionFetch;
   onProgress?: (progress: FollowerProgress) => void;
   log?: (line: string) => void;
 }
@@ -95,7 +101,12 @@ function applyNetwork(subgraph: Subgraph, network: string, contracts: Record<str
   }
 }
 
-function deploymentId(buildDir: string, network: string, subgraph: Subgraph): string {
+function deploymentId(
+  buildDir: string,
+  network: string,
+  subgraph: Subgraph,
+  transactions: TransactionFetch,
+): string {
   const hash = createHash('sha256');
   for (const file of filesUnder(buildDir)) {
     if (relative(buildDir, file).startsWith('.')) continue;
@@ -103,6 +114,8 @@ function deploymentId(buildDir: string, network: string, subgraph: Subgraph): st
   }
   hash.update(network);
   for (const ds of subgraph.dataSources) hash.update(`${ds.name}:${ds.address}:${ds.startBlock}\n`);
+  // graph-node's behaviour, 'full', keeps the id stores made before the choice existed had
+  if (transactions !== 'full') hash.update(`transactions:${transactions}`);
   return 'L' + hash.digest('hex').slice(0, 45);
 }
 
@@ -119,7 +132,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   }
   applyNetwork(subgraph, config.network, contracts);
   const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
-  const deployment = deploymentId(buildDir, config.network, subgraph);
+  const deployment = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
   const storeDir = join(resolve(config.dataDir), 'indexer');
   mkdirSync(storeDir, { recursive: true });
@@ -194,6 +207,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         pollIntervalMs: config.pollIntervalMs ?? 1000,
         commitIntervalMs: config.commitIntervalMs,
         maxRangesAhead: config.maxRangesAhead,
+        transactions: config.transactions,
         signal: abort.signal,
         log,
         onProgress: (p) => {

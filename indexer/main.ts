@@ -21,6 +21,7 @@ const indexer = await createIndexer({
   pollIntervalMs: config.pollIntervalMs,
   maxRange: config.maxBlockRange,
   maxRangesAhead: config.rangesAhead,
+  transactions: config.transactions,
   commitIntervalMs: config.commitIntervalMs,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),

@@ -1,4 +1,5 @@
-// The follower's view of the chain over JSON-RPC (viem): the head, block headers (batched), and
+// The follower's view of the chain over JSON-RPC (viem): the head, block headers (batched, with
+// the blocks' transactions where handlers need them), and
 // eth_getLogs over block ranges that adapt to the log density and to what the node accepts: the
 // span is scaled toward a target number of logs per range (growing at most twofold per range) and
 // halves when the node refuses a range as too large or too many results. Transient
@@ -15,7 +16,7 @@ import {
   type RpcTransactionReceipt,
   type TransactionReceipt,
 } from 'viem';
-import type { BlockHeaderInfo } from '../runtime/ethereum-event.ts';
+import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 
 export interface ChainSourceOptions {
@@ -63,11 +64,30 @@ interface RpcBlock {
   totalDifficulty?: Hex;
   size?: Hex;
   baseFeePerGas?: Hex;
+  /** hashes, or whole transactions when asked for */
+  transactions?: (Hex | RpcTransaction)[];
+}
+
+/** A transaction of a block as eth_getBlockByNumber(n, true) gives it (the fields graph-ts exposes). */
+interface RpcTransaction {
+  hash: Hex;
+  from: Hex;
+  to: Hex | null;
+  value: Hex;
+  gas: Hex;
+  gasPrice?: Hex;
+  maxFeePerGas?: Hex;
+  maxPriorityFeePerGas?: Hex;
+  nonce: Hex;
+  input: Hex;
+  transactionIndex: Hex;
 }
 
 /** A header as the node gave it: what the store keeps, and the fields handlers see in ethereum.Block. */
 export interface ChainHeader extends BlockHeader {
   info: BlockHeaderInfo;
+  /** the block's transactions by (lowercase) hash, when they were fetched with it */
+  transactions?: Map<Hex, TransactionInfo>;
 }
 
 /** What a node answers when a getLogs range holds too much (geth, erigon, alchemy, infura, quicknode...). */
@@ -97,8 +117,38 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 const optionalBigInt = (hex: Hex | undefined) => (hex === undefined ? undefined : BigInt(hex));
 
-function headerFromRpc(block: RpcBlock): ChainHeader {
+/**
+ * The price per gas a transaction paid, as graph-node gives handlers (`effective_gas_price`): the
+ * gas price of legacy and access-list transactions; for fee-market ones the base fee plus the
+ * priority fee, capped by the fee cap (the fee cap alone when the block has no base fee).
+ */
+export function effectiveGasPrice(
+  tx: Pick<RpcTransaction, 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
+  baseFeePerGas: bigint | undefined,
+): bigint {
+  if (tx.maxFeePerGas === undefined) return BigInt(tx.gasPrice ?? 0);
+  const cap = BigInt(tx.maxFeePerGas);
+  if (baseFeePerGas === undefined) return cap;
+  const priority = BigInt(tx.maxPriorityFeePerGas ?? 0);
+  return cap - baseFeePerGas > priority ? baseFeePerGas + priority : cap;
+}
+
+function transactionFromRpc(tx: RpcTransaction, baseFeePerGas: bigint | undefined): TransactionInfo {
   return {
+    from: tx.from.toLowerCase() as Hex,
+    to: tx.to === null ? null : (tx.to.toLowerCase() as Hex),
+    value: BigInt(tx.value),
+    gasLimit: BigInt(tx.gas),
+    gasPrice: effectiveGasPrice(tx, baseFeePerGas),
+    nonce: BigInt(tx.nonce),
+    input: tx.input,
+    index: BigInt(tx.transactionIndex),
+  };
+}
+
+/** The header of `block`, with those of its transactions whose (lowercase) hashes are in `keep`. */
+function headerFromRpc(block: RpcBlock, keep?: ReadonlySet<Hex>): ChainHeader {
+  const header: ChainHeader = {
     number: Number(BigInt(block.number)),
     hash: block.hash.toLowerCase(),
     parentHash: block.parentHash.toLowerCase(),
@@ -117,19 +167,40 @@ function headerFromRpc(block: RpcBlock): ChainHeader {
       baseFeePerGas: optionalBigInt(block.baseFeePerGas),
     },
   };
+  if (keep) {
+    header.transactions = new Map();
+    for (const tx of (block.transactions ?? []) as RpcTransaction[]) {
+      const hash = tx.hash.toLowerCase() as Hex;
+      if (keep.has(hash)) header.transactions.set(hash, transactionFromRpc(tx, header.info.baseFeePerGas));
+    }
+  }
+  return header;
 }
+
+/**
+ * Blocks asked for with their transactions per JSON-RPC batch (HTTP request), and such batches under
+ * way at once: a whole mainnet block is 100-200 kB of JSON, so a range's worth asked at once could
+ * take hundreds of megabytes before the transactions no handler gets are dropped.
+ */
+const FULL_BLOCKS_PER_BATCH = 20;
+const FULL_BLOCK_BATCHES_IN_FLIGHT = 4;
 
 export class ChainSource {
   private readonly client;
+  /** the same node, batching fewer requests per HTTP request: for whole blocks */
+  private readonly fullBlockClient;
   private span: number;
   private readonly maxRange: number;
   /** logs in the latest range fetched */
   private lastLogs = 0;
 
   constructor(private readonly options: ChainSourceOptions) {
-    this.client = createPublicClient({
-      transport: http(options.rpcUrl, { batch: { batchSize: 100, wait: 0 }, retryCount: 0, timeout: 60_000 }),
-    });
+    const client = (batchSize: number) =>
+      createPublicClient({
+        transport: http(options.rpcUrl, { batch: { batchSize, wait: 0 }, retryCount: 0, timeout: 60_000 }),
+      });
+    this.client = client(100);
+    this.fullBlockClient = client(FULL_BLOCKS_PER_BATCH);
     this.span = Math.min(options.initialRange ?? 16, options.maxRange ?? 10_000);
     this.maxRange = options.maxRange ?? 10_000;
   }
@@ -183,20 +254,51 @@ export class ChainSource {
     keys: readonly K[],
     params: (key: K) => unknown[],
     format: (raw: Raw) => T,
+    client = this.client,
   ): Promise<Map<K, T | null>> {
     const unique = [...new Set(keys)];
     return this.retry(method, async () => {
       const answers = (await Promise.all(
         // params fit `method` by construction; viem types each method's params apart
-        unique.map((key) => this.client.request({ method, params: params(key) } as never)),
+        unique.map((key) => client.request({ method, params: params(key) } as never)),
       )) as (Raw | null)[];
       return new Map(unique.map((key, i) => [key, answers[i] ? format(answers[i]!) : null]));
     });
   }
 
-  /** Headers by number; a number past the node's head maps to null. */
-  headers(numbers: readonly number[]): Promise<Map<number, ChainHeader | null>> {
-    return this.each('eth_getBlockByNumber', numbers, (n) => [numberToHex(n), false], headerFromRpc);
+  /**
+   * Headers by number; a number past the node's head maps to null. The blocks in `transactionsOf`
+   * come with those of their transactions it lists (by lowercase hash; a hash the block lacks is
+   * absent from the header's transactions).
+   */
+  async headers(
+    numbers: readonly number[],
+    transactionsOf?: ReadonlyMap<number, ReadonlySet<Hex>>,
+  ): Promise<Map<number, ChainHeader | null>> {
+    const unique = [...new Set(numbers)];
+    const light = transactionsOf ? unique.filter((n) => !transactionsOf.has(n)) : unique;
+    const full = transactionsOf ? unique.filter((n) => transactionsOf.has(n)) : [];
+    const fullBatches: number[][] = [];
+    for (let i = 0; i < full.length; i += FULL_BLOCKS_PER_BATCH)
+      fullBatches.push(full.slice(i, i + FULL_BLOCKS_PER_BATCH));
+    const result = new Map<number, ChainHeader | null>();
+    const fetchInto = async (batch: number[], withTransactions: boolean) => {
+      const answers = await this.each(
+        'eth_getBlockByNumber',
+        batch,
+        (n) => [numberToHex(n), withTransactions],
+        (block: RpcBlock) =>
+          headerFromRpc(block, withTransactions ? transactionsOf?.get(Number(block.number)) : undefined),
+        withTransactions ? this.fullBlockClient : this.client,
+      );
+      for (const [n, header] of answers) result.set(n, header);
+    };
+    const fetchFullBatches = async () => {
+      for (let batch = fullBatches.shift(); batch; batch = fullBatches.shift()) await fetchInto(batch, true);
+    };
+    const fullInFlight = Math.min(FULL_BLOCK_BATCHES_IN_FLIGHT, fullBatches.length);
+    await Promise.all([fetchInto(light, false), ...Array.from({ length: fullInFlight }, fetchFullBatches)]);
+    return result;
   }
 
   /** Receipts by transaction hash; a transaction the node does not know maps to null. */

@@ -1,7 +1,9 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
-// topics over adaptive ranges (with the headers of the blocks where block handlers fire, which run
-// even without logs, at most 500 blocks a range while a handler fires on every block; and the
-// receipts of the transactions whose logs `receipt: true` handlers get), runs each
+// topics over adaptive ranges (with the blocks that hold them, transactions included as graph-node
+// gives handlers `event.transaction`, unless configured to hand over only the hash and index the
+// log carries; the headers of the blocks where block handlers fire, which run even without logs, at
+// most 500 blocks a range while a handler fires on every block; and the receipts of the
+// transactions whose logs `receipt: true` handlers get), runs each
 // block's handlers through the block processor into a per-block write buffer, and writes each
 // range's checkpoint in the same store transaction as its entities (during catch-up several ranges
 // share a transaction, committed about once a second; at the head each range commits at once), so
@@ -12,10 +14,10 @@
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
 // after it. The hash of `to` commits to every block below it, so when both reads agree the logs
-// came from that chain; any disagreement (or a log whose blockHash differs from its header, or a
-// receipt from another block than its log) makes the range be fetched again. A block that creates
-// data sources ends its range: the logs fetched for the rest of it lack the new addresses, so the
-// next range is fetched with them.
+// came from that chain; any disagreement (or a log whose blockHash differs from its header, a log
+// whose transaction its block lacks, or a receipt from another block than its log) makes the range
+// be fetched again. A block that creates data sources ends its range: the logs fetched for the rest
+// of it lack the new addresses, so the next range is fetched with them.
 //
 // The next range is fetched while one is processed; over sparse stretches (the span at its bound,
 // ranges holding few logs) up to four are fetched at once, since a distant node's round trips, not
@@ -52,6 +54,13 @@ export interface FollowerOptions {
    * hold many, only the next range is fetched during the current one
    */
   maxRangesAhead?: number;
+  /**
+   * what handlers get in `event.transaction` (default 'full'): every field, from the blocks'
+   * transaction lists as graph-node fetches them; or 'hash-only', the hash and index the log
+   * carries with the other fields zero, which spares fetching whole blocks for subgraphs that read
+   * nothing else (ours)
+   */
+  transactions?: TransactionFetch;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every range and every head poll */
@@ -68,6 +77,8 @@ export interface FollowerProgress {
 }
 
 type StepResult = 'advanced' | 'idle' | 'retry';
+
+export type TransactionFetch = 'full' | 'hash-only';
 
 /** Waits after a handler's chain read failed: the first, and the most (doubling in between). */
 const CHAIN_READ_RETRY_MS = 250;
@@ -107,12 +118,35 @@ interface FetchedRange {
   logs: Log[];
   /** blocks where block handlers fire (they run even without logs) */
   triggerBlocks: number[];
-  /** headers of `to`, the parent and every block with logs or block triggers */
+  /**
+   * headers of `to`, the parent and every block with logs or block triggers; those with logs carry
+   * the logs' transactions unless FollowerOptions.transactions is 'hash-only'
+   */
   known: Map<number, ChainHeader>;
   /** hash of block `from - 1` as read with the range (null below the start block) */
   parentHash: string | null;
   /** receipts of the transactions whose logs `receipt: true` handlers get */
   receipts: Map<Hex, TransactionReceipt>;
+}
+
+/** The (lowercase) hashes of the transactions of `logs`, by block number. */
+function transactionsByBlock(logs: readonly Log[]): Map<number, Set<Hex>> {
+  const byBlock = new Map<number, Set<Hex>>();
+  for (const log of logs) {
+    const n = Number(log.blockNumber);
+    let hashes = byBlock.get(n);
+    if (!hashes) byBlock.set(n, (hashes = new Set()));
+    if (log.transactionHash) hashes.add(log.transactionHash.toLowerCase() as Hex);
+  }
+  return byBlock;
+}
+
+/** Whether the block's transactions were fetched and hold the transaction of `log`. */
+function holdsTransactionOf(header: ChainHeader, log: Log): boolean {
+  return (
+    log.transactionHash !== null &&
+    header.transactions?.has(log.transactionHash.toLowerCase() as Hex) === true
+  );
 }
 
 function filterKey(filter: LogFilter): string {
@@ -223,11 +257,19 @@ export class ChainFollower {
     const triggerBlocks = this.blockTriggersIn(from, to);
     const numbers = [...new Set([...logs.map((l) => Number(l.blockNumber)), ...triggerBlocks])];
     const parent = from - 1 >= store.startBlock ? from - 1 : null;
-    const headers = await chain.headers(parent === null ? [to, ...numbers] : [parent, to, ...numbers]);
+    const headers = await chain.headers(
+      parent === null ? [to, ...numbers] : [parent, to, ...numbers],
+      this.fullTransactions ? transactionsByBlock(logs) : undefined,
+    );
     if (headers.get(to)?.hash !== end.hash) return 'retry';
     const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);
     if (parent !== null && parentHash === null) return 'retry';
     if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
+      return 'retry';
+    if (
+      this.fullTransactions &&
+      !logs.every((l) => holdsTransactionOf(headers.get(Number(l.blockNumber))!, l))
+    )
       return 'retry';
     if (triggerBlocks.some((n) => !headers.get(n))) return 'retry';
     const receipts = await this.receiptsFor(logs);
@@ -235,6 +277,10 @@ export class ChainFollower {
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
     return { from, to, end, logs, triggerBlocks, known, receipts, parentHash };
+  }
+
+  private get fullTransactions(): boolean {
+    return (this.options.transactions ?? 'full') === 'full';
   }
 
   /**
@@ -417,13 +463,14 @@ export class ChainFollower {
    * sources.
    */
   private async processBlock(
-    header: ChainHeader,
+    blockHeader: ChainHeader,
     initialLogs: Log[],
     receipts: Map<Hex, TransactionReceipt>,
   ): Promise<{ logs: number; created: boolean }> {
     const { store, processor, chain, subgraph } = this.options;
     const dynamicBefore = [...this.sources.dynamic];
     const fetched = new Set<string>();
+    let header = blockHeader;
     let logs = initialLogs;
     let deferImmutableChecks = true;
     for (;;) {
@@ -436,6 +483,7 @@ export class ChainFollower {
           timestamp: BigInt(header.timestamp),
           header: header.info,
           logs,
+          transactions: header.transactions,
           receipts,
         },
         writer,
@@ -464,6 +512,17 @@ export class ChainFollower {
         const hereReceipts = await this.receiptsFor(here);
         if (!hereReceipts) throw new ChainMoved();
         for (const [hash, receipt] of hereReceipts) receipts.set(hash, receipt);
+        if (this.fullTransactions && !here.every((l) => holdsTransactionOf(header, l))) {
+          // a block handler's block (fetched without transactions) gave the new data sources logs
+          const withTransactions = await chain.headers(
+            [header.number],
+            transactionsByBlock([...logs, ...here]),
+          );
+          const again = withTransactions.get(header.number);
+          if (again?.hash !== header.hash || !here.every((l) => holdsTransactionOf(again, l)))
+            throw new ChainMoved();
+          header = again;
+        }
         if (here.length > 0) {
           logs = sortedByLogIndex([...logs, ...here]);
           this.sources = new DataSourceSet(subgraph, dynamicBefore);

@@ -10,7 +10,7 @@ import { writeBigInt } from './asc-values.ts';
 import type { EventParameter } from './event-decoder.ts';
 import { valueWriter } from './ethereum-value.ts';
 
-/** The transaction fields graph-ts exposes; the follower supplies them when it fetched transactions. */
+/** The transaction fields graph-ts exposes; the follower supplies them unless told to fetch only logs. */
 export interface TransactionInfo {
   from: Hex;
   to: Hex | null;
@@ -44,7 +44,7 @@ export interface BlockWithLogs {
   parentHash: Hex;
   timestamp: bigint;
   logs: Log[];
-  /** by transaction hash; without it, event.transaction has only hash and index (others zero) */
+  /** by lowercase transaction hash; without it, event.transaction has only hash and index (others zero) */
   transactions?: ReadonlyMap<Hex, TransactionInfo>;
   /** by transaction hash; required when a handler declares `receipt: true` */
   receipts?: ReadonlyMap<Hex, TransactionReceipt>;
@@ -197,7 +197,7 @@ export function writeEvent(heap: AscHeap, input: EventInput): number {
     heap,
     txHash,
     BigInt(log.transactionIndex ?? 0),
-    block.transactions?.get(txHash),
+    block.transactions?.get(txHash.toLowerCase() as Hex),
   );
   const params = writeEventParams(heap, input.params);
   const receipt = input.receipt ? writeReceipt(heap, input.receipt) : 0;

@@ -2,9 +2,11 @@
 // logs per block: it follows the density toward the target number of logs per range, grows at most
 // twofold per range, shrinks at once, and halves when the node refuses a range, delivering every log
 // once whatever the ranges were; and it allows several ranges at once only over sparse stretches.
+// Blocks read with their transactions keep only those asked for, a few batches at a time.
+import type { Hex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainSource } from '../../indexer/follower/chain-source.ts';
-import { startLogDensityNode, type LogDensityNode } from './log-density-node.ts';
+import { ChainSource, effectiveGasPrice } from '../../indexer/follower/chain-source.ts';
+import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
 
 const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
 let node: LogDensityNode | null = null;
@@ -80,5 +82,48 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
     await chain.allLogs(filter, 1, 1_000);
     expect(Math.max(...widths(node.ranges))).toBe(100);
     expect(widths(node.ranges).slice(0, 5)).toEqual([16, 32, 64, 100, 100]);
+  });
+});
+
+describe('the chain source reading blocks with their transactions', () => {
+  it('keeps only the transactions asked for, with their fields as the node reports them', async () => {
+    node = await startLogDensityNode(() => 50);
+    const chain = new ChainSource({ rpcUrl: node.url });
+    const wanted = new Map([[7, new Set<Hex>([transactionHashOf(7, 3) as Hex])]]);
+    const headers = await chain.headers([6, 7], wanted);
+    expect(headers.get(6)?.transactions).toBeUndefined();
+    expect([...headers.get(7)!.transactions!]).toEqual([
+      [
+        transactionHashOf(7, 3),
+        {
+          from: `0x${'ab'.repeat(20)}`,
+          to: null,
+          value: 3n,
+          gasLimit: 21_000n,
+          gasPrice: 9n, // base fee 7 + priority fee 2, under the cap of 100
+          nonce: 7n,
+          input: '0x',
+          index: 3n,
+        },
+      ],
+    ]);
+  });
+
+  it('asks for whole blocks 20 at a time with at most four such requests under way', async () => {
+    node = await startLogDensityNode(() => 5, Number.POSITIVE_INFINITY, 20);
+    const chain = new ChainSource({ rpcUrl: node.url });
+    const numbers = Array.from({ length: 130 }, (_, i) => i + 1);
+    const wanted = new Map(numbers.map((n) => [n, new Set<Hex>([transactionHashOf(n, 0) as Hex])]));
+    const headers = await chain.headers(numbers, wanted);
+    expect(numbers.every((n) => headers.get(n)?.transactions?.size === 1)).toBe(true);
+    expect(node.fullBlockBatches.toSorted((a, b) => b - a)).toEqual([20, 20, 20, 20, 20, 20, 10]);
+    expect(node.peakFullBlockBatches).toBe(4);
+  });
+
+  it('prices gas as graph-node does: the gas price, or the base fee plus the tip under the fee cap', () => {
+    expect(effectiveGasPrice({ gasPrice: '0x64' }, 7n)).toBe(100n);
+    expect(effectiveGasPrice({ maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x2' }, 7n)).toBe(9n);
+    expect(effectiveGasPrice({ maxFeePerGas: '0x8', maxPriorityFeePerGas: '0x2' }, 7n)).toBe(8n);
+    expect(effectiveGasPrice({ maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x2' }, undefined)).toBe(100n);
   });
 });

@@ -1,7 +1,9 @@
 // A JSON-RPC node on loopback that answers eth_getLogs with a chosen number of logs per block and,
 // like hosted providers, refuses a range whose answer would exceed a cap: what the chain source's
 // adaptive span is tested against (anvil cannot cheaply hold thousands of logs per block). It
-// records every range asked for.
+// records every range asked for. eth_getBlockByNumber answers with a block holding one transaction
+// per log (with the transactions whole when asked), after an optional delay; it records how many
+// blocks each batch asked for whole, and the most such batches it held at once.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,28 +11,76 @@ export interface LogDensityNode {
   url: string;
   /** [fromBlock, toBlock] of every eth_getLogs request, refused ones included */
   readonly ranges: [number, number][];
+  /** per HTTP request asking for whole blocks, how many it asked for */
+  readonly fullBlockBatches: number[];
+  /** the most HTTP requests asking for whole blocks that were under way at once */
+  readonly peakFullBlockBatches: number;
   close(): Promise<void>;
 }
 
-interface RpcCall {
-  id: number;
-  method: string;
-  params: [{ fromBlock: string; toBlock: string; topics: string[][] }];
-}
+type RpcCall =
+  | {
+      id: number;
+      method: 'eth_getLogs';
+      params: [{ fromBlock: string; toBlock: string; topics: string[][] }];
+    }
+  | { id: number; method: 'eth_getBlockByNumber'; params: [string, boolean] }
+  | { id: number; method: string; params: unknown[] };
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+/** the hash of the transaction of the i-th log of block n */
+export const transactionHashOf = (n: number, i: number) => word(n * 100_000 + i);
 
-/** `logsInBlock(n)` logs in block n; a range holding more than `cap` logs is refused with a -32005 error. */
+function block(n: number, transactions: number, whole: boolean): object {
+  const hashes = Array.from({ length: transactions }, (_, i) => transactionHashOf(n, i));
+  return {
+    number: hex(n),
+    hash: word(n),
+    parentHash: word(n - 1),
+    timestamp: hex(1_700_000_000 + 12 * n),
+    baseFeePerGas: hex(7),
+    transactions: whole
+      ? hashes.map((hash, i) => ({
+          hash,
+          from: `0x${'ab'.repeat(20)}`,
+          to: null,
+          value: hex(i),
+          gas: hex(21_000),
+          maxFeePerGas: hex(100),
+          maxPriorityFeePerGas: hex(2),
+          nonce: hex(n),
+          input: '0x',
+          transactionIndex: hex(i),
+        }))
+      : hashes,
+  };
+}
+
+/**
+ * `logsInBlock(n)` logs in block n; a range holding more than `cap` logs is refused with a -32005
+ * error. Block answers wait `blockDelayMs`.
+ */
 export async function startLogDensityNode(
   logsInBlock: (block: number) => number,
   cap = Number.POSITIVE_INFINITY,
+  blockDelayMs = 0,
 ): Promise<LogDensityNode> {
   const ranges: [number, number][] = [];
+  const fullBlockBatches: number[] = [];
+  let fullBlockBatchesUnderWay = 0;
+  let peakFullBlockBatches = 0;
   function answer(call: RpcCall): object {
+    if (call.method === 'eth_getBlockByNumber') {
+      const [number, whole] = call.params as [string, boolean];
+      return { result: block(Number(number), logsInBlock(Number(number)), whole) };
+    }
     if (call.method !== 'eth_getLogs') return { error: { code: -32601, message: 'method not found' } };
-    const from = Number(call.params[0].fromBlock);
-    const to = Number(call.params[0].toBlock);
+    const { fromBlock, toBlock, topics } = (
+      call.params as [{ fromBlock: string; toBlock: string; topics: string[][] }]
+    )[0];
+    const from = Number(fromBlock);
+    const to = Number(toBlock);
     ranges.push([from, to]);
     let total = 0;
     for (let n = from; n <= to; n++) total += logsInBlock(n);
@@ -44,9 +94,9 @@ export async function startLogDensityNode(
           blockNumber: hex(n),
           data: '0x',
           logIndex: hex(i),
-          transactionHash: word(n * 100_000 + i),
+          transactionHash: transactionHashOf(n, i),
           transactionIndex: hex(i),
-          topics: [call.params[0].topics[0]![0]],
+          topics: [topics[0]![0]],
           removed: false,
         });
       }
@@ -59,16 +109,32 @@ export async function startLogDensityNode(
     req.on('end', () => {
       // viem sends a batch (an array) when batching is on
       const body = JSON.parse(Buffer.concat(chunks).toString()) as RpcCall | RpcCall[];
+      const calls = Array.isArray(body) ? body : [body];
       const reply = (call: RpcCall) => ({ jsonrpc: '2.0', id: call.id, ...answer(call) });
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify(Array.isArray(body) ? body.map(reply) : reply(body)));
+      const send = () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(Array.isArray(body) ? body.map(reply) : reply(body)));
+      if (!calls.some((c) => c.method === 'eth_getBlockByNumber')) return send();
+      const whole = calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[1] === true).length;
+      if (whole > 0) {
+        fullBlockBatches.push(whole);
+        peakFullBlockBatches = Math.max(peakFullBlockBatches, ++fullBlockBatchesUnderWay);
+      }
+      setTimeout(() => {
+        if (whole > 0) fullBlockBatchesUnderWay--;
+        send();
+      }, blockDelayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     ranges,
+    fullBlockBatches,
+    get peakFullBlockBatches() {
+      return peakFullBlockBatches;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

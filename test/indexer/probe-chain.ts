@@ -10,7 +10,12 @@ import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileSolidity } from '../../devnet/compile.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue } from '../../devnet/tx-queue.ts';
-import { createIndexer, type Indexer, type NetworkContract } from '../../indexer/indexer.ts';
+import {
+  createIndexer,
+  type Indexer,
+  type IndexerConfig,
+  type NetworkContract,
+} from '../../indexer/indexer.ts';
 import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
@@ -36,6 +41,15 @@ export interface ProbeChain {
   probe(kind: number, input: string, value?: bigint): Promise<number>;
   /** mines one block whose only transaction emits ProbeReceipt(tag); returns the transaction hash */
   probeReceipt(tag: number): Promise<Hex>;
+  /**
+   * mines one block with a probe(kind, input) transaction per call, in order, each to `emitter`
+   * (default the ProbeEmitter); returns the block number and the transaction hashes
+   */
+  probesInOneBlock(
+    calls: { emitter?: Hex; kind: number; input: string }[],
+  ): Promise<{ number: number; txHashes: Hex[] }>;
+  /** deploys another ProbeEmitter (one block); returns its address (lowercase) */
+  deployEmitter(): Promise<Hex>;
   stop(): Promise<void>;
 }
 
@@ -46,15 +60,21 @@ export async function startProbeChain(): Promise<ProbeChain> {
   const rpc = createRpcClient(anvil.rpcUrl);
   // one block per transaction, mined through the devnet's checked queue (with automine a receipt
   // could be read before anvil stored it)
-  const send = async (tx: { to?: Hex; data: Hex; value?: bigint }) => {
+  const sendAll = async (txs: { to?: Hex; data: Hex; value?: bigint }[]) => {
     const latest = await rpc.request<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
     const queue = createTxQueue(rpc);
-    await queue.send([{ from: probeSender, ...tx, label: tx.to ? 'probe' : 'deploy ProbeEmitter' }]);
+    await queue.send(
+      txs.map((tx) => ({ from: probeSender, ...tx, label: tx.to ? 'probe' : 'deploy ProbeEmitter' })),
+    );
     return queue.mine(BigInt(latest.timestamp) + 12n);
   };
-  const deployed = await send({ data: bytecode });
-  const emitter = deployed.txs[0]!.receipt.contractAddress!.toLowerCase() as Hex;
-  const deployBlock = Number(deployed.number);
+  const send = (tx: { to?: Hex; data: Hex; value?: bigint }) => sendAll([tx]);
+  const deploy = async () =>
+    (await send({ data: bytecode })).txs[0]!.receipt.contractAddress!.toLowerCase() as Hex;
+  const probeData = (kind: number, input: string) =>
+    encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] });
+  const emitter = await deploy();
+  const deployBlock = Number(await rpc.request<Hex>('eth_blockNumber', []));
   return {
     anvil,
     rpc,
@@ -66,9 +86,15 @@ export async function startProbeChain(): Promise<ProbeChain> {
       PollingBlock: { address: `0x${'cc'.repeat(20)}`, startBlock: deployBlock },
     },
     async probe(kind, input, value) {
-      const data = encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] });
-      return Number((await send({ to: emitter, data, value })).number);
+      return Number((await send({ to: emitter, data: probeData(kind, input), value })).number);
     },
+    async probesInOneBlock(calls) {
+      const block = await sendAll(
+        calls.map((c) => ({ to: c.emitter ?? emitter, data: probeData(c.kind, c.input) })),
+      );
+      return { number: Number(block.number), txHashes: block.txs.map((t) => t.receipt.transactionHash) };
+    },
+    deployEmitter: deploy,
     async probeReceipt(tag) {
       const data = encodeFunctionData({ abi: probeAbi, functionName: 'probeReceipt', args: [tag] });
       return (await send({ to: emitter, data })).txs[0]!.receipt.transactionHash;
@@ -78,12 +104,13 @@ export async function startProbeChain(): Promise<ProbeChain> {
 }
 
 /**
- * The probe subgraph indexing `chain` through `rpcUrl` (anvil itself unless given, e.g. a proxy),
- * started, in a temporary data directory; stop() stops it and removes the directory.
+ * The probe subgraph indexing `chain` through `rpcUrl` (anvil itself unless given, e.g. a proxy)
+ * with `options`, started, in a temporary data directory; stop() stops it and removes the directory.
  */
 export async function startProbeIndexer(
   chain: ProbeChain,
   rpcUrl = chain.anvil.rpcUrl,
+  options: Pick<IndexerConfig, 'transactions'> = {},
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
   const indexer = await createIndexer({
@@ -95,6 +122,7 @@ export async function startProbeIndexer(
     contracts: chain.contracts,
     pollIntervalMs: 20,
     log: () => undefined,
+    ...options,
   });
   await indexer.start();
   return {

@@ -1,0 +1,21 @@
+// `npm run indexer`'s environment: INDEXER_TRANSACTIONS chooses what handlers get in
+// event.transaction, and a value it does not know stops start-up with a message naming it.
+import { describe, expect, it } from 'vitest';
+import { indexerConfigFromEnv } from '../../indexer/config.ts';
+
+const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
+
+describe('the indexer configuration', () => {
+  it('fetches whole transactions unless INDEXER_TRANSACTIONS says otherwise', () => {
+    expect(indexerConfigFromEnv(base).transactions).toBe('full');
+    expect(indexerConfigFromEnv({ ...base, INDEXER_TRANSACTIONS: 'hash-only' }).transactions).toBe(
+      'hash-only',
+    );
+  });
+
+  it('refuses an INDEXER_TRANSACTIONS it does not know, naming the values it takes', () => {
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_TRANSACTIONS: 'none' })).toThrow(
+      'INDEXER_TRANSACTIONS must be full or hash-only, got "none"',
+    );
+  });
+});

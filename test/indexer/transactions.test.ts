@@ -1,0 +1,101 @@
+// `event.transaction` on a real chain: by default the follower fetches the blocks that hold the
+// logs with their transactions, as graph-node does, so handlers see every field the node reports;
+// INDEXER_TRANSACTIONS=hash-only hands over only what the log carries. The probe subgraph's kind 33
+// writes the fields it received.
+import type { Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryIndexer } from './graphql-client.ts';
+import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
+
+type RunningIndexer = Awaited<ReturnType<typeof startProbeIndexer>>;
+
+let chain: ProbeChain;
+let full: RunningIndexer;
+let hashOnly: RunningIndexer;
+/** a probe paying 12,345 wei, alone in its block */
+let paid: Hex;
+/** a block where the first transaction creates a template data source and the second makes it emit */
+let together: { number: number; txHashes: Hex[] };
+
+beforeAll(async () => {
+  chain = await startProbeChain();
+  const paidBlock = await chain.probe(33, 'paid', 12_345n);
+  paid = (
+    await chain.rpc.request<{ transactions: Hex[] }>('eth_getBlockByNumber', [
+      `0x${paidBlock.toString(16)}`,
+      false,
+    ])
+  ).transactions[0]!;
+  const second = await chain.deployEmitter();
+  together = await chain.probesInOneBlock([
+    { kind: 34, input: second },
+    { emitter: second, kind: 33, input: 'from the template' },
+  ]);
+  [full, hashOnly] = await Promise.all([
+    startProbeIndexer(chain),
+    startProbeIndexer(chain, undefined, { transactions: 'hash-only' }),
+  ]);
+  await Promise.all([full.indexer.waitForHead(), hashOnly.indexer.waitForHead()]);
+}, 180_000);
+
+afterAll(async () => {
+  await full?.stop();
+  await hashOnly?.stop();
+  await chain?.stop();
+});
+
+async function output(running: RunningIndexer, id: string): Promise<string | undefined> {
+  const { probeResult } = await queryIndexer<{ probeResult: { output: string } | null }>(
+    running.indexer.queryUrl,
+    `{ probeResult(id: "${id}") { output } }`,
+  );
+  return probeResult?.output;
+}
+
+/** What kind 33 writes for the transaction as the node reports it; the gas price is what it paid. */
+async function fieldsFromNode(hash: Hex): Promise<string> {
+  const tx = await chain.rpc.request<{
+    transactionIndex: Hex;
+    from: Hex;
+    to: Hex;
+    value: Hex;
+    gas: Hex;
+    nonce: Hex;
+    input: Hex;
+  }>('eth_getTransactionByHash', [hash]);
+  const receipt = await chain.rpc.request<{ effectiveGasPrice: Hex }>('eth_getTransactionReceipt', [hash]);
+  return [
+    `tx:${hash}`,
+    BigInt(tx.transactionIndex),
+    tx.from.toLowerCase(),
+    tx.to.toLowerCase(),
+    BigInt(tx.value),
+    BigInt(tx.gas),
+    BigInt(receipt.effectiveGasPrice),
+    BigInt(tx.nonce),
+    tx.input.toLowerCase(),
+  ].join(',');
+}
+
+describe('indexer: event.transaction', () => {
+  it('gives handlers every field of the transaction as the node reports it', async () => {
+    const expected = await fieldsFromNode(paid);
+    expect(expected).toContain(',12345,');
+    expect(await output(full, `${paid}-0`)).toBe(expected);
+  });
+
+  it('gives a data source created in a block the transactions of its own logs in that block', async () => {
+    const [creating, emitting] = together.txHashes as [Hex, Hex];
+    expect(await output(full, `${creating}-0`)).toBe('created ProbeTemplate');
+    expect(await output(full, `${emitting}-1`)).toBe(await fieldsFromNode(emitting));
+  });
+
+  it('hands over only the hash and index the log carries with INDEXER_TRANSACTIONS=hash-only', async () => {
+    expect(await output(hashOnly, `${paid}-0`)).toBe(`tx:${paid},0,0x${'00'.repeat(20)},null,0,0,0,0,0x`);
+  });
+
+  it('keeps the index of each choice in a store of its own', () => {
+    expect(full.indexer.deployment).not.toBe(hashOnly.indexer.deployment);
+    expect(full.indexer.storePath).not.toBe(hashOnly.indexer.storePath);
+  });
+});
