@@ -191,6 +191,10 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           log(
             `rpc ${what} failed (${(error as Error)?.message?.split('\n')[0] ?? error}); retrying in ${delay} ms`,
           ),
+        onRangeLimit: (blocks, reason) =>
+          log(
+            `rpc eth_getLogs: the node refused a range ("${reason}"); ranges hold at most ${blocks} blocks from now on`,
+          ),
       });
       chainReader = createChainReader({ rpcUrl: config.rpcUrl });
       follower = new ChainFollower({

@@ -1,9 +1,11 @@
 // The follower's view of the chain over JSON-RPC (viem): the head, block headers (batched, with
-// the blocks' transactions where handlers need them), and
-// eth_getLogs over block ranges that adapt to the log density and to what the node accepts: the
-// span is scaled toward a target number of logs per range (growing at most twofold per range) and
-// halves when the node refuses a range as too large or too many results. Transient
-// RPC failures are retried with exponential backoff; the caller never sees them unless it stops.
+// the blocks' transactions where handlers need them), and eth_getLogs over block ranges that adapt
+// to the log density and to what the node accepts: the span is scaled toward a target number of
+// logs per range (growing at most twofold per range) and halves when the node refuses a range as
+// too large or too many results. A refusal that states a limit on the block span (hosted providers
+// cap it) caps the span there for good, so that ranges stop being refused every time the span
+// grows back. Transient RPC failures are retried with exponential backoff; the caller never sees
+// them unless it stops.
 import {
   createPublicClient,
   formatLog,
@@ -23,7 +25,7 @@ export interface ChainSourceOptions {
   rpcUrl: string;
   /** first span of eth_getLogs ranges, in blocks (default 16; it then follows the log density, see targetLogsPerRange) */
   initialRange?: number;
-  /** upper bound of the span (default 10,000) */
+  /** upper bound of the span (default 10,000); lowered to the limit a node states when it refuses a range */
   maxRange?: number;
   /**
    * logs per range to aim for (default 5,000): after each range the span is scaled to the density
@@ -37,6 +39,8 @@ export interface ChainSourceOptions {
   maxRetryDelayMs?: number;
   /** called on each retried failure, for logs */
   onRetry?: (what: string, error: unknown, delayMs: number) => void;
+  /** called when a refusal lowers the span's upper bound, with the node's words */
+  onRangeLimit?: (blocks: number, reason: string) => void;
   /** aborts waits and retries */
   signal?: AbortSignal;
 }
@@ -93,6 +97,38 @@ export interface ChainHeader extends BlockHeader {
 /** What a node answers when a getLogs range holds too much (geth, erigon, alchemy, infura, quicknode...). */
 const rangeTooLarge =
   /too many|more than \d+|limit exceeded|exceed|response size|range|query timeout|-32005|block range|10000 results/i;
+
+/**
+ * The block span a refused range's error states as the node's limit, worded as hosted providers
+ * word it: "range 1000000 exceeds limit of 10000" (Infura), "eth_getLogs is limited to a 10,000
+ * range" (QuickNode), "up to a 2K block range" (Alchemy), "exceed maximum block range: 5000" (geth
+ * forks), "max block range = 5000", "max range: 5000", "range limit 2000"; null when it states none.
+ */
+export function statedBlockLimit(reason: string): number | null {
+  const stated =
+    /(?:limit of|limited to an?|up to an?|max(?:imum)?(?: block)? range\s*[:=]?|range limit)\s*(\d[\d,]*)\s*(k?)\b/i.exec(
+      reason,
+    );
+  if (!stated) return null;
+  const blocks = Number(stated[1]!.replace(/,/g, '')) * (stated[2] ? 1000 : 1);
+  return Number.isSafeInteger(blocks) && blocks > 0 ? blocks : null;
+}
+
+/** A refusal about the block span itself, not about how many logs the answer holds. */
+const blockSpanRefusal = /block range|range (?:is )?too (?:wide|large|high)|range is (?:bigger|larger)/i;
+const answerSizeRefusal = /results|logs|response size/i;
+
+/**
+ * The upper bound a refusal of `width` blocks sets on the span: the limit it states, or half the
+ * refused width when it is about the span but states no number; null when it is about the answer's
+ * size (the density, which the span follows anyway).
+ */
+function refusedSpanLimit(reason: string, width: number): number | null {
+  const stated = statedBlockLimit(reason);
+  if (stated !== null && stated < width) return stated;
+  if (blockSpanRefusal.test(reason) && !answerSizeRefusal.test(reason)) return Math.max(1, width >> 1);
+  return null;
+}
 
 export class StoppedError extends Error {
   constructor() {
@@ -190,7 +226,7 @@ export class ChainSource {
   /** the same node, batching fewer requests per HTTP request: for whole blocks */
   private readonly fullBlockClient;
   private span: number;
-  private readonly maxRange: number;
+  private maxRange: number;
   /** logs in the latest range fetched */
   private lastLogs = 0;
 
@@ -361,7 +397,15 @@ export class ChainSource {
         if (error instanceof StoppedError) throw error;
         const message = String((error as Error)?.message ?? error);
         if (rangeTooLarge.test(message) && to > from) {
-          this.span = Math.max(1, Math.min(this.span, to - from + 1) >> 1);
+          const width = to - from + 1;
+          // viem's message also holds the request; the node's own words are its details
+          const reason = (error as { details?: string }).details || message;
+          const limit = refusedSpanLimit(reason, width);
+          if (limit !== null && limit < this.maxRange) {
+            this.maxRange = limit;
+            this.options.onRangeLimit?.(limit, reason);
+          }
+          this.span = Math.max(1, Math.min(this.span, width >> 1, this.maxRange));
           return 'too-large';
         }
         this.options.onRetry?.('eth_getLogs', error, delay);

@@ -2,10 +2,11 @@
 // logs per block: it follows the density toward the target number of logs per range, grows at most
 // twofold per range, shrinks at once, and halves when the node refuses a range, delivering every log
 // once whatever the ranges were; and it allows several ranges at once only over sparse stretches.
-// Blocks read with their transactions keep only those asked for, a few batches at a time.
+// A refusal that states a limit on the block span caps the span there for good. Blocks read with
+// their transactions keep only those asked for, a few batches at a time.
 import type { Hex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainSource, effectiveGasPrice } from '../../indexer/follower/chain-source.ts';
+import { ChainSource, effectiveGasPrice, statedBlockLimit } from '../../indexer/follower/chain-source.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
 
 const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
@@ -46,7 +47,7 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
   });
 
   it('halves a range the node refuses and delivers every log once', async () => {
-    node = await startLogDensityNode(() => 100, 1_500);
+    node = await startLogDensityNode(() => 100, { maxLogs: 1_500 });
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 32, targetLogsPerRange: 5_000 });
     const logs = await chain.allLogs(filter, 1, 40);
     expect(logs.map((l) => `${l.blockNumber}:${l.logIndex}`)).toEqual(
@@ -85,6 +86,62 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
   });
 });
 
+/** What providers answer when a range spans too many blocks (see statedBlockLimit). */
+const providerRefusals: [string, string, number][] = [
+  ['Infura', 'range 1000000 exceeds limit of 10000', 10_000],
+  ['QuickNode', 'eth_getLogs is limited to a 10,000 range', 10_000],
+  [
+    'Alchemy',
+    'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response.',
+    2_000,
+  ],
+  ['a geth fork', 'exceed maximum block range: 5000', 5_000],
+  ['morph', 'block range is larger than max block range, block range = 5120, max block range = 5000', 5_000],
+  ['cdk-erigon', 'block range too large, max range: 1000', 1_000],
+  ['Tenderly', 'range 9009594 is bigger than range limit 2000', 2_000],
+];
+
+describe('the chain source meeting a node that limits the block span', () => {
+  it.each(providerRefusals)('reads the limit %s states', (_provider, message, blocks) => {
+    expect(statedBlockLimit(message)).toBe(blocks);
+  });
+
+  it('reads no limit where a refusal is about the number of results', () => {
+    expect(statedBlockLimit('query returned more than 10000 results')).toBeNull();
+  });
+
+  it('asks for no wider range than the limit a refusal states, and is refused once', async () => {
+    node = await startLogDensityNode(() => 0, {
+      maxBlocks: { blocks: 500, message: 'You can make eth_getLogs requests with up to a 500 block range.' },
+    });
+    const limits: number[] = [];
+    const chain = new ChainSource({ rpcUrl: node.url, onRangeLimit: (blocks) => limits.push(blocks) });
+    await chain.allLogs(filter, 1, 20_000);
+    const refused = widths(node.ranges).filter((w) => w > 500);
+    expect(refused).toEqual([512]);
+    expect(limits).toEqual([500]);
+    expect(widths(node.ranges).slice(-5, -1)).toEqual([500, 500, 500, 500]); // the last is what remains
+    expect(chain.concurrentRanges(4)).toBe(4); // the limit is the span's bound now
+  });
+
+  it('caps the span at half the refused range when the refusal names the block span but no number', async () => {
+    node = await startLogDensityNode(() => 0, {
+      maxBlocks: { blocks: 300, message: 'block range is bigger than maxBlockRange' },
+    });
+    const chain = new ChainSource({ rpcUrl: node.url });
+    await chain.allLogs(filter, 1, 10_000);
+    expect(widths(node.ranges).filter((w) => w > 300)).toEqual([512]);
+    expect(Math.max(...widths(node.ranges).slice(-10))).toBe(256);
+  });
+
+  it('grows the span again after a refusal about the number of results', async () => {
+    node = await startLogDensityNode((n) => (n <= 64 ? 100 : 0), { maxLogs: 1_500 });
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 32 });
+    await chain.allLogs(filter, 1, 5_000);
+    expect(Math.max(...widths(node.ranges).slice(-3))).toBeGreaterThan(1_000);
+  });
+});
+
 describe('the chain source reading blocks with their transactions', () => {
   it('keeps only the transactions asked for, with their fields as the node reports them', async () => {
     node = await startLogDensityNode(() => 50);
@@ -110,7 +167,7 @@ describe('the chain source reading blocks with their transactions', () => {
   });
 
   it('asks for whole blocks 20 at a time with at most four such requests under way', async () => {
-    node = await startLogDensityNode(() => 5, Number.POSITIVE_INFINITY, 20);
+    node = await startLogDensityNode(() => 5, { blockDelayMs: 20 });
     const chain = new ChainSource({ rpcUrl: node.url });
     const numbers = Array.from({ length: 130 }, (_, i) => i + 1);
     const wanted = new Map(numbers.map((n) => [n, new Set<Hex>([transactionHashOf(n, 0) as Hex])]));

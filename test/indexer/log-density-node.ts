@@ -1,5 +1,6 @@
 // A JSON-RPC node on loopback that answers eth_getLogs with a chosen number of logs per block and,
-// like hosted providers, refuses a range whose answer would exceed a cap: what the chain source's
+// like hosted providers, refuses a range whose answer would exceed a cap or that spans more blocks
+// than a limit: what the chain source's
 // adaptive span is tested against (anvil cannot cheaply hold thousands of logs per block). It
 // records every range asked for. eth_getBlockByNumber answers with a block holding one transaction
 // per log (with the transactions whole when asked), after an optional delay; it records how many
@@ -57,14 +58,19 @@ function block(n: number, transactions: number, whole: boolean): object {
   };
 }
 
-/**
- * `logsInBlock(n)` logs in block n; a range holding more than `cap` logs is refused with a -32005
- * error. Block answers wait `blockDelayMs`.
- */
+export interface LogDensityNodeOptions {
+  /** a range holding more logs is refused with a -32005 error, as Infura words it */
+  maxLogs?: number;
+  /** a range of more blocks is refused with `message` */
+  maxBlocks?: { blocks: number; message: string };
+  /** block answers wait this long */
+  blockDelayMs?: number;
+}
+
+/** `logsInBlock(n)` logs in block n. */
 export async function startLogDensityNode(
   logsInBlock: (block: number) => number,
-  cap = Number.POSITIVE_INFINITY,
-  blockDelayMs = 0,
+  { maxLogs = Number.POSITIVE_INFINITY, maxBlocks, blockDelayMs = 0 }: LogDensityNodeOptions = {},
 ): Promise<LogDensityNode> {
   const ranges: [number, number][] = [];
   const fullBlockBatches: number[] = [];
@@ -82,9 +88,12 @@ export async function startLogDensityNode(
     const from = Number(fromBlock);
     const to = Number(toBlock);
     ranges.push([from, to]);
+    if (maxBlocks && to - from + 1 > maxBlocks.blocks)
+      return { error: { code: -32602, message: maxBlocks.message } };
     let total = 0;
     for (let n = from; n <= to; n++) total += logsInBlock(n);
-    if (total > cap) return { error: { code: -32005, message: `query returned more than ${cap} results` } };
+    if (total > maxLogs)
+      return { error: { code: -32005, message: `query returned more than ${maxLogs} results` } };
     const logs = [];
     for (let n = from; n <= to; n++) {
       for (let i = 0; i < logsInBlock(n); i++) {
