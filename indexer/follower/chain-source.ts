@@ -172,7 +172,7 @@ export function effectiveGasPrice(
 function transactionFromRpc(tx: RpcTransaction, baseFeePerGas: bigint | undefined): TransactionInfo {
   return {
     from: tx.from.toLowerCase() as Hex,
-    to: tx.to === null ? null : (tx.to.toLowerCase() as Hex),
+    to: tx.to ? (tx.to.toLowerCase() as Hex) : null, // a contract creation's is null (or absent)
     value: BigInt(tx.value),
     gasLimit: BigInt(tx.gas),
     gasPrice: effectiveGasPrice(tx, baseFeePerGas),
@@ -205,7 +205,8 @@ function headerFromRpc(block: RpcBlock, keep?: ReadonlySet<Hex>): ChainHeader {
   };
   if (keep) {
     header.transactions = new Map();
-    for (const tx of (block.transactions ?? []) as RpcTransaction[]) {
+    for (const tx of block.transactions ?? []) {
+      if (typeof tx !== 'object') continue; // a node that gave hashes where whole ones were asked for
       const hash = tx.hash.toLowerCase() as Hex;
       if (keep.has(hash)) header.transactions.set(hash, transactionFromRpc(tx, header.info.baseFeePerGas));
     }

@@ -80,9 +80,13 @@ type StepResult = 'advanced' | 'idle' | 'retry';
 
 export type TransactionFetch = 'full' | 'hash-only';
 
-/** Waits after a handler's chain read failed: the first, and the most (doubling in between). */
-const CHAIN_READ_RETRY_MS = 250;
-const CHAIN_READ_RETRY_MAX_MS = 15_000;
+/**
+ * Waits before running a range again after a handler's chain read failed, or before fetching one
+ * again after the node's answers disagreed a second time in a row: the first, and the most (doubling
+ * in between).
+ */
+const RETRY_MS = 250;
+const RETRY_MAX_MS = 15_000;
 
 /** How often the head is asked for while the checkpoint is behind it. */
 const HEAD_REFRESH_MS = 1000;
@@ -94,6 +98,16 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 
 /** Thrown inside a range when the chain changed under it; the range is fetched again. */
 class ChainMoved extends Error {}
+
+/**
+ * A range to fetch again: the node's answers disagreed (`reason`: a chain moving under the fetch, or
+ * a node that keeps giving inconsistent answers), or, with a null reason, the node refused the span.
+ */
+interface Refetch {
+  refetch: string | null;
+}
+
+const isRefetch = (fetched: FetchedRange | Refetch): fetched is Refetch => 'refetch' in fetched;
 
 /** One block's logs in log index order (already so when they come straight from eth_getLogs). */
 function sortedByLogIndex(logs: Log[]): Log[] {
@@ -164,10 +178,13 @@ export class ChainFollower {
   private pendingEvents = 0;
   private lastCommitAt = 0;
   /** ranges being fetched ahead of the one processed, consecutive, in block order */
-  private ahead: { from: number; to: number; filterKey: string; result: Promise<FetchedRange | 'retry'> }[] =
+  private ahead: { from: number; to: number; filterKey: string; result: Promise<FetchedRange | Refetch> }[] =
     [];
   /** the wait before running a range again after a handler's chain read failed */
-  private chainReadRetryMs = CHAIN_READ_RETRY_MS;
+  private chainReadRetryMs = RETRY_MS;
+  /** why the last step fetches its range again (null: no wait needed), and how many steps in a row did */
+  private refetchReason: string | null = null;
+  private refetchesInARow = 0;
   /** the dynamic data sources as of the last commit, to return to on a rollback */
   private dynamicAtCommit: DynamicDataSource[] = [];
   /** the error that stopped indexing, if a handler failed */
@@ -208,7 +225,12 @@ export class ChainFollower {
     try {
       while (!signal.aborted) {
         const result = await this.step();
-        if (result !== 'retry') this.options.onProgress?.(this.progress());
+        if (result === 'retry') {
+          await this.waitBeforeRefetch();
+          continue;
+        }
+        this.refetchesInARow = 0;
+        this.options.onProgress?.(this.progress());
         if (result === 'idle') await this.sleep(this.options.pollIntervalMs);
       }
     } catch (error) {
@@ -221,6 +243,30 @@ export class ChainFollower {
       }
       throw error;
     }
+  }
+
+  /**
+   * After a step that fetches its range again because the node's answers disagreed: at once the
+   * first time (the chain moved under the fetch, as at a reorg), then with a doubling wait and a log
+   * line naming the disagreement, so a node that keeps answering inconsistently is neither hammered
+   * nor silent.
+   */
+  private async waitBeforeRefetch(): Promise<void> {
+    const reason = this.refetchReason;
+    this.refetchReason = null;
+    if (reason === null) return;
+    if (++this.refetchesInARow === 1) return;
+    const wait = Math.min(RETRY_MS * 2 ** (this.refetchesInARow - 2), RETRY_MAX_MS);
+    this.options.log?.(
+      `the range after block ${this.options.store.checkpoint().number} is fetched again (${this.refetchesInARow} times in a row): ${reason}; next attempt in ${wait} ms`,
+    );
+    await this.sleep(wait);
+  }
+
+  /** Records why the range is fetched again (see waitBeforeRefetch). */
+  private refetch(reason: string | null): 'retry' {
+    this.refetchReason = reason;
+    return 'retry';
   }
 
   private sleep(ms: number): Promise<void> {
@@ -245,15 +291,15 @@ export class ChainFollower {
 
   /**
    * Fetches [from, to]: header of the end, logs, headers of the log blocks and of the block the range
-   * continues (its hash is returned for the caller to check against its checkpoint). 'retry' when
-   * the chain moved during the fetch or the node refused the span.
+   * continues (its hash is returned for the caller to check against its checkpoint). A Refetch when
+   * the node's answers disagree (the chain moved during the fetch) or it refused the span.
    */
-  private async fetchRange(from: number, to: number, filter: LogFilter): Promise<FetchedRange | 'retry'> {
+  private async fetchRange(from: number, to: number, filter: LogFilter): Promise<FetchedRange | Refetch> {
     const { chain, store } = this.options;
     const end = await chain.header(to);
-    if (!end) return 'retry';
+    if (!end) return { refetch: `the node has no block ${to}, below the head it reported` };
     const logs = await chain.logsInRange(filter, from, to);
-    if (logs === 'too-large') return 'retry';
+    if (logs === 'too-large') return { refetch: null };
     const triggerBlocks = this.blockTriggersIn(from, to);
     const numbers = [...new Set([...logs.map((l) => Number(l.blockNumber)), ...triggerBlocks])];
     const parent = from - 1 >= store.startBlock ? from - 1 : null;
@@ -261,19 +307,29 @@ export class ChainFollower {
       parent === null ? [to, ...numbers] : [parent, to, ...numbers],
       this.fullTransactions ? transactionsByBlock(logs) : undefined,
     );
-    if (headers.get(to)?.hash !== end.hash) return 'retry';
+    if (headers.get(to)?.hash !== end.hash)
+      return { refetch: `block ${to} changed while its range was read` };
     const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);
-    if (parent !== null && parentHash === null) return 'retry';
-    if (logs.some((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase()))
-      return 'retry';
-    if (
-      this.fullTransactions &&
-      !logs.every((l) => holdsTransactionOf(headers.get(Number(l.blockNumber))!, l))
-    )
-      return 'retry';
-    if (triggerBlocks.some((n) => !headers.get(n))) return 'retry';
+    if (parent !== null && parentHash === null) return { refetch: `the node has no block ${parent}` };
+    const strayLog = logs.find(
+      (l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase(),
+    );
+    if (strayLog)
+      return {
+        refetch: `a log of block ${strayLog.blockNumber} names block hash ${strayLog.blockHash}, not the block's`,
+      };
+    const orphan = this.fullTransactions
+      ? logs.find((l) => !holdsTransactionOf(headers.get(Number(l.blockNumber))!, l))
+      : undefined;
+    if (orphan) {
+      return {
+        refetch: `block ${orphan.blockNumber} came without transaction ${orphan.transactionHash} of its log ${orphan.logIndex} (a node must return blocks' full transactions unless INDEXER_TRANSACTIONS=hash-only)`,
+      };
+    }
+    const headless = triggerBlocks.find((n) => !headers.get(n));
+    if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
     const receipts = await this.receiptsFor(logs);
-    if (!receipts) return 'retry';
+    if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
     return { from, to, end, logs, triggerBlocks, known, receipts, parentHash };
@@ -314,7 +370,7 @@ export class ChainFollower {
    * The range fetched ahead that starts after block `cpNumber` under the current filter, taken off
    * the queue; null (and the queue dropped) when there is none.
    */
-  private takeAhead(cpNumber: number, filter: LogFilter): Promise<FetchedRange | 'retry'> | null {
+  private takeAhead(cpNumber: number, filter: LogFilter): Promise<FetchedRange | Refetch> | null {
     const first = this.ahead.shift();
     if (first && first.from === cpNumber + 1 && first.filterKey === filterKey(filter)) return first.result;
     this.ahead = [];
@@ -335,7 +391,7 @@ export class ChainFollower {
         to,
         filterKey: filterKey(filter),
         // a failure here is met again, and surfaced, when the range is fetched in its turn
-        result: this.fetchRange(from, to, filter).catch(() => 'retry' as const),
+        result: this.fetchRange(from, to, filter).catch(() => ({ refetch: null })),
       });
       from = to + 1;
     }
@@ -382,12 +438,12 @@ export class ChainFollower {
     let fetched = await this.takeAhead(cp.number, filter);
     // A range fetched ahead that does not continue the checkpoint saw the chain move since: it and
     // those after it are fetched again, and only a direct fetch decides whether the checkpoint is gone.
-    if (fetched === 'retry' || (fetched && !continuesCheckpoint(fetched))) {
+    if (fetched && (isRefetch(fetched) || !continuesCheckpoint(fetched))) {
       this.ahead = [];
       fetched = null;
     }
     fetched ??= await this.fetchRange(cp.number + 1, this.rangeEnd(cp.number + 1, head), filter);
-    if (fetched === 'retry') return 'retry';
+    if (isRefetch(fetched)) return this.refetch(fetched.refetch);
     if (!continuesCheckpoint(fetched)) {
       this.ahead = [];
       this.commitPending();
@@ -430,17 +486,17 @@ export class ChainFollower {
       this.ahead = [];
       this.pendingEvents = 0;
       this.sources = new DataSourceSet(this.options.subgraph, this.dynamicAtCommit);
-      if (error instanceof ChainMoved) return 'retry';
+      if (error instanceof ChainMoved) return this.refetch(error.message);
       if (error instanceof ChainAccessError) {
         // the node, not the mapping, failed: the same ranges run again once it answers
         this.options.log?.(`${error.message}; running the range again in ${this.chainReadRetryMs} ms`);
         await this.sleep(this.chainReadRetryMs);
-        this.chainReadRetryMs = Math.min(this.chainReadRetryMs * 2, CHAIN_READ_RETRY_MAX_MS);
+        this.chainReadRetryMs = Math.min(this.chainReadRetryMs * 2, RETRY_MAX_MS);
         return 'retry';
       }
       throw error;
     }
-    this.chainReadRetryMs = CHAIN_READ_RETRY_MS;
+    this.chainReadRetryMs = RETRY_MS;
     this.pendingEvents += processed;
     this.caughtUp = committed.number >= head;
     // Ranges are committed together (fewer, larger commits write hot index pages fewer times);
@@ -508,9 +564,12 @@ export class ChainFollower {
           header.number,
           header.number,
         );
-        if (here.some((l) => l.blockHash?.toLowerCase() !== header.hash)) throw new ChainMoved();
+        if (here.some((l) => l.blockHash?.toLowerCase() !== header.hash))
+          throw new ChainMoved(
+            `block ${header.number} changed while the logs of its new data sources were read`,
+          );
         const hereReceipts = await this.receiptsFor(here);
-        if (!hereReceipts) throw new ChainMoved();
+        if (!hereReceipts) throw new ChainMoved('a receipt is missing, or from another block than its log');
         for (const [hash, receipt] of hereReceipts) receipts.set(hash, receipt);
         if (this.fullTransactions && !here.every((l) => holdsTransactionOf(header, l))) {
           // a block handler's block (fetched without transactions) gave the new data sources logs
@@ -520,7 +579,9 @@ export class ChainFollower {
           );
           const again = withTransactions.get(header.number);
           if (again?.hash !== header.hash || !here.every((l) => holdsTransactionOf(again, l)))
-            throw new ChainMoved();
+            throw new ChainMoved(
+              `block ${header.number} changed, or came without the transactions of its new data sources' logs`,
+            );
           header = again;
         }
         if (here.length > 0) {

@@ -110,7 +110,7 @@ export async function startProbeChain(): Promise<ProbeChain> {
 export async function startProbeIndexer(
   chain: ProbeChain,
   rpcUrl = chain.anvil.rpcUrl,
-  options: Pick<IndexerConfig, 'transactions'> = {},
+  options: Pick<IndexerConfig, 'transactions' | 'log'> = {},
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
   const indexer = await createIndexer({

@@ -1,9 +1,11 @@
 // `event.transaction` on a real chain: by default the follower fetches the blocks that hold the
 // logs with their transactions, as graph-node does, so handlers see every field the node reports;
 // INDEXER_TRANSACTIONS=hash-only hands over only what the log carries. The probe subgraph's kind 33
-// writes the fields it received.
+// writes the fields it received. A node that returns blocks without their transactions gets waits
+// between attempts and a log line that says what is missing.
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
@@ -98,4 +100,43 @@ describe('indexer: event.transaction', () => {
     expect(full.indexer.deployment).not.toBe(hashOnly.indexer.deployment);
     expect(full.indexer.storePath).not.toBe(hashOnly.indexer.storePath);
   });
+});
+
+/** A node's answers with every block's transactions reduced to their hashes. */
+function withoutTransactions(json: unknown): unknown {
+  const strip = (answer: { result?: { transactions?: unknown[] } }) => {
+    const txs = answer.result?.transactions;
+    if (txs)
+      answer.result!.transactions = txs.map((tx) =>
+        typeof tx === 'object' ? (tx as { hash: Hex }).hash : tx,
+      );
+    return answer;
+  };
+  return Array.isArray(json) ? json.map(strip) : strip(json as { result?: { transactions?: unknown[] } });
+}
+
+describe('indexer: a node that returns blocks without their transactions', () => {
+  it('waits between attempts, says what is missing, and indexes once the node answers in full', async () => {
+    const proxy = await startFaultProxy(chain.anvil.rpcUrl);
+    proxy.set({ kind: 'rewrite', rewrite: withoutTransactions });
+    const lines: string[] = [];
+    const running = await startProbeIndexer(chain, proxy.url, { log: (line) => lines.push(line) });
+    try {
+      const complaint = () => lines.find((l) => l.includes('came without transaction'));
+      for (let i = 0; i < 500 && !complaint(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(complaint()).toMatch(
+        /fetched again \(2 times in a row\): block \d+ came without transaction 0x[0-9a-f]{64} of its log 0 \(.*INDEXER_TRANSACTIONS=hash-only\); next attempt in 250 ms/,
+      );
+      const before = proxy.requests;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // the waits (250, 500, 1000 ms) leave room for a few attempts of three requests each, not hundreds
+      expect(proxy.requests - before).toBeLessThan(20);
+      proxy.set({ kind: 'pass' });
+      await running.indexer.waitForHead();
+      expect(await output(running, `${paid}-0`)).toBe(await fieldsFromNode(paid));
+    } finally {
+      await running.stop();
+      await proxy.close();
+    }
+  }, 60_000);
 });
