@@ -80,11 +80,7 @@ type StepResult = 'advanced' | 'idle' | 'retry';
 
 export type TransactionFetch = 'full' | 'hash-only';
 
-/**
- * Waits before running a range again after a handler's chain read failed, or before fetching one
- * again after the node's answers disagreed a second time in a row: the first, and the most (doubling
- * in between).
- */
+/** Waits before running a range again (see waitBeforeRetry): the first, and the most (doubling in between). */
 const RETRY_MS = 250;
 const RETRY_MAX_MS = 15_000;
 
@@ -180,11 +176,13 @@ export class ChainFollower {
   /** ranges being fetched ahead of the one processed, consecutive, in block order */
   private ahead: { from: number; to: number; filterKey: string; result: Promise<FetchedRange | Refetch> }[] =
     [];
-  /** the wait before running a range again after a handler's chain read failed */
-  private chainReadRetryMs = RETRY_MS;
-  /** why the last step fetches its range again (null: no wait needed), and how many steps in a row did */
-  private refetchReason: string | null = null;
-  private refetchesInARow = 0;
+  /**
+   * Why the last step runs its range again: the node failed a handler's chain read (`failed`), or
+   * its answers disagreed; null when it refused the span, which the next, smaller span answers. And
+   * how many steps in a row ran their range again.
+   */
+  private retryCause: { reason: string; failed: boolean } | null = null;
+  private retriesInARow = 0;
   /** the dynamic data sources as of the last commit, to return to on a rollback */
   private dynamicAtCommit: DynamicDataSource[] = [];
   /** the error that stopped indexing, if a handler failed */
@@ -226,10 +224,10 @@ export class ChainFollower {
       while (!signal.aborted) {
         const result = await this.step();
         if (result === 'retry') {
-          await this.waitBeforeRefetch();
+          await this.waitBeforeRetry();
           continue;
         }
-        this.refetchesInARow = 0;
+        this.retriesInARow = 0;
         this.options.onProgress?.(this.progress());
         if (result === 'idle') await this.sleep(this.options.pollIntervalMs);
       }
@@ -246,26 +244,28 @@ export class ChainFollower {
   }
 
   /**
-   * After a step that fetches its range again because the node's answers disagreed: at once the
-   * first time (the chain moved under the fetch, as at a reorg), then with a doubling wait and a log
-   * line naming the disagreement, so a node that keeps answering inconsistently is neither hammered
-   * nor silent.
+   * After a step that runs its range again, a doubling wait with a log line naming the cause, so
+   * that a node that keeps failing or answering inconsistently is neither hammered nor silent. Answers
+   * that disagreed are fetched again at once the first time: a chain moving under the fetch, as at a
+   * reorg, explains them.
    */
-  private async waitBeforeRefetch(): Promise<void> {
-    const reason = this.refetchReason;
-    this.refetchReason = null;
-    if (reason === null) return;
-    if (++this.refetchesInARow === 1) return;
-    const wait = Math.min(RETRY_MS * 2 ** (this.refetchesInARow - 2), RETRY_MAX_MS);
+  private async waitBeforeRetry(): Promise<void> {
+    const cause = this.retryCause;
+    this.retryCause = null;
+    if (!cause) return;
+    const inARow = ++this.retriesInARow;
+    const waits = cause.failed ? inARow : inARow - 1;
+    if (waits === 0) return;
+    const wait = Math.min(RETRY_MS * 2 ** (waits - 1), RETRY_MAX_MS);
     this.options.log?.(
-      `the range after block ${this.options.store.checkpoint().number} is fetched again (${this.refetchesInARow} times in a row): ${reason}; next attempt in ${wait} ms`,
+      `${cause.reason}; the range after block ${this.options.store.checkpoint().number} runs again in ${wait} ms (${inARow} times in a row)`,
     );
     await this.sleep(wait);
   }
 
-  /** Records why the range is fetched again (see waitBeforeRefetch). */
-  private refetch(reason: string | null): 'retry' {
-    this.refetchReason = reason;
+  /** Records why the range runs again (see waitBeforeRetry). */
+  private retry(reason: string | null, failed = false): 'retry' {
+    this.retryCause = reason === null ? null : { reason, failed };
     return 'retry';
   }
 
@@ -443,7 +443,7 @@ export class ChainFollower {
       fetched = null;
     }
     fetched ??= await this.fetchRange(cp.number + 1, this.rangeEnd(cp.number + 1, head), filter);
-    if (isRefetch(fetched)) return this.refetch(fetched.refetch);
+    if (isRefetch(fetched)) return this.retry(fetched.refetch);
     if (!continuesCheckpoint(fetched)) {
       this.ahead = [];
       this.commitPending();
@@ -486,17 +486,11 @@ export class ChainFollower {
       this.ahead = [];
       this.pendingEvents = 0;
       this.sources = new DataSourceSet(this.options.subgraph, this.dynamicAtCommit);
-      if (error instanceof ChainMoved) return this.refetch(error.message);
-      if (error instanceof ChainAccessError) {
-        // the node, not the mapping, failed: the same ranges run again once it answers
-        this.options.log?.(`${error.message}; running the range again in ${this.chainReadRetryMs} ms`);
-        await this.sleep(this.chainReadRetryMs);
-        this.chainReadRetryMs = Math.min(this.chainReadRetryMs * 2, RETRY_MAX_MS);
-        return 'retry';
-      }
+      if (error instanceof ChainMoved) return this.retry(error.message);
+      // the node, not the mapping, failed: the same ranges run again once it answers
+      if (error instanceof ChainAccessError) return this.retry(error.message, true);
       throw error;
     }
-    this.chainReadRetryMs = RETRY_MS;
     this.pendingEvents += processed;
     this.caughtUp = committed.number >= head;
     // Ranges are committed together (fewer, larger commits write hot index pages fewer times);
