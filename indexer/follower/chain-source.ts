@@ -130,6 +130,22 @@ function refusedSpanLimit(reason: string, width: number): number | null {
   return null;
 }
 
+/**
+ * What the node said of a failed request: its message and any data it attached (Tenderly, for one,
+ * answers "invalid params" and gives the reason in the data), from viem's chain of errors.
+ */
+function nodeWords(error: unknown): string {
+  const words: string[] = [];
+  let cause = error as { details?: unknown; data?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; cause && typeof cause === 'object' && depth < 4; depth++) {
+    if (typeof cause.details === 'string' && !words.includes(cause.details)) words.push(cause.details);
+    if (cause.data !== undefined)
+      words.push(typeof cause.data === 'string' ? cause.data : JSON.stringify(cause.data));
+    cause = cause.cause as typeof cause;
+  }
+  return words.join('; ') || String((error as Error)?.message ?? error);
+}
+
 export class StoppedError extends Error {
   constructor() {
     super('stopped');
@@ -397,10 +413,10 @@ export class ChainSource {
       } catch (error) {
         if (error instanceof StoppedError) throw error;
         const message = String((error as Error)?.message ?? error);
-        if (rangeTooLarge.test(message) && to > from) {
+        // viem's message also holds the request; the node's own words are its details and data
+        const reason = nodeWords(error);
+        if ((rangeTooLarge.test(message) || rangeTooLarge.test(reason)) && to > from) {
           const width = to - from + 1;
-          // viem's message also holds the request; the node's own words are its details
-          const reason = (error as { details?: string }).details || message;
           const limit = refusedSpanLimit(reason, width);
           if (limit !== null && limit < this.maxRange) {
             this.maxRange = limit;

@@ -134,6 +134,20 @@ describe('the chain source meeting a node that limits the block span', () => {
     expect(Math.max(...widths(node.ranges).slice(-10))).toBe(256);
   });
 
+  it('reads the limit where a node gives it in the error data, as Tenderly does', async () => {
+    node = await startLogDensityNode(() => 0, {
+      maxBlocks: {
+        blocks: 2_000,
+        message: 'invalid params',
+        data: { error_id: 'e1', payload: 'range 4096 is bigger than range limit 2000' },
+      },
+    });
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 4_096, retryDelayMs: 1 });
+    await chain.allLogs(filter, 1, 20_000);
+    expect(widths(node.ranges).filter((w) => w > 2_000)).toEqual([4_096]);
+    expect(Math.max(...widths(node.ranges).slice(1))).toBe(2_000);
+  });
+
   it('grows the span again after a refusal about the number of results', async () => {
     node = await startLogDensityNode((n) => (n <= 64 ? 100 : 0), { maxLogs: 1_500 });
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 32 });

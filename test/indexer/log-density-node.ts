@@ -61,8 +61,8 @@ function block(n: number, transactions: number, whole: boolean): object {
 export interface LogDensityNodeOptions {
   /** a range holding more logs is refused with a -32005 error, as Infura words it */
   maxLogs?: number;
-  /** a range of more blocks is refused with `message` */
-  maxBlocks?: { blocks: number; message: string };
+  /** a range of more blocks is refused with `message` (and `data`, when given) */
+  maxBlocks?: { blocks: number; message: string; data?: unknown };
   /** block answers wait this long */
   blockDelayMs?: number;
 }
@@ -88,8 +88,10 @@ export async function startLogDensityNode(
     const from = Number(fromBlock);
     const to = Number(toBlock);
     ranges.push([from, to]);
-    if (maxBlocks && to - from + 1 > maxBlocks.blocks)
-      return { error: { code: -32602, message: maxBlocks.message } };
+    if (maxBlocks && to - from + 1 > maxBlocks.blocks) {
+      const { message, data } = maxBlocks;
+      return { error: { code: -32602, message, ...(data === undefined ? {} : { data }) } };
+    }
     let total = 0;
     for (let n = from; n <= to; n++) total += logsInBlock(n);
     if (total > maxLogs)
