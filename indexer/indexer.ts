@@ -48,7 +48,7 @@ export interface IndexerConfig {
   maxRangesAhead?: number;
   /**
    * what handlers get in event.transaction (default 'full', as graph-node; 'hash-only' skips
-   * fetching whole blocks, for subgraphs that read only the hash). Part of the store's identity:
+   * reading transactions, for subgraphs that read only the hash). Part of the store's identity:
    * the two index different data for a subgraph that reads the other fields.
    */
   transactions?: TransactionFetch;

@@ -85,6 +85,8 @@ interface RpcTransaction {
   nonce: Hex;
   input: Hex;
   transactionIndex: Hex;
+  /** in eth_getTransactionByHash answers */
+  blockHash?: Hex;
 }
 
 /** A header as the node gave it: what the store keeps, and the fields handlers see in ethereum.Block. */
@@ -220,14 +222,25 @@ function headerFromRpc(block: RpcBlock, keep?: ReadonlySet<Hex>): ChainHeader {
     },
   };
   if (keep) {
-    header.transactions = new Map();
-    for (const tx of block.transactions ?? []) {
-      if (typeof tx !== 'object') continue; // a node that gave hashes where whole ones were asked for
-      const hash = tx.hash.toLowerCase() as Hex;
-      if (keep.has(hash)) header.transactions.set(hash, transactionFromRpc(tx, header.info.baseFeePerGas));
-    }
+    // a node that gave hashes where whole ones were asked for gives none
+    const whole = (block.transactions ?? []).filter((tx): tx is RpcTransaction => typeof tx === 'object');
+    header.transactions = transactionsByHash(whole, header.info.baseFeePerGas, keep);
   }
   return header;
+}
+
+/** Those of `txs` whose (lowercase) hashes are in `keep`, by hash, as handlers get them. */
+function transactionsByHash(
+  txs: readonly RpcTransaction[],
+  baseFeePerGas: bigint | undefined,
+  keep: ReadonlySet<Hex>,
+): Map<Hex, TransactionInfo> {
+  const kept = new Map<Hex, TransactionInfo>();
+  for (const tx of txs) {
+    const hash = tx.hash.toLowerCase() as Hex;
+    if (keep.has(hash)) kept.set(hash, transactionFromRpc(tx, baseFeePerGas));
+  }
+  return kept;
 }
 
 /**
@@ -237,6 +250,12 @@ function headerFromRpc(block: RpcBlock, keep?: ReadonlySet<Hex>): ChainHeader {
  */
 const FULL_BLOCKS_PER_BATCH = 20;
 const FULL_BLOCK_BATCHES_IN_FLIGHT = 4;
+/**
+ * A block from which at most this many transactions are wanted has them fetched one by one
+ * (eth_getTransactionByHash, a kilobyte each) beside its header rather than whole: where logs are
+ * sparse, as for most contracts on a public chain, that is a hundredth of the bytes.
+ */
+const TRANSACTIONS_BY_HASH_MAX = 4;
 
 export class ChainSource {
   private readonly client;
@@ -303,7 +322,7 @@ export class ChainSource {
    * a null answer (a block past the head, an unknown transaction) stays null.
    */
   private async each<K, Raw, T>(
-    method: 'eth_getBlockByNumber' | 'eth_getTransactionReceipt',
+    method: 'eth_getBlockByNumber' | 'eth_getTransactionByHash' | 'eth_getTransactionReceipt',
     keys: readonly K[],
     params: (key: K) => unknown[],
     format: (raw: Raw) => T,
@@ -322,15 +341,29 @@ export class ChainSource {
   /**
    * Headers by number; a number past the node's head maps to null. The blocks in `transactionsOf`
    * come with those of their transactions it lists (by lowercase hash; a hash the block lacks is
-   * absent from the header's transactions).
+   * absent from the header's transactions): read with the whole block, or one by one where few are
+   * wanted from it (see TRANSACTIONS_BY_HASH_MAX).
    */
   async headers(
     numbers: readonly number[],
     transactionsOf?: ReadonlyMap<number, ReadonlySet<Hex>>,
   ): Promise<Map<number, ChainHeader | null>> {
     const unique = [...new Set(numbers)];
-    const light = transactionsOf ? unique.filter((n) => !transactionsOf.has(n)) : unique;
-    const full = transactionsOf ? unique.filter((n) => transactionsOf.has(n)) : [];
+    const wanted = (n: number) => transactionsOf?.get(n)?.size ?? 0;
+    const light = unique.filter((n) => wanted(n) <= TRANSACTIONS_BY_HASH_MAX);
+    const full = unique.filter((n) => wanted(n) > TRANSACTIONS_BY_HASH_MAX);
+    const byHash = light.filter((n) => transactionsOf?.has(n));
+    const transactions = new Map<Hex, RpcTransaction | null>();
+    const fetchTransactions = async () => {
+      const hashes = byHash.flatMap((n) => [...transactionsOf!.get(n)!]);
+      const answers = await this.each(
+        'eth_getTransactionByHash',
+        hashes,
+        (hash) => [hash],
+        (tx: RpcTransaction) => tx,
+      );
+      for (const [hash, tx] of answers) transactions.set(hash, tx);
+    };
     const fullBatches: number[][] = [];
     for (let i = 0; i < full.length; i += FULL_BLOCKS_PER_BATCH)
       fullBatches.push(full.slice(i, i + FULL_BLOCKS_PER_BATCH));
@@ -350,7 +383,20 @@ export class ChainSource {
       for (let batch = fullBatches.shift(); batch; batch = fullBatches.shift()) await fetchInto(batch, true);
     };
     const fullInFlight = Math.min(FULL_BLOCK_BATCHES_IN_FLIGHT, fullBatches.length);
-    await Promise.all([fetchInto(light, false), ...Array.from({ length: fullInFlight }, fetchFullBatches)]);
+    await Promise.all([
+      fetchInto(light, false),
+      fetchTransactions(),
+      ...Array.from({ length: fullInFlight }, fetchFullBatches),
+    ]);
+    for (const n of byHash) {
+      const header = result.get(n);
+      if (!header) continue;
+      // a transaction read by hash counts only if it is in this block (the chain may have moved)
+      const inBlock = [...transactionsOf!.get(n)!]
+        .map((hash) => transactions.get(hash))
+        .filter((tx): tx is RpcTransaction => tx?.blockHash?.toLowerCase() === header.hash);
+      header.transactions = transactionsByHash(inBlock, header.info.baseFeePerGas, transactionsOf!.get(n)!);
+    }
     return result;
   }
 

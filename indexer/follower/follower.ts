@@ -1,7 +1,7 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
-// topics over adaptive ranges (with the blocks that hold them, transactions included as graph-node
-// gives handlers `event.transaction`, unless configured to hand over only the hash and index the
-// log carries; the headers of the blocks where block handlers fire, which run even without logs, at
+// topics over adaptive ranges (with the headers of the blocks that hold them, and the logs'
+// transactions, which graph-node gives handlers as `event.transaction`, unless configured to hand
+// over only the hash and index the log carries; the headers of the blocks where block handlers fire, which run even without logs, at
 // most 500 blocks a range while a handler fires on every block; and the receipts of the
 // transactions whose logs `receipt: true` handlers get), runs each
 // block's handlers through the block processor into a per-block write buffer, and writes each
@@ -55,10 +55,9 @@ export interface FollowerOptions {
    */
   maxRangesAhead?: number;
   /**
-   * what handlers get in `event.transaction` (default 'full'): every field, from the blocks'
-   * transaction lists as graph-node fetches them; or 'hash-only', the hash and index the log
-   * carries with the other fields zero, which spares fetching whole blocks for subgraphs that read
-   * nothing else (ours)
+   * what handlers get in `event.transaction` (default 'full'): every field, as graph-node gives
+   * them; or 'hash-only', the hash and index the log carries with the other fields zero, which
+   * spares reading transactions for subgraphs that read nothing else (ours)
    */
   transactions?: TransactionFetch;
   signal: AbortSignal;
@@ -323,7 +322,7 @@ export class ChainFollower {
       : undefined;
     if (orphan) {
       return {
-        refetch: `block ${orphan.blockNumber} came without transaction ${orphan.transactionHash} of its log ${orphan.logIndex} (a node must return blocks' full transactions unless INDEXER_TRANSACTIONS=hash-only)`,
+        refetch: `the node did not give transaction ${orphan.transactionHash} of log ${orphan.logIndex} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
       };
     }
     const headless = triggerBlocks.find((n) => !headers.get(n));

@@ -157,11 +157,13 @@ describe('the chain source meeting a node that limits the block span', () => {
 });
 
 describe('the chain source reading blocks with their transactions', () => {
-  it('keeps only the transactions asked for, with their fields as the node reports them', async () => {
+  it('reads the few transactions wanted from a block one by one, with their fields as the node reports them', async () => {
     node = await startLogDensityNode(() => 50);
     const chain = new ChainSource({ rpcUrl: node.url });
     const wanted = new Map([[7, new Set<Hex>([transactionHashOf(7, 3) as Hex])]]);
     const headers = await chain.headers([6, 7], wanted);
+    expect(node.fullBlockBatches).toEqual([]);
+    expect(node.transactionsByHash).toBe(1);
     expect(headers.get(6)?.transactions).toBeUndefined();
     expect([...headers.get(7)!.transactions!]).toEqual([
       [
@@ -180,13 +182,14 @@ describe('the chain source reading blocks with their transactions', () => {
     ]);
   });
 
-  it('asks for whole blocks 20 at a time with at most four such requests under way', async () => {
-    node = await startLogDensityNode(() => 5, { blockDelayMs: 20 });
+  it('reads whole blocks where many are wanted, 20 at a time with at most four such requests under way, keeping only those', async () => {
+    node = await startLogDensityNode(() => 8, { blockDelayMs: 20 });
     const chain = new ChainSource({ rpcUrl: node.url });
     const numbers = Array.from({ length: 130 }, (_, i) => i + 1);
-    const wanted = new Map(numbers.map((n) => [n, new Set<Hex>([transactionHashOf(n, 0) as Hex])]));
-    const headers = await chain.headers(numbers, wanted);
-    expect(numbers.every((n) => headers.get(n)?.transactions?.size === 1)).toBe(true);
+    const five = (n: number) => new Set(Array.from({ length: 5 }, (_, i) => transactionHashOf(n, i) as Hex));
+    const headers = await chain.headers(numbers, new Map(numbers.map((n) => [n, five(n)])));
+    expect(numbers.every((n) => headers.get(n)?.transactions?.size === 5)).toBe(true);
+    expect(node.transactionsByHash).toBe(0);
     expect(node.fullBlockBatches.toSorted((a, b) => b - a)).toEqual([20, 20, 20, 20, 20, 20, 10]);
     expect(node.peakFullBlockBatches).toBe(4);
   });

@@ -3,7 +3,8 @@
 // than a limit: what the chain source's
 // adaptive span is tested against (anvil cannot cheaply hold thousands of logs per block). It
 // records every range asked for. eth_getBlockByNumber answers with a block holding one transaction
-// per log (with the transactions whole when asked), after an optional delay; it records how many
+// per log (with the transactions whole when asked), after an optional delay, and
+// eth_getTransactionByHash with one of those transactions; it records how many
 // blocks each batch asked for whole, and the most such batches it held at once.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,8 @@ export interface LogDensityNode {
   readonly fullBlockBatches: number[];
   /** the most HTTP requests asking for whole blocks that were under way at once */
   readonly peakFullBlockBatches: number;
+  /** eth_getTransactionByHash calls answered */
+  readonly transactionsByHash: number;
   close(): Promise<void>;
 }
 
@@ -33,28 +36,33 @@ const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 /** the hash of the transaction of the i-th log of block n */
 export const transactionHashOf = (n: number, i: number) => word(n * 100_000 + i);
 
+/** The i-th transaction of block n. */
+function transaction(n: number, i: number): object {
+  return {
+    hash: transactionHashOf(n, i),
+    blockHash: word(n),
+    from: `0x${'ab'.repeat(20)}`,
+    to: null,
+    value: hex(i),
+    gas: hex(21_000),
+    maxFeePerGas: hex(100),
+    maxPriorityFeePerGas: hex(2),
+    nonce: hex(n),
+    input: '0x',
+    transactionIndex: hex(i),
+  };
+}
+
 function block(n: number, transactions: number, whole: boolean): object {
-  const hashes = Array.from({ length: transactions }, (_, i) => transactionHashOf(n, i));
   return {
     number: hex(n),
     hash: word(n),
     parentHash: word(n - 1),
     timestamp: hex(1_700_000_000 + 12 * n),
     baseFeePerGas: hex(7),
-    transactions: whole
-      ? hashes.map((hash, i) => ({
-          hash,
-          from: `0x${'ab'.repeat(20)}`,
-          to: null,
-          value: hex(i),
-          gas: hex(21_000),
-          maxFeePerGas: hex(100),
-          maxPriorityFeePerGas: hex(2),
-          nonce: hex(n),
-          input: '0x',
-          transactionIndex: hex(i),
-        }))
-      : hashes,
+    transactions: Array.from({ length: transactions }, (_, i) =>
+      whole ? transaction(n, i) : transactionHashOf(n, i),
+    ),
   };
 }
 
@@ -76,10 +84,16 @@ export async function startLogDensityNode(
   const fullBlockBatches: number[] = [];
   let fullBlockBatchesUnderWay = 0;
   let peakFullBlockBatches = 0;
+  let transactionsByHash = 0;
   function answer(call: RpcCall): object {
     if (call.method === 'eth_getBlockByNumber') {
       const [number, whole] = call.params as [string, boolean];
       return { result: block(Number(number), logsInBlock(Number(number)), whole) };
+    }
+    if (call.method === 'eth_getTransactionByHash') {
+      transactionsByHash++;
+      const id = Number(BigInt((call.params as [string])[0]));
+      return { result: transaction(Math.floor(id / 100_000), id % 100_000) };
     }
     if (call.method !== 'eth_getLogs') return { error: { code: -32601, message: 'method not found' } };
     const { fromBlock, toBlock, topics } = (
@@ -145,6 +159,9 @@ export async function startLogDensityNode(
     fullBlockBatches,
     get peakFullBlockBatches() {
       return peakFullBlockBatches;
+    },
+    get transactionsByHash() {
+      return transactionsByHash;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
