@@ -6,7 +6,7 @@
 // against their targets; then it indexes again with handlers getting only transaction hashes
 // (INDEXER_TRANSACTIONS=hash-only), does the same through the proxy that delays every RPC request, and
 // times a catch-up over a chain of empty blocks behind such a proxy, one range fetched at a time
-// against several.
+// against several, and indexes a factory subgraph's thousands of data sources (bench/many-funds.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,12 +22,16 @@ import { loadSubgraph } from '../indexer/runtime/manifest.ts';
 import { idFromSql, rowToEntity } from '../indexer/store/layout.ts';
 import { openStore } from '../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../indexer/subgraph-schema.ts';
+import { indexManyFunds } from './many-funds.ts';
 
 const TARGET_EVENTS_PER_SECOND = 5_000;
 const TARGET_RATIO = 0.5;
 const TARGET_RSS_MB = 300;
 /** the sparse catch-up's ranges hold at most this many blocks, as providers cap eth_getLogs ranges */
 const SPARSE_RANGE = 10;
+/** the factory subgraph run: funds registered, and subscription requests spread over them */
+const MANY_FUNDS = 20_000;
+const FUND_SUBSCRIPTIONS = 20_000;
 
 export interface MeasureInput {
   rpcUrl: string;
@@ -185,6 +189,15 @@ the same, every RPC request delayed ${input.rpcLatencyMs} ms (a hosted provider'
 catch-up over ${fmt(input.sparse.blocks)} empty blocks in ranges of ${SPARSE_RANGE}, every RPC request delayed ${input.rpcLatencyMs} ms
   the next range fetched during the current one  ${oneAhead.toFixed(2)} s
   up to ${MAX_RANGES_AHEAD} ranges fetched at once            ${severalAhead.toFixed(2)} s (${(oneAhead / severalAhead).toFixed(1)}x faster)`);
+
+  console.log(`
+a factory subgraph: funds registered over 50 blocks (one FundVault data source each), then ${fmt(FUND_SUBSCRIPTIONS)} subscription requests spread over them; synthetic chain on loopback`);
+  for (const funds of [3, MANY_FUNDS]) {
+    const run = await indexManyFunds(funds, FUND_SUBSCRIPTIONS);
+    console.log(
+      `  ${fmt(funds).padStart(6)} funds  ${fmt(run.events)} events in ${run.seconds.toFixed(2)} s (${fmt(run.events / run.seconds)} events/s); a restart loads the data sources and is at the head in ${run.restartSeconds.toFixed(2)} s`,
+    );
+  }
 }
 
 /**

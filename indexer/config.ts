@@ -15,6 +15,8 @@ export interface IndexerEnvConfig {
   maxBlockRange: number;
   /** most eth_getLogs ranges fetched at once over sparse stretches */
   rangesAhead: number;
+  /** most addresses one eth_getLogs names */
+  getLogsMaxAddresses: number;
   /** how often catch-up commits, in ms (0: every range) */
   commitIntervalMs: number;
   subgraphName: string;
@@ -66,6 +68,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     pollIntervalMs: integer(env, 'INDEXER_POLL_INTERVAL_MS', 1000, 10, 600_000),
     maxBlockRange: integer(env, 'INDEXER_MAX_BLOCK_RANGE', 10_000, 1, 1_000_000),
     rangesAhead: integer(env, 'INDEXER_RANGES_AHEAD', 4, 1, 16),
+    getLogsMaxAddresses: integer(env, 'INDEXER_GET_LOGS_MAX_ADDRESSES', 2_000, 1, 100_000),
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
     subgraphName,
     transactions,

@@ -46,6 +46,8 @@ export interface IndexerConfig {
   maxRange?: number;
   /** most ranges fetched at once over sparse stretches (default 4; 1: only the next one) */
   maxRangesAhead?: number;
+  /** most addresses one eth_getLogs names (default 2,000); longer lists are split */
+  maxAddressesPerRequest?: number;
   /**
    * what handlers get in event.transaction (default 'full', as graph-node; 'hash-only' skips
    * reading transactions, for subgraphs that read only the hash). Part of the store's identity:
@@ -186,6 +188,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         rpcUrl: config.rpcUrl,
         initialRange: config.initialRange,
         maxRange: config.maxRange,
+        maxAddressesPerRequest: config.maxAddressesPerRequest,
         signal: abort.signal,
         onRetry: (what, error, delay) =>
           log(

@@ -21,6 +21,7 @@ const indexer = await createIndexer({
   pollIntervalMs: config.pollIntervalMs,
   maxRange: config.maxBlockRange,
   maxRangesAhead: config.rangesAhead,
+  maxAddressesPerRequest: config.getLogsMaxAddresses,
   transactions: config.transactions,
   commitIntervalMs: config.commitIntervalMs,
   subgraphName: config.subgraphName,

@@ -34,6 +34,12 @@ export interface ChainSourceOptions {
    * node's three round trips per range from setting the pace
    */
   targetLogsPerRange?: number;
+  /**
+   * most addresses one eth_getLogs names (default 2,000, graph-node's GRAPH_ETH_GET_LOGS_MAX_CONTRACTS):
+   * a filter naming more (a factory's thousands of instances) goes out as several requests in one
+   * batch, since providers refuse long address lists (Infura takes at most 5,000 parameters)
+   */
+  maxAddressesPerRequest?: number;
   /** first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s) */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
@@ -47,9 +53,9 @@ export interface ChainSourceOptions {
 
 export interface LogFilter {
   /** lowercase addresses; null: any address */
-  addresses: Hex[] | null;
+  readonly addresses: readonly Hex[] | null;
   /** topic0 values to match */
-  topics: Hex[];
+  readonly topics: readonly Hex[];
 }
 
 interface RpcBlock {
@@ -417,18 +423,28 @@ export class ChainSource {
   /** One eth_getLogs call, no retries. */
   async getLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
     if (filter.topics.length === 0 || (filter.addresses !== null && filter.addresses.length === 0)) return [];
-    const logs = (await this.client.request({
-      method: 'eth_getLogs',
-      params: [
-        {
-          fromBlock: numberToHex(from),
-          toBlock: numberToHex(to),
-          ...(filter.addresses ? { address: filter.addresses } : {}),
-          topics: [filter.topics],
-        },
-      ],
-    })) as RpcLog[];
-    return logs.map((l) => formatLog(l));
+    const request = (address: Hex[] | null) =>
+      this.client.request({
+        method: 'eth_getLogs',
+        params: [
+          {
+            fromBlock: numberToHex(from),
+            toBlock: numberToHex(to),
+            ...(address ? { address } : {}),
+            topics: [[...filter.topics]],
+          },
+        ],
+      }) as Promise<RpcLog[]>;
+    if (filter.addresses === null) return (await request(null)).map((l) => formatLog(l));
+    const chunk = this.options.maxAddressesPerRequest ?? 2_000;
+    const parts: Promise<RpcLog[]>[] = [];
+    for (let i = 0; i < filter.addresses.length; i += chunk)
+      parts.push(request(filter.addresses.slice(i, i + chunk)));
+    const logs = (await Promise.all(parts)).flat().map((l) => formatLog(l));
+    // each part is in chain order; together they are put back in it
+    if (parts.length > 1)
+      logs.sort((a, b) => Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!);
+    return logs;
   }
 
   /**
@@ -438,24 +454,33 @@ export class ChainSource {
    * next one). Other failures are retried with backoff.
    */
   async logsInRange(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
+    const logs = await this.requestLogs(filter, from, to);
+    if (logs === 'too-large') return logs;
+    this.lastLogs = logs.length;
+    const target = this.options.targetLogsPerRange ?? 5_000;
+    const width = to - from + 1;
+    if (logs.length > target) {
+      // scale the span to the density just seen, so one dense stretch does not take several halvings
+      this.span = Math.max(1, Math.floor((Math.min(this.span, width) * target) / logs.length));
+    } else if (width >= this.span) {
+      // Growing only while ranges held under half the target left dense stretches in ranges of
+      // half the target, and twice the ranges: a distant node's round trips then set the pace.
+      const fit = Math.floor((width * target) / Math.max(1, logs.length));
+      this.span = Math.min(this.maxRange, this.span * 2, Math.max(this.span, fit));
+    }
+    return logs;
+  }
+
+  /**
+   * One eth_getLogs of [from, to], retried with backoff on failures; 'too-large' (and the span
+   * halved, or capped at a limit the refusal states) when the node refused the range as too big.
+   */
+  private async requestLogs(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
     let delay = this.options.retryDelayMs ?? 250;
     for (;;) {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
-        const logs = await this.getLogs(filter, from, to);
-        this.lastLogs = logs.length;
-        const target = this.options.targetLogsPerRange ?? 5_000;
-        const width = to - from + 1;
-        if (logs.length > target) {
-          // scale the span to the density just seen, so one dense stretch does not take several halvings
-          this.span = Math.max(1, Math.floor((Math.min(this.span, width) * target) / logs.length));
-        } else if (width >= this.span) {
-          // Growing only while ranges held under half the target left dense stretches in ranges of
-          // half the target, and twice the ranges: a distant node's round trips then set the pace.
-          const fit = Math.floor((width * target) / Math.max(1, logs.length));
-          this.span = Math.min(this.maxRange, this.span * 2, Math.max(this.span, fit));
-        }
-        return logs;
+        return await this.getLogs(filter, from, to);
       } catch (error) {
         if (error instanceof StoppedError) throw error;
         const message = String((error as Error)?.message ?? error);
@@ -478,13 +503,17 @@ export class ChainSource {
     }
   }
 
-  /** Logs of [from, to] whatever the span: consecutive adaptive ranges, concatenated. */
-  async allLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
+  /**
+   * Logs of [from, to] for a filter narrower than the ranges' (those the follower lacks for new
+   * data sources), in ranges of the span, smaller where refused. The span is not sized by them:
+   * their density says nothing of the ranges', and a sparse one would grow the span past them.
+   */
+  async narrowerLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
     const out: Log[] = [];
     let start = from;
     while (start <= to) {
       const end = Math.min(to, start + this.span - 1);
-      const logs = await this.logsInRange(filter, start, end);
+      const logs = await this.requestLogs(filter, start, end);
       if (logs === 'too-large') continue;
       for (const log of logs) out.push(log);
       start = end + 1;

@@ -16,8 +16,8 @@
 // after it. The hash of `to` commits to every block below it, so when both reads agree the logs
 // came from that chain; any disagreement (or a log whose blockHash differs from its header, a log
 // whose transaction its block lacks, or a receipt from another block than its log) makes the range
-// be fetched again. A block that creates data sources ends its range: the logs fetched for the rest
-// of it lack the new addresses, so the next range is fetched with them.
+// be fetched again. A block that creates data sources ends its range: the rest of it, and the ranges
+// fetched ahead, lack the new data sources' logs, which are fetched and merged in before they run.
 //
 // The next range is fetched while one is processed; over sparse stretches (the span at its bound,
 // ranges holding few logs) up to four are fetched at once, since a distant node's round trips, not
@@ -136,6 +136,8 @@ interface FetchedRange {
   parentHash: string | null;
   /** receipts of the transactions whose logs `receipt: true` handlers get */
   receipts: Map<Hex, TransactionReceipt>;
+  /** the filter the logs were fetched with */
+  filter: LogFilter;
 }
 
 /** The (lowercase) hashes of the transactions of `logs`, by block number. */
@@ -158,8 +160,37 @@ function holdsTransactionOf(header: ChainHeader, log: Log): boolean {
   );
 }
 
-function filterKey(filter: LogFilter): string {
-  return `${filter.addresses?.join(',') ?? '*'}|${filter.topics.join(',')}`;
+/**
+ * What a range fetched with `old` lacks under `now` when `now` only adds to it (new data sources):
+ * the new addresses' logs under every topic, and the old addresses' logs under the new topics.
+ * Null when `now` drops something or turns to any address: the range is then fetched again.
+ */
+function missingFilters(old: LogFilter, now: LogFilter): LogFilter[] | null {
+  if (!old.topics.every((t) => now.topics.includes(t))) return null;
+  const newTopics = now.topics.filter((t) => !old.topics.includes(t));
+  if (old.addresses === null || now.addresses === null) {
+    if (old.addresses !== now.addresses) return null;
+    return newTopics.length > 0 ? [{ addresses: null, topics: newTopics }] : [];
+  }
+  const had = new Set(old.addresses);
+  const added = now.addresses.filter((a) => !had.has(a));
+  if (now.addresses.length - added.length !== had.size) return null;
+  const missing: LogFilter[] = [];
+  if (added.length > 0) missing.push({ addresses: added, topics: now.topics });
+  if (newTopics.length > 0 && old.addresses.length > 0)
+    missing.push({ addresses: old.addresses, topics: newTopics });
+  return missing;
+}
+
+/** The part of `range` after block `header`, which ended the range's processing early. */
+function restOf(range: FetchedRange, header: ChainHeader): FetchedRange {
+  return {
+    ...range,
+    from: header.number + 1,
+    logs: range.logs.filter((l) => Number(l.blockNumber) > header.number),
+    triggerBlocks: range.triggerBlocks.filter((n) => n > header.number),
+    parentHash: header.hash,
+  };
 }
 
 export class ChainFollower {
@@ -173,8 +204,7 @@ export class ChainFollower {
   private pendingEvents = 0;
   private lastCommitAt = 0;
   /** ranges being fetched ahead of the one processed, consecutive, in block order */
-  private ahead: { from: number; to: number; filterKey: string; result: Promise<FetchedRange | Refetch> }[] =
-    [];
+  private ahead: { from: number; to: number; result: Promise<FetchedRange | Refetch> }[] = [];
   /**
    * Why the last step runs its range again: the node failed a handler's chain read (`failed`), or
    * its answers disagreed; null when it refused the span, which the next, smaller span answers. And
@@ -182,8 +212,8 @@ export class ChainFollower {
    */
   private retryCause: { reason: string; failed: boolean } | null = null;
   private retriesInARow = 0;
-  /** the dynamic data sources as of the last commit, to return to on a rollback */
-  private dynamicAtCommit: DynamicDataSource[] = [];
+  /** how many data sources the set held at the last commit, to return to on a rollback */
+  private sourcesAtCommit = 0;
   /** the error that stopped indexing, if a handler failed */
   failure: HandlerError | null = null;
 
@@ -199,11 +229,6 @@ export class ChainFollower {
       createdAtBlock: BigInt(r.createdAtBlock),
     }));
     return new DataSourceSet(this.options.subgraph, dynamic);
-  }
-
-  private filter(): LogFilter {
-    const f = this.sources.logFilter();
-    return { addresses: f.wildcard ? null : f.addresses, topics: f.topics };
   }
 
   progress(): FollowerProgress {
@@ -331,7 +356,63 @@ export class ChainFollower {
     if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash };
+    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash, filter };
+  }
+
+  /**
+   * `range` as `filter` would have fetched it. When the filter only adds to the one the range was
+   * fetched with (new data sources), the logs it lacks (see missingFilters) are fetched and merged
+   * in, with the headers (and transactions) of their blocks; the range's end must keep its hash
+   * meanwhile, as in fetchRange. A factory's registry creating instances in most ranges so costs an
+   * eth_getLogs more per range, not the range again. A filter that drops something, or data sources
+   * with block handlers, fetch the range again.
+   */
+  private async widen(range: FetchedRange, filter: LogFilter): Promise<FetchedRange | Refetch> {
+    if (range.filter === filter) return range;
+    const missing = missingFilters(range.filter, filter);
+    const triggerBlocks = this.blockTriggersIn(range.from, range.to);
+    if (!missing || triggerBlocks.join() !== range.triggerBlocks.join())
+      return this.fetchRange(range.from, range.to, filter);
+    const { chain } = this.options;
+    const extra = (await Promise.all(missing.map((f) => chain.narrowerLogs(f, range.from, range.to)))).flat();
+    if (extra.length === 0) return { ...range, filter };
+    const blocks = new Set(extra.map((l) => Number(l.blockNumber)));
+    const logs = [...range.logs, ...extra].sort(
+      (a, b) => Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!,
+    );
+    const headers = await chain.headers(
+      [...new Set([range.to, ...blocks])],
+      this.fullTransactions
+        ? transactionsByBlock(logs.filter((l) => blocks.has(Number(l.blockNumber))))
+        : undefined,
+    );
+    if (headers.get(range.to)?.hash !== range.end.hash)
+      return { refetch: `block ${range.to} changed while the logs of new data sources were read` };
+    const known = new Map(range.known);
+    for (const n of blocks) {
+      const header = headers.get(n);
+      if (!header || (known.has(n) && known.get(n)!.hash !== header.hash))
+        return { refetch: `block ${n} changed while the logs of new data sources were read` };
+      known.set(n, header);
+    }
+    const stray = extra.find((l) => known.get(Number(l.blockNumber))!.hash !== l.blockHash?.toLowerCase());
+    if (stray)
+      return {
+        refetch: `a log of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
+      };
+    const orphan = this.fullTransactions
+      ? logs.find(
+          (l) =>
+            blocks.has(Number(l.blockNumber)) && !holdsTransactionOf(known.get(Number(l.blockNumber))!, l),
+        )
+      : undefined;
+    if (orphan)
+      return {
+        refetch: `the node did not give transaction ${orphan.transactionHash} of log ${orphan.logIndex} in block ${orphan.blockNumber}`,
+      };
+    const receipts = await this.receiptsFor(extra);
+    if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
+    return { ...range, logs, known, receipts: new Map([...range.receipts, ...receipts]), filter };
   }
 
   private get fullTransactions(): boolean {
@@ -359,7 +440,7 @@ export class ChainFollower {
 
   /** The blocks of [from, to] where a data source's block handler fires. */
   private blockTriggersIn(from: number, to: number): number[] {
-    if (!this.sources.all().some((ds) => ds.mapping.blockHandlers.length > 0)) return [];
+    if (this.sources.withBlockHandlers.length === 0) return [];
     const blocks: number[] = [];
     for (let n = from; n <= to; n++) if (this.sources.hasBlockTriggers(BigInt(n))) blocks.push(n);
     return blocks;
@@ -371,7 +452,8 @@ export class ChainFollower {
    */
   private takeAhead(cpNumber: number, filter: LogFilter): Promise<FetchedRange | Refetch> | null {
     const first = this.ahead.shift();
-    if (first && first.from === cpNumber + 1 && first.filterKey === filterKey(filter)) return first.result;
+    if (first && first.from === cpNumber + 1)
+      return first.result.then((fetched) => (isRefetch(fetched) ? fetched : this.widen(fetched, filter)));
     this.ahead = [];
     return null;
   }
@@ -388,7 +470,6 @@ export class ChainFollower {
       this.ahead.push({
         from,
         to,
-        filterKey: filterKey(filter),
         // a failure here is met again, and surfaced, when the range is fetched in its turn
         result: this.fetchRange(from, to, filter).catch(() => ({ refetch: null })),
       });
@@ -432,7 +513,7 @@ export class ChainFollower {
       if (cp.headSeen !== head) store.recordHeadSeen(head);
       return 'idle';
     }
-    const filter = this.filter();
+    const filter = this.sources.logFilter();
     const continuesCheckpoint = (range: FetchedRange) => !cp.block || range.parentHash === cp.block.hash;
     let fetched = await this.takeAhead(cp.number, filter);
     // A range fetched ahead that does not continue the checkpoint saw the chain move since: it and
@@ -450,7 +531,7 @@ export class ChainFollower {
       return 'advanced';
     }
     const { to, end } = fetched;
-    // fetch the next ranges while this one is processed; they are used only if the filter is unchanged
+    // fetch the next ranges while this one is processed (widened when its data sources add addresses)
     this.fetchAhead(to, head, filter);
     // blocks in ascending order; logs come from the node ordered by (block, log index)
     const byBlock = new Map<number, Log[]>();
@@ -464,7 +545,7 @@ export class ChainFollower {
     let committed = end;
     if (!store.transactionOpen) {
       store.begin();
-      this.dynamicAtCommit = [...this.sources.dynamic];
+      this.sourcesAtCommit = this.sources.size;
     }
     let processed = 0;
     try {
@@ -472,9 +553,12 @@ export class ChainFollower {
         const header = fetched.known.get(n)!;
         const result = await this.processBlock(header, sortedByLogIndex(byBlock.get(n)!), fetched.receipts);
         processed += result.logs;
-        // New data sources change the filter: the range ends here, and the next one is fetched with them.
+        // New data sources change the filter: the range ends here, and the rest of it runs next,
+        // with their logs added
         if (result.created && n < to) {
           committed = header;
+          const rest = restOf(fetched, header);
+          this.ahead.unshift({ from: rest.from, to, result: Promise.resolve(rest) });
           break;
         }
       }
@@ -484,7 +568,7 @@ export class ChainFollower {
       store.rollback();
       this.ahead = [];
       this.pendingEvents = 0;
-      this.sources = new DataSourceSet(this.options.subgraph, this.dynamicAtCommit);
+      this.sources.truncate(this.sourcesAtCommit);
       if (error instanceof ChainMoved) return this.retry(error.message);
       // the node, not the mapping, failed: the same ranges run again once it answers
       if (error instanceof ChainAccessError) return this.retry(error.message, true);
@@ -516,8 +600,8 @@ export class ChainFollower {
     initialLogs: Log[],
     receipts: Map<Hex, TransactionReceipt>,
   ): Promise<{ logs: number; created: boolean }> {
-    const { store, processor, chain, subgraph } = this.options;
-    const dynamicBefore = [...this.sources.dynamic];
+    const { store, processor, chain } = this.options;
+    const sourcesBefore = this.sources.size;
     const fetched = new Set<string>();
     let header = blockHeader;
     let logs = initialLogs;
@@ -552,7 +636,7 @@ export class ChainFollower {
         .filter((a) => !fetched.has(a));
       if (fresh.length > 0) {
         for (const a of fresh) fetched.add(a);
-        const here = await chain.allLogs(
+        const here = await chain.narrowerLogs(
           { addresses: fresh, topics: this.sources.logFilter().topics },
           header.number,
           header.number,
@@ -579,7 +663,7 @@ export class ChainFollower {
         }
         if (here.length > 0) {
           logs = sortedByLogIndex([...logs, ...here]);
-          this.sources = new DataSourceSet(subgraph, dynamicBefore);
+          this.sources.truncate(sourcesBefore);
           continue;
         }
       }
@@ -589,7 +673,7 @@ export class ChainFollower {
         // an immutable entity inserted again: run the block with the checks that name the handler
         if (!(error instanceof ImmutableEntityConflict) || !deferImmutableChecks) throw error;
         deferImmutableChecks = false;
-        this.sources = new DataSourceSet(subgraph, dynamicBefore);
+        this.sources.truncate(sourcesBefore);
         continue;
       }
       for (const ds of result.createdDataSources) {

@@ -11,6 +11,7 @@ import {
   blockHandlersAt,
   type ActiveDataSource,
   type DataSourceSet,
+  type DataSourceView,
   type DynamicDataSource,
 } from './data-sources.ts';
 import type { EventParameter } from './event-decoder.ts';
@@ -216,7 +217,6 @@ export function createBlockProcessor(
   ): number {
     let calls = 0;
     for (const ds of dataSources) {
-      if (ds.mapping.blockHandlers.length === 0) continue;
       const spec = blockHandlersAt(ds, block.number)[trigger];
       if (!spec) continue;
       try {
@@ -235,10 +235,10 @@ export function createBlockProcessor(
 
   function* runPass(
     logs: readonly Log[],
-    dataSources: readonly ActiveDataSource[],
+    dataSources: DataSourceView,
     block: BlockWithLogs,
   ): Generator<void, number> {
-    let calls = runBlockHandlers(dataSources, block, 'start');
+    let calls = runBlockHandlers(dataSources.withBlockHandlers, block, 'start');
     let sincePause = 0;
     for (const log of logs) {
       if (++sincePause === LOGS_PER_STEP) {
@@ -247,15 +247,13 @@ export function createBlockProcessor(
       }
       const topic0 = log.topics[0];
       if (!topic0) continue;
-      const address = log.address.toLowerCase();
-      for (const ds of dataSources) {
-        if (ds.address !== null && ds.address !== address) continue;
+      for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
         if (block.number < ds.startBlock) continue;
         if (!ds.mapping.handlers.has(topic0)) continue;
         if (runHandler(ds, log, block)) calls++;
       }
     }
-    return calls + runBlockHandlers(dataSources, block, 'end');
+    return calls + runBlockHandlers(dataSources.withBlockHandlers, block, 'end');
   }
 
   return {
@@ -280,13 +278,12 @@ export function createBlockProcessor(
       try {
         const logs = sortedLogs(block.logs);
         const createdDataSources: DynamicDataSource[] = [];
-        let handlerCalls = yield* runPass(logs, [...sources.all()], block);
+        let handlerCalls = yield* runPass(logs, sources, block);
         while (state.created.length > 0) {
-          const before = sources.all().length;
+          const before = sources.size;
           for (const ds of state.created.splice(0)) if (sources.add(ds)) createdDataSources.push(ds);
-          const fresh = sources.all().slice(before);
-          if (fresh.length === 0) break;
-          handlerCalls += yield* runPass(logs, fresh, block);
+          if (sources.size === before) break;
+          handlerCalls += yield* runPass(logs, sources.since(before), block);
         }
         return { createdDataSources, handlerCalls };
       } finally {

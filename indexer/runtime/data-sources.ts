@@ -1,6 +1,10 @@
 // The data sources a subgraph runs at a given block: the manifest's static ones and the template
 // instances created by handlers (dataSource.create), in creation order. The indexer persists the
-// dynamic ones and rebuilds this set from them on restart or after a reorg.
+// dynamic ones and rebuilds this set from them on restart or after a reorg. A factory subgraph (a
+// registry creating one instance per fund, a DEX one per pair) can hold hundreds of thousands, so
+// the set is indexed: a log reaches the data sources of its address without a pass over the
+// others, an instance is added or dropped in constant time, and a rollback drops the instances
+// added after a count instead of rebuilding the set from a copy.
 import type { Hex } from 'viem';
 import type { Entity } from '../store/entity.ts';
 import type { BlockHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
@@ -21,6 +25,52 @@ export interface ActiveDataSource {
   startBlock: bigint;
   context: Entity | null;
   mapping: MappingSpec;
+  /** its place in processing order: static in manifest order, then dynamic in creation order */
+  seq: number;
+}
+
+/** Data sources as the block processor dispatches triggers to them. */
+export interface DataSourceView {
+  /** those a log from `address` (lowercase) may trigger, in processing order */
+  forAddress(address: string): readonly ActiveDataSource[];
+  /** those with block handlers, in processing order */
+  readonly withBlockHandlers: readonly ActiveDataSource[];
+}
+
+/** A DataSourceView over data sources added in processing order; the last added can be dropped. */
+class DataSourceIndex implements DataSourceView {
+  private readonly byAddress = new Map<string, ActiveDataSource[]>();
+  /** data sources without an address, which every contract's logs reach */
+  private readonly anyAddress: ActiveDataSource[] = [];
+  readonly withBlockHandlers: ActiveDataSource[] = [];
+
+  add(ds: ActiveDataSource): void {
+    if (ds.address === null) this.anyAddress.push(ds);
+    else {
+      const list = this.byAddress.get(ds.address);
+      if (list) list.push(ds);
+      else this.byAddress.set(ds.address, [ds]);
+    }
+    if (ds.mapping.blockHandlers.length > 0) this.withBlockHandlers.push(ds);
+  }
+
+  /** Drops `ds`, which must be the data source added last. */
+  dropLast(ds: ActiveDataSource): void {
+    if (ds.address === null) this.anyAddress.pop();
+    else {
+      const list = this.byAddress.get(ds.address)!;
+      list.pop();
+      if (list.length === 0) this.byAddress.delete(ds.address);
+    }
+    if (ds.mapping.blockHandlers.length > 0) this.withBlockHandlers.pop();
+  }
+
+  forAddress(address: string): readonly ActiveDataSource[] {
+    const own = this.byAddress.get(address);
+    if (this.anyAddress.length === 0) return own ?? [];
+    if (!own) return this.anyAddress;
+    return [...this.anyAddress, ...own].sort((a, b) => a.seq - b.seq);
+  }
 }
 
 /**
@@ -59,21 +109,44 @@ function jsonBigint(_key: string, value: unknown): unknown {
   return value;
 }
 
-export class DataSourceSet {
+/** What an eth_getLogs filter must cover: every handler's topic0 from the data sources' addresses. */
+export interface DataSourceLogFilter {
+  /** lowercase, each once, in the order data sources first named them; null: any address (a data source has none) */
+  readonly addresses: readonly Hex[] | null;
+  readonly topics: readonly Hex[];
+}
+
+const instanceKey = (template: string, address: Hex) => `${template}\0${address}`;
+
+export class DataSourceSet implements DataSourceView {
   readonly dynamic: DynamicDataSource[] = [];
-  private readonly active: ActiveDataSource[];
+  private readonly active: ActiveDataSource[] = [];
+  private readonly index = new DataSourceIndex();
+  /** the contexts of the instances of each (template, address), to refuse an identical one */
+  private readonly instances = new Map<string, (Entity | null)[]>();
+  /** how many data sources name each address, and have each topic's handler */
+  private readonly addressUses = new Map<Hex, number>();
+  private readonly topicUses = new Map<Hex, number>();
+  private withoutAddress = 0;
+  private receiptDeclarers = 0;
+  private everyBlockHandlers = 0;
+  /** the filter as last worked out, until the set changes */
+  private filter: DataSourceLogFilter | null = null;
 
   constructor(
     private readonly subgraph: Subgraph,
     dynamic: readonly DynamicDataSource[] = [],
   ) {
-    this.active = subgraph.dataSources.map((ds) => ({
-      name: ds.name,
-      address: ds.address,
-      startBlock: ds.startBlock,
-      context: null,
-      mapping: ds.mapping,
-    }));
+    for (const ds of subgraph.dataSources) {
+      this.activate({
+        name: ds.name,
+        address: ds.address,
+        startBlock: ds.startBlock,
+        context: null,
+        mapping: ds.mapping,
+        seq: this.active.length,
+      });
+    }
     for (const d of dynamic) this.add(d);
   }
 
@@ -82,34 +155,82 @@ export class DataSourceSet {
     const template = this.subgraph.templates.get(ds.template);
     if (!template) throw new Error(`unknown template ${ds.template}`);
     const address = ds.address.toLowerCase() as Hex;
-    if (
-      this.dynamic.some(
-        (d) => d.template === ds.template && d.address === address && sameContext(d.context, ds.context),
-      )
-    ) {
-      return false;
-    }
-    const normalized = { ...ds, address };
-    this.dynamic.push(normalized);
-    this.active.push({
+    const key = instanceKey(ds.template, address);
+    const contexts = this.instances.get(key);
+    if (contexts?.some((c) => sameContext(c, ds.context))) return false;
+    if (contexts) contexts.push(ds.context);
+    else this.instances.set(key, [ds.context]);
+    this.dynamic.push({ ...ds, address });
+    this.activate({
       name: template.name,
       address,
       startBlock: ds.createdAtBlock,
       context: ds.context,
       mapping: template.mapping,
+      seq: this.active.length,
     });
     return true;
   }
 
-  /** Data sources in processing order: static in manifest order, then dynamic in creation order. */
-  all(): readonly ActiveDataSource[] {
-    return this.active;
+  /** How many data sources the set holds, static ones included: what truncate() returns to. */
+  get size(): number {
+    return this.active.length;
+  }
+
+  /** Drops the template instances added after the set held `size` data sources. */
+  truncate(size: number): void {
+    if (size < this.subgraph.dataSources.length) throw new Error('truncate() below the static data sources');
+    while (this.active.length > size) {
+      const ds = this.active.pop()!;
+      const d = this.dynamic.pop()!;
+      const key = instanceKey(d.template, d.address);
+      const contexts = this.instances.get(key)!;
+      contexts.pop();
+      if (contexts.length === 0) this.instances.delete(key);
+      this.index.dropLast(ds);
+      this.count(ds, -1);
+    }
+  }
+
+  /** The data sources added after the set held `size`, as a view of their own. */
+  since(size: number): DataSourceView {
+    const fresh = new DataSourceIndex();
+    for (const ds of this.active.slice(size)) fresh.add(ds);
+    return fresh;
+  }
+
+  forAddress(address: string): readonly ActiveDataSource[] {
+    return this.index.forAddress(address);
+  }
+
+  get withBlockHandlers(): readonly ActiveDataSource[] {
+    return this.index.withBlockHandlers;
+  }
+
+  private activate(ds: ActiveDataSource): void {
+    this.active.push(ds);
+    this.index.add(ds);
+    this.count(ds, 1);
+  }
+
+  /** Keeps the counts behind the filter and the flags as `ds` comes (+1) or goes (-1). */
+  private count(ds: ActiveDataSource, step: 1 | -1): void {
+    const bump = <K>(uses: Map<K, number>, key: K) => {
+      const n = (uses.get(key) ?? 0) + step;
+      if (n === 0) uses.delete(key);
+      else uses.set(key, n);
+    };
+    if (ds.address === null) this.withoutAddress += step;
+    else bump(this.addressUses, ds.address);
+    for (const topic of ds.mapping.handlers.keys()) bump(this.topicUses, topic);
+    if (ds.mapping.declaresReceipts) this.receiptDeclarers += step;
+    if (ds.mapping.blockHandlers.some((h) => h.filter === 'every')) this.everyBlockHandlers += step;
+    this.filter = null;
   }
 
   /** Whether some data source has a block handler that fires at block `number`. */
   hasBlockTriggers(number: bigint): boolean {
-    for (const ds of this.active) {
-      if (ds.mapping.blockHandlers.length === 0) continue;
+    for (const ds of this.index.withBlockHandlers) {
       const { start, end } = blockHandlersAt(ds, number);
       if (start || end) return true;
     }
@@ -123,10 +244,8 @@ export class DataSourceSet {
   needsReceipt(log: { address: Hex; topics: readonly Hex[]; blockNumber: bigint | null }): boolean {
     const topic0 = log.topics[0];
     if (!topic0) return false;
-    const address = log.address.toLowerCase();
-    return this.active.some(
+    return this.forAddress(log.address.toLowerCase()).some(
       (ds) =>
-        (ds.address === null || ds.address === address) &&
         (log.blockNumber ?? 0n) >= ds.startBlock &&
         (ds.mapping.handlers.get(topic0)?.some((h) => h.receipt) ?? false),
     );
@@ -134,27 +253,20 @@ export class DataSourceSet {
 
   /** Whether some data source has an event handler that declares `receipt: true`. */
   declaresReceipts(): boolean {
-    return this.active.some((ds) => ds.mapping.declaresReceipts);
+    return this.receiptDeclarers > 0;
   }
 
   /** Whether a data source has a block handler that fires on every block. */
   hasEveryBlockHandler(): boolean {
-    return this.active.some((ds) => ds.mapping.blockHandlers.some((h) => h.filter === 'every'));
+    return this.everyBlockHandlers > 0;
   }
 
-  /**
-   * What an eth_getLogs filter must cover: the addresses of the data sources (`wildcard` when one
-   * has no address and so matches every contract) and the topic0 of every handler they have.
-   */
-  logFilter(): { addresses: Hex[]; topics: Hex[]; wildcard: boolean } {
-    const addresses = new Set<Hex>();
-    const topics = new Set<Hex>();
-    let wildcard = false;
-    for (const ds of this.active) {
-      if (ds.address === null) wildcard = true;
-      else addresses.add(ds.address);
-      for (const t of ds.mapping.handlers.keys()) topics.add(t);
-    }
-    return { addresses: [...addresses], topics: [...topics], wildcard };
+  /** What an eth_getLogs filter must cover; the same object until the set changes. */
+  logFilter(): DataSourceLogFilter {
+    this.filter ??= {
+      addresses: this.withoutAddress > 0 ? null : [...this.addressUses.keys()],
+      topics: [...this.topicUses.keys()],
+    };
+    return this.filter;
   }
 }

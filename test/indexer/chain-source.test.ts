@@ -4,9 +4,14 @@
 // once whatever the ranges were; and it allows several ranges at once only over sparse stretches.
 // A refusal that states a limit on the block span caps the span there for good. Blocks read with
 // their transactions keep only those asked for, a few batches at a time.
-import type { Hex } from 'viem';
+import type { Hex, Log } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainSource, effectiveGasPrice, statedBlockLimit } from '../../indexer/follower/chain-source.ts';
+import {
+  ChainSource,
+  effectiveGasPrice,
+  statedBlockLimit,
+  type LogFilter,
+} from '../../indexer/follower/chain-source.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
 
 const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
@@ -19,11 +24,24 @@ afterEach(async () => {
 
 const widths = (ranges: [number, number][]) => ranges.map(([from, to]) => to - from + 1);
 
+/** Logs of [from, to] in consecutive ranges of the chain source's span, as the follower fetches. */
+async function allLogs(chain: ChainSource, logFilter: LogFilter, from: number, to: number): Promise<Log[]> {
+  const out: Log[] = [];
+  for (let start = from; start <= to; ) {
+    const end = Math.min(to, start + chain.range - 1);
+    const logs = await chain.logsInRange(logFilter, start, end);
+    if (logs === 'too-large') continue;
+    out.push(...logs);
+    start = end + 1;
+  }
+  return out;
+}
+
 describe('the chain source splitting eth_getLogs into ranges', () => {
   it('grows the span at most twofold per range until ranges hold about the target number of logs', async () => {
     node = await startLogDensityNode(() => 100);
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 1, targetLogsPerRange: 1_000 });
-    const logs = await chain.allLogs(filter, 1, 75);
+    const logs = await allLogs(chain, filter, 1, 75);
     expect(logs).toHaveLength(7_500);
     expect(widths(node.ranges)).toEqual([1, 2, 4, 8, 10, 10, 10, 10, 10, 10]);
   });
@@ -32,14 +50,14 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
     // 650 logs a block, target 5,000: 7 blocks (4,550 logs) a range, not 4 (2,600)
     node = await startLogDensityNode(() => 650);
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 4, targetLogsPerRange: 5_000 });
-    await chain.allLogs(filter, 1, 60);
+    await allLogs(chain, filter, 1, 60);
     expect(widths(node.ranges)).toEqual([4, 7, 7, 7, 7, 7, 7, 7, 7]);
   });
 
   it('shrinks the span in proportion as soon as a range holds more logs than the target', async () => {
     node = await startLogDensityNode((n) => (n <= 40 ? 10 : 500));
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 16, targetLogsPerRange: 1_000 });
-    const logs = await chain.allLogs(filter, 1, 61);
+    const logs = await allLogs(chain, filter, 1, 61);
     expect(logs).toHaveLength(40 * 10 + 21 * 500);
     // 16 blocks hold 160 logs: grow twofold; 17-48 hold 4,240: shrink to 32 * 1000 / 4240 = 7 blocks;
     // 49-55 hold 3,500: shrink to 2; two blocks hold the target exactly: stay
@@ -49,7 +67,7 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
   it('halves a range the node refuses and delivers every log once', async () => {
     node = await startLogDensityNode(() => 100, { maxLogs: 1_500 });
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 32, targetLogsPerRange: 5_000 });
-    const logs = await chain.allLogs(filter, 1, 40);
+    const logs = await allLogs(chain, filter, 1, 40);
     expect(logs.map((l) => `${l.blockNumber}:${l.logIndex}`)).toEqual(
       Array.from({ length: 40 }, (_, b) => Array.from({ length: 100 }, (_, i) => `${b + 1}:${i}`)).flat(),
     );
@@ -58,6 +76,50 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
       [1, 16],
       [1, 8],
     ]);
+  });
+
+  it('fetches a narrower filter’s logs in ranges of the span without sizing the span by them', async () => {
+    // one log a block from a new vault among 99 from the tracked contract
+    const topic = filter.topics[0]!;
+    node = await startLogDensityNode(() => 100, {
+      logAt: (_, i) => ({
+        address: i === 0 ? `0x${'01'.repeat(20)}` : `0x${'02'.repeat(20)}`,
+        topics: [topic],
+        data: '0x',
+      }),
+    });
+    const chain = new ChainSource({ rpcUrl: node.url, initialRange: 10, targetLogsPerRange: 1_000 });
+    await chain.logsInRange(filter, 1, 10); // 1,000 logs: the span stays at 10
+    const added = await chain.narrowerLogs({ addresses: [`0x${'01'.repeat(20)}`], topics: [topic] }, 11, 40);
+    expect(added.map((l) => Number(l.blockNumber))).toEqual(Array.from({ length: 30 }, (_, i) => 11 + i));
+    expect(widths(node.ranges)).toEqual([10, 10, 10, 10]);
+    expect(chain.range).toBe(10);
+    expect(chain.concurrentRanges(4)).toBe(1);
+  });
+
+  it('splits a long address list over several requests and returns their logs once each, in chain order', async () => {
+    const topic = filter.topics[0]!;
+    const addresses = Array.from(
+      { length: 5 },
+      (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}` as Hex,
+    );
+    // block n's i-th log comes from the (n + i) % 6-th address: one in six is not tracked
+    const at = (n: number, i: number) => `0x${((n + i) % 6).toString(16).padStart(40, '0')}`;
+    node = await startLogDensityNode(() => 12, {
+      logAt: (n, i) => ({ address: at(n, i), topics: [topic], data: '0x' }),
+      recordFilters: true,
+    });
+    const chain = new ChainSource({ rpcUrl: node.url, maxAddressesPerRequest: 2 });
+    const logs = await chain.getLogs({ addresses, topics: [topic] }, 1, 4);
+    expect(node.filters.map((f) => f.addresses)).toEqual([
+      addresses.slice(0, 2),
+      addresses.slice(2, 4),
+      addresses.slice(4),
+    ]);
+    const tracked = Array.from({ length: 4 }, (_, b) =>
+      Array.from({ length: 12 }, (_, i) => ((b + 1 + i) % 6 === 0 ? [] : [`${b + 1}:${i}`])).flat(),
+    ).flat();
+    expect(logs.map((l) => `${l.blockNumber}:${l.logIndex}`)).toEqual(tracked);
   });
 
   it('allows several ranges at once only with the span at its bound and ranges holding few logs', async () => {
@@ -80,7 +142,7 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
   it('never asks for more blocks than maxRange', async () => {
     node = await startLogDensityNode(() => 0);
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 16, maxRange: 100 });
-    await chain.allLogs(filter, 1, 1_000);
+    await allLogs(chain, filter, 1, 1_000);
     expect(Math.max(...widths(node.ranges))).toBe(100);
     expect(widths(node.ranges).slice(0, 5)).toEqual([16, 32, 64, 100, 100]);
   });
@@ -116,7 +178,7 @@ describe('the chain source meeting a node that limits the block span', () => {
     });
     const limits: number[] = [];
     const chain = new ChainSource({ rpcUrl: node.url, onRangeLimit: (blocks) => limits.push(blocks) });
-    await chain.allLogs(filter, 1, 20_000);
+    await allLogs(chain, filter, 1, 20_000);
     const refused = widths(node.ranges).filter((w) => w > 500);
     expect(refused).toEqual([512]);
     expect(limits).toEqual([500]);
@@ -129,7 +191,7 @@ describe('the chain source meeting a node that limits the block span', () => {
       maxBlocks: { blocks: 300, message: 'block range is bigger than maxBlockRange' },
     });
     const chain = new ChainSource({ rpcUrl: node.url });
-    await chain.allLogs(filter, 1, 10_000);
+    await allLogs(chain, filter, 1, 10_000);
     expect(widths(node.ranges).filter((w) => w > 300)).toEqual([512]);
     expect(Math.max(...widths(node.ranges).slice(-10))).toBe(256);
   });
@@ -143,7 +205,7 @@ describe('the chain source meeting a node that limits the block span', () => {
       },
     });
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 4_096, retryDelayMs: 1 });
-    await chain.allLogs(filter, 1, 20_000);
+    await allLogs(chain, filter, 1, 20_000);
     expect(widths(node.ranges).filter((w) => w > 2_000)).toEqual([4_096]);
     expect(Math.max(...widths(node.ranges).slice(1))).toBe(2_000);
   });
@@ -151,7 +213,7 @@ describe('the chain source meeting a node that limits the block span', () => {
   it('grows the span again after a refusal about the number of results', async () => {
     node = await startLogDensityNode((n) => (n <= 64 ? 100 : 0), { maxLogs: 1_500 });
     const chain = new ChainSource({ rpcUrl: node.url, initialRange: 32 });
-    await chain.allLogs(filter, 1, 5_000);
+    await allLogs(chain, filter, 1, 5_000);
     expect(Math.max(...widths(node.ranges).slice(-3))).toBeGreaterThan(1_000);
   });
 });

@@ -1,5 +1,6 @@
 // `npm run indexer`'s environment: INDEXER_TRANSACTIONS chooses what handlers get in
-// event.transaction, and a value it does not know stops start-up with a message naming it.
+// event.transaction, INDEXER_GET_LOGS_MAX_ADDRESSES how many addresses one eth_getLogs names, and a
+// value either does not take stops start-up with a message naming it.
 import { describe, expect, it } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
 
@@ -16,6 +17,16 @@ describe('the indexer configuration', () => {
   it('refuses an INDEXER_TRANSACTIONS it does not know, naming the values it takes', () => {
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_TRANSACTIONS: 'none' })).toThrow(
       'INDEXER_TRANSACTIONS must be full or hash-only, got "none"',
+    );
+  });
+
+  it('names at most 2,000 addresses in one eth_getLogs unless INDEXER_GET_LOGS_MAX_ADDRESSES says otherwise', () => {
+    expect(indexerConfigFromEnv(base).getLogsMaxAddresses).toBe(2_000);
+    expect(indexerConfigFromEnv({ ...base, INDEXER_GET_LOGS_MAX_ADDRESSES: '500' }).getLogsMaxAddresses).toBe(
+      500,
+    );
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_GET_LOGS_MAX_ADDRESSES: '0' })).toThrow(
+      'INDEXER_GET_LOGS_MAX_ADDRESSES must be an integer between 1 and 100000, got "0"',
     );
   });
 });

@@ -1,20 +1,26 @@
-// Indexers of the fund subgraph over a test's own devnet deployment, each in a temporary data
-// directory, for end-to-end tests that start several (the one under test and fresh ones to compare
+// Indexers of the fund subgraph over a test's own chain (a devnet deployment, or the synthetic
+// chain of the log-density node), each in a temporary data directory, for end-to-end tests that start several (the one under test and fresh ones to compare
 // with); stopAll() stops every one and removes the directories.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Deployment } from '../../devnet/deploy.ts';
-import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
-import { devnetContracts } from '../harness/indexer.ts';
+import {
+  createIndexer,
+  type Indexer,
+  type IndexerConfig,
+  type NetworkContract,
+} from '../../indexer/indexer.ts';
 
 export interface DevnetIndexers {
-  /** an indexer of `deployment` through `rpcUrl`, started; `options` adds to or overrides the defaults */
+  /** an indexer of the contracts through `rpcUrl`, started; `options` adds to or overrides the defaults */
   start(rpcUrl: string, options?: Partial<IndexerConfig>): Promise<Indexer>;
   stopAll(): Promise<void>;
 }
 
-export function devnetIndexers(deployment: () => Deployment, dirPrefix: string): DevnetIndexers {
+export function devnetIndexers(
+  contracts: () => Record<string, NetworkContract>,
+  dirPrefix: string,
+): DevnetIndexers {
   const dirs: string[] = [];
   const indexers: Indexer[] = [];
   return {
@@ -26,7 +32,7 @@ export function devnetIndexers(deployment: () => Deployment, dirPrefix: string):
         network: 'devnet',
         dataDir,
         port: 0,
-        contracts: devnetContracts(deployment()),
+        contracts: contracts(),
         pollIntervalMs: 20,
         log: () => undefined,
         ...options,

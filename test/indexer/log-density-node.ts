@@ -2,7 +2,9 @@
 // like hosted providers, refuses a range whose answer would exceed a cap or that spans more blocks
 // than a limit: what the chain source's
 // adaptive span is tested against (anvil cannot cheaply hold thousands of logs per block). It
-// records every range asked for. eth_getBlockByNumber answers with a block holding one transaction
+// records every range asked for (and, when told to, each request's addresses). The logs come
+// from one address with the topic asked for, or, given `logAt`, are the chosen logs, filtered by
+// the request's addresses and topics as a node filters them. eth_getBlockByNumber answers with a block holding one transaction
 // per log (with the transactions whole when asked), after an optional delay, and
 // eth_getTransactionByHash with one of those transactions; it records how many
 // blocks each batch asked for whole, and the most such batches it held at once.
@@ -13,6 +15,8 @@ export interface LogDensityNode {
   url: string;
   /** [fromBlock, toBlock] of every eth_getLogs request, refused ones included */
   readonly ranges: [number, number][];
+  /** with `recordFilters`, per eth_getLogs request: its range, addresses (null: any) and topic0s */
+  readonly filters: { from: number; to: number; addresses: string[] | null; topics: string[] }[];
   /** per HTTP request asking for whole blocks, how many it asked for */
   readonly fullBlockBatches: number[];
   /** the most HTTP requests asking for whole blocks that were under way at once */
@@ -26,10 +30,24 @@ type RpcCall =
   | {
       id: number;
       method: 'eth_getLogs';
-      params: [{ fromBlock: string; toBlock: string; topics: string[][] }];
+      params: [LogsFilter];
     }
   | { id: number; method: 'eth_getBlockByNumber'; params: [string, boolean] }
   | { id: number; method: string; params: unknown[] };
+
+interface LogsFilter {
+  fromBlock: string;
+  toBlock: string;
+  address?: string | string[];
+  topics: string[][];
+}
+
+/** One log the node holds, as `logAt` chooses it. */
+export interface SyntheticLog {
+  address: string;
+  topics: string[];
+  data: string;
+}
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -73,14 +91,30 @@ export interface LogDensityNodeOptions {
   maxBlocks?: { blocks: number; message: string; data?: unknown };
   /** block answers wait this long */
   blockDelayMs?: number;
+  /** the i-th log of block n (i < logsInBlock(n)); eth_getLogs answers those its filter matches */
+  logAt?: (block: number, index: number) => SyntheticLog;
+  /** the head eth_blockNumber answers (without it, the method is not served) */
+  head?: number;
+  /** keep each eth_getLogs request's filter in `filters` */
+  recordFilters?: boolean;
 }
 
 /** `logsInBlock(n)` logs in block n. */
 export async function startLogDensityNode(
   logsInBlock: (block: number) => number,
-  { maxLogs = Number.POSITIVE_INFINITY, maxBlocks, blockDelayMs = 0 }: LogDensityNodeOptions = {},
+  {
+    maxLogs = Number.POSITIVE_INFINITY,
+    maxBlocks,
+    blockDelayMs = 0,
+    logAt,
+    head,
+    recordFilters = false,
+  }: LogDensityNodeOptions = {},
 ): Promise<LogDensityNode> {
   const ranges: [number, number][] = [];
+  const filters: LogDensityNode['filters'] = [];
+  // logAt's answers, worked out once per block (a block is asked for again and again)
+  const chosen = new Map<number, SyntheticLog[]>();
   const fullBlockBatches: number[] = [];
   let fullBlockBatchesUnderWay = 0;
   let peakFullBlockBatches = 0;
@@ -90,41 +124,53 @@ export async function startLogDensityNode(
       const [number, whole] = call.params as [string, boolean];
       return { result: block(Number(number), logsInBlock(Number(number)), whole) };
     }
+    if (call.method === 'eth_blockNumber' && head !== undefined) return { result: hex(head) };
     if (call.method === 'eth_getTransactionByHash') {
       transactionsByHash++;
       const id = Number(BigInt((call.params as [string])[0]));
       return { result: transaction(Math.floor(id / 100_000), id % 100_000) };
     }
     if (call.method !== 'eth_getLogs') return { error: { code: -32601, message: 'method not found' } };
-    const { fromBlock, toBlock, topics } = (
-      call.params as [{ fromBlock: string; toBlock: string; topics: string[][] }]
-    )[0];
+    const { fromBlock, toBlock, address, topics } = (call.params as [LogsFilter])[0];
     const from = Number(fromBlock);
     const to = Number(toBlock);
     ranges.push([from, to]);
+    const named = address === undefined ? null : [address].flat().map((a) => a.toLowerCase());
+    if (recordFilters) filters.push({ from, to, addresses: named, topics: topics[0]! });
+    const addresses = named && new Set(named);
     if (maxBlocks && to - from + 1 > maxBlocks.blocks) {
       const { message, data } = maxBlocks;
       return { error: { code: -32602, message, ...(data === undefined ? {} : { data }) } };
     }
-    let total = 0;
-    for (let n = from; n <= to; n++) total += logsInBlock(n);
-    if (total > maxLogs)
-      return { error: { code: -32005, message: `query returned more than ${maxLogs} results` } };
+    const wantedTopics = new Set(topics[0]);
+    const chosenLogs = (n: number): SyntheticLog[] => {
+      let list = chosen.get(n);
+      if (!list) {
+        list = Array.from({ length: logsInBlock(n) }, (_, i) => logAt!(n, i));
+        chosen.set(n, list);
+      }
+      return list;
+    };
     const logs = [];
     for (let n = from; n <= to; n++) {
       for (let i = 0; i < logsInBlock(n); i++) {
+        const log = logAt
+          ? chosenLogs(n)[i]!
+          : { address: '0x00000000000000000000000000000000000000aa', topics: [topics[0]![0]!], data: '0x' };
+        if (addresses && !addresses.has(log.address.toLowerCase())) continue;
+        if (!wantedTopics.has(log.topics[0]!)) continue;
         logs.push({
-          address: '0x00000000000000000000000000000000000000aa',
+          ...log,
           blockHash: word(n),
           blockNumber: hex(n),
-          data: '0x',
           logIndex: hex(i),
           transactionHash: transactionHashOf(n, i),
           transactionIndex: hex(i),
-          topics: [topics[0]![0]],
           removed: false,
         });
       }
+      if (logs.length > maxLogs)
+        return { error: { code: -32005, message: `query returned more than ${maxLogs} results` } };
     }
     return { result: logs };
   }
@@ -156,6 +202,7 @@ export async function startLogDensityNode(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     ranges,
+    filters,
     fullBlockBatches,
     get peakFullBlockBatches() {
       return peakFullBlockBatches;

@@ -10,6 +10,7 @@ import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { ChainActions, type TestFund } from './chain-actions.ts';
+import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
@@ -17,7 +18,7 @@ import { dumpEntityVersions } from './store-dump.ts';
 let anvil: AnvilInstance;
 let deployment: Deployment;
 let actions: ChainActions;
-const indexers = devnetIndexers(() => deployment, 'indexer-reorg-');
+const indexers = devnetIndexers(() => devnetContracts(deployment), 'indexer-reorg-');
 /** log lines of the indexer under test (fresh indexers started for comparison keep following the chain) */
 const logLines: string[] = [];
 

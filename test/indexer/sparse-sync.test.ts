@@ -11,6 +11,7 @@ import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { ChainActions } from './chain-actions.ts';
+import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
@@ -22,7 +23,7 @@ let anvil: AnvilInstance;
 let deployment: Deployment;
 let actions: ChainActions;
 let proxy: FaultProxy;
-const indexers = devnetIndexers(() => deployment, 'indexer-sparse-');
+const indexers = devnetIndexers(() => devnetContracts(deployment), 'indexer-sparse-');
 
 const startIndexer = (rpcUrl: string, maxRangesAhead?: number) =>
   indexers.start(rpcUrl, { maxRange: MAX_RANGE, maxRangesAhead });

@@ -15,6 +15,7 @@ import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import { runScenario } from '../../devnet/scenario.ts';
 import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
 import { ChainActions } from '../indexer/chain-actions.ts';
+import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from '../indexer/devnet-indexers.ts';
 import { dumpEntityVersions } from '../indexer/store-dump.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
@@ -28,7 +29,7 @@ let head: number;
 let cleanDump: ReturnType<typeof dumpEntityVersions>;
 const dirs: string[] = [];
 const children = new Set<ChildProcess>();
-const indexers = devnetIndexers(() => deployment, 'h6-indexer-');
+const indexers = devnetIndexers(() => devnetContracts(deployment), 'h6-indexer-');
 
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

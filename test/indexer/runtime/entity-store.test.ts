@@ -126,6 +126,7 @@ function dataSource(apiVersion: string): ActiveDataSource {
     address: null,
     startBlock: 0n,
     context: null,
+    seq: 0,
     mapping: {
       apiVersion,
       wasmFile: '',

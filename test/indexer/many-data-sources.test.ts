@@ -1,0 +1,98 @@
+// A factory subgraph registering funds in the middle of ranges: the real subgraph over the synthetic
+// chain of the log-density node, where the registry registers twenty funds in block 3 and twenty
+// more in block 14, and the vaults request subscriptions in the blocks after (two of the later
+// funds also in their registering block). The follower runs ranges of ten blocks; a run in ranges
+// of one block, where no range has blocks after a registration, is the reference.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Indexer } from '../../indexer/indexer.ts';
+import { devnetIndexers } from './devnet-indexers.ts';
+import { startLogDensityNode, type LogDensityNode, type SyntheticLog } from './log-density-node.ts';
+import { dumpEntityVersions } from './store-dump.ts';
+import {
+  FUND_REGISTERED,
+  REGISTRY,
+  SYNTHETIC_CONTRACTS,
+  fundRegistered,
+  subscriptionRequested,
+  vaultOf,
+} from './synthetic-funds.ts';
+
+const HEAD = 40;
+const FUNDS_PER_REGISTRATION = 20;
+const FIRST_REGISTRATION = 3;
+const SECOND_REGISTRATION = 14;
+const SUBSCRIPTIONS_PER_BLOCK = 5;
+
+/** Subscriptions of block n: from the first funds before the second registration, from all after. */
+function subscriptionsIn(n: number): number {
+  if (n === SECOND_REGISTRATION) return 2;
+  return n > FIRST_REGISTRATION && n !== 13 ? SUBSCRIPTIONS_PER_BLOCK : 0;
+}
+
+function logsInBlock(n: number): number {
+  if (n < 1 || n > HEAD) return 0;
+  const registrations = n === FIRST_REGISTRATION || n === SECOND_REGISTRATION ? FUNDS_PER_REGISTRATION : 0;
+  return registrations + subscriptionsIn(n);
+}
+
+function logAt(n: number, i: number): SyntheticLog {
+  if (n === FIRST_REGISTRATION) return fundRegistered(i);
+  if (n === SECOND_REGISTRATION) {
+    // the new vaults' requests follow their registration in the same block
+    return i < FUNDS_PER_REGISTRATION
+      ? fundRegistered(FUNDS_PER_REGISTRATION + i)
+      : subscriptionRequested(FUNDS_PER_REGISTRATION + (i - FUNDS_PER_REGISTRATION), i, n);
+  }
+  const funds = n > SECOND_REGISTRATION ? 2 * FUNDS_PER_REGISTRATION : FUNDS_PER_REGISTRATION;
+  return subscriptionRequested((n * SUBSCRIPTIONS_PER_BLOCK + i) % funds, i, n);
+}
+
+let node: LogDensityNode;
+const indexers = devnetIndexers(() => SYNTHETIC_CONTRACTS, 'indexer-many-sources-');
+let ranged: Indexer;
+let rangedEvents: number;
+let oneBlockRanges: Indexer;
+
+beforeAll(async () => {
+  node = await startLogDensityNode(logsInBlock, { logAt, head: HEAD, recordFilters: true });
+  ranged = await indexers.start(node.url, { maxRange: 10 });
+  await ranged.waitForBlock(HEAD);
+  rangedEvents = ranged.status().events;
+  await ranged.stop();
+  const requestsOfRangedRun = node.filters.length;
+  oneBlockRanges = await indexers.start(node.url, { maxRange: 1 });
+  await oneBlockRanges.waitForBlock(HEAD);
+  await oneBlockRanges.stop();
+  node.filters.splice(requestsOfRangedRun);
+});
+
+afterAll(async () => {
+  await indexers.stopAll();
+  await node?.close();
+});
+
+describe('funds registered in the middle of a range', () => {
+  it('index every request of their vaults, as a run in ranges of one block does', () => {
+    let subscriptions = 0;
+    for (let n = 1; n <= HEAD; n++) subscriptions += subscriptionsIn(n);
+    expect(rangedEvents).toBe(2 * FUNDS_PER_REGISTRATION + subscriptions);
+    expect(dumpEntityVersions(ranged.storePath)).toEqual(dumpEntityVersions(oneBlockRanges.storePath));
+  });
+
+  it('cost requests for the logs they add over the rest of the range, not the range again', () => {
+    const secondFunds = Array.from({ length: FUNDS_PER_REGISTRATION }, (_, i) =>
+      vaultOf(FUNDS_PER_REGISTRATION + i),
+    );
+    // every block after the first registration's range is asked for its registrations once
+    for (let n = 11; n <= HEAD; n++) {
+      const asked = node.filters.filter(
+        (f) =>
+          f.addresses?.includes(REGISTRY) && f.topics.includes(FUND_REGISTERED) && f.from <= n && n <= f.to,
+      );
+      expect({ block: n, requests: asked.length }).toEqual({ block: n, requests: 1 });
+    }
+    expect(node.filters).toContainEqual(
+      expect.objectContaining({ from: SECOND_REGISTRATION + 1, to: 20, addresses: secondFunds }),
+    );
+  });
+});

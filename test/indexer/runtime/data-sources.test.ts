@@ -1,0 +1,86 @@
+// The data source set as the block processor and the follower use it, over the fund subgraph's
+// build: which data sources a log's address reaches and in what order, which instances count as
+// the same, and what a rollback to an earlier size leaves.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Hex } from 'viem';
+import { DataSourceSet, type DynamicDataSource } from '../../../indexer/runtime/data-sources.ts';
+import { loadSubgraph, type Subgraph } from '../../../indexer/runtime/manifest.ts';
+
+const buildDir = new URL('../../../subgraph/build', import.meta.url).pathname;
+const vault = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
+
+let subgraph: Subgraph;
+
+beforeAll(async () => {
+  subgraph = await loadSubgraph({ buildDir });
+});
+
+function fundVault(n: number, context: DynamicDataSource['context'] = null): DynamicDataSource {
+  return { template: 'FundVault', address: vault(n), context, createdAtBlock: 10n };
+}
+
+const names = (set: DataSourceSet, address: Hex) =>
+  set.forAddress(address).map((ds) => `${ds.name}@${ds.address ?? '*'}#${ds.seq}`);
+
+describe('DataSourceSet', () => {
+  it('reaches the data sources of a log’s address, and those without an address, in processing order', () => {
+    const registry = subgraph.dataSources[0]!;
+    // the oracle matches every contract's logs, as a data source without an address does
+    const anyAddress = {
+      ...subgraph,
+      dataSources: subgraph.dataSources.map((ds, i) => (i === 1 ? { ...ds, address: null } : ds)),
+    };
+    const set = new DataSourceSet(anyAddress, [fundVault(1)]);
+    set.add(fundVault(2));
+    set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'second' }]])));
+    expect(names(set, vault(1))).toEqual([
+      'NavOracle@*#1',
+      'FundVault@' + vault(1) + '#3',
+      'FundVault@' + vault(1) + '#5',
+    ]);
+    expect(names(set, vault(3))).toEqual(['NavOracle@*#1']);
+    expect(names(set, registry.address!)).toEqual([`FundRegistry@${registry.address}#0`, 'NavOracle@*#1']);
+  });
+
+  it('refuses an instance of the same template, address and context as one it holds', () => {
+    const set = new DataSourceSet(subgraph, [fundVault(1)]);
+    const size = set.size;
+    expect(set.add({ ...fundVault(1), address: vault(1).toUpperCase().replace('0X', '0x') as Hex })).toBe(
+      false,
+    );
+    expect(set.size).toBe(size);
+    expect(set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'other' }]])))).toBe(true);
+  });
+
+  it('names each address once in its log filter and keeps the filter object until it changes', () => {
+    const set = new DataSourceSet(subgraph, [fundVault(1)]);
+    set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'other' }]])));
+    const filter = set.logFilter();
+    expect(filter.addresses!.filter((a) => a === vault(1))).toHaveLength(1);
+    expect(set.logFilter()).toBe(filter);
+    set.add(fundVault(2));
+    expect(set.logFilter()).not.toBe(filter);
+    expect(set.logFilter().addresses).toEqual([...filter.addresses!, vault(2)]);
+  });
+
+  it('drops the instances added after a size on truncate, as if they had never been added', () => {
+    const set = new DataSourceSet(subgraph, [fundVault(1)]);
+    const size = set.size;
+    const before = set.logFilter();
+    set.add(fundVault(2));
+    set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'other' }]])));
+    set.truncate(size);
+    expect(set.size).toBe(size);
+    expect(set.dynamic.map((d) => d.address)).toEqual([vault(1)]);
+    expect(set.forAddress(vault(2))).toEqual([]);
+    expect(names(set, vault(1))).toEqual([`FundVault@${vault(1)}#3`]);
+    expect(set.logFilter()).toEqual(before);
+    // the dropped instances are not remembered as held
+    expect(set.add(fundVault(2))).toBe(true);
+  });
+
+  it('refuses to truncate below its static data sources', () => {
+    const set = new DataSourceSet(subgraph);
+    expect(() => set.truncate(1)).toThrow('truncate() below the static data sources');
+  });
+});
