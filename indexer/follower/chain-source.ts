@@ -455,20 +455,28 @@ export class ChainSource {
    */
   async logsInRange(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
     const logs = await this.requestLogs(filter, from, to);
-    if (logs === 'too-large') return logs;
-    this.lastLogs = logs.length;
+    if (logs !== 'too-large') this.fitSpan(to - from + 1, logs.length);
+    return logs;
+  }
+
+  /**
+   * Sizes the span by a range of `width` blocks found to hold `logs` logs under the filter in use
+   * (as logsInRange does; the follower also calls it when new data sources added logs to a range
+   * fetched before them, whose first count said nothing of the filter now in use).
+   */
+  fitSpan(width: number, logs: number): void {
+    this.lastLogs = logs;
     const target = this.options.targetLogsPerRange ?? 5_000;
-    const width = to - from + 1;
-    if (logs.length > target) {
+    if (logs > target) {
       // scale the span to the density just seen, so one dense stretch does not take several halvings
-      this.span = Math.max(1, Math.floor((Math.min(this.span, width) * target) / logs.length));
+      // (by the range's own width: one fetched ahead, or widened, may be wider than the span now)
+      this.span = Math.max(1, Math.floor((width * target) / logs));
     } else if (width >= this.span) {
       // Growing only while ranges held under half the target left dense stretches in ranges of
       // half the target, and twice the ranges: a distant node's round trips then set the pace.
-      const fit = Math.floor((width * target) / Math.max(1, logs.length));
+      const fit = Math.floor((width * target) / Math.max(1, logs));
       this.span = Math.min(this.maxRange, this.span * 2, Math.max(this.span, fit));
     }
-    return logs;
   }
 
   /**

@@ -412,6 +412,8 @@ export class ChainFollower {
       };
     const receipts = await this.receiptsFor(extra);
     if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
+    // the next ranges are sized by this one's logs under the filter now in use
+    chain.fitSpan(range.to - range.from + 1, logs.length);
     return { ...range, logs, known, receipts: new Map([...range.receipts, ...receipts]), filter };
   }
 

@@ -2,7 +2,8 @@
 // chain of the log-density node, where the registry registers twenty funds in block 3 and twenty
 // more in block 14, and the vaults request subscriptions in the blocks after (two of the later
 // funds also in their registering block). The follower runs ranges of ten blocks; a run in ranges
-// of one block, where no range has blocks after a registration, is the reference.
+// of one block, where no range has blocks after a registration, is the reference. And a fund whose
+// vault is busy from the block after its registration: the ranges after it must be sized by its logs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
@@ -94,5 +95,27 @@ describe('funds registered in the middle of a range', () => {
     expect(node.filters).toContainEqual(
       expect.objectContaining({ from: SECOND_REGISTRATION + 1, to: 20, addresses: secondFunds }),
     );
+  });
+});
+
+describe('a busy fund registered before ranges fetched ahead with the registry alone', () => {
+  it('sizes the ranges after by the logs its vault adds to them', async () => {
+    // the registry registers one fund in block 1; its vault emits 400 logs in every block after
+    const busy = await startLogDensityNode((n) => (n === 1 ? 1 : n <= 120 ? 400 : 0), {
+      logAt: (n, i) => (n === 1 ? fundRegistered(0) : subscriptionRequested(0, i, n)),
+      head: 120,
+      recordFilters: true,
+    });
+    try {
+      const indexer = await indexers.start(busy.url);
+      await indexer.waitForBlock(120);
+      // ranges fetched with the registry alone saw no logs and grew; once widened by the vault's
+      // logs they size the next ones: about 5,000 logs (12 blocks) each, not 64 blocks of 400
+      const later = busy.filters.filter((f) => f.addresses?.includes(REGISTRY) && f.from > 48);
+      expect(later.length).toBeGreaterThan(0);
+      expect(Math.max(...later.map((f) => f.to - f.from + 1))).toBeLessThanOrEqual(13);
+    } finally {
+      await busy.close();
+    }
   });
 });
