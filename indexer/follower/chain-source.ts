@@ -31,7 +31,7 @@ export interface ChainSourceOptions {
    * logs per range to aim for (default 5,000): after each range the span is scaled to the density
    * just seen so that the next range holds about this many (shrinking at once, growing at most
    * twofold); this bounds the memory one range takes, while ranges as large as that keep a distant
-   * node's three round trips per range from setting the pace
+   * node's round trips per range from setting the pace
    */
   targetLogsPerRange?: number;
   /**

@@ -12,8 +12,9 @@
 // resumes from there. A handler's chain read the node failed (ChainAccessError) rolls back to the
 // last commit like a moved chain, and the ranges run again after a backoff.
 //
-// Consistency of one range [from, to]: the header of `to` is read before eth_getLogs and again
-// after it. The hash of `to` commits to every block below it, so when both reads agree the logs
+// Consistency of one range [from, to]: the header of `to` is read before eth_getLogs (with the
+// previous range's headers, when that range foresaw this one's end: two round trips a range, not
+// three) and again after it. The hash of `to` commits to every block below it, so when both reads agree the logs
 // came from that chain; any disagreement (or a log whose blockHash differs from its header, a log
 // whose transaction its block lacks, or a receipt from another block than its log) makes the range
 // be fetched again. A block that creates data sources ends its range: the rest of it, and the ranges
@@ -203,6 +204,8 @@ export class ChainFollower {
   /** events written but not yet committed, and when the last commit was */
   private pendingEvents = 0;
   private lastCommitAt = 0;
+  /** the header of the block the next range is expected to end at, read with the last range's headers */
+  private nextEnd: ChainHeader | null = null;
   /** ranges being fetched ahead of the one processed, consecutive, in block order */
   private ahead: { from: number; to: number; result: Promise<FetchedRange | Refetch> }[] = [];
   /**
@@ -320,17 +323,24 @@ export class ChainFollower {
    */
   private async fetchRange(from: number, to: number, filter: LogFilter): Promise<FetchedRange | Refetch> {
     const { chain, store } = this.options;
-    const end = await chain.header(to);
+    const readAhead = this.nextEnd?.number === to ? this.nextEnd : null;
+    const end = readAhead ?? (await chain.header(to));
     if (!end) return { refetch: `the node has no block ${to}, below the head it reported` };
     const logs = await chain.logsInRange(filter, from, to);
     if (logs === 'too-large') return { refetch: null };
     const triggerBlocks = this.blockTriggersIn(from, to);
     const numbers = [...new Set([...logs.map((l) => Number(l.blockNumber)), ...triggerBlocks])];
     const parent = from - 1 >= store.startBlock ? from - 1 : null;
+    // The end of the range after this one as the span now stands, read with this range's headers:
+    // that range's read of its end before its eth_getLogs then costs no round trip of its own. Not
+    // where several ranges are fetched at once: they read their ends together anyway.
+    const oneAtATime = chain.concurrentRanges(this.options.maxRangesAhead ?? MAX_RANGES_AHEAD) === 1;
+    const nextEnd = oneAtATime && to < this.head ? this.rangeEnd(to + 1, this.head) : null;
     const headers = await chain.headers(
-      parent === null ? [to, ...numbers] : [parent, to, ...numbers],
+      [...(parent === null ? [] : [parent]), to, ...numbers, ...(nextEnd === null ? [] : [nextEnd])],
       this.fullTransactions ? transactionsByBlock(logs) : undefined,
     );
+    if (nextEnd !== null) this.nextEnd = headers.get(nextEnd) ?? null;
     if (headers.get(to)?.hash !== end.hash)
       return { refetch: `block ${to} changed while its range was read` };
     const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);

@@ -23,6 +23,8 @@ export interface LogDensityNode {
   readonly peakFullBlockBatches: number;
   /** eth_getTransactionByHash calls answered */
   readonly transactionsByHash: number;
+  /** per HTTP request answered (a batch is one), the methods it called */
+  readonly requestMethods: string[][];
   close(): Promise<void>;
 }
 
@@ -174,6 +176,7 @@ export async function startLogDensityNode(
     }
     return { result: logs };
   }
+  const requestMethods: string[][] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -181,6 +184,7 @@ export async function startLogDensityNode(
       // viem sends a batch (an array) when batching is on
       const body = JSON.parse(Buffer.concat(chunks).toString()) as RpcCall | RpcCall[];
       const calls = Array.isArray(body) ? body : [body];
+      requestMethods.push(calls.map((c) => c.method));
       const reply = (call: RpcCall) => ({ jsonrpc: '2.0', id: call.id, ...answer(call) });
       const send = () =>
         res
@@ -210,6 +214,7 @@ export async function startLogDensityNode(
     get transactionsByHash() {
       return transactionsByHash;
     },
+    requestMethods,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

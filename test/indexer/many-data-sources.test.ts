@@ -3,7 +3,8 @@
 // more in block 14, and the vaults request subscriptions in the blocks after (two of the later
 // funds also in their registering block). The follower runs ranges of ten blocks; a run in ranges
 // of one block, where no range has blocks after a registration, is the reference. And a fund whose
-// vault is busy from the block after its registration: the ranges after it must be sized by its logs.
+// vault is busy from the block after its registration: the ranges after it must be sized by its
+// logs, and, fetched one after another, cost two requests each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
@@ -114,6 +115,33 @@ describe('a busy fund registered before ranges fetched ahead with the registry a
       const later = busy.filters.filter((f) => f.addresses?.includes(REGISTRY) && f.from > 48);
       expect(later.length).toBeGreaterThan(0);
       expect(Math.max(...later.map((f) => f.to - f.from + 1))).toBeLessThanOrEqual(13);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+describe('ranges fetched one after another', () => {
+  it('cost two requests each: the end of the next range is read with the headers of this one', async () => {
+    // one fund registered in block 1, whose vault requests 20 subscriptions in every block after
+    const busy = await startLogDensityNode((n) => (n === 1 ? 1 : n <= 100 ? 20 : 0), {
+      logAt: (n, i) => (n === 1 ? fundRegistered(0) : subscriptionRequested(0, i, n)),
+      head: 100,
+      recordFilters: true,
+    });
+    try {
+      const indexer = await indexers.start(busy.url, {
+        maxRange: 5,
+        maxRangesAhead: 1,
+        transactions: 'hash-only',
+      });
+      await indexer.waitForBlock(100);
+      const ranges = busy.filters.filter((f) => f.addresses?.includes(REGISTRY)).length;
+      // besides the head polls: each range's logs and headers, and the registering block's extra
+      // logs and the widening of the rest of its range (three reading the end first would be 3 each)
+      const requests = busy.requestMethods.filter((methods) => methods.some((m) => m !== 'eth_blockNumber'));
+      expect(ranges).toBeGreaterThanOrEqual(20);
+      expect(requests.length).toBeLessThanOrEqual(2 * ranges + 4);
     } finally {
       await busy.close();
     }
