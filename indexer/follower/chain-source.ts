@@ -51,6 +51,10 @@ export interface ChainSourceOptions {
   signal?: AbortSignal;
 }
 
+/** Orders logs as the chain does: by block, then log index. */
+export const chainOrder = (a: Log, b: Log): number =>
+  Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!;
+
 export interface LogFilter {
   /** lowercase addresses; null: any address */
   readonly addresses: readonly Hex[] | null;
@@ -442,8 +446,7 @@ export class ChainSource {
       parts.push(request(filter.addresses.slice(i, i + chunk)));
     const logs = (await Promise.all(parts)).flat().map((l) => formatLog(l));
     // each part is in chain order; together they are put back in it
-    if (parts.length > 1)
-      logs.sort((a, b) => Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!);
+    if (parts.length > 1) logs.sort(chainOrder);
     return logs;
   }
 

@@ -36,7 +36,13 @@ import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
 import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
-import { StoppedError, type ChainHeader, type ChainSource, type LogFilter } from './chain-source.ts';
+import {
+  StoppedError,
+  chainOrder,
+  type ChainHeader,
+  type ChainSource,
+  type LogFilter,
+} from './chain-source.ts';
 
 export interface FollowerOptions {
   store: IndexerStore;
@@ -387,9 +393,7 @@ export class ChainFollower {
     const extra = (await Promise.all(missing.map((f) => chain.narrowerLogs(f, range.from, range.to)))).flat();
     if (extra.length === 0) return { ...range, filter };
     const blocks = new Set(extra.map((l) => Number(l.blockNumber)));
-    const logs = [...range.logs, ...extra].sort(
-      (a, b) => Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!,
-    );
+    const logs = [...range.logs, ...extra].sort(chainOrder);
     const headers = await chain.headers(
       [...new Set([range.to, ...blocks])],
       this.fullTransactions
