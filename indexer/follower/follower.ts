@@ -351,21 +351,8 @@ export class ChainFollower {
       return { refetch: `block ${to} changed while its range was read` };
     const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);
     if (parent !== null && parentHash === null) return { refetch: `the node has no block ${parent}` };
-    const strayLog = logs.find(
-      (l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase(),
-    );
-    if (strayLog)
-      return {
-        refetch: `a log of block ${strayLog.blockNumber} names block hash ${strayLog.blockHash}, not the block's`,
-      };
-    const orphan = this.fullTransactions
-      ? logs.find((l) => !holdsTransactionOf(headers.get(Number(l.blockNumber))!, l))
-      : undefined;
-    if (orphan) {
-      return {
-        refetch: `the node did not give transaction ${orphan.transactionHash} of log ${orphan.logIndex} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
-      };
-    }
+    const disagreement = this.disagreement(logs, headers);
+    if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
     const receipts = await this.receiptsFor(logs);
@@ -394,11 +381,11 @@ export class ChainFollower {
     if (extra.length === 0) return { ...range, filter };
     const blocks = new Set(extra.map((l) => Number(l.blockNumber)));
     const logs = [...range.logs, ...extra].sort(chainOrder);
+    // the blocks holding new logs are read again, with the transactions of all their logs
+    const touched = logs.filter((l) => blocks.has(Number(l.blockNumber)));
     const headers = await chain.headers(
       [...new Set([range.to, ...blocks])],
-      this.fullTransactions
-        ? transactionsByBlock(logs.filter((l) => blocks.has(Number(l.blockNumber))))
-        : undefined,
+      this.fullTransactions ? transactionsByBlock(touched) : undefined,
     );
     if (headers.get(range.to)?.hash !== range.end.hash)
       return { refetch: `block ${range.to} changed while the logs of new data sources were read` };
@@ -409,26 +396,37 @@ export class ChainFollower {
         return { refetch: `block ${n} changed while the logs of new data sources were read` };
       known.set(n, header);
     }
-    const stray = extra.find((l) => known.get(Number(l.blockNumber))!.hash !== l.blockHash?.toLowerCase());
-    if (stray)
-      return {
-        refetch: `a log of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
-      };
-    const orphan = this.fullTransactions
-      ? logs.find(
-          (l) =>
-            blocks.has(Number(l.blockNumber)) && !holdsTransactionOf(known.get(Number(l.blockNumber))!, l),
-        )
-      : undefined;
-    if (orphan)
-      return {
-        refetch: `the node did not give transaction ${orphan.transactionHash} of log ${orphan.logIndex} in block ${orphan.blockNumber}`,
-      };
+    const disagreement = this.disagreement(touched, known);
+    if (disagreement) return disagreement;
     const receipts = await this.receiptsFor(extra);
     if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
     // the next ranges are sized by this one's logs under the filter now in use
     chain.fitSpan(range.to - range.from + 1, logs.length);
     return { ...range, logs, known, receipts: new Map([...range.receipts, ...receipts]), filter };
+  }
+
+  /**
+   * Why `logs` disagree with the headers read for their blocks after them (a log naming another
+   * block hash, or, with whole transactions, a log whose transaction the node did not give); null
+   * when they agree.
+   */
+  private disagreement(
+    logs: readonly Log[],
+    headers: ReadonlyMap<number, ChainHeader | null>,
+  ): Refetch | null {
+    const stray = logs.find((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase());
+    if (stray)
+      return {
+        refetch: `a log of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
+      };
+    const orphan = this.fullTransactions
+      ? logs.find((l) => !holdsTransactionOf(headers.get(Number(l.blockNumber))!, l))
+      : undefined;
+    if (orphan)
+      return {
+        refetch: `the node did not give transaction ${orphan.transactionHash} of log ${orphan.logIndex} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
+      };
+    return null;
   }
 
   private get fullTransactions(): boolean {

@@ -50,6 +50,7 @@ function logAt(n: number, i: number): SyntheticLog {
 }
 
 let node: LogDensityNode;
+const busyChains: LogDensityNode[] = [];
 const indexers = devnetIndexers(() => SYNTHETIC_CONTRACTS, 'indexer-many-sources-');
 let ranged: Indexer;
 let rangedEvents: number;
@@ -70,7 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await indexers.stopAll();
-  await node?.close();
+  for (const chain of [node, ...busyChains]) await chain?.close();
 });
 
 describe('funds registered in the middle of a range', () => {
@@ -99,51 +100,44 @@ describe('funds registered in the middle of a range', () => {
   });
 });
 
+/** The registry registers one fund in block 1; its vault requests `perBlock` subscriptions in each block after. */
+async function busyFundChain(perBlock: number, head: number): Promise<LogDensityNode> {
+  const chain = await startLogDensityNode((n) => (n === 1 ? 1 : n <= head ? perBlock : 0), {
+    logAt: (n, i) => (n === 1 ? fundRegistered(0) : subscriptionRequested(0, i, n)),
+    head,
+    recordFilters: true,
+  });
+  busyChains.push(chain);
+  return chain;
+}
+
 describe('a busy fund registered before ranges fetched ahead with the registry alone', () => {
   it('sizes the ranges after by the logs its vault adds to them', async () => {
-    // the registry registers one fund in block 1; its vault emits 400 logs in every block after
-    const busy = await startLogDensityNode((n) => (n === 1 ? 1 : n <= 120 ? 400 : 0), {
-      logAt: (n, i) => (n === 1 ? fundRegistered(0) : subscriptionRequested(0, i, n)),
-      head: 120,
-      recordFilters: true,
-    });
-    try {
-      const indexer = await indexers.start(busy.url);
-      await indexer.waitForBlock(120);
-      // ranges fetched with the registry alone saw no logs and grew; once widened by the vault's
-      // logs they size the next ones: about 5,000 logs (12 blocks) each, not 64 blocks of 400
-      const later = busy.filters.filter((f) => f.addresses?.includes(REGISTRY) && f.from > 48);
-      expect(later.length).toBeGreaterThan(0);
-      expect(Math.max(...later.map((f) => f.to - f.from + 1))).toBeLessThanOrEqual(13);
-    } finally {
-      await busy.close();
-    }
+    const chain = await busyFundChain(400, 120);
+    const indexer = await indexers.start(chain.url);
+    await indexer.waitForBlock(120);
+    // ranges fetched with the registry alone saw no logs and grew; once widened by the vault's
+    // logs they size the next ones: about 5,000 logs (12 blocks) each, not 64 blocks of 400
+    const later = chain.filters.filter((f) => f.addresses?.includes(REGISTRY) && f.from > 48);
+    expect(later.length).toBeGreaterThan(0);
+    expect(Math.max(...later.map((f) => f.to - f.from + 1))).toBeLessThanOrEqual(13);
   });
 });
 
 describe('ranges fetched one after another', () => {
   it('cost two requests each: the end of the next range is read with the headers of this one', async () => {
-    // one fund registered in block 1, whose vault requests 20 subscriptions in every block after
-    const busy = await startLogDensityNode((n) => (n === 1 ? 1 : n <= 100 ? 20 : 0), {
-      logAt: (n, i) => (n === 1 ? fundRegistered(0) : subscriptionRequested(0, i, n)),
-      head: 100,
-      recordFilters: true,
+    const chain = await busyFundChain(20, 100);
+    const indexer = await indexers.start(chain.url, {
+      maxRange: 5,
+      maxRangesAhead: 1,
+      transactions: 'hash-only',
     });
-    try {
-      const indexer = await indexers.start(busy.url, {
-        maxRange: 5,
-        maxRangesAhead: 1,
-        transactions: 'hash-only',
-      });
-      await indexer.waitForBlock(100);
-      const ranges = busy.filters.filter((f) => f.addresses?.includes(REGISTRY)).length;
-      // besides the head polls: each range's logs and headers, and the registering block's extra
-      // logs and the widening of the rest of its range (three reading the end first would be 3 each)
-      const requests = busy.requestMethods.filter((methods) => methods.some((m) => m !== 'eth_blockNumber'));
-      expect(ranges).toBeGreaterThanOrEqual(20);
-      expect(requests.length).toBeLessThanOrEqual(2 * ranges + 4);
-    } finally {
-      await busy.close();
-    }
+    await indexer.waitForBlock(100);
+    const ranges = chain.filters.filter((f) => f.addresses?.includes(REGISTRY)).length;
+    // besides the head polls: each range's logs and headers, plus the registering block's extra
+    // logs and the widening of the rest of its range (reading each range's end on its own: 3 each)
+    const requests = chain.requestMethods.filter((methods) => methods.some((m) => m !== 'eth_blockNumber'));
+    expect(ranges).toBeGreaterThanOrEqual(20);
+    expect(requests.length).toBeLessThanOrEqual(2 * ranges + 4);
   });
 });
