@@ -329,7 +329,9 @@ export class ChainFollower {
    */
   private async fetchRange(from: number, to: number, filter: LogFilter): Promise<FetchedRange | Refetch> {
     const { chain, store } = this.options;
+    // used once: if the range runs again, its end is read again (the chain may have moved since)
     const readAhead = this.nextEnd?.number === to ? this.nextEnd : null;
+    if (readAhead) this.nextEnd = null;
     const end = readAhead ?? (await chain.header(to));
     if (!end) return { refetch: `the node has no block ${to}, below the head it reported` };
     const logs = await chain.logsInRange(filter, from, to);

@@ -7,7 +7,8 @@
 // the request's addresses and topics as a node filters them. eth_getBlockByNumber answers with a block holding one transaction
 // per log (with the transactions whole when asked), after an optional delay, and
 // eth_getTransactionByHash with one of those transactions; it records how many
-// blocks each batch asked for whole, and the most such batches it held at once.
+// blocks each batch asked for whole, and the most such batches it held at once. It can replace
+// its later blocks once it has served a given one, as a reorg would.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -56,11 +57,11 @@ const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 /** the hash of the transaction of the i-th log of block n */
 export const transactionHashOf = (n: number, i: number) => word(n * 100_000 + i);
 
-/** The i-th transaction of block n. */
-function transaction(n: number, i: number): object {
+/** The i-th transaction of block n, whose hash is `hashOf(n)`. */
+function transaction(n: number, i: number, hashOf: (n: number) => string): object {
   return {
     hash: transactionHashOf(n, i),
-    blockHash: word(n),
+    blockHash: hashOf(n),
     from: `0x${'ab'.repeat(20)}`,
     to: null,
     value: hex(i),
@@ -73,15 +74,15 @@ function transaction(n: number, i: number): object {
   };
 }
 
-function block(n: number, transactions: number, whole: boolean): object {
+function block(n: number, transactions: number, whole: boolean, hashOf: (n: number) => string): object {
   return {
     number: hex(n),
-    hash: word(n),
-    parentHash: word(n - 1),
+    hash: hashOf(n),
+    parentHash: hashOf(n - 1),
     timestamp: hex(1_700_000_000 + 12 * n),
     baseFeePerGas: hex(7),
     transactions: Array.from({ length: transactions }, (_, i) =>
-      whole ? transaction(n, i) : transactionHashOf(n, i),
+      whole ? transaction(n, i, hashOf) : transactionHashOf(n, i),
     ),
   };
 }
@@ -99,6 +100,11 @@ export interface LogDensityNodeOptions {
   head?: number;
   /** keep each eth_getLogs request's filter in `filters` */
   recordFilters?: boolean;
+  /**
+   * a reorg: once an answer has carried block `afterReading`, the blocks from `from` on are
+   * replaced by others (new hashes, the same logs)
+   */
+  reorg?: { afterReading: number; from: number };
 }
 
 /** `logsInBlock(n)` logs in block n. */
@@ -111,10 +117,13 @@ export async function startLogDensityNode(
     logAt,
     head,
     recordFilters = false,
+    reorg,
   }: LogDensityNodeOptions = {},
 ): Promise<LogDensityNode> {
   const ranges: [number, number][] = [];
   const filters: LogDensityNode['filters'] = [];
+  let reorged = false;
+  const hashOf = (n: number) => word(reorged && n >= reorg!.from ? n + 2 ** 40 : n);
   // logAt's answers, worked out once per block (a block is asked for again and again)
   const chosen = new Map<number, SyntheticLog[]>();
   const fullBlockBatches: number[] = [];
@@ -124,13 +133,13 @@ export async function startLogDensityNode(
   function answer(call: RpcCall): object {
     if (call.method === 'eth_getBlockByNumber') {
       const [number, whole] = call.params as [string, boolean];
-      return { result: block(Number(number), logsInBlock(Number(number)), whole) };
+      return { result: block(Number(number), logsInBlock(Number(number)), whole, hashOf) };
     }
     if (call.method === 'eth_blockNumber' && head !== undefined) return { result: hex(head) };
     if (call.method === 'eth_getTransactionByHash') {
       transactionsByHash++;
       const id = Number(BigInt((call.params as [string])[0]));
-      return { result: transaction(Math.floor(id / 100_000), id % 100_000) };
+      return { result: transaction(Math.floor(id / 100_000), id % 100_000, hashOf) };
     }
     if (call.method !== 'eth_getLogs') return { error: { code: -32601, message: 'method not found' } };
     const { fromBlock, toBlock, address, topics } = (call.params as [LogsFilter])[0];
@@ -163,7 +172,7 @@ export async function startLogDensityNode(
         if (!wantedTopics.has(log.topics[0]!)) continue;
         logs.push({
           ...log,
-          blockHash: word(n),
+          blockHash: hashOf(n),
           blockNumber: hex(n),
           logIndex: hex(i),
           transactionHash: transactionHashOf(n, i),
@@ -186,10 +195,16 @@ export async function startLogDensityNode(
       const calls = Array.isArray(body) ? body : [body];
       requestMethods.push(calls.map((c) => c.method));
       const reply = (call: RpcCall) => ({ jsonrpc: '2.0', id: call.id, ...answer(call) });
-      const send = () =>
+      const send = () => {
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(Array.isArray(body) ? body.map(reply) : reply(body)));
+        if (
+          reorg &&
+          calls.some((c) => c.method === 'eth_getBlockByNumber' && Number(c.params[0]) === reorg.afterReading)
+        )
+          reorged = true;
+      };
       if (!calls.some((c) => c.method === 'eth_getBlockByNumber')) return send();
       const whole = calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[1] === true).length;
       if (whole > 0) {

@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
-import { startLogDensityNode, type LogDensityNode, type SyntheticLog } from './log-density-node.ts';
+import {
+  startLogDensityNode,
+  type LogDensityNode,
+  type LogDensityNodeOptions,
+  type SyntheticLog,
+} from './log-density-node.ts';
+import { queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 import {
   FUND_REGISTERED,
@@ -101,11 +107,16 @@ describe('funds registered in the middle of a range', () => {
 });
 
 /** The registry registers one fund in block 1; its vault requests `perBlock` subscriptions in each block after. */
-async function busyFundChain(perBlock: number, head: number): Promise<LogDensityNode> {
+async function busyFundChain(
+  perBlock: number,
+  head: number,
+  reorg?: LogDensityNodeOptions['reorg'],
+): Promise<LogDensityNode> {
   const chain = await startLogDensityNode((n) => (n === 1 ? 1 : n <= head ? perBlock : 0), {
     logAt: (n, i) => (n === 1 ? fundRegistered(0) : subscriptionRequested(0, i, n)),
     head,
     recordFilters: true,
+    reorg,
   });
   busyChains.push(chain);
   return chain;
@@ -139,5 +150,22 @@ describe('ranges fetched one after another', () => {
     const requests = chain.requestMethods.filter((methods) => methods.some((m) => m !== 'eth_blockNumber'));
     expect(ranges).toBeGreaterThanOrEqual(20);
     expect(requests.length).toBeLessThanOrEqual(2 * ranges + 4);
+  });
+
+  it('read the end again when the range runs again after the chain replaced it', async () => {
+    // block 20 is read with the range 11-15, then blocks from 18 are replaced: the range 16-20
+    // disagrees with that read and runs again, at the head, where no range ahead reads it anew
+    const chain = await busyFundChain(20, 20, { afterReading: 20, from: 18 });
+    const indexer = await indexers.start(chain.url, {
+      maxRange: 5,
+      maxRangesAhead: 1,
+      transactions: 'hash-only',
+    });
+    await indexer.waitForBlock(20);
+    const { _meta } = await queryIndexer<{ _meta: { block: { number: number; hash: string } } }>(
+      indexer.queryUrl,
+      '{ _meta { block { number hash } } }',
+    );
+    expect(_meta.block).toEqual({ number: 20, hash: `0x${(20 + 2 ** 40).toString(16).padStart(64, '0')}` });
   });
 });
