@@ -1,9 +1,9 @@
 // Follows the chain and feeds the subgraph runtime: fetches logs of the tracked addresses and
 // topics over adaptive ranges (with the headers of the blocks that hold them, and the logs'
 // transactions, which graph-node gives handlers as `event.transaction`, unless configured to hand
-// over only the hash and index the log carries; the headers of the blocks where block handlers fire, which run even without logs, at
-// most 500 blocks a range while a handler fires on every block; and the receipts of the
-// transactions whose logs `receipt: true` handlers get), runs each
+// over only the hash and index the log carries; the headers of the blocks where block handlers
+// fire, which run even without logs, at most 500 blocks a range while a handler fires on every
+// block; and the receipts of the transactions whose logs `receipt: true` handlers get), runs each
 // block's handlers through the block processor into a per-block write buffer, and writes each
 // range's checkpoint in the same store transaction as its entities (during catch-up several ranges
 // share a transaction, committed about once a second; at the head each range commits at once), so
@@ -14,11 +14,12 @@
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs (with the
 // previous range's headers, when that range foresaw this one's end: two round trips a range, not
-// three) and again after it. The hash of `to` commits to every block below it, so when both reads agree the logs
-// came from that chain; any disagreement (or a log whose blockHash differs from its header, a log
-// whose transaction its block lacks, or a receipt from another block than its log) makes the range
-// be fetched again. A block that creates data sources ends its range: the rest of it, and the ranges
-// fetched ahead, lack the new data sources' logs, which are fetched and merged in before they run.
+// three) and again after it. The hash of `to` commits to every block below it, so when both reads
+// agree the logs came from that chain; any disagreement (or a log whose blockHash differs from its
+// header, a log whose transaction its block lacks, or a receipt from another block than its log)
+// makes the range be fetched again. A block that creates data sources ends its range: the rest of
+// it, and the ranges fetched ahead, lack the new data sources' logs, which are fetched and merged
+// in before they run.
 //
 // The next range is fetched while one is processed; over sparse stretches (the span at its bound,
 // ranges holding few logs) up to four are fetched at once, since a distant node's round trips, not

@@ -41,7 +41,7 @@ export interface DataSourceView {
 class DataSourceIndex implements DataSourceView {
   private readonly byAddress = new Map<string, ActiveDataSource[]>();
   /** data sources without an address, which every contract's logs reach */
-  private readonly anyAddress: ActiveDataSource[] = [];
+  readonly anyAddress: ActiveDataSource[] = [];
   readonly withBlockHandlers: ActiveDataSource[] = [];
 
   add(ds: ActiveDataSource): void {
@@ -127,7 +127,6 @@ export class DataSourceSet implements DataSourceView {
   /** how many data sources name each address, and have each topic's handler */
   private readonly addressUses = new Map<Hex, number>();
   private readonly topicUses = new Map<Hex, number>();
-  private withoutAddress = 0;
   private receiptDeclarers = 0;
   private everyBlockHandlers = 0;
   /** the filter as last worked out, until the set changes */
@@ -220,8 +219,7 @@ export class DataSourceSet implements DataSourceView {
       if (n === 0) uses.delete(key);
       else uses.set(key, n);
     };
-    if (ds.address === null) this.withoutAddress += step;
-    else bump(this.addressUses, ds.address);
+    if (ds.address !== null) bump(this.addressUses, ds.address);
     for (const topic of ds.mapping.handlers.keys()) bump(this.topicUses, topic);
     if (ds.mapping.declaresReceipts) this.receiptDeclarers += step;
     if (ds.mapping.blockHandlers.some((h) => h.filter === 'every')) this.everyBlockHandlers += step;
@@ -264,7 +262,7 @@ export class DataSourceSet implements DataSourceView {
   /** What an eth_getLogs filter must cover; the same object until the set changes. */
   logFilter(): DataSourceLogFilter {
     this.filter ??= {
-      addresses: this.withoutAddress > 0 ? null : [...this.addressUses.keys()],
+      addresses: this.index.anyAddress.length > 0 ? null : [...this.addressUses.keys()],
       topics: [...this.topicUses.keys()],
     };
     return this.filter;

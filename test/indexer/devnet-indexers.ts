@@ -1,6 +1,7 @@
 // Indexers of the fund subgraph over a test's own chain (a devnet deployment, or the synthetic
-// chain of the log-density node), each in a temporary data directory, for end-to-end tests that start several (the one under test and fresh ones to compare
-// with); stopAll() stops every one and removes the directories.
+// chain of the log-density node), each in a temporary data directory, for end-to-end tests that
+// start several (the one under test and fresh ones to compare with); stopAll() stops every one and
+// removes the directories.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,14 +1,14 @@
 // A JSON-RPC node on loopback that answers eth_getLogs with a chosen number of logs per block and,
 // like hosted providers, refuses a range whose answer would exceed a cap or that spans more blocks
-// than a limit: what the chain source's
-// adaptive span is tested against (anvil cannot cheaply hold thousands of logs per block). It
-// records every range asked for (and, when told to, each request's addresses). The logs come
-// from one address with the topic asked for, or, given `logAt`, are the chosen logs, filtered by
-// the request's addresses and topics as a node filters them. eth_getBlockByNumber answers with a block holding one transaction
+// than a limit: what the chain source's adaptive span is tested against (anvil cannot cheaply hold
+// thousands of logs per block). It records every range asked for (and, when told to, each
+// request's filter) and the methods of every request. The logs come from one address with the
+// topic asked for, or, given `logAt`, are the chosen logs, filtered by the request's addresses and
+// topics as a node filters them. eth_getBlockByNumber answers with a block holding one transaction
 // per log (with the transactions whole when asked), after an optional delay, and
-// eth_getTransactionByHash with one of those transactions; it records how many
-// blocks each batch asked for whole, and the most such batches it held at once. It can replace
-// its later blocks once it has served a given one, as a reorg would.
+// eth_getTransactionByHash with one of those transactions; it records how many blocks each batch
+// asked for whole, and the most such batches it held at once. It can replace its later blocks once
+// it has served a given one, as a reorg would.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
