@@ -1,5 +1,6 @@
 // The follower's view of the chain over JSON-RPC (viem): the head, block headers (batched, with
-// the blocks' transactions where handlers need them), and eth_getLogs over block ranges that adapt
+// the blocks' transactions where handlers need them), calls to given addresses from trace_filter
+// (for call handlers), and eth_getLogs over block ranges that adapt
 // to the log density and to what the node accepts: the span is scaled toward a target number of
 // logs per range (growing at most twofold per range) and halves when the node refuses a range as
 // too large or too many results. A refusal that states a limit on the block span (hosted providers
@@ -18,6 +19,7 @@ import {
   type RpcTransactionReceipt,
   type TransactionReceipt,
 } from 'viem';
+import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 
@@ -60,6 +62,51 @@ export interface LogFilter {
   readonly addresses: readonly Hex[] | null;
   /** topic0 values to match */
   readonly topics: readonly Hex[];
+}
+
+/** A call as a trace reports it, with its block; whether its transaction succeeded is not known yet. */
+export interface TracedCall extends Omit<ContractCall, 'transactionSucceeded'> {
+  blockNumber: number;
+  /** lowercase */
+  blockHash: Hex;
+}
+
+/** One trace of trace_filter's answer (OpenEthereum's format, which erigon, reth and anvil serve). */
+interface RpcTrace {
+  type: string;
+  action: { from?: Hex; to?: Hex; input?: Hex; value?: Hex };
+  result?: { output?: Hex; gasUsed?: Hex } | null;
+  error?: string;
+  blockHash: Hex;
+  blockNumber: number;
+  transactionHash?: Hex | null;
+  transactionPosition?: number | null;
+  traceAddress: number[];
+}
+
+/**
+ * The call a trace reports, as graph-node takes it (EthereumCall::try_from_trace): a call (not a
+ * creation, reward or self-destruct) that did not fail, carrying at least a selector (a plain value
+ * transfer has none), made in a transaction; null for any other trace.
+ */
+function callFromTrace(trace: RpcTrace): TracedCall | null {
+  const { action, result } = trace;
+  if (trace.type !== 'call' || trace.error !== undefined || !result) return null;
+  if (!action.input || action.input.length < 10 || !action.from || !action.to) return null;
+  if (trace.transactionPosition == null || !trace.transactionHash) return null;
+  return {
+    from: action.from.toLowerCase() as Hex,
+    to: action.to.toLowerCase() as Hex,
+    value: BigInt(action.value ?? 0),
+    gasUsed: BigInt(result.gasUsed ?? 0),
+    input: action.input,
+    output: result.output ?? '0x',
+    transactionHash: trace.transactionHash.toLowerCase() as Hex,
+    transactionIndex: trace.transactionPosition,
+    traceAddress: trace.traceAddress,
+    blockNumber: trace.blockNumber,
+    blockHash: trace.blockHash.toLowerCase() as Hex,
+  };
 }
 
 interface RpcBlock {
@@ -156,6 +203,15 @@ function nodeWords(error: unknown): string {
     cause = cause.cause as typeof cause;
   }
   return words.join('; ') || String((error as Error)?.message ?? error);
+}
+
+/** The node's words when `error` refuses a request as too large (see rangeTooLarge); else null. */
+function refusalAsTooLarge(error: unknown): string | null {
+  // viem's message also holds the request; the node's own words are its details and data
+  const reason = nodeWords(error);
+  return rangeTooLarge.test(String((error as Error)?.message ?? error)) || rangeTooLarge.test(reason)
+    ? reason
+    : null;
 }
 
 export class StoppedError extends Error {
@@ -494,10 +550,8 @@ export class ChainSource {
         return await this.getLogs(filter, from, to);
       } catch (error) {
         if (error instanceof StoppedError) throw error;
-        const message = String((error as Error)?.message ?? error);
-        // viem's message also holds the request; the node's own words are its details and data
-        const reason = nodeWords(error);
-        if ((rangeTooLarge.test(message) || rangeTooLarge.test(reason)) && to > from) {
+        const reason = refusalAsTooLarge(error);
+        if (reason !== null && to > from) {
           const width = to - from + 1;
           const limit = refusedSpanLimit(reason, width);
           if (limit !== null && limit < this.maxRange) {
@@ -512,6 +566,40 @@ export class ChainSource {
         delay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 15_000);
       }
     }
+  }
+
+  /**
+   * The calls to `addresses` in [from, to] that call handlers may get (see callFromTrace), from
+   * trace_filter, in chain order (by block, transaction, then depth-first through each call tree).
+   * Long address lists go out in parts, as for eth_getLogs; a range the node refuses as too large
+   * is asked for in halves; other failures are retried with backoff.
+   */
+  async callsInRange(addresses: readonly Hex[], from: number, to: number): Promise<TracedCall[]> {
+    if (addresses.length === 0) return [];
+    const chunk = this.options.maxAddressesPerRequest ?? 2_000;
+    const request = (toAddress: readonly Hex[], start: number, end: number) =>
+      this.client.request({
+        method: 'trace_filter',
+        params: [{ fromBlock: numberToHex(start), toBlock: numberToHex(end), toAddress }],
+      } as never) as Promise<RpcTrace[]>;
+    const inSpan = async (start: number, end: number): Promise<RpcTrace[]> => {
+      const answer = await this.retry('trace_filter', async () => {
+        const parts: Promise<RpcTrace[]>[] = [];
+        for (let i = 0; i < addresses.length; i += chunk)
+          parts.push(request(addresses.slice(i, i + chunk), start, end));
+        try {
+          return (await Promise.all(parts)).flat();
+        } catch (error) {
+          if (end > start && refusalAsTooLarge(error) !== null) return 'too-large' as const;
+          throw error;
+        }
+      });
+      if (answer !== 'too-large') return answer;
+      const middle = Math.floor((start + end) / 2);
+      return [...(await inSpan(start, middle)), ...(await inSpan(middle + 1, end))];
+    };
+    const calls = (await inSpan(from, to)).map(callFromTrace).filter((c): c is TracedCall => c !== null);
+    return calls.sort((a, b) => a.blockNumber - b.blockNumber || traceOrder(a, b));
   }
 
   /**

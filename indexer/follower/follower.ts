@@ -3,7 +3,9 @@
 // transactions, which graph-node gives handlers as `event.transaction`, unless configured to hand
 // over only the hash and index the log carries; the headers of the blocks where block handlers
 // fire, which run even without logs, at most 500 blocks a range while a handler fires on every
-// block; and the receipts of the transactions whose logs `receipt: true` handlers get), runs each
+// block; the receipts of the transactions whose logs `receipt: true` handlers get; and, where data
+// sources handle calls, the calls to their addresses from trace_filter, with the blocks and
+// transactions that hold them and the receipts that say whether those transactions succeeded), runs each
 // block's handlers through the block processor into a per-block write buffer, and writes each
 // range's checkpoint in the same store transaction as its entities (during catch-up several ranges
 // share a transaction, committed about once a second; at the head each range commits at once), so
@@ -15,8 +17,8 @@
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs (with the
 // previous range's headers, when that range foresaw this one's end: two round trips a range, not
 // three) and again after it. The hash of `to` commits to every block below it, so when both reads
-// agree the logs came from that chain; any disagreement (or a log whose blockHash differs from its
-// header, a log whose transaction its block lacks, or a receipt from another block than its log)
+// agree the logs came from that chain; any disagreement (or a log or call whose blockHash differs
+// from its header, whose transaction its block lacks, or a receipt from another block than its log)
 // makes the range be fetched again. A block that creates data sources ends its range: the rest of
 // it, and the ranges fetched ahead, lack the new data sources' logs, which are fetched and merged
 // in before they run.
@@ -32,6 +34,7 @@
 // which fail it with graph-node's error.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
+import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
@@ -43,6 +46,7 @@ import {
   type ChainHeader,
   type ChainSource,
   type LogFilter,
+  type TracedCall,
 } from './chain-source.ts';
 
 export interface FollowerOptions {
@@ -126,6 +130,19 @@ const EVERY_BLOCK_SPAN = 500;
 /** Ranges fetched at once while ranges hold few logs (see ChainSource.concurrentRanges). */
 export const MAX_RANGES_AHEAD = 4;
 
+/** A call of a range, with its block, and whether its transaction succeeded. */
+type RangeCall = TracedCall & Pick<ContractCall, 'transactionSucceeded'>;
+
+/** Where a log or a call says it comes from. */
+interface Placed {
+  blockNumber: bigint | number | null;
+  blockHash: Hex | null;
+  transactionHash: Hex | null;
+}
+
+const describe = (item: Placed) =>
+  'logIndex' in item ? `log ${item.logIndex as number}` : `a call to ${(item as TracedCall).to}`;
+
 /** A fetched, hash-checked range ready to process. */
 interface FetchedRange {
   from: number;
@@ -146,25 +163,28 @@ interface FetchedRange {
   receipts: Map<Hex, TransactionReceipt>;
   /** the filter the logs were fetched with */
   filter: LogFilter;
+  /** calls to the addresses in `callAddresses` (the data sources' that handle calls), in chain order */
+  calls: RangeCall[];
+  callAddresses: readonly Hex[];
 }
 
-/** The (lowercase) hashes of the transactions of `logs`, by block number. */
-function transactionsByBlock(logs: readonly Log[]): Map<number, Set<Hex>> {
+/** The (lowercase) hashes of the transactions of `items` (logs, calls), by block number. */
+function transactionsByBlock(items: readonly Placed[]): Map<number, Set<Hex>> {
   const byBlock = new Map<number, Set<Hex>>();
-  for (const log of logs) {
-    const n = Number(log.blockNumber);
+  for (const item of items) {
+    const n = Number(item.blockNumber);
     let hashes = byBlock.get(n);
     if (!hashes) byBlock.set(n, (hashes = new Set()));
-    if (log.transactionHash) hashes.add(log.transactionHash.toLowerCase() as Hex);
+    if (item.transactionHash) hashes.add(item.transactionHash.toLowerCase() as Hex);
   }
   return byBlock;
 }
 
-/** Whether the block's transactions were fetched and hold the transaction of `log`. */
-function holdsTransactionOf(header: ChainHeader, log: Log): boolean {
+/** Whether the block's transactions were fetched and hold the transaction of `item` (a log, a call). */
+function holdsTransactionOf(header: ChainHeader, item: Placed): boolean {
   return (
-    log.transactionHash !== null &&
-    header.transactions?.has(log.transactionHash.toLowerCase() as Hex) === true
+    item.transactionHash !== null &&
+    header.transactions?.has(item.transactionHash.toLowerCase() as Hex) === true
   );
 }
 
@@ -196,6 +216,7 @@ function restOf(range: FetchedRange, header: ChainHeader): FetchedRange {
     ...range,
     from: header.number + 1,
     logs: range.logs.filter((l) => Number(l.blockNumber) > header.number),
+    calls: range.calls.filter((c) => c.blockNumber > header.number),
     triggerBlocks: range.triggerBlocks.filter((n) => n > header.number),
     parentHash: header.hash,
   };
@@ -335,10 +356,20 @@ export class ChainFollower {
     if (readAhead) this.nextEnd = null;
     const end = readAhead ?? (await chain.header(to));
     if (!end) return { refetch: `the node has no block ${to}, below the head it reported` };
-    const logs = await chain.logsInRange(filter, from, to);
+    const callAddresses = this.sources.callAddresses();
+    const [logs, traced] = await Promise.all([
+      chain.logsInRange(filter, from, to),
+      chain.callsInRange(callAddresses, from, to),
+    ]);
     if (logs === 'too-large') return { refetch: null };
     const triggerBlocks = this.blockTriggersIn(from, to);
-    const numbers = [...new Set([...logs.map((l) => Number(l.blockNumber)), ...triggerBlocks])];
+    const numbers = [
+      ...new Set([
+        ...logs.map((l) => Number(l.blockNumber)),
+        ...traced.map((c) => c.blockNumber),
+        ...triggerBlocks,
+      ]),
+    ];
     const parent = from - 1 >= store.startBlock ? from - 1 : null;
     // The end of the range after this one as the span now stands, read with this range's headers:
     // that range's read of its end before its eth_getLogs then costs no round trip of its own. Not
@@ -347,22 +378,41 @@ export class ChainFollower {
     const nextEnd = oneAtATime && to < this.head ? this.rangeEnd(to + 1, this.head) : null;
     const headers = await chain.headers(
       [...(parent === null ? [] : [parent]), to, ...numbers, ...(nextEnd === null ? [] : [nextEnd])],
-      this.fullTransactions ? transactionsByBlock(logs) : undefined,
+      this.fullTransactions ? transactionsByBlock([...logs, ...traced]) : undefined,
     );
     if (nextEnd !== null) this.nextEnd = headers.get(nextEnd) ?? null;
     if (headers.get(to)?.hash !== end.hash)
       return { refetch: `block ${to} changed while its range was read` };
     const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);
     if (parent !== null && parentHash === null) return { refetch: `the node has no block ${parent}` };
-    const disagreement = this.disagreement(logs, headers);
+    const disagreement = this.disagreement([...logs, ...traced], headers);
     if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
-    const receipts = await this.receiptsFor(logs);
+    const [receipts, calls] = await Promise.all([this.receiptsFor(logs), this.withSuccess(traced)]);
     if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
+    if (!calls) return { refetch: 'a receipt is missing, or from another block than its call' };
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash, filter };
+    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash, filter, calls, callAddresses };
+  }
+
+  /**
+   * `calls` with whether their transactions succeeded, from the transactions' receipts (graph-node
+   * runs call handlers for successful transactions only: a reverted transaction's inner calls can
+   * succeed, and their traces then carry no error); null when a receipt is missing or from another
+   * block than its call, i.e. the chain moved.
+   */
+  private async withSuccess(calls: readonly TracedCall[]): Promise<RangeCall[] | null> {
+    if (calls.length === 0) return [];
+    const receipts = await this.options.chain.receipts(calls.map((c) => c.transactionHash));
+    const withSuccess: RangeCall[] = [];
+    for (const call of calls) {
+      const receipt = receipts.get(call.transactionHash);
+      if (!receipt || receipt.blockHash.toLowerCase() !== call.blockHash) return null;
+      withSuccess.push({ ...call, transactionSucceeded: receipt.status === 'success' });
+    }
+    return withSuccess;
   }
 
   /**
@@ -371,13 +421,17 @@ export class ChainFollower {
    * in, with the headers (and transactions) of their blocks; the range's end must keep its hash
    * meanwhile, as in fetchRange. A factory's registry creating instances in most ranges so costs an
    * eth_getLogs more per range, not the range again. A filter that drops something, or data sources
-   * with block handlers, fetch the range again.
+   * with block handlers or that handle calls, fetch the range again.
    */
   private async widen(range: FetchedRange, filter: LogFilter): Promise<FetchedRange | Refetch> {
-    if (range.filter === filter) return range;
+    if (range.filter === filter && range.callAddresses === this.sources.callAddresses()) return range;
     const missing = missingFilters(range.filter, filter);
     const triggerBlocks = this.blockTriggersIn(range.from, range.to);
-    if (!missing || triggerBlocks.join() !== range.triggerBlocks.join())
+    if (
+      !missing ||
+      triggerBlocks.join() !== range.triggerBlocks.join() ||
+      range.callAddresses !== this.sources.callAddresses()
+    )
       return this.fetchRange(range.from, range.to, filter);
     const { chain } = this.options;
     const extra = (await Promise.all(missing.map((f) => chain.narrowerLogs(f, range.from, range.to)))).flat();
@@ -409,25 +463,25 @@ export class ChainFollower {
   }
 
   /**
-   * Why `logs` disagree with the headers read for their blocks after them (a log naming another
-   * block hash, or, with whole transactions, a log whose transaction the node did not give); null
-   * when they agree.
+   * Why `items` (logs, calls) disagree with the headers read for their blocks after them (one naming
+   * another block hash, or, with whole transactions, one whose transaction the node did not give);
+   * null when they agree.
    */
   private disagreement(
-    logs: readonly Log[],
+    items: readonly Placed[],
     headers: ReadonlyMap<number, ChainHeader | null>,
   ): Refetch | null {
-    const stray = logs.find((l) => headers.get(Number(l.blockNumber))?.hash !== l.blockHash?.toLowerCase());
+    const stray = items.find((i) => headers.get(Number(i.blockNumber))?.hash !== i.blockHash?.toLowerCase());
     if (stray)
       return {
-        refetch: `a log of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
+        refetch: `${describe(stray)} of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
       };
     const orphan = this.fullTransactions
-      ? logs.find((l) => !holdsTransactionOf(headers.get(Number(l.blockNumber))!, l))
+      ? items.find((i) => !holdsTransactionOf(headers.get(Number(i.blockNumber))!, i))
       : undefined;
     if (orphan)
       return {
-        refetch: `the node did not give transaction ${orphan.transactionHash} of log ${orphan.logIndex} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
+        refetch: `the node did not give transaction ${orphan.transactionHash} of ${describe(orphan)} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
       };
     return null;
   }
@@ -558,6 +612,13 @@ export class ChainFollower {
       if (list) list.push(log);
       else byBlock.set(n, [log]);
     }
+    const callsByBlock = new Map<number, RangeCall[]>();
+    for (const call of fetched.calls) {
+      const list = callsByBlock.get(call.blockNumber);
+      if (list) list.push(call);
+      else callsByBlock.set(call.blockNumber, [call]);
+      if (!byBlock.has(call.blockNumber)) byBlock.set(call.blockNumber, []);
+    }
     for (const n of fetched.triggerBlocks) if (!byBlock.has(n)) byBlock.set(n, []);
     let committed = end;
     if (!store.transactionOpen) {
@@ -568,7 +629,12 @@ export class ChainFollower {
     try {
       for (const n of [...byBlock.keys()].sort((a, b) => a - b)) {
         const header = fetched.known.get(n)!;
-        const result = await this.processBlock(header, sortedByLogIndex(byBlock.get(n)!), fetched.receipts);
+        const result = await this.processBlock(
+          header,
+          sortedByLogIndex(byBlock.get(n)!),
+          callsByBlock.get(n) ?? [],
+          fetched.receipts,
+        );
         processed += result.logs;
         // New data sources change the filter: the range ends here, and the rest of it runs next,
         // with their logs added
@@ -606,22 +672,26 @@ export class ChainFollower {
   }
 
   /**
-   * Runs one block. When its handlers create data sources, their logs in this block are fetched and,
-   * if there are any, the block is run again from scratch with them (and the data source set as it
-   * was before the block): graph-node's order, where the new data sources' triggers run after the
-   * block's others. Returns how many logs the block handed to handlers and whether it created data
-   * sources.
+   * Runs one block. When its handlers create data sources, their logs (and calls) in this block are
+   * fetched and, if there are any, the block is run again from scratch with them (and the data
+   * source set as it was before the block): graph-node's order, where the new data sources' triggers
+   * run after the block's others. Returns how many logs the block handed to handlers and whether it
+   * created data sources.
    */
   private async processBlock(
     blockHeader: ChainHeader,
     initialLogs: Log[],
+    initialCalls: RangeCall[],
     receipts: Map<Hex, TransactionReceipt>,
   ): Promise<{ logs: number; created: boolean }> {
     const { store, processor, chain } = this.options;
     const sourcesBefore = this.sources.size;
-    const fetched = new Set<string>();
+    // what the block's logs and calls were fetched for
+    let coveredLogs = this.sources.logFilter();
+    const coveredCalls = new Set(this.sources.callAddresses());
     let header = blockHeader;
     let logs = initialLogs;
+    let calls = initialCalls;
     let deferImmutableChecks = true;
     for (;;) {
       const writer = store.blockWriter(header.number);
@@ -635,6 +705,7 @@ export class ChainFollower {
           logs,
           transactions: header.transactions,
           receipts,
+          calls,
         },
         writer,
         this.sources,
@@ -648,38 +719,50 @@ export class ChainFollower {
         step = steps.next();
       }
       const result = step.value;
-      const fresh = result.createdDataSources
-        .map((d) => d.address.toLowerCase() as Hex)
-        .filter((a) => !fetched.has(a));
-      if (fresh.length > 0) {
-        for (const a of fresh) fetched.add(a);
-        const here = await chain.narrowerLogs(
-          { addresses: fresh, topics: this.sources.logFilter().topics },
-          header.number,
-          header.number,
-        );
-        if (here.some((l) => l.blockHash?.toLowerCase() !== header.hash))
+      if (result.createdDataSources.length > 0) {
+        // what the block's logs and calls lack for its new data sources; an instance whose
+        // address the block's logs already cover (another template's, a static data source's) adds
+        // no request for the logs already there
+        const logFilter = this.sources.logFilter();
+        const missing = missingFilters(coveredLogs, logFilter) ?? [logFilter];
+        const callAddresses = this.sources.callAddresses().filter((a) => !coveredCalls.has(a));
+        coveredLogs = logFilter;
+        for (const a of callAddresses) coveredCalls.add(a);
+        const [here, tracedHere] = await Promise.all([
+          Promise.all(missing.map((f) => chain.narrowerLogs(f, header.number, header.number))).then((l) => {
+            const had = new Set(logs.map((log) => log.logIndex));
+            return l.flat().filter((log) => !had.has(log.logIndex));
+          }),
+          chain.callsInRange(callAddresses, header.number, header.number),
+        ]);
+        const added: Placed[] = [...here, ...tracedHere];
+        if (added.some((i) => i.blockHash?.toLowerCase() !== header.hash))
           throw new ChainMoved(
             `block ${header.number} changed while the logs of its new data sources were read`,
           );
-        const hereReceipts = await this.receiptsFor(here);
-        if (!hereReceipts) throw new ChainMoved('a receipt is missing, or from another block than its log');
+        const [hereReceipts, callsHere] = await Promise.all([
+          this.receiptsFor(here),
+          this.withSuccess(tracedHere),
+        ]);
+        if (!hereReceipts || !callsHere)
+          throw new ChainMoved('a receipt is missing, or from another block than its log or call');
         for (const [hash, receipt] of hereReceipts) receipts.set(hash, receipt);
-        if (this.fullTransactions && !here.every((l) => holdsTransactionOf(header, l))) {
-          // a block handler's block (fetched without transactions) gave the new data sources logs
+        if (this.fullTransactions && !added.every((i) => holdsTransactionOf(header, i))) {
+          // a block fetched without them (a block handler's) gave the new data sources triggers
           const withTransactions = await chain.headers(
             [header.number],
-            transactionsByBlock([...logs, ...here]),
+            transactionsByBlock([...logs, ...calls, ...added]),
           );
           const again = withTransactions.get(header.number);
-          if (again?.hash !== header.hash || !here.every((l) => holdsTransactionOf(again, l)))
+          if (again?.hash !== header.hash || !added.every((i) => holdsTransactionOf(again, i)))
             throw new ChainMoved(
-              `block ${header.number} changed, or came without the transactions of its new data sources' logs`,
+              `block ${header.number} changed, or came without the transactions of its new data sources' logs or calls`,
             );
           header = again;
         }
-        if (here.length > 0) {
+        if (added.length > 0) {
           logs = sortedByLogIndex([...logs, ...here]);
+          calls = [...calls, ...callsHere].sort(traceOrder);
           this.sources.truncate(sourcesBefore);
           continue;
         }

@@ -20,6 +20,7 @@ export const TypeId = {
   EventParam: 23,
   EthereumTransaction: 24,
   EthereumBlock: 25,
+  EthereumCall: 26,
   WrappedBool: 28,
   WrappedJsonValue: 29,
   EthereumValue: 30,

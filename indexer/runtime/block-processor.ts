@@ -1,6 +1,8 @@
 // Runs a subgraph's handlers over one block, in graph-node's order: `once` block handlers at their
-// data source's start block, then logs by log index, then the unfiltered and `polling` block
-// handlers; for each trigger, the matching data sources (static in manifest order, then template
+// data source's start block; then logs and calls by transaction (a transaction's logs by log index,
+// then its calls in trace order); then the `call` block handlers of the addresses called (in the
+// order of the calls, once per run of calls to one address), and the unfiltered and `polling` block
+// handlers. For each trigger, the matching data sources (static in manifest order, then template
 // instances in creation order). Template instances created by handlers start after the pass over
 // the block: the block's triggers are run again for them alone, repeatedly while handlers keep
 // creating data sources. Any handler failure is a deterministic error that fails the block.
@@ -15,6 +17,7 @@ import {
   type DynamicDataSource,
 } from './data-sources.ts';
 import type { EventParameter } from './event-decoder.ts';
+import { decodeCall, sameCall, writeCall, type ContractCall } from './ethereum-call.ts';
 import { writeEvent, writeTriggerBlock, type BlockWithLogs } from './ethereum-event.ts';
 import {
   BlockState,
@@ -79,8 +82,8 @@ export class HandlerError extends Error {
   }
 }
 
-/** blockSteps pauses after this many logs (a few milliseconds of handlers). */
-const LOGS_PER_STEP = 32;
+/** blockSteps pauses after this many logs or calls (a few milliseconds of handlers). */
+const TRIGGERS_PER_STEP = 32;
 
 interface DecodedHandler {
   spec: EventHandlerSpec;
@@ -158,26 +161,35 @@ export function createBlockProcessor(
     return matching[0] ?? null;
   }
 
-  /** The failure of a handler as the caller must see it (see HandlerError, StoreAccessError). */
+  /**
+   * The failure of a handler as the caller must see it (see HandlerError, StoreAccessError), for a
+   * log's handler, a call's or a block handler.
+   */
   function handlerFailure(
     error: unknown,
     ds: ActiveDataSource,
     handler: string | null,
     block: BlockWithLogs,
-    log: Log | null,
+    trigger: { log: Log } | { call: ContractCall } | null,
   ): unknown {
     // The instance may be mid-way through a handler; never reuse it.
     instances.delete(ds.mapping.module);
     if (error instanceof StoreAccessError) return error.cause;
     if (error instanceof ChainAccessError) return error;
     const message = error instanceof Error ? error.message : String(error);
-    const where = log ? `, transaction ${log.transactionHash}, log index ${log.logIndex}` : '';
+    const log = trigger && 'log' in trigger ? trigger.log : null;
+    const call = trigger && 'call' in trigger ? trigger.call : null;
+    const where = log
+      ? `, transaction ${log.transactionHash}, log index ${log.logIndex}`
+      : call
+        ? `, transaction ${call.transactionHash}, call to ${call.to}`
+        : '';
     return new HandlerError(
       `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}${where}: ${message}`,
       block.number,
       ds.name,
       handler ?? '',
-      log?.transactionHash ?? null,
+      log?.transactionHash ?? call?.transactionHash ?? null,
       log?.logIndex ?? null,
       { cause: error },
     );
@@ -203,10 +215,92 @@ export function createBlockProcessor(
       instance.call(decoded.spec.handler, event);
       return true;
     } catch (error) {
-      throw handlerFailure(error, ds, handler, block, log);
+      throw handlerFailure(error, ds, handler, block, { log });
     } finally {
       runtime.dataSource = null;
     }
+  }
+
+  /**
+   * Runs the call handler of `ds` for `call`, if it has one for the call's function and the call's
+   * arguments decode as that function's; returns whether it ran.
+   */
+  function runCallHandler(ds: ActiveDataSource, call: ContractCall, block: BlockWithLogs): boolean {
+    const spec = ds.mapping.callHandlers.get(call.input.slice(0, 10) as Hex);
+    if (!spec) return false;
+    try {
+      const decoded = decodeCall(spec, call);
+      if (!decoded) {
+        runtime.logger(
+          'warning',
+          `Skipping handler ${spec.handler}: the input of the call to ${call.to} in transaction ${call.transactionHash} does not decode as ${spec.function}`,
+          ds.name,
+        );
+        return false;
+      }
+      const instance = instanceFor(ds.mapping);
+      runtime.dataSource = ds;
+      instance.call(spec.handler, writeCall(instance.heap, call, block, decoded));
+      return true;
+    } catch (error) {
+      throw handlerFailure(error, ds, spec.handler, block, { call });
+    } finally {
+      runtime.dataSource = null;
+    }
+  }
+
+  /** Runs the call handlers `call` triggers; the call is the latest one that did (see runPass). */
+  function runCallHandlers(call: ContractCall, dataSources: DataSourceView, block: BlockWithLogs): number {
+    let calls = 0;
+    if (!call.transactionSucceeded) return calls;
+    for (const ds of dataSources.forAddress(call.to)) {
+      if (block.number < ds.startBlock) continue;
+      if (runCallHandler(ds, call, block)) calls++;
+    }
+    return calls;
+  }
+
+  /** Whether `call` is a call trigger of a data source in `dataSources` (graph-node's call filter). */
+  function isCallTrigger(call: ContractCall, dataSources: DataSourceView): boolean {
+    const selector = call.input.slice(0, 10) as Hex;
+    return dataSources.forAddress(call.to).some((ds) => ds.mapping.callHandlers.has(selector));
+  }
+
+  /**
+   * Runs the `call` block handlers of the addresses `calls` go to, in the order of the calls, once
+   * for each run of consecutive calls to one address (graph-node drops a block trigger equal to the
+   * one before it, and keeps the others).
+   */
+  function runCallBlockHandlers(
+    calls: readonly ContractCall[],
+    dataSources: DataSourceView,
+    block: BlockWithLogs,
+  ): number {
+    let handled = 0;
+    let lastTo: Hex | null = null;
+    for (const call of calls) {
+      const targets = dataSources
+        .forAddress(call.to)
+        .filter(
+          (ds) => block.number >= ds.startBlock && ds.mapping.blockHandlers.some((h) => h.filter === 'call'),
+        );
+      if (targets.length === 0 || call.to === lastTo) continue;
+      lastTo = call.to;
+      for (const ds of targets) {
+        const spec = ds.mapping.blockHandlers.find((h) => h.filter === 'call')!;
+        try {
+          const instance = instanceFor(ds.mapping);
+          runtime.dataSource = ds;
+          instance.call(spec.handler, writeTriggerBlock(instance.heap, block));
+          handled++;
+        } catch (error) {
+          throw handlerFailure(error, ds, spec.handler, block, { call });
+        } finally {
+          runtime.dataSource = null;
+        }
+      }
+    }
+    return handled;
   }
 
   /** Runs the `start` or `end` block handlers of `dataSources` that fire at this block. */
@@ -238,22 +332,38 @@ export function createBlockProcessor(
     dataSources: DataSourceView,
     block: BlockWithLogs,
   ): Generator<void, number> {
-    let calls = runBlockHandlers(dataSources.withBlockHandlers, block, 'start');
+    let handled = runBlockHandlers(dataSources.withBlockHandlers, block, 'start');
+    const calls = block.calls ?? [];
+    let lastCallTrigger: ContractCall | null = null;
     let sincePause = 0;
-    for (const log of logs) {
-      if (++sincePause === LOGS_PER_STEP) {
+    for (let l = 0, c = 0; l < logs.length || c < calls.length; ) {
+      if (++sincePause === TRIGGERS_PER_STEP) {
         sincePause = 0;
         yield;
       }
-      const topic0 = log.topics[0];
+      const log = logs[l];
+      const call = calls[c];
+      // a transaction's logs run before its calls (graph-node orders calls and logs by transaction)
+      if (call && (!log || call.transactionIndex < (log.transactionIndex ?? 0))) {
+        c++;
+        if (!isCallTrigger(call, dataSources)) continue;
+        // graph-node drops a call trigger equal to the one before it
+        if (lastCallTrigger && sameCall(lastCallTrigger, call)) continue;
+        lastCallTrigger = call;
+        handled += runCallHandlers(call, dataSources, block);
+        continue;
+      }
+      l++;
+      const topic0 = log!.topics[0];
       if (!topic0) continue;
-      for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
+      for (const ds of dataSources.forAddress(log!.address.toLowerCase())) {
         if (block.number < ds.startBlock) continue;
         if (!ds.mapping.handlers.has(topic0)) continue;
-        if (runHandler(ds, log, block)) calls++;
+        if (runHandler(ds, log!, block)) handled++;
       }
     }
-    return calls + runBlockHandlers(dataSources.withBlockHandlers, block, 'end');
+    handled += runCallBlockHandlers(calls, dataSources, block);
+    return handled + runBlockHandlers(dataSources.withBlockHandlers, block, 'end');
   }
 
   return {

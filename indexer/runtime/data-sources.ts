@@ -127,10 +127,13 @@ export class DataSourceSet implements DataSourceView {
   /** how many data sources name each address, and have each topic's handler */
   private readonly addressUses = new Map<Hex, number>();
   private readonly topicUses = new Map<Hex, number>();
+  /** how many data sources that handle calls name each address */
+  private readonly callAddressUses = new Map<Hex, number>();
   private receiptDeclarers = 0;
   private everyBlockHandlers = 0;
-  /** the filter as last worked out, until the set changes */
+  /** the filters as last worked out, until the set changes */
   private filter: DataSourceLogFilter | null = null;
+  private calls: readonly Hex[] | null = null;
 
   constructor(
     private readonly subgraph: Subgraph,
@@ -220,10 +223,13 @@ export class DataSourceSet implements DataSourceView {
       else uses.set(key, n);
     };
     if (ds.address !== null) bump(this.addressUses, ds.address);
+    if (ds.address !== null && ds.mapping.tracesCalls) bump(this.callAddressUses, ds.address);
     for (const topic of ds.mapping.handlers.keys()) bump(this.topicUses, topic);
     if (ds.mapping.declaresReceipts) this.receiptDeclarers += step;
     if (ds.mapping.blockHandlers.some((h) => h.filter === 'every')) this.everyBlockHandlers += step;
     this.filter = null;
+    // kept across other changes: the follower fetches a range again when this array changes
+    if (ds.mapping.tracesCalls) this.calls = null;
   }
 
   /** Whether some data source has a block handler that fires at block `number`. */
@@ -257,6 +263,15 @@ export class DataSourceSet implements DataSourceView {
   /** Whether a data source has a block handler that fires on every block. */
   hasEveryBlockHandler(): boolean {
     return this.everyBlockHandlers > 0;
+  }
+
+  /**
+   * The (lowercase) addresses whose calls data sources handle (call handlers, `call` block
+   * handlers): what trace_filter must cover; the same array until the set changes.
+   */
+  callAddresses(): readonly Hex[] {
+    this.calls ??= [...this.callAddressUses.keys()];
+    return this.calls;
   }
 
   /** What an eth_getLogs filter must cover; the same object until the set changes. */

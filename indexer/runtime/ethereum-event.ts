@@ -6,6 +6,7 @@
 // and logType is null, as in graph-node.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { AscHeap, AscImage } from './asc-memory.ts';
+import type { ContractCall } from './ethereum-call.ts';
 import { writeBigInt } from './asc-values.ts';
 import type { EventParameter } from './event-decoder.ts';
 import { valueWriter } from './ethereum-value.ts';
@@ -48,6 +49,8 @@ export interface BlockWithLogs {
   transactions?: ReadonlyMap<Hex, TransactionInfo>;
   /** by transaction hash; required when a handler declares `receipt: true` */
   receipts?: ReadonlyMap<Hex, TransactionReceipt>;
+  /** calls to the addresses of data sources that handle calls, in trace order (see traceOrder) */
+  calls?: readonly ContractCall[];
   header?: BlockHeaderInfo;
 }
 

@@ -2,11 +2,20 @@
 // and the compiled wasm modules (compiled once and shared by every instance). Event handlers are
 // keyed by topic0, computed from the manifest's event signature with its `indexed` keywords removed;
 // the ABI event used to decode a log is the one whose signature, `indexed` keywords included,
-// equals the manifest's.
+// equals the manifest's. Call handlers are keyed by their function's selector, and decode with the
+// payable or nonpayable function of the data source's ABI whose signature equals the manifest's.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load as parseYaml } from 'js-yaml';
-import { keccak256, toBytes, type Abi, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import {
+  keccak256,
+  toBytes,
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type AbiParameter,
+  type Hex,
+} from 'viem';
 import { createEventDecoder, type EventDecoder } from './event-decoder.ts';
 import { importMemory, type MemoryLimits } from './wasm-memory-import.ts';
 
@@ -21,12 +30,23 @@ export interface EventHandlerSpec {
   decode: EventDecoder;
 }
 
+/** A call handler: runs for successful calls to the data source's address that name its function. */
+export interface CallHandlerSpec {
+  /** the manifest's function signature, e.g. `record(uint256,string)` */
+  function: string;
+  handler: string;
+  /** the first four bytes of keccak256(function): what a call's input starts with */
+  selector: Hex;
+  abiFunction: AbiFunction;
+}
+
 /**
  * A block handler and when it runs (graph-node's BlockHandlerFilter): `every` block from the data
- * source's start block, every `polling` interval from it, or `once` at it.
+ * source's start block, every `polling` interval from it, `once` at it, or at the blocks holding a
+ * `call` to the data source's address.
  */
 export type BlockHandlerSpec =
-  | { handler: string; filter: 'every' | 'once' }
+  | { handler: string; filter: 'every' | 'once' | 'call' }
   | { handler: string; filter: 'polling'; every: number };
 
 export interface MappingSpec {
@@ -41,6 +61,10 @@ export interface MappingSpec {
   declaresReceipts: boolean;
   /** at most one of each filter, never `every` together with `once` or `polling` */
   blockHandlers: BlockHandlerSpec[];
+  /** call handlers by selector (the first in manifest order where two share one, as graph-node) */
+  callHandlers: Map<Hex, CallHandlerSpec>;
+  /** whether calls to the data source's address trigger something: call handlers, or a `call` block handler */
+  tracesCalls: boolean;
   /** the mapping's ABIs by their manifest name: what ethereum.call looks contracts up in */
   abis: Map<string, Abi>;
 }
@@ -102,7 +126,7 @@ interface RawDataSource {
     abis?: { name: string; file: string }[];
     eventHandlers?: RawHandler[];
     blockHandlers?: { handler?: string; filter?: { kind?: string; every?: unknown } }[];
-    callHandlers?: unknown[];
+    callHandlers?: { function?: string; handler?: string }[];
   };
 }
 
@@ -185,10 +209,7 @@ function blockHandlerSpec(
       );
     return { handler: raw.handler, filter: 'polling', every };
   }
-  if (kind === 'call')
-    throw new Error(
-      `data source ${dataSource}: block handler ${raw.handler}: filter kind call is not supported (it needs traces)`,
-    );
+  if (kind === 'call') return { handler: raw.handler, filter: 'call' };
   throw new Error(`data source ${dataSource}: block handler ${raw.handler}: unknown filter kind ${kind}`);
 }
 
@@ -200,8 +221,44 @@ function checkBlockHandlers(dataSource: string, handlers: readonly BlockHandlerS
       `data source ${dataSource}: data source has a combination of filtered and non-filtered block handlers that is not allowed`,
     );
   }
-  if (count('every') > 1 || count('once') > 1 || count('polling') > 1)
+  if (count('every') > 1 || count('once') > 1 || count('polling') > 1 || count('call') > 1)
     throw new Error(`data source ${dataSource}: data source has duplicated block handlers`);
+}
+
+/** The manifest form of an ABI function: `name(type,...)`, tuples as their component types. */
+export function functionSignature(fn: AbiFunction): string {
+  return `${fn.name}(${fn.inputs.map(formatParameterType).join(',')})`;
+}
+
+/**
+ * The call handlers of a mapping by selector. As graph-node, the function is looked up among the
+ * payable and nonpayable functions of the data source's own ABI (`source.abi`), by its exact
+ * signature: view functions are never called in a transaction's trace of state changes.
+ */
+function callHandlerSpecs(
+  dataSource: string,
+  raw: readonly { function?: string; handler?: string }[],
+  sourceAbi: Abi | undefined,
+): Map<Hex, CallHandlerSpec> {
+  const specs = new Map<Hex, CallHandlerSpec>();
+  const functions = (sourceAbi ?? []).filter(
+    (item): item is AbiFunction =>
+      item.type === 'function' &&
+      (item.stateMutability === 'payable' || item.stateMutability === 'nonpayable'),
+  );
+  for (const h of raw) {
+    if (!h.function || !h.handler)
+      throw new Error(`data source ${dataSource}: call handler without function or handler`);
+    const abiFunction = functions.find((f) => functionSignature(f) === h.function);
+    if (!abiFunction)
+      throw new Error(
+        `data source ${dataSource}: call handler ${h.handler}: function ${h.function} is not a payable or nonpayable function of the data source's ABI`,
+      );
+    const selector = keccak256(toBytes(h.function)).slice(0, 10) as Hex;
+    if (!specs.has(selector))
+      specs.set(selector, { function: h.function, handler: h.handler, selector, abiFunction });
+  }
+  return specs;
 }
 
 async function loadMapping(
@@ -221,13 +278,15 @@ async function loadMapping(
   if (raw.kind !== 'ethereum' && raw.kind !== 'ethereum/contract') {
     throw new Error(`data source ${name}: kind ${raw.kind} is not supported (only ethereum)`);
   }
-  if ((mapping.callHandlers?.length ?? 0) > 0) {
-    throw new Error(`data source ${name}: call handlers are not supported (they need traces)`);
-  }
   const blockHandlers = (mapping.blockHandlers ?? []).map((h) => blockHandlerSpec(name, h));
   checkBlockHandlers(name, blockHandlers);
   const named = mapping.abis ?? [];
   const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
+  const callHandlers = callHandlerSpecs(
+    name,
+    mapping.callHandlers ?? [],
+    abis[named.findIndex((a) => a.name === raw.source?.abi)],
+  );
   const handlers = new Map<Hex, EventHandlerSpec[]>();
   for (const h of mapping.eventHandlers ?? []) {
     if (!h.event || !h.handler)
@@ -269,6 +328,8 @@ async function loadMapping(
     handlers,
     declaresReceipts: [...handlers.values()].some((specs) => specs.some((h) => h.receipt)),
     blockHandlers,
+    callHandlers,
+    tracesCalls: callHandlers.size > 0 || blockHandlers.some((h) => h.filter === 'call'),
     abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
   };
 }
@@ -284,6 +345,8 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   for (const raw of manifest.dataSources ?? []) {
     if ((raw.mapping?.blockHandlers?.length ?? 0) > 0 && !raw.source?.address)
       throw new Error(`data source ${raw.name ?? ''}: block handlers need a source address`);
+    if ((raw.mapping?.callHandlers?.length ?? 0) > 0 && !raw.source?.address)
+      throw new Error(`data source ${raw.name ?? ''}: call handlers need a source address`);
     dataSources.push({
       name: raw.name ?? '',
       network: raw.network ?? '',

@@ -1,5 +1,6 @@
 // A real chain for the host-probe subgraph: its own anvil with the ProbeEmitter contract deployed,
-// and probe(kind, input) mining one block that emits one Probe event; and an indexer of the probe
+// probe(kind, input) mining one block that emits one Probe event, and blocks of any transactions,
+// reverting ones included (for the call handlers, with a ProbeCaller to make inner calls); and an indexer of the probe
 // subgraph over it. The end-to-end tests that run the probe subgraph through the chain follower
 // (not through synthetic logs) share them.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -50,12 +51,20 @@ export interface ProbeChain {
   ): Promise<{ number: number; txHashes: Hex[] }>;
   /** deploys another ProbeEmitter (one block); returns its address (lowercase) */
   deployEmitter(): Promise<Hex>;
+  /** deploys a ProbeCaller (one block); returns its address (lowercase) */
+  deployCaller(): Promise<Hex>;
+  /**
+   * mines one block with these transactions from probeSender, in order, each with a fixed gas limit
+   * and unchecked (they may revert); returns the block number and the transaction hashes
+   */
+  mine(txs: { to: Hex; data: Hex }[]): Promise<{ number: number; txHashes: Hex[] }>;
   stop(): Promise<void>;
 }
 
 export async function startProbeChain(): Promise<ProbeChain> {
   const compiled = compileSolidity({ 'ProbeEmitter.sol': { content: readFileSync(contractFile, 'utf8') } });
   const bytecode = `0x${compiled['ProbeEmitter.sol']!.ProbeEmitter!.evm.bytecode.object}` as Hex;
+  const callerBytecode = `0x${compiled['ProbeEmitter.sol']!.ProbeCaller!.evm.bytecode.object}` as Hex;
   const anvil = await startAnvil();
   const rpc = createRpcClient(anvil.rpcUrl);
   // one block per transaction, mined through the devnet's checked queue (with automine a receipt
@@ -69,8 +78,9 @@ export async function startProbeChain(): Promise<ProbeChain> {
     return queue.mine(BigInt(latest.timestamp) + 12n);
   };
   const send = (tx: { to?: Hex; data: Hex; value?: bigint }) => sendAll([tx]);
-  const deploy = async () =>
-    (await send({ data: bytecode })).txs[0]!.receipt.contractAddress!.toLowerCase() as Hex;
+  const deployCode = async (code: Hex) =>
+    (await send({ data: code })).txs[0]!.receipt.contractAddress!.toLowerCase() as Hex;
+  const deploy = () => deployCode(bytecode);
   const probeData = (kind: number, input: string) =>
     encodeFunctionData({ abi: probeAbi, functionName: 'probe', args: [kind, input] });
   const emitter = await deploy();
@@ -84,6 +94,7 @@ export async function startProbeChain(): Promise<ProbeChain> {
       ProbeEmitter: { address: emitter, startBlock: deployBlock },
       EveryBlock: { address: `0x${'bb'.repeat(20)}`, startBlock: deployBlock },
       PollingBlock: { address: `0x${'cc'.repeat(20)}`, startBlock: deployBlock },
+      ProbeCalls: { address: emitter, startBlock: deployBlock },
     },
     async probe(kind, input, value) {
       return Number((await send({ to: emitter, data: probeData(kind, input), value })).number);
@@ -95,6 +106,17 @@ export async function startProbeChain(): Promise<ProbeChain> {
       return { number: Number(block.number), txHashes: block.txs.map((t) => t.receipt.transactionHash) };
     },
     deployEmitter: deploy,
+    deployCaller: () => deployCode(callerBytecode),
+    async mine(txs) {
+      const latest = await rpc.request<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+      const txHashes: Hex[] = [];
+      for (const tx of txs)
+        txHashes.push(
+          await rpc.request<Hex>('eth_sendTransaction', [{ from: probeSender, ...tx, gas: '0x200000' }]),
+        );
+      await rpc.request('evm_mine', [Number(BigInt(latest.timestamp) + 12n)]);
+      return { number: Number(await rpc.request<Hex>('eth_blockNumber', [])), txHashes };
+    },
     async probeReceipt(tag) {
       const data = encodeFunctionData({ abi: probeAbi, functionName: 'probeReceipt', args: [tag] });
       return (await send({ to: emitter, data })).txs[0]!.receipt.transactionHash;

@@ -102,10 +102,7 @@ describe('block handler rules of the manifest', () => {
     ).rejects.toThrow('combination of filtered and non-filtered block handlers that is not allowed');
   });
 
-  it('refuses the call filter, which needs traces, and a polling filter without a positive interval', async () => {
-    await expect(loadEdited((text) => text.replace('kind: once', 'kind: call'))).rejects.toThrow(
-      'block handler handleOnce: filter kind call is not supported (it needs traces)',
-    );
+  it('refuses a polling filter without a positive interval', async () => {
     await expect(loadEdited((text) => text.replace('every: 3', 'every: 0'))).rejects.toThrow(
       'block handler handlePolling: polling needs `every`, a positive integer',
     );

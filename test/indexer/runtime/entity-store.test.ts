@@ -135,6 +135,8 @@ function dataSource(apiVersion: string): ActiveDataSource {
       handlers: new Map(),
       declaresReceipts: false,
       blockHandlers: [],
+      callHandlers: new Map(),
+      tracesCalls: false,
       abis: new Map(),
     },
   };

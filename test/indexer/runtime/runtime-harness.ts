@@ -124,7 +124,7 @@ export class RuntimeHarness {
   runBlock(
     number: number,
     logs: Log[],
-    extras: Pick<BlockWithLogs, 'transactions' | 'receipts' | 'header'> = {},
+    extras: Pick<BlockWithLogs, 'transactions' | 'receipts' | 'header' | 'calls'> = {},
   ): BlockResult {
     this.lastBlock = number;
     const hash = blockHash(number);
