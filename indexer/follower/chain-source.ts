@@ -64,14 +64,14 @@ export interface LogFilter {
   readonly topics: readonly Hex[];
 }
 
-/** A call as a trace reports it, with its block; whether its transaction succeeded is not known yet. */
+/** A call as a trace reports it, with its block (whether its transaction succeeded is not known). */
 export interface TracedCall extends Omit<ContractCall, 'transactionSucceeded'> {
   blockNumber: number;
   /** lowercase */
   blockHash: Hex;
 }
 
-/** One trace of trace_filter's answer (OpenEthereum's format, which erigon, reth and anvil serve). */
+/** One trace of trace_filter's answer (OpenEthereum's format: erigon, reth and anvil serve it). */
 interface RpcTrace {
   type: string;
   action: { from?: Hex; to?: Hex; input?: Hex; value?: Hex };

@@ -5,11 +5,11 @@
 // fire, which run even without logs, at most 500 blocks a range while a handler fires on every
 // block; the receipts of the transactions whose logs `receipt: true` handlers get; and, where data
 // sources handle calls, the calls to their addresses from trace_filter, with the blocks and
-// transactions that hold them and the receipts that say whether those transactions succeeded), runs each
-// block's handlers through the block processor into a per-block write buffer, and writes each
-// range's checkpoint in the same store transaction as its entities (during catch-up several ranges
-// share a transaction, committed about once a second; at the head each range commits at once), so
-// a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on
+// transactions that hold them and the receipts that say whether those transactions succeeded),
+// runs each block's handlers through the block processor into a per-block write buffer, and writes
+// each range's checkpoint in the same store transaction as its entities (during catch-up several
+// ranges share a transaction, committed about once a second; at the head each range commits at
+// once), so a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on
 // the canonical chain; if not, the store reverts to the newest stored block that is, and indexing
 // resumes from there. A handler's chain read the node failed (ChainAccessError) rolls back to the
 // last commit like a moved chain, and the ranges run again after a backoff.
@@ -140,7 +140,8 @@ interface Placed {
   transactionHash: Hex | null;
 }
 
-const describe = (item: Placed) =>
+/** How a message names a log or a call. */
+const nameOf = (item: Placed) =>
   'logIndex' in item ? `log ${item.logIndex as number}` : `a call to ${(item as TracedCall).to}`;
 
 /** A fetched, hash-checked range ready to process. */
@@ -163,7 +164,7 @@ interface FetchedRange {
   receipts: Map<Hex, TransactionReceipt>;
   /** the filter the logs were fetched with */
   filter: LogFilter;
-  /** calls to the addresses in `callAddresses` (the data sources' that handle calls), in chain order */
+  /** calls to the addresses in `callAddresses` (of the data sources that handle calls), in chain order */
   calls: RangeCall[];
   callAddresses: readonly Hex[];
 }
@@ -180,7 +181,7 @@ function transactionsByBlock(items: readonly Placed[]): Map<number, Set<Hex>> {
   return byBlock;
 }
 
-/** Whether the block's transactions were fetched and hold the transaction of `item` (a log, a call). */
+/** Whether the block's transactions were fetched and hold the transaction of `item` (log, call). */
 function holdsTransactionOf(header: ChainHeader, item: Placed): boolean {
   return (
     item.transactionHash !== null &&
@@ -474,14 +475,14 @@ export class ChainFollower {
     const stray = items.find((i) => headers.get(Number(i.blockNumber))?.hash !== i.blockHash?.toLowerCase());
     if (stray)
       return {
-        refetch: `${describe(stray)} of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
+        refetch: `${nameOf(stray)} of block ${stray.blockNumber} names block hash ${stray.blockHash}, not the block's`,
       };
     const orphan = this.fullTransactions
       ? items.find((i) => !holdsTransactionOf(headers.get(Number(i.blockNumber))!, i))
       : undefined;
     if (orphan)
       return {
-        refetch: `the node did not give transaction ${orphan.transactionHash} of ${describe(orphan)} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
+        refetch: `the node did not give transaction ${orphan.transactionHash} of ${nameOf(orphan)} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
       };
     return null;
   }

@@ -260,7 +260,7 @@ export function createBlockProcessor(
     return calls;
   }
 
-  /** Whether `call` is a call trigger of a data source in `dataSources` (graph-node's call filter). */
+  /** Whether `call` is a call trigger of a data source in `dataSources` (graph-node's filter). */
   function isCallTrigger(call: ContractCall, dataSources: DataSourceView): boolean {
     const selector = call.input.slice(0, 10) as Hex;
     return dataSources.forAddress(call.to).some((ds) => ds.mapping.callHandlers.has(selector));

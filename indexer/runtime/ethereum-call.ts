@@ -1,8 +1,8 @@
 // Builds the graph-ts `ethereum.Call` a call handler receives (graph-node's layout for apiVersion
-// >= 0.0.6: to, from, block, transaction, inputValues, outputValues), from a call as a trace reports
-// it. The function's inputs decode from the call's input after the selector and its outputs from
-// what the call returned, as graph-node does: inputs that do not decode skip the handler (a call
-// with the same selector but another function), outputs that do not decode fail it.
+// >= 0.0.6: to, from, block, transaction, inputValues, outputValues), from a call as a trace
+// reports it. The function's inputs decode from the call's input after the selector and its
+// outputs from what the call returned, as graph-node does: inputs that do not decode skip the
+// handler (a call with the same selector but another function), outputs that do not decode fail it.
 import { decodeAbiParameters, type AbiParameter, type Hex } from 'viem';
 import type { AscHeap } from './asc-memory.ts';
 import type { EventParameter } from './event-decoder.ts';
@@ -30,7 +30,7 @@ export interface ContractCall {
   transactionIndex: number;
   /** the call's place in its transaction's call tree (the trace's traceAddress) */
   traceAddress: readonly number[];
-  /** whether its transaction succeeded: call handlers run only then, `call` block handlers always */
+  /** whether its transaction succeeded: call handlers run only then, `call` block handlers anyway */
   transactionSucceeded: boolean;
 }
 

@@ -30,7 +30,7 @@ export interface EventHandlerSpec {
   decode: EventDecoder;
 }
 
-/** A call handler: runs for successful calls to the data source's address that name its function. */
+/** A call handler: runs for successful calls to its data source's address naming its function. */
 export interface CallHandlerSpec {
   /** the manifest's function signature, e.g. `record(uint256,string)` */
   function: string;
@@ -63,7 +63,7 @@ export interface MappingSpec {
   blockHandlers: BlockHandlerSpec[];
   /** call handlers by selector (the first in manifest order where two share one, as graph-node) */
   callHandlers: Map<Hex, CallHandlerSpec>;
-  /** whether calls to the data source's address trigger something: call handlers, or a `call` block handler */
+  /** whether calls to the data source's address trigger handlers (call, or `call` block handlers) */
   tracesCalls: boolean;
   /** the mapping's ABIs by their manifest name: what ethereum.call looks contracts up in */
   abis: Map<string, Abi>;

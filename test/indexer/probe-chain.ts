@@ -1,8 +1,8 @@
 // A real chain for the host-probe subgraph: its own anvil with the ProbeEmitter contract deployed,
 // probe(kind, input) mining one block that emits one Probe event, and blocks of any transactions,
-// reverting ones included (for the call handlers, with a ProbeCaller to make inner calls); and an indexer of the probe
-// subgraph over it. The end-to-end tests that run the probe subgraph through the chain follower
-// (not through synthetic logs) share them.
+// reverting ones included (for the call handlers, with a ProbeCaller to make inner calls); and an
+// indexer of the probe subgraph over it. The end-to-end tests that run the probe subgraph through
+// the chain follower (not through synthetic logs) share them.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
