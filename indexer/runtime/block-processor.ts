@@ -3,9 +3,10 @@
 // then its calls in trace order); then the `call` block handlers of the addresses called (in the
 // order of the calls, once per run of calls to one address), and the unfiltered and `polling` block
 // handlers. For each trigger, the matching data sources (static in manifest order, then template
-// instances in creation order). Template instances created by handlers start after the pass over
-// the block: the block's triggers are run again for them alone, repeatedly while handlers keep
-// creating data sources. Any handler failure is a deterministic error that fails the block.
+// instances in creation order), and for a log the handler whose topic filters it passes. Template
+// instances created by handlers start after the pass over the block: the block's triggers are run
+// again for them alone, repeatedly while handlers keep creating data sources. Any handler failure
+// is a deterministic error that fails the block.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
@@ -28,7 +29,7 @@ import {
   type RuntimeEnv,
 } from './host-context.ts';
 import { MappingInstance } from './mapping-instance.ts';
-import type { EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
+import { matchesTopicFilters, type EventHandlerSpec, type MappingSpec, type Subgraph } from './manifest.ts';
 
 export interface BlockProcessorOptions {
   logger?: MappingLogger;
@@ -144,6 +145,7 @@ export function createBlockProcessor(
     if (!specs) return null;
     const matching: DecodedHandler[] = [];
     for (const spec of specs) {
+      if (!matchesTopicFilters(spec, log.topics)) continue;
       const params = spec.decode(log);
       if (params) matching.push({ spec, params });
       else

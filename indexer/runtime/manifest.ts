@@ -1,7 +1,8 @@
 // Loads what `graph build` produced: the built subgraph.yaml, each data source's and template's ABIs,
 // and the compiled wasm modules (compiled once and shared by every instance). Event handlers are
-// keyed by topic0, computed from the manifest's event signature with its `indexed` keywords removed;
-// the ABI event used to decode a log is the one whose signature, `indexed` keywords included,
+// keyed by topic0, computed from the manifest's event signature with its `indexed` keywords removed
+// (or given as `topic0`), and may narrow the logs they get by their topic1-3 (indexed argument
+// filters, graph-node's rules); the ABI event used to decode a log is the one whose signature, `indexed` keywords included,
 // equals the manifest's. Call handlers are keyed by their function's selector, and decode with the
 // payable or nonpayable function of the data source's ABI whose signature equals the manifest's.
 import { readFile } from 'node:fs/promises';
@@ -26,6 +27,11 @@ export interface EventHandlerSpec {
   topic0: Hex;
   /** whether the handler declared `receipt: true` */
   receipt: boolean;
+  /**
+   * the manifest's `topic1`, `topic2` and `topic3`: for each, null (any topic) or the topics a log
+   * must have there (lowercase; an empty list matches no log, as in graph-node)
+   */
+  topicFilters: readonly (ReadonlySet<Hex> | null)[];
   abiEvent: AbiEvent;
   decode: EventDecoder;
 }
@@ -108,6 +114,7 @@ interface RawHandler {
   event?: string;
   handler?: string;
   receipt?: boolean;
+  topic0?: unknown;
   topic1?: unknown;
   topic2?: unknown;
   topic3?: unknown;
@@ -213,6 +220,33 @@ function blockHandlerSpec(
   throw new Error(`data source ${dataSource}: block handler ${raw.handler}: unknown filter kind ${kind}`);
 }
 
+/**
+ * A handler's `topic1`-`topic3` filter as graph-node reads it: a list of hex strings, each with or
+ * without 0x and left-padded with zeros to 32 bytes (so an address or a small number may be given
+ * as it is); null when absent.
+ */
+function topicFilter(where: string, name: string, raw: unknown): Set<Hex> | null {
+  if (raw === undefined || raw === null) return null;
+  if (!Array.isArray(raw)) throw new Error(`${where}: ${name} must be a list of hex strings`);
+  return new Set(
+    raw.map((value: unknown) => {
+      const hex = typeof value === 'string' ? value.replace(/^(0x)+/, '') : '';
+      if (!/^[0-9a-fA-F]{1,64}$/.test(hex))
+        throw new Error(`${where}: ${name} value ${String(value)} is not a hex string of at most 32 bytes`);
+      return `0x${hex.toLowerCase().padStart(64, '0')}` as Hex;
+    }),
+  );
+}
+
+/** Whether `topics` (a log's) pass the handler's topic1-topic3 filters. */
+export function matchesTopicFilters(spec: EventHandlerSpec, topics: readonly Hex[]): boolean {
+  for (let i = 0; i < spec.topicFilters.length; i++) {
+    const allowed = spec.topicFilters[i];
+    if (allowed && !allowed.has(topics[i + 1]?.toLowerCase() as Hex)) return false;
+  }
+  return true;
+}
+
 /** graph-node's rules: one handler per filter, and an unfiltered one alone (a call filter aside). */
 function checkBlockHandlers(dataSource: string, handlers: readonly BlockHandlerSpec[]): void {
   const count = (filter: BlockHandlerSpec['filter']) => handlers.filter((h) => h.filter === filter).length;
@@ -291,18 +325,24 @@ async function loadMapping(
   for (const h of mapping.eventHandlers ?? []) {
     if (!h.event || !h.handler)
       throw new Error(`data source ${name}: event handler without event or handler`);
-    if (h.topic1 !== undefined || h.topic2 !== undefined || h.topic3 !== undefined) {
-      throw new Error(
-        `data source ${name}: handler ${h.handler} uses topic filters, which are not supported`,
-      );
-    }
-    const topic0 = keccak256(toBytes(canonicalSignature(h.event)));
+    const where = `data source ${name}: handler ${h.handler}`;
+    if (h.topic0 !== undefined && (typeof h.topic0 !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(h.topic0)))
+      throw new Error(`${where}: topic0 must be a 32-byte hex string (0x and 64 digits)`);
+    const topic0 =
+      typeof h.topic0 === 'string'
+        ? (h.topic0.toLowerCase() as Hex)
+        : keccak256(toBytes(canonicalSignature(h.event)));
     const abiEvent = findAbiEvent(abis, h.event);
     const spec: EventHandlerSpec = {
       event: h.event,
       handler: h.handler,
       topic0,
       receipt: h.receipt === true,
+      topicFilters: [
+        topicFilter(where, 'topic1', h.topic1),
+        topicFilter(where, 'topic2', h.topic2),
+        topicFilter(where, 'topic3', h.topic3),
+      ],
       abiEvent,
       decode: createEventDecoder(abiEvent),
     };
