@@ -1,6 +1,6 @@
 // Numeric identifiers shared with the compiled mapping: graph-ts's `TypeId` discriminants (passed to
 // the module's exported `id_of_type` to learn each class's runtime id) and the `kind` tags of the
-// enum-like classes (store Value, ethereum.Value, JSONValue). They must equal graph-ts 0.38's values,
+// enum-like classes (store Value, ethereum.Value, JSONValue; YAMLValue's are in host-yaml.ts). They must equal graph-ts 0.38's values,
 // which mirror graph-node's `IndexForAscTypeId` and its `*ValueKind` enums.
 
 /** graph-ts `TypeId` discriminants of the classes the host allocates. */
@@ -37,6 +37,14 @@ export const TypeId = {
   ArrayH256: 1002,
   ArrayLog: 1003,
   ArrayTypedMapStringStoreValue: 1004,
+  YamlValue: 5500,
+  YamlTaggedValue: 5501,
+  YamlTypedMapEntryValueValue: 5502,
+  YamlTypedMapValueValue: 5503,
+  YamlArrayValue: 5504,
+  YamlArrayTypedMapEntryValueValue: 5505,
+  YamlWrappedValue: 5506,
+  YamlResultValueBool: 5507,
 } as const;
 export type TypeIdName = keyof typeof TypeId;
 

@@ -3,7 +3,7 @@
 // (TypedMap<string, Value>), following graph-node's to_from conversions for apiVersion >= 0.0.5.
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { AscHeap } from './asc-memory.ts';
-import { StoreValueKind } from './asc-types.ts';
+import { StoreValueKind, type TypeIdName } from './asc-types.ts';
 import {
   checkExponent,
   decimalFromParts,
@@ -158,4 +158,27 @@ export function writeEntity(heap: AscHeap, entity: Entity): number {
   const map = heap.newObject('TypedMapStringStoreValue', 4);
   heap.setU32(map, array);
   return map;
+}
+
+/**
+ * A graph-ts `Result<T, bool>` (what `try_` functions return): the value at `valuePtr` wrapped in a
+ * `wrapper`, or, when it is null, the error flag set.
+ */
+export function writeResult(
+  heap: AscHeap,
+  resultType: TypeIdName,
+  wrapperType: TypeIdName,
+  valuePtr: number | null,
+): number {
+  const result = heap.newObject(resultType, 8);
+  if (valuePtr !== null) {
+    const wrapped = heap.newObject(wrapperType, 4);
+    heap.setU32(wrapped, valuePtr);
+    heap.setU32(result, wrapped);
+  } else {
+    const wrapped = heap.newObject('WrappedBool', 1);
+    heap.setU8(wrapped, 1);
+    heap.setU32(result + 4, wrapped);
+  }
+  return result;
 }

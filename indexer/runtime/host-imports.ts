@@ -12,6 +12,7 @@ import { ethereumFunctions } from './host-ethereum.ts';
 import { jsonFunctions } from './host-json.ts';
 import { logFunctions } from './host-log.ts';
 import { storeFunctions } from './host-store.ts';
+import { yamlFunctions } from './host-yaml.ts';
 
 export const hostFunctions: HostFunctions = {
   ...storeFunctions,
@@ -19,6 +20,7 @@ export const hostFunctions: HostFunctions = {
   ...bigDecimalFunctions,
   ...conversionFunctions,
   ...jsonFunctions,
+  ...yamlFunctions,
   ...dataSourceFunctions,
   ...ensFunctions,
   ...ethereumFunctions,

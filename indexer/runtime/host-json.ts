@@ -3,7 +3,7 @@
 // and the grammar is strict JSON. JSON.parse would lose number text, hence this small parser.
 import type { AscHeap } from './asc-memory.ts';
 import { JsonValueKind } from './asc-types.ts';
-import { writeBigInt } from './asc-values.ts';
+import { writeBigInt, writeResult } from './asc-values.ts';
 import { parseBigIntDecimal } from './decimal.ts';
 import type { HostFunctions } from './host-context.ts';
 
@@ -217,25 +217,18 @@ export function jsonToF64(s: string): number {
 export const jsonFunctions: HostFunctions = {
   'json.fromBytes': (env) => (ptr: number) => writeJsonValue(env.heap, parseJson(env.heap.readBytes(ptr))),
   'json.try_fromBytes': (env) => (ptr: number) => {
-    const heap = env.heap;
-    let node: JsonNode | null = null;
+    let node: JsonNode | null;
     try {
-      node = parseJson(heap.readBytes(ptr));
+      node = parseJson(env.heap.readBytes(ptr));
     } catch {
       node = null;
     }
-    const result = heap.newObject('ResultJsonValueBool', 8);
-    if (node) {
-      const value = writeJsonValue(heap, node);
-      const wrapped = heap.newObject('WrappedJsonValue', 4);
-      heap.setU32(wrapped, value);
-      heap.setU32(result, wrapped);
-    } else {
-      const wrapped = heap.newObject('WrappedBool', 1);
-      heap.setU8(wrapped, 1);
-      heap.setU32(result + 4, wrapped);
-    }
-    return result;
+    return writeResult(
+      env.heap,
+      'ResultJsonValueBool',
+      'WrappedJsonValue',
+      node && writeJsonValue(env.heap, node),
+    );
   },
   'json.toI64': (env) => (ptr: number) => jsonToI64(env.heap.readString(ptr)),
   'json.toU64': (env) => (ptr: number) => BigInt.asIntN(64, jsonToU64(env.heap.readString(ptr))),

@@ -7,7 +7,7 @@
 // payable or nonpayable function of the data source's ABI whose signature equals the manifest's.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { load as parseYaml } from 'js-yaml';
+import { parse as parseYaml } from 'yaml';
 import {
   keccak256,
   toBytes,
