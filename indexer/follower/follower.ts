@@ -377,16 +377,17 @@ export class ChainFollower {
     // where several ranges are fetched at once: they read their ends together anyway.
     const oneAtATime = chain.concurrentRanges(this.options.maxRangesAhead ?? MAX_RANGES_AHEAD) === 1;
     const nextEnd = oneAtATime && to < this.head ? this.rangeEnd(to + 1, this.head) : null;
+    const placed: readonly Placed[] = traced.length > 0 ? [...logs, ...traced] : logs;
     const headers = await chain.headers(
       [...(parent === null ? [] : [parent]), to, ...numbers, ...(nextEnd === null ? [] : [nextEnd])],
-      this.fullTransactions ? transactionsByBlock([...logs, ...traced]) : undefined,
+      this.fullTransactions ? transactionsByBlock(placed) : undefined,
     );
     if (nextEnd !== null) this.nextEnd = headers.get(nextEnd) ?? null;
     if (headers.get(to)?.hash !== end.hash)
       return { refetch: `block ${to} changed while its range was read` };
     const parentHash = parent === null ? null : (headers.get(parent)?.hash ?? null);
     if (parent !== null && parentHash === null) return { refetch: `the node has no block ${parent}` };
-    const disagreement = this.disagreement([...logs, ...traced], headers);
+    const disagreement = this.disagreement(placed, headers);
     if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };

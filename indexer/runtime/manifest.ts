@@ -29,7 +29,7 @@ export interface EventHandlerSpec {
   receipt: boolean;
   /**
    * the manifest's `topic1`, `topic2` and `topic3`: for each, null (any topic) or the topics a log
-   * must have there (lowercase; an empty list matches no log, as in graph-node)
+   * must have there (lowercase; an empty list matches no log, as in graph-node); [] without any
    */
   topicFilters: readonly (ReadonlySet<Hex> | null)[];
   abiEvent: AbiEvent;
@@ -333,16 +333,18 @@ async function loadMapping(
         ? (h.topic0.toLowerCase() as Hex)
         : keccak256(toBytes(canonicalSignature(h.event)));
     const abiEvent = findAbiEvent(abis, h.event);
+    const topicFilters = [
+      topicFilter(where, 'topic1', h.topic1),
+      topicFilter(where, 'topic2', h.topic2),
+      topicFilter(where, 'topic3', h.topic3),
+    ];
     const spec: EventHandlerSpec = {
       event: h.event,
       handler: h.handler,
       topic0,
       receipt: h.receipt === true,
-      topicFilters: [
-        topicFilter(where, 'topic1', h.topic1),
-        topicFilter(where, 'topic2', h.topic2),
-        topicFilter(where, 'topic3', h.topic3),
-      ],
+      // none at all in the common case, so that matching a log costs nothing
+      topicFilters: topicFilters.some((f) => f !== null) ? topicFilters : [],
       abiEvent,
       decode: createEventDecoder(abiEvent),
     };
