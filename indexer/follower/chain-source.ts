@@ -84,6 +84,10 @@ interface RpcTrace {
   traceAddress: number[];
 }
 
+/** What the retries of trace_filter are logged as: a node that does not serve it cannot be used. */
+const TRACE_FILTER =
+  'trace_filter (call handlers need a node that serves it: erigon, reth, Nethermind, anvil)';
+
 /**
  * The call a trace reports, as graph-node takes it (EthereumCall::try_from_trace): a call (not a
  * creation, reward or self-destruct) that did not fail, carrying at least a selector (a plain value
@@ -583,7 +587,7 @@ export class ChainSource {
         params: [{ fromBlock: numberToHex(start), toBlock: numberToHex(end), toAddress }],
       } as never) as Promise<RpcTrace[]>;
     const inSpan = async (start: number, end: number): Promise<RpcTrace[]> => {
-      const answer = await this.retry('trace_filter', async () => {
+      const answer = await this.retry(TRACE_FILTER, async () => {
         const parts: Promise<RpcTrace[]>[] = [];
         for (let i = 0; i < addresses.length; i += chunk)
           parts.push(request(addresses.slice(i, i + chunk), start, end));

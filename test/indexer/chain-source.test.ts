@@ -8,6 +8,7 @@ import type { Hex, Log } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ChainSource,
+  StoppedError,
   effectiveGasPrice,
   statedBlockLimit,
   type LogFilter,
@@ -261,5 +262,69 @@ describe('the chain source reading blocks with their transactions', () => {
     expect(effectiveGasPrice({ maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x2' }, 7n)).toBe(9n);
     expect(effectiveGasPrice({ maxFeePerGas: '0x8', maxPriorityFeePerGas: '0x2' }, 7n)).toBe(8n);
     expect(effectiveGasPrice({ maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x2' }, undefined)).toBe(100n);
+  });
+});
+
+describe('the chain source reading calls from trace_filter', () => {
+  const tracked = `0x${'0a'.repeat(20)}`;
+  const other = `0x${'0b'.repeat(20)}`;
+  /** in block n: one call to `to` in transaction n, then a trace of each kind graph-node leaves out */
+  const tracesOf = (n: number) => {
+    const call = (to: string, input: string, extra: object = {}) => ({
+      type: 'call',
+      action: { callType: 'call', from: `0x${'cc'.repeat(20)}`, to, input, value: '0x0', gas: '0x0' },
+      result: { output: '0x01', gasUsed: '0x10' },
+      traceAddress: [0],
+      transactionHash: transactionHashOf(n, 0),
+      transactionPosition: 0,
+      subtraces: 0,
+      ...extra,
+    });
+    return [
+      call(tracked, `0x12345678${n.toString(16).padStart(64, '0')}`),
+      call(other, '0x12345678'),
+      call(tracked, '0x12345678', { error: 'Reverted', result: null, traceAddress: [1] }),
+      call(tracked, '0x', { traceAddress: [2] }), // a plain value transfer: no selector
+      call(tracked, '0x12345678', { type: 'create', traceAddress: [3] }),
+      call(tracked, '0x12345678', { transactionHash: null, transactionPosition: null }), // a block reward
+    ];
+  };
+
+  it('keeps the successful calls with a selector, in chain order, asking in halves where the span is refused', async () => {
+    node = await startLogDensityNode(() => 1, { traces: { of: tracesOf, maxBlocks: 2 } });
+    const chain = new ChainSource({ rpcUrl: node.url });
+    const calls = await chain.callsInRange([tracked as Hex], 1, 6);
+    expect(calls.map((c) => [c.blockNumber, c.input.slice(-2), c.to, c.transactionIndex, c.gasUsed])).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => [n, `0${n}`, tracked, 0, 16n]),
+    );
+    expect(node.traceRanges).toEqual([
+      [1, 6],
+      [1, 3],
+      [1, 2],
+      [3, 3],
+      [4, 6],
+      [4, 5],
+      [6, 6],
+    ]);
+  });
+
+  it('names what call handlers need when the node does not serve trace_filter, and keeps asking', async () => {
+    node = await startLogDensityNode(() => 0);
+    const abort = new AbortController();
+    const retried: { what: string; error: string }[] = [];
+    const chain = new ChainSource({
+      rpcUrl: node.url,
+      retryDelayMs: 1,
+      signal: abort.signal,
+      onRetry: (what, error) => {
+        retried.push({ what, error: (error as Error).message });
+        if (retried.length === 2) abort.abort();
+      },
+    });
+    await expect(chain.callsInRange([tracked as Hex], 1, 4)).rejects.toThrow(StoppedError);
+    expect(retried[0]?.what).toBe(
+      'trace_filter (call handlers need a node that serves it: erigon, reth, Nethermind, anvil)',
+    );
+    expect(retried[0]?.error).toContain('method not found');
   });
 });

@@ -8,7 +8,8 @@
 // per log (with the transactions whole when asked), after an optional delay, and
 // eth_getTransactionByHash with one of those transactions; it records how many blocks each batch
 // asked for whole, and the most such batches it held at once. It can replace its later blocks once
-// it has served a given one, as a reorg would.
+// it has served a given one, as a reorg would. Given `traces`, it answers trace_filter with the
+// chosen traces of the blocks asked for, filtered by `toAddress`, and refuses too wide a span.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -26,6 +27,8 @@ export interface LogDensityNode {
   readonly transactionsByHash: number;
   /** per HTTP request answered (a batch is one), the methods it called */
   readonly requestMethods: string[][];
+  /** [fromBlock, toBlock] of every trace_filter request, refused ones included */
+  readonly traceRanges: [number, number][];
   close(): Promise<void>;
 }
 
@@ -105,6 +108,11 @@ export interface LogDensityNodeOptions {
    * replaced by others (new hashes, the same logs)
    */
   reorg?: { afterReading: number; from: number };
+  /**
+   * trace_filter's traces of block n (OpenEthereum's format, without the block fields, which the
+   * node adds), and the widest span it answers
+   */
+  traces?: { of: (block: number) => { action: { to?: string } }[]; maxBlocks: number };
 }
 
 /** `logsInBlock(n)` logs in block n. */
@@ -118,9 +126,11 @@ export async function startLogDensityNode(
     head,
     recordFilters = false,
     reorg,
+    traces,
   }: LogDensityNodeOptions = {},
 ): Promise<LogDensityNode> {
   const ranges: [number, number][] = [];
+  const traceRanges: [number, number][] = [];
   const filters: LogDensityNode['filters'] = [];
   let reorged = false;
   const hashOf = (n: number) => word(reorged && n >= reorg!.from ? n + 2 ** 40 : n);
@@ -140,6 +150,23 @@ export async function startLogDensityNode(
       transactionsByHash++;
       const id = Number(BigInt((call.params as [string])[0]));
       return { result: transaction(Math.floor(id / 100_000), id % 100_000, hashOf) };
+    }
+    if (call.method === 'trace_filter' && traces) {
+      const { fromBlock, toBlock, toAddress } = (
+        call.params as [{ fromBlock: string; toBlock: string; toAddress: string[] }]
+      )[0];
+      const [from, to] = [Number(fromBlock), Number(toBlock)];
+      traceRanges.push([from, to]);
+      if (to - from + 1 > traces.maxBlocks)
+        return { error: { code: -32602, message: 'block range too large' } };
+      const wanted = new Set(toAddress.map((a) => a.toLowerCase()));
+      const result = [];
+      for (let n = from; n <= to; n++) {
+        for (const trace of traces.of(n))
+          if (wanted.has(trace.action.to?.toLowerCase() ?? ''))
+            result.push({ ...trace, blockNumber: n, blockHash: hashOf(n) });
+      }
+      return { result };
     }
     if (call.method !== 'eth_getLogs') return { error: { code: -32601, message: 'method not found' } };
     const { fromBlock, toBlock, address, topics } = (call.params as [LogsFilter])[0];
@@ -230,6 +257,7 @@ export async function startLogDensityNode(
       return transactionsByHash;
     },
     requestMethods,
+    traceRanges,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
