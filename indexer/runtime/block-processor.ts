@@ -281,26 +281,14 @@ export function createBlockProcessor(
     let handled = 0;
     let lastTo: Hex | null = null;
     for (const call of calls) {
-      const targets = dataSources
-        .forAddress(call.to)
-        .filter(
-          (ds) => block.number >= ds.startBlock && ds.mapping.blockHandlers.some((h) => h.filter === 'call'),
-        );
+      const targets = dataSources.forAddress(call.to).flatMap((ds) => {
+        const spec = ds.mapping.blockHandlers.find((h) => h.filter === 'call');
+        return spec && block.number >= ds.startBlock ? [{ ds, handler: spec.handler }] : [];
+      });
       if (targets.length === 0 || call.to === lastTo) continue;
       lastTo = call.to;
-      for (const ds of targets) {
-        const spec = ds.mapping.blockHandlers.find((h) => h.filter === 'call')!;
-        try {
-          const instance = instanceFor(ds.mapping);
-          runtime.dataSource = ds;
-          instance.call(spec.handler, writeTriggerBlock(instance.heap, block));
-          handled++;
-        } catch (error) {
-          throw handlerFailure(error, ds, spec.handler, block, { call });
-        } finally {
-          runtime.dataSource = null;
-        }
-      }
+      for (const { ds, handler } of targets) runBlockHandler(ds, handler, block, call);
+      handled += targets.length;
     }
     return handled;
   }
@@ -315,18 +303,28 @@ export function createBlockProcessor(
     for (const ds of dataSources) {
       const spec = blockHandlersAt(ds, block.number)[trigger];
       if (!spec) continue;
-      try {
-        const instance = instanceFor(ds.mapping);
-        runtime.dataSource = ds;
-        instance.call(spec.handler, writeTriggerBlock(instance.heap, block));
-        calls++;
-      } catch (error) {
-        throw handlerFailure(error, ds, spec.handler, block, null);
-      } finally {
-        runtime.dataSource = null;
-      }
+      runBlockHandler(ds, spec.handler, block, null);
+      calls++;
     }
     return calls;
+  }
+
+  /** Runs block handler `handler` of `ds` (a `call` one names the call that triggered it). */
+  function runBlockHandler(
+    ds: ActiveDataSource,
+    handler: string,
+    block: BlockWithLogs,
+    call: ContractCall | null,
+  ): void {
+    try {
+      const instance = instanceFor(ds.mapping);
+      runtime.dataSource = ds;
+      instance.call(handler, writeTriggerBlock(instance.heap, block));
+    } catch (error) {
+      throw handlerFailure(error, ds, handler, block, call && { call });
+    } finally {
+      runtime.dataSource = null;
+    }
   }
 
   function* runPass(

@@ -2,9 +2,10 @@
 // and the compiled wasm modules (compiled once and shared by every instance). Event handlers are
 // keyed by topic0, computed from the manifest's event signature with its `indexed` keywords removed
 // (or given as `topic0`), and may narrow the logs they get by their topic1-3 (indexed argument
-// filters, graph-node's rules); the ABI event used to decode a log is the one whose signature, `indexed` keywords included,
-// equals the manifest's. Call handlers are keyed by their function's selector, and decode with the
-// payable or nonpayable function of the data source's ABI whose signature equals the manifest's.
+// filters, graph-node's rules); the ABI event used to decode a log is the one whose signature,
+// `indexed` keywords included, equals the manifest's. Call handlers are keyed by their function's
+// selector, and decode with the payable or nonpayable function of the data source's ABI whose
+// signature equals the manifest's.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -41,8 +42,6 @@ export interface CallHandlerSpec {
   /** the manifest's function signature, e.g. `record(uint256,string)` */
   function: string;
   handler: string;
-  /** the first four bytes of keccak256(function): what a call's input starts with */
-  selector: Hex;
   abiFunction: AbiFunction;
 }
 
@@ -260,14 +259,14 @@ function checkBlockHandlers(dataSource: string, handlers: readonly BlockHandlerS
 }
 
 /** The manifest form of an ABI function: `name(type,...)`, tuples as their component types. */
-export function functionSignature(fn: AbiFunction): string {
+function functionSignature(fn: AbiFunction): string {
   return `${fn.name}(${fn.inputs.map(formatParameterType).join(',')})`;
 }
 
 /**
  * The call handlers of a mapping by selector. As graph-node, the function is looked up among the
  * payable and nonpayable functions of the data source's own ABI (`source.abi`), by its exact
- * signature: view functions are never called in a transaction's trace of state changes.
+ * signature.
  */
 function callHandlerSpecs(
   dataSource: string,
@@ -289,8 +288,7 @@ function callHandlerSpecs(
         `data source ${dataSource}: call handler ${h.handler}: function ${h.function} is not a payable or nonpayable function of the data source's ABI`,
       );
     const selector = keccak256(toBytes(h.function)).slice(0, 10) as Hex;
-    if (!specs.has(selector))
-      specs.set(selector, { function: h.function, handler: h.handler, selector, abiFunction });
+    if (!specs.has(selector)) specs.set(selector, { function: h.function, handler: h.handler, abiFunction });
   }
   return specs;
 }
