@@ -500,14 +500,22 @@ export class ChainSource {
         ],
       }) as Promise<RpcLog[]>;
     if (filter.addresses === null) return (await request(null)).map((l) => formatLog(l));
-    const chunk = this.options.maxAddressesPerRequest ?? 2_000;
-    const parts: Promise<RpcLog[]>[] = [];
-    for (let i = 0; i < filter.addresses.length; i += chunk)
-      parts.push(request(filter.addresses.slice(i, i + chunk)));
-    const logs = (await Promise.all(parts)).flat().map((l) => formatLog(l));
+    const parts = await this.inParts(filter.addresses, request);
+    const logs = parts.flat().map((l) => formatLog(l));
     // each part is in chain order; together they are put back in it
     if (parts.length > 1) logs.sort(chainOrder);
     return logs;
+  }
+
+  /**
+   * `request` for each part of `addresses` of at most maxAddressesPerRequest, all at once (one
+   * batch): providers refuse long address lists.
+   */
+  private inParts<T>(addresses: readonly Hex[], request: (part: Hex[]) => Promise<T[]>): Promise<T[][]> {
+    const chunk = this.options.maxAddressesPerRequest ?? 2_000;
+    const parts: Promise<T[]>[] = [];
+    for (let i = 0; i < addresses.length; i += chunk) parts.push(request(addresses.slice(i, i + chunk)));
+    return Promise.all(parts);
   }
 
   /**
@@ -580,7 +588,6 @@ export class ChainSource {
    */
   async callsInRange(addresses: readonly Hex[], from: number, to: number): Promise<TracedCall[]> {
     if (addresses.length === 0) return [];
-    const chunk = this.options.maxAddressesPerRequest ?? 2_000;
     const request = (toAddress: readonly Hex[], start: number, end: number) =>
       this.client.request({
         method: 'trace_filter',
@@ -588,11 +595,8 @@ export class ChainSource {
       } as never) as Promise<RpcTrace[]>;
     const inSpan = async (start: number, end: number): Promise<RpcTrace[]> => {
       const answer = await this.retry(TRACE_FILTER, async () => {
-        const parts: Promise<RpcTrace[]>[] = [];
-        for (let i = 0; i < addresses.length; i += chunk)
-          parts.push(request(addresses.slice(i, i + chunk), start, end));
         try {
-          return (await Promise.all(parts)).flat();
+          return (await this.inParts(addresses, (part) => request(part, start, end))).flat();
         } catch (error) {
           if (end > start && refusalAsTooLarge(error) !== null) return 'too-large' as const;
           throw error;
