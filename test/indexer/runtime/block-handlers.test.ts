@@ -2,13 +2,10 @@
 // block; `once`: the data source's start block; `polling`: every N blocks from it), their place
 // around a block's logs (graph-node runs `once` first and the others last), the block they receive,
 // and the manifest rules graph-node enforces on them.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { hexToBytes } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
 import {
-  buildProbeSubgraph,
+  loadEditedProbe,
   makeLog,
   probeAbi,
   probeAddress,
@@ -66,23 +63,9 @@ describe('block handlers', () => {
 });
 
 describe('block handler rules of the manifest', () => {
-  const buildDir = buildProbeSubgraph();
-  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8');
-
-  /** Loads the built probe subgraph with its manifest text changed by `edit`. */
-  async function loadEdited(edit: (text: string) => string): Promise<unknown> {
-    const path = join(buildDir, `edited-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(path, edit(manifest));
-    try {
-      return await loadSubgraph({ buildDir, manifestPath: path });
-    } finally {
-      rmSync(path, { force: true });
-    }
-  }
-
   it('refuses two handlers with the same filter', async () => {
     await expect(
-      loadEdited((text) =>
+      loadEditedProbe((text) =>
         text.replace(
           '        - handler: handleEveryBlock\n',
           '        - handler: handleEveryBlock\n        - handler: handleOnce\n',
@@ -93,7 +76,7 @@ describe('block handler rules of the manifest', () => {
 
   it('refuses an unfiltered handler alongside a filtered one', async () => {
     await expect(
-      loadEdited((text) =>
+      loadEditedProbe((text) =>
         text.replace(
           '        - handler: handleEveryBlock\n',
           '        - handler: handleEveryBlock\n        - handler: handleOnce\n          filter:\n            kind: once\n',
@@ -103,7 +86,7 @@ describe('block handler rules of the manifest', () => {
   });
 
   it('refuses a polling filter without a positive interval', async () => {
-    await expect(loadEdited((text) => text.replace('every: 3', 'every: 0'))).rejects.toThrow(
+    await expect(loadEditedProbe((text) => text.replace('every: 3', 'every: 0'))).rejects.toThrow(
       'block handler handlePolling: polling needs `every`, a positive integer',
     );
   });

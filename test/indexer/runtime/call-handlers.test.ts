@@ -3,25 +3,21 @@
 // a block's logs and block handlers (graph-node: by transaction, a transaction's logs before its
 // calls; `call` block handlers after them), which calls run (successful transactions only, inputs
 // that decode, a call equal to the one before it once) and the manifest rules for call handlers.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { encodeAbiParameters, encodeFunctionData, hexToBytes, parseAbi, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { ContractCall } from '../../../indexer/runtime/ethereum-call.ts';
 import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
-import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
 import type { Entity } from '../../../indexer/store/entity.ts';
 import {
-  buildProbeSubgraph,
+  loadEditedProbe,
   makeLog,
   probeAbi,
   probeAddress,
+  probeCallsAddress,
   txHash,
   useProbeHarness,
 } from './runtime-harness.ts';
 
-/** ProbeCalls' address in the built manifest */
-const callsAddress: Hex = '0x00000000000000000000000000000000000000dd';
 const caller: Hex = '0x00000000000000000000000000000000000000c0';
 const recordAbi = parseAbi(['function record(uint256 amount, string note) returns (uint256 total)']);
 
@@ -34,7 +30,7 @@ function recordCall(
 ): ContractCall {
   return {
     from: caller,
-    to: callsAddress,
+    to: probeCallsAddress,
     value: 0n,
     gasUsed: 30_000n + amount,
     input: encodeFunctionData({ abi: recordAbi, functionName: 'record', args: [amount, note] }),
@@ -88,7 +84,7 @@ describe('call handlers', () => {
     expect(seen?.get('note')).toEqual({ kind: 'String', value: 'seven' });
     expect(seen?.get('total')).toEqual({ kind: 'BigInt', value: 107n });
     expect(seen?.get('from')).toEqual({ kind: 'Bytes', value: hexToBytes(caller) });
-    expect(seen?.get('to')).toEqual({ kind: 'Bytes', value: hexToBytes(callsAddress) });
+    expect(seen?.get('to')).toEqual({ kind: 'Bytes', value: hexToBytes(probeCallsAddress) });
     expect(seen?.get('transactionHash')).toEqual({ kind: 'Bytes', value: hexToBytes(txHash(100)) });
     expect(seen?.get('transactionIndex')).toEqual({ kind: 'BigInt', value: 3n });
     expect(seen?.get('transactionFrom')).toEqual({ kind: 'Bytes', value: hexToBytes(from) });
@@ -172,40 +168,27 @@ describe('call handlers', () => {
     }
     expect(failure).toBeInstanceOf(HandlerError);
     expect((failure as HandlerError).message).toBe(
-      `Handler handleRecord of data source ProbeCalls failed at block 7, transaction ${txHash(700)}, call to ${callsAddress}: Decoding function outputs for the call record(uint256,string) failed, raw output: 0x01`,
+      `Handler handleRecord of data source ProbeCalls failed at block 7, transaction ${txHash(700)}, call to ${probeCallsAddress}: Decoding function outputs for the call record(uint256,string) failed, raw output: 0x01`,
     );
   });
 });
 
 describe('call handler rules of the manifest', () => {
-  const buildDir = buildProbeSubgraph();
-  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8');
-
-  async function loadEdited(edit: (text: string) => string): Promise<unknown> {
-    const path = join(buildDir, `edited-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(path, edit(manifest));
-    try {
-      return await loadSubgraph({ buildDir, manifestPath: path });
-    } finally {
-      rmSync(path, { force: true });
-    }
-  }
-
   it('refuses a function that is not a payable or nonpayable function of the data source ABI', async () => {
     await expect(
-      loadEdited((text) => text.replace('function: record(uint256,string)', 'function: echo(int16)')),
+      loadEditedProbe((text) => text.replace('function: record(uint256,string)', 'function: echo(int16)')),
     ).rejects.toThrow(
       "data source ProbeCalls: call handler handleRecord: function echo(int16) is not a payable or nonpayable function of the data source's ABI",
     );
     // a view function is not one either
     await expect(
-      loadEdited((text) => text.replace('function: record(uint256,string)', 'function: pair()')),
+      loadEditedProbe((text) => text.replace('function: record(uint256,string)', 'function: pair()')),
     ).rejects.toThrow('function pair() is not a payable or nonpayable function');
   });
 
   it('refuses two `call` block handlers in one data source', async () => {
     await expect(
-      loadEdited((text) =>
+      loadEditedProbe((text) =>
         text.replace(
           '        - handler: handleCallBlock\n',
           '        - handler: handleOnce\n          filter:\n            kind: call\n        - handler: handleCallBlock\n',

@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,22 @@ export function buildProbeSubgraph(): string {
     rmSync(dir, { recursive: true, force: true });
   }
   return join(cached, 'build');
+}
+
+/**
+ * The built probe subgraph loaded with its manifest text changed by `edit`: how the tests of the
+ * manifest's rules feed it what `graph build` would refuse or never write.
+ */
+export async function loadEditedProbe(edit: (text: string) => string): Promise<Subgraph> {
+  const buildDir = buildProbeSubgraph();
+  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8');
+  const path = join(buildDir, `edited-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(path, edit(manifest));
+  try {
+    return await loadSubgraph({ buildDir, manifestPath: path });
+  } finally {
+    rmSync(path, { force: true });
+  }
 }
 
 export interface LoggedLine {
@@ -241,3 +258,5 @@ export const probeAbi = parseAbi([
   'event ProbeReceipt(uint8 tag)',
 ]);
 export const probeAddress: Hex = '0x00000000000000000000000000000000000000aa';
+/** the address of the ProbeCalls data source (call handlers, topic filters) in the built manifest */
+export const probeCallsAddress: Hex = '0x00000000000000000000000000000000000000dd';

@@ -1,27 +1,28 @@
 // Indexed argument filters of event handlers (graph-node's `topic1`-`topic3`) and a `topic0` given
 // in the manifest, through the probe wasm: ProbeCalls' handleFilteredProbe gets the Probe events
 // whose kind, their topic1, is 7 or 8 (written `0x7` and `08` in the manifest, padded to 32 bytes).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { pad, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
-  loadSubgraph,
   matchesTopicFilters,
   type EventHandlerSpec,
   type Subgraph,
 } from '../../../indexer/runtime/manifest.ts';
-import { buildProbeSubgraph, makeLog, probeAbi, txHash, useProbeHarness } from './runtime-harness.ts';
-
-/** ProbeCalls' address in the built manifest */
-const callsAddress: Hex = '0x00000000000000000000000000000000000000dd';
+import {
+  loadEditedProbe,
+  makeLog,
+  probeAbi,
+  probeCallsAddress,
+  txHash,
+  useProbeHarness,
+} from './runtime-harness.ts';
 
 describe('topic filters', () => {
   const harness = useProbeHarness();
 
   it('runs a handler with a topic1 filter only for the logs whose topic1 is in it', () => {
     const probe = (kind: number, logIndex: number) =>
-      makeLog(probeAbi, 'Probe', { kind, input: '' }, { address: callsAddress, block: 1, logIndex });
+      makeLog(probeAbi, 'Probe', { kind, input: '' }, { address: probeCallsAddress, block: 1, logIndex });
     harness().runBlock(1, [probe(7, 0), probe(9, 1), probe(8, 2)]);
     const kinds = [0, 1, 2].map((i) =>
       harness()
@@ -33,21 +34,9 @@ describe('topic filters', () => {
 });
 
 describe('topic filters of the manifest', () => {
-  const buildDir = buildProbeSubgraph();
-  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8');
   const filtered = '          handler: handleFilteredProbe\n';
   /** the filter as graph build writes it */
   const topic1 = '          topic1:\n            - "0x7"\n            - "08"\n';
-
-  async function loadEdited(edit: (text: string) => string): Promise<Subgraph> {
-    const path = join(buildDir, `edited-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(path, edit(manifest));
-    try {
-      return await loadSubgraph({ buildDir, manifestPath: path });
-    } finally {
-      rmSync(path, { force: true });
-    }
-  }
 
   const filteredSpec = (subgraph: Subgraph): EventHandlerSpec =>
     [...subgraph.dataSources.find((d) => d.name === 'ProbeCalls')!.mapping.handlers.values()]
@@ -55,7 +44,7 @@ describe('topic filters of the manifest', () => {
       .find((h) => h.handler === 'handleFilteredProbe')!;
 
   it('pads each value to 32 bytes, with or without 0x, as graph-node does', async () => {
-    const spec = filteredSpec(await loadEdited((text) => text));
+    const spec = filteredSpec(await loadEditedProbe((text) => text));
     expect(spec.topicFilters.map((f) => (f ? [...f] : null))).toEqual([
       [pad('0x07'), pad('0x08')],
       null,
@@ -65,7 +54,7 @@ describe('topic filters of the manifest', () => {
 
   it('keys the handler by a topic0 the manifest gives instead of the hash of its event', async () => {
     const topic0 = `0x${'ab'.repeat(32)}` as Hex;
-    const subgraph = await loadEdited((text) =>
+    const subgraph = await loadEditedProbe((text) =>
       text.replace(filtered, `${filtered}          topic0: '${topic0}'\n`),
     );
     expect(filteredSpec(subgraph).topic0).toBe(topic0);
@@ -74,25 +63,29 @@ describe('topic filters of the manifest', () => {
   });
 
   it('matches no log with an empty list, and any topic where no list is given', async () => {
-    const spec = filteredSpec(await loadEdited((text) => text.replace(topic1, '          topic2: []\n')));
+    const spec = filteredSpec(
+      await loadEditedProbe((text) => text.replace(topic1, '          topic2: []\n')),
+    );
     const topics: Hex[] = [pad('0x01', { size: 32 }), pad('0x07'), pad('0x08')];
     expect(spec.topicFilters[0]).toBeNull();
     expect(matchesTopicFilters(spec, topics)).toBe(false);
     const unfiltered = filteredSpec(
-      await loadEdited((text) => text.replace(topic1, '          topic3: null\n')),
+      await loadEditedProbe((text) => text.replace(topic1, '          topic3: null\n')),
     );
     expect(matchesTopicFilters(unfiltered, topics)).toBe(true);
   });
 
   it('refuses a value that is not hex of at most 32 bytes, a filter that is not a list, and a malformed topic0', async () => {
-    await expect(loadEdited((text) => text.replace('"08"', '"0xzz"'))).rejects.toThrow(
+    await expect(loadEditedProbe((text) => text.replace('"08"', '"0xzz"'))).rejects.toThrow(
       'data source ProbeCalls: handler handleFilteredProbe: topic1 value 0xzz is not a hex string of at most 32 bytes',
     );
-    await expect(loadEdited((text) => text.replace(topic1, '          topic1: "0x7"\n'))).rejects.toThrow(
+    await expect(
+      loadEditedProbe((text) => text.replace(topic1, '          topic1: "0x7"\n')),
+    ).rejects.toThrow(
       'data source ProbeCalls: handler handleFilteredProbe: topic1 must be a list of hex strings',
     );
     await expect(
-      loadEdited((text) => text.replace(filtered, `${filtered}          topic0: '0x1234'\n`)),
+      loadEditedProbe((text) => text.replace(filtered, `${filtered}          topic0: '0x1234'\n`)),
     ).rejects.toThrow('handler handleFilteredProbe: topic0 must be a 32-byte hex string (0x and 64 digits)');
   });
 });
