@@ -57,11 +57,20 @@ export interface ChainSourceOptions {
 export const chainOrder = (a: Log, b: Log): number =>
   Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!;
 
+/** eth_getLogs `topics`: for each position, the topics allowed there (null: any). */
+export type TopicsFilter = readonly (readonly Hex[] | null)[];
+
 export interface LogFilter {
   /** lowercase addresses; null: any address */
   readonly addresses: readonly Hex[] | null;
   /** topic0 values to match */
   readonly topics: readonly Hex[];
+  /**
+   * logs asked for besides, from any address, by their topics: those of handlers of data sources
+   * without an address that filter by indexed arguments (a wildcard Transfer handler for one
+   * recipient must not fetch every Transfer on the chain)
+   */
+  readonly anyAddressTopics?: readonly TopicsFilter[];
 }
 
 /** A call as a trace reports it, with its block (whether its transaction succeeded is not known). */
@@ -484,10 +493,12 @@ export class ChainSource {
     return (await this.headers([number])).get(number) ?? null;
   }
 
-  /** One eth_getLogs call, no retries. */
+  /**
+   * The logs of `filter` in [from, to]: one eth_getLogs per part of its address list, and one per
+   * entry of its anyAddressTopics, in one batch, no retries; in chain order, each log once.
+   */
   async getLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
-    if (filter.topics.length === 0 || (filter.addresses !== null && filter.addresses.length === 0)) return [];
-    const request = (address: Hex[] | null) =>
+    const request = (address: readonly Hex[] | null, topics: TopicsFilter) =>
       this.client.request({
         method: 'eth_getLogs',
         params: [
@@ -495,16 +506,24 @@ export class ChainSource {
             fromBlock: numberToHex(from),
             toBlock: numberToHex(to),
             ...(address ? { address } : {}),
-            topics: [[...filter.topics]],
+            topics,
           },
         ],
-      }) as Promise<RpcLog[]>;
-    if (filter.addresses === null) return (await request(null)).map((l) => formatLog(l));
-    const parts = await this.inParts(filter.addresses, request);
+      } as never) as Promise<RpcLog[]>;
+    const requests: Promise<RpcLog[][]>[] = [];
+    const topics = [filter.topics];
+    if (filter.topics.length > 0 && filter.addresses === null)
+      requests.push(request(null, topics).then((l) => [l]));
+    else if (filter.topics.length > 0 && filter.addresses!.length > 0)
+      requests.push(this.inParts(filter.addresses!, (part) => request(part, topics)));
+    for (const narrowed of filter.anyAddressTopics ?? [])
+      requests.push(request(null, narrowed).then((l) => [l]));
+    const parts = (await Promise.all(requests)).flat();
     const logs = parts.flat().map((l) => formatLog(l));
-    // each part is in chain order; together they are put back in it
-    if (parts.length > 1) logs.sort(chainOrder);
-    return logs;
+    if (parts.length <= 1) return logs;
+    // each part is in chain order; together they are put back in it, without the logs two matched
+    logs.sort(chainOrder);
+    return logs.filter((log, i) => i === 0 || chainOrder(logs[i - 1]!, log) !== 0);
   }
 
   /**

@@ -7,7 +7,7 @@
 // added after a count instead of rebuilding the set from a copy.
 import type { Hex } from 'viem';
 import type { Entity } from '../store/entity.ts';
-import type { BlockHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
+import type { BlockHandlerSpec, EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
 
 /** A template instance created by a handler. */
 export interface DynamicDataSource {
@@ -109,11 +109,38 @@ function jsonBigint(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** What an eth_getLogs filter must cover: every handler's topic0 from the data sources' addresses. */
+/**
+ * What eth_getLogs must cover: every handler's topic0 from the data sources' addresses, and the
+ * topic filters of the handlers of data sources without an address when they all have one.
+ */
 export interface DataSourceLogFilter {
-  /** lowercase, each once, in the order data sources first named them; null: any address (a data source has none) */
+  /**
+   * lowercase, each once, in the order data sources first named them; null: any address (a data
+   * source without one has a handler without topic filters)
+   */
   readonly addresses: readonly Hex[] | null;
   readonly topics: readonly Hex[];
+  /** per handler of the data sources without an address whose handlers all filter by topics: [[topic0], topic1s, ...] */
+  readonly anyAddressTopics: readonly (readonly (readonly Hex[] | null)[])[];
+}
+
+/**
+ * Whether every handler of a data source without an address narrows its logs by topic filters:
+ * its logs are then asked for by those filters, not by topic0 from any address.
+ */
+function narrowsByTopics(ds: ActiveDataSource): boolean {
+  const handlers = [...ds.mapping.handlers.values()].flat();
+  return ds.address === null && handlers.length > 0 && handlers.every((h) => h.topicFilters.length > 0);
+}
+
+/** A handler's eth_getLogs topics: its topic0, then its topic filters (trailing ones that allow any dropped). */
+function handlerTopics(spec: EventHandlerSpec): (readonly Hex[] | null)[] {
+  const topics: (readonly Hex[] | null)[] = [
+    [spec.topic0],
+    ...spec.topicFilters.map((f) => (f ? [...f] : null)),
+  ];
+  while (topics.at(-1) === null) topics.pop();
+  return topics;
 }
 
 const instanceKey = (template: string, address: Hex) => `${template}\0${address}`;
@@ -131,6 +158,10 @@ export class DataSourceSet implements DataSourceView {
   private readonly callAddressUses = new Map<Hex, number>();
   private receiptDeclarers = 0;
   private everyBlockHandlers = 0;
+  /** data sources without an address that ask for logs by topic0 from any address */
+  private anyAddressByTopic0 = 0;
+  /** the topics asked for from any address (static data sources only: fixed at construction) */
+  private readonly anyAddressTopics: (readonly Hex[] | null)[][] = [];
   /** the filters as last worked out, until the set changes */
   private filter: DataSourceLogFilter | null = null;
   private calls: readonly Hex[] | null = null;
@@ -224,7 +255,14 @@ export class DataSourceSet implements DataSourceView {
     };
     if (ds.address !== null) bump(this.addressUses, ds.address);
     if (ds.address !== null && ds.mapping.tracesCalls) bump(this.callAddressUses, ds.address);
-    for (const topic of ds.mapping.handlers.keys()) bump(this.topicUses, topic);
+    if (narrowsByTopics(ds)) {
+      // only static data sources lack an address, and they are never dropped
+      for (const spec of [...ds.mapping.handlers.values()].flat())
+        this.anyAddressTopics.push(handlerTopics(spec));
+    } else {
+      for (const topic of ds.mapping.handlers.keys()) bump(this.topicUses, topic);
+      if (ds.address === null) this.anyAddressByTopic0 += step;
+    }
     if (ds.mapping.declaresReceipts) this.receiptDeclarers += step;
     if (ds.mapping.blockHandlers.some((h) => h.filter === 'every')) this.everyBlockHandlers += step;
     this.filter = null;
@@ -277,8 +315,9 @@ export class DataSourceSet implements DataSourceView {
   /** What an eth_getLogs filter must cover; the same object until the set changes. */
   logFilter(): DataSourceLogFilter {
     this.filter ??= {
-      addresses: this.index.anyAddress.length > 0 ? null : [...this.addressUses.keys()],
+      addresses: this.anyAddressByTopic0 > 0 ? null : [...this.addressUses.keys()],
       topics: [...this.topicUses.keys()],
+      anyAddressTopics: this.anyAddressTopics,
     };
     return this.filter;
   }

@@ -123,6 +123,42 @@ describe('the chain source splitting eth_getLogs into ranges', () => {
     expect(logs.map((l) => `${l.blockNumber}:${l.logIndex}`)).toEqual(tracked);
   });
 
+  it('asks for the logs of any address by topic filters beside the tracked addresses, each log once', async () => {
+    const topic = filter.topics[0]!;
+    const tracked = `0x${'0a'.repeat(20)}` as Hex;
+    const recipient = `0x${'00'.repeat(31)}01` as Hex;
+    // block n's i-th log: from the tracked address when i is even, to the recipient when i % 3 is 0
+    node = await startLogDensityNode(() => 6, {
+      logAt: (n, i) => ({
+        address: i % 2 === 0 ? tracked : `0x${(n * 10 + i).toString(16).padStart(40, '0')}`,
+        topics: [topic, i % 3 === 0 ? recipient : `0x${'00'.repeat(31)}02`],
+        data: '0x',
+      }),
+      recordFilters: true,
+    });
+    const chain = new ChainSource({ rpcUrl: node.url });
+    const logs = await chain.getLogs(
+      { addresses: [tracked], topics: [topic], anyAddressTopics: [[[topic], [recipient]]] },
+      1,
+      2,
+    );
+    expect(node.filters.map((f) => [f.addresses, f.laterTopics])).toEqual([
+      [[tracked], []],
+      [null, [[recipient]]],
+    ]);
+    // i = 0, 2, 3, 4 of each block: tracked, or to the recipient (i = 0 is both, and comes once)
+    expect(logs.map((l) => `${l.blockNumber}:${l.logIndex}`)).toEqual([
+      '1:0',
+      '1:2',
+      '1:3',
+      '1:4',
+      '2:0',
+      '2:2',
+      '2:3',
+      '2:4',
+    ]);
+  });
+
   it('allows several ranges at once only with the span at its bound and ranges holding few logs', async () => {
     node = await startLogDensityNode((n) => (n <= 300 ? 1 : 400));
     const chain = new ChainSource({

@@ -17,8 +17,17 @@ export interface LogDensityNode {
   url: string;
   /** [fromBlock, toBlock] of every eth_getLogs request, refused ones included */
   readonly ranges: [number, number][];
-  /** with `recordFilters`, per eth_getLogs request: its range, addresses (null: any) and topic0s */
-  readonly filters: { from: number; to: number; addresses: string[] | null; topics: string[] }[];
+  /**
+   * with `recordFilters`, per eth_getLogs request: its range, addresses (null: any), topic0s, and
+   * the topics it asked for at the later positions
+   */
+  readonly filters: {
+    from: number;
+    to: number;
+    addresses: string[] | null;
+    topics: string[];
+    laterTopics: (string[] | null)[];
+  }[];
   /** per HTTP request asking for whole blocks, how many it asked for */
   readonly fullBlockBatches: number[];
   /** the most HTTP requests asking for whole blocks that were under way at once */
@@ -45,7 +54,8 @@ interface LogsFilter {
   fromBlock: string;
   toBlock: string;
   address?: string | string[];
-  topics: string[][];
+  /** per position, the topics allowed there (null: any) */
+  topics: (string[] | null)[];
 }
 
 /** One log the node holds, as `logAt` chooses it. */
@@ -174,7 +184,8 @@ export async function startLogDensityNode(
     const to = Number(toBlock);
     ranges.push([from, to]);
     const named = address === undefined ? null : [address].flat().map((a) => a.toLowerCase());
-    if (recordFilters) filters.push({ from, to, addresses: named, topics: topics[0]! });
+    if (recordFilters)
+      filters.push({ from, to, addresses: named, topics: topics[0]!, laterTopics: topics.slice(1) });
     const addresses = named && new Set(named);
     if (maxBlocks && to - from + 1 > maxBlocks.blocks) {
       const { message, data } = maxBlocks;
@@ -197,6 +208,7 @@ export async function startLogDensityNode(
           : { address: '0x00000000000000000000000000000000000000aa', topics: [topics[0]![0]!], data: '0x' };
         if (addresses && !addresses.has(log.address.toLowerCase())) continue;
         if (!wantedTopics.has(log.topics[0]!)) continue;
+        if (topics.some((allowed, p) => p > 0 && allowed && !allowed.includes(log.topics[p]!))) continue;
         logs.push({
           ...log,
           blockHash: hashOf(n),

@@ -52,6 +52,40 @@ describe('DataSourceSet', () => {
     expect(set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'other' }]])))).toBe(true);
   });
 
+  it('asks for the logs of a data source without an address by its handlers’ topic filters when they all have one', () => {
+    const recipient = `0x${'00'.repeat(31)}07` as Hex;
+    const oracle = subgraph.dataSources[1]!;
+    /** the subgraph with the oracle matching any address, its handlers filtered by topic1 (all or but one) */
+    const withOracle = (filtered: (index: number) => boolean): Subgraph => {
+      const handlers = new Map(
+        [...oracle.mapping.handlers].map(([topic0, specs], index) => [
+          topic0,
+          specs.map((spec) => ({
+            ...spec,
+            topicFilters: filtered(index) ? [new Set([recipient]), null, null] : [],
+          })),
+        ]),
+      );
+      const mapping = { ...oracle.mapping, handlers };
+      return {
+        ...subgraph,
+        dataSources: subgraph.dataSources.map((ds) =>
+          ds === oracle ? { ...ds, address: null, mapping } : ds,
+        ),
+      };
+    };
+    const narrowed = new DataSourceSet(withOracle(() => true)).logFilter();
+    expect(narrowed.addresses).not.toBeNull();
+    expect(narrowed.anyAddressTopics).toEqual(
+      [...oracle.mapping.handlers.keys()].map((t0) => [[t0], [recipient]]),
+    );
+    expect(narrowed.topics.filter((t) => oracle.mapping.handlers.has(t))).toEqual([]);
+    // one handler without a filter: its topic0 is asked for from any address, as before
+    const wide = new DataSourceSet(withOracle((index) => index > 0)).logFilter();
+    expect(wide.addresses).toBeNull();
+    expect(wide.anyAddressTopics).toEqual([]);
+  });
+
   it('names each address once in its log filter and keeps the filter object until it changes', () => {
     const set = new DataSourceSet(subgraph, [fundVault(1)]);
     set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'other' }]])));
