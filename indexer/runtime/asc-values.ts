@@ -146,18 +146,48 @@ export function readEntity(heap: AscHeap, ptr: number): Entity {
 /** Writes an entity as graph-node does: a TypedMap whose entries are sorted by field name. */
 export function writeEntity(heap: AscHeap, entity: Entity): number {
   const names = [...entity.keys()].sort();
-  const entries = names.map((name) => {
-    const key = heap.writeString(name);
-    const value = writeStoreValue(heap, entity.get(name) as StoreValue);
-    const entry = heap.newObject('TypedMapEntryStringStoreValue', 8);
+  return writeTypedMap(
+    heap,
+    {
+      map: 'TypedMapStringStoreValue',
+      array: 'ArrayTypedMapEntryStringStoreValue',
+      entry: 'TypedMapEntryStringStoreValue',
+    },
+    names.map((name) => [heap.writeString(name), writeStoreValue(heap, entity.get(name) as StoreValue)]),
+  );
+}
+
+/** The classes of one TypedMap<K, V> instantiation: the map, its array of entries, an entry. */
+export interface TypedMapTypes {
+  map: TypeIdName;
+  array: TypeIdName;
+  entry: TypeIdName;
+}
+
+/** Writes a graph-ts TypedMap whose entries hold the given key and value pointers, in order. */
+export function writeTypedMap(
+  heap: AscHeap,
+  types: TypedMapTypes,
+  entries: readonly (readonly [key: number, value: number])[],
+): number {
+  const pointers = entries.map(([key, value]) => {
+    const entry = heap.newObject(types.entry, 8);
     heap.setU32(entry, key);
     heap.setU32(entry + 4, value);
     return entry;
   });
-  const array = heap.writeArrayU32('ArrayTypedMapEntryStringStoreValue', entries);
-  const map = heap.newObject('TypedMapStringStoreValue', 4);
-  heap.setU32(map, array);
+  const map = heap.newObject(types.map, 4);
+  heap.setU32(map, heap.writeArrayU32(types.array, pointers));
   return map;
+}
+
+/** What `parse` returns, or null when it throws: the outcome a `try_` host function reports. */
+export function orNull<T>(parse: () => T): T | null {
+  try {
+    return parse();
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
 // and the grammar is strict JSON. JSON.parse would lose number text, hence this small parser.
 import type { AscHeap } from './asc-memory.ts';
 import { JsonValueKind } from './asc-types.ts';
-import { writeBigInt, writeResult } from './asc-values.ts';
+import { orNull, writeBigInt, writeResult, writeTypedMap } from './asc-values.ts';
 import { parseBigIntDecimal } from './decimal.ts';
 import type { HostFunctions } from './host-context.ts';
 
@@ -169,21 +169,18 @@ function writeJsonValue(heap: AscHeap, node: JsonNode): number {
         node.items.map((item) => writeJsonValue(heap, item)),
       );
       break;
-    case 'object': {
+    case 'object':
       kind = JsonValueKind.Object;
-      const entries = node.entries.map(([key, value]) => {
-        const k = heap.writeString(key);
-        const v = writeJsonValue(heap, value);
-        const entry = heap.newObject('TypedMapEntryStringJsonValue', 8);
-        heap.setU32(entry, k);
-        heap.setU32(entry + 4, v);
-        return entry;
-      });
-      const array = heap.writeArrayU32('ArrayTypedMapEntryStringJsonValue', entries);
-      payload = heap.newObject('TypedMapStringJsonValue', 4);
-      heap.setU32(payload, array);
+      payload = writeTypedMap(
+        heap,
+        {
+          map: 'TypedMapStringJsonValue',
+          array: 'ArrayTypedMapEntryStringJsonValue',
+          entry: 'TypedMapEntryStringJsonValue',
+        },
+        node.entries.map(([key, value]) => [heap.writeString(key), writeJsonValue(heap, value)]),
+      );
       break;
-    }
   }
   const ptr = heap.newObject('JsonValue', 16);
   heap.setU32(ptr, kind);
@@ -217,12 +214,7 @@ export function jsonToF64(s: string): number {
 export const jsonFunctions: HostFunctions = {
   'json.fromBytes': (env) => (ptr: number) => writeJsonValue(env.heap, parseJson(env.heap.readBytes(ptr))),
   'json.try_fromBytes': (env) => (ptr: number) => {
-    let node: JsonNode | null;
-    try {
-      node = parseJson(env.heap.readBytes(ptr));
-    } catch {
-      node = null;
-    }
+    const node = orNull(() => parseJson(env.heap.readBytes(ptr)));
     return writeResult(
       env.heap,
       'ResultJsonValueBool',

@@ -19,7 +19,7 @@ import {
   type Node as YamlAstNode,
 } from 'yaml';
 import type { AscHeap } from './asc-memory.ts';
-import { writeResult } from './asc-values.ts';
+import { orNull, writeResult, writeTypedMap } from './asc-values.ts';
 import type { HostFunctions } from './host-context.ts';
 
 export type YamlNode =
@@ -285,20 +285,17 @@ function writeYamlValue(heap: AscHeap, node: YamlNode): number {
         node.items.map((item) => writeYamlValue(heap, item)),
       );
       break;
-    case 'object': {
-      const entries = node.entries.map(([key, value]) => {
-        const k = writeYamlValue(heap, key);
-        const v = writeYamlValue(heap, value);
-        const entry = heap.newObject('YamlTypedMapEntryValueValue', 8);
-        heap.setU32(entry, k);
-        heap.setU32(entry + 4, v);
-        return entry;
-      });
-      const array = heap.writeArrayU32('YamlArrayTypedMapEntryValueValue', entries);
-      payload = heap.newObject('YamlTypedMapValueValue', 4);
-      heap.setU32(payload, array);
+    case 'object':
+      payload = writeTypedMap(
+        heap,
+        {
+          map: 'YamlTypedMapValueValue',
+          array: 'YamlArrayTypedMapEntryValueValue',
+          entry: 'YamlTypedMapEntryValueValue',
+        },
+        node.entries.map(([key, value]) => [writeYamlValue(heap, key), writeYamlValue(heap, value)]),
+      );
       break;
-    }
     case 'tagged': {
       const tag = heap.writeString(node.tag);
       const value = writeYamlValue(heap, node.value);
@@ -325,12 +322,7 @@ export const yamlFunctions: HostFunctions = {
     return writeYamlValue(env.heap, node);
   },
   'yaml.try_fromBytes': (env) => (ptr: number) => {
-    let node: YamlNode | null;
-    try {
-      node = parseYaml(env.heap.readBytes(ptr));
-    } catch {
-      node = null;
-    }
+    const node = orNull(() => parseYaml(env.heap.readBytes(ptr)));
     return writeResult(
       env.heap,
       'YamlResultValueBool',
