@@ -110,27 +110,19 @@ function jsonBigint(_key: string, value: unknown): unknown {
 }
 
 /**
- * What eth_getLogs must cover: every handler's topic0 from the data sources' addresses, and the
- * topic filters of the handlers of data sources without an address when they all have one.
+ * What eth_getLogs must cover: every handler's topic0 from the data sources' addresses, and, from
+ * any address, the topics of the handlers of data sources without an address (graph-node's
+ * wildcard events and events with topic filters).
  */
 export interface DataSourceLogFilter {
-  /**
-   * lowercase, each once, in the order data sources first named them; null: any address (a data
-   * source without one has a handler without topic filters)
-   */
-  readonly addresses: readonly Hex[] | null;
+  /** lowercase, each once, in the order data sources first named them */
+  readonly addresses: readonly Hex[];
   readonly topics: readonly Hex[];
-  /** per handler of the data sources without an address whose handlers all filter by topics: [[topic0], topic1s, ...] */
+  /**
+   * asked for from any address: the topic0s of the unfiltered handlers of data sources without an
+   * address, together (`[[topic0, ...]]`), and each filtered handler's topics (`[[topic0], topic1s, ...]`)
+   */
   readonly anyAddressTopics: readonly (readonly (readonly Hex[] | null)[])[];
-}
-
-/**
- * Whether every handler of a data source without an address narrows its logs by topic filters:
- * its logs are then asked for by those filters, not by topic0 from any address.
- */
-function narrowsByTopics(ds: ActiveDataSource): boolean {
-  const handlers = [...ds.mapping.handlers.values()].flat();
-  return ds.address === null && handlers.length > 0 && handlers.every((h) => h.topicFilters.length > 0);
 }
 
 /** A handler's eth_getLogs topics: its topic0, then its topic filters (trailing ones that allow any dropped). */
@@ -158,10 +150,12 @@ export class DataSourceSet implements DataSourceView {
   private readonly callAddressUses = new Map<Hex, number>();
   private receiptDeclarers = 0;
   private everyBlockHandlers = 0;
-  /** data sources without an address that ask for logs by topic0 from any address */
-  private anyAddressByTopic0 = 0;
-  /** the topics asked for from any address (static data sources only: fixed at construction) */
-  private readonly anyAddressTopics: (readonly Hex[] | null)[][] = [];
+  /**
+   * what is asked for from any address: the unfiltered handlers' topic0s and the filtered handlers'
+   * topics of the data sources without an address (static ones only: fixed at construction)
+   */
+  private readonly anyAddressTopic0s = new Set<Hex>();
+  private readonly anyAddressFiltered: (readonly Hex[] | null)[][] = [];
   /** the filters as last worked out, until the set changes */
   private filter: DataSourceLogFilter | null = null;
   private calls: readonly Hex[] | null = null;
@@ -255,13 +249,14 @@ export class DataSourceSet implements DataSourceView {
     };
     if (ds.address !== null) bump(this.addressUses, ds.address);
     if (ds.address !== null && ds.mapping.tracesCalls) bump(this.callAddressUses, ds.address);
-    if (narrowsByTopics(ds)) {
+    if (ds.address === null) {
       // only static data sources lack an address, and they are never dropped
-      for (const spec of [...ds.mapping.handlers.values()].flat())
-        this.anyAddressTopics.push(handlerTopics(spec));
+      for (const spec of [...ds.mapping.handlers.values()].flat()) {
+        if (spec.topicFilters.length > 0) this.anyAddressFiltered.push(handlerTopics(spec));
+        else this.anyAddressTopic0s.add(spec.topic0);
+      }
     } else {
       for (const topic of ds.mapping.handlers.keys()) bump(this.topicUses, topic);
-      if (ds.address === null) this.anyAddressByTopic0 += step;
     }
     if (ds.mapping.declaresReceipts) this.receiptDeclarers += step;
     if (ds.mapping.blockHandlers.some((h) => h.filter === 'every')) this.everyBlockHandlers += step;
@@ -315,9 +310,12 @@ export class DataSourceSet implements DataSourceView {
   /** What an eth_getLogs filter must cover; the same object until the set changes. */
   logFilter(): DataSourceLogFilter {
     this.filter ??= {
-      addresses: this.anyAddressByTopic0 > 0 ? null : [...this.addressUses.keys()],
+      addresses: [...this.addressUses.keys()],
       topics: [...this.topicUses.keys()],
-      anyAddressTopics: this.anyAddressTopics,
+      anyAddressTopics: [
+        ...(this.anyAddressTopic0s.size > 0 ? [[[...this.anyAddressTopic0s]]] : []),
+        ...this.anyAddressFiltered,
+      ],
     };
     return this.filter;
   }

@@ -52,10 +52,10 @@ describe('DataSourceSet', () => {
     expect(set.add(fundVault(1, new Map([['slug', { kind: 'String', value: 'other' }]])))).toBe(true);
   });
 
-  it('asks for the logs of a data source without an address by its handlers’ topic filters when they all have one', () => {
+  it('asks for the logs of a data source without an address from any address by its handlers’ topics, apart from the addressed ones', () => {
     const recipient = `0x${'00'.repeat(31)}07` as Hex;
     const oracle = subgraph.dataSources[1]!;
-    /** the subgraph with the oracle matching any address, its handlers filtered by topic1 (all or but one) */
+    /** the subgraph with the oracle matching any address, its handlers filtered by topic1 (or some not) */
     const withOracle = (filtered: (index: number) => boolean): Subgraph => {
       const handlers = new Map(
         [...oracle.mapping.handlers].map(([topic0, specs], index) => [
@@ -74,16 +74,23 @@ describe('DataSourceSet', () => {
         ),
       };
     };
+    const topic0s = [...oracle.mapping.handlers.keys()];
     const narrowed = new DataSourceSet(withOracle(() => true)).logFilter();
-    expect(narrowed.addresses).not.toBeNull();
-    expect(narrowed.anyAddressTopics).toEqual(
-      [...oracle.mapping.handlers.keys()].map((t0) => [[t0], [recipient]]),
+    expect(narrowed.addresses).toEqual(
+      subgraph.dataSources.filter((ds) => ds !== oracle).map((ds) => ds.address),
     );
+    expect(narrowed.anyAddressTopics).toEqual(topic0s.map((t0) => [[t0], [recipient]]));
     expect(narrowed.topics.filter((t) => oracle.mapping.handlers.has(t))).toEqual([]);
-    // one handler without a filter: its topic0 is asked for from any address, as before
-    const wide = new DataSourceSet(withOracle((index) => index > 0)).logFilter();
-    expect(wide.addresses).toBeNull();
-    expect(wide.anyAddressTopics).toEqual([]);
+    // the handlers without a filter ask for their topic0s together, from any address, and leave the
+    // other data sources' topics to their addresses
+    const mixed = new DataSourceSet(withOracle((index) => index > 0)).logFilter();
+    expect(mixed.addresses).toEqual(narrowed.addresses);
+    expect(mixed.anyAddressTopics).toEqual([
+      [[topic0s[0]]],
+      ...topic0s.slice(1).map((t0) => [[t0], [recipient]]),
+    ]);
+    const unfiltered = new DataSourceSet(withOracle(() => false)).logFilter();
+    expect(unfiltered.anyAddressTopics).toEqual([[topic0s]]);
   });
 
   it('names each address once in its log filter and keeps the filter object until it changes', () => {
@@ -94,7 +101,7 @@ describe('DataSourceSet', () => {
     expect(set.logFilter()).toBe(filter);
     set.add(fundVault(2));
     expect(set.logFilter()).not.toBe(filter);
-    expect(set.logFilter().addresses).toEqual([...filter.addresses!, vault(2)]);
+    expect(set.logFilter().addresses).toEqual([...filter.addresses, vault(2)]);
   });
 
   it('drops the instances added after a size on truncate, as if they had never been added', () => {
