@@ -33,7 +33,7 @@
 // if the store refuses one as inserted by an earlier block, the block runs again with the lookups,
 // which fail it with graph-node's error.
 import type { Hex, Log, TransactionReceipt } from 'viem';
-import { DataSourceSet, type DynamicDataSource } from '../runtime/data-sources.ts';
+import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
@@ -163,7 +163,7 @@ interface FetchedRange {
   /** receipts of the transactions whose logs `receipt: true` handlers get */
   receipts: Map<Hex, TransactionReceipt>;
   /** the filter the logs were fetched with */
-  filter: LogFilter;
+  filter: DataSourceLogFilter;
   /** calls to the addresses in `callAddresses` (of the data sources that handle calls), in chain order */
   calls: RangeCall[];
   callAddresses: readonly Hex[];
@@ -192,15 +192,12 @@ function holdsTransactionOf(header: ChainHeader, item: Placed): boolean {
 /**
  * What a range fetched with `old` lacks under `now` when `now` only adds to it (new data sources):
  * the new addresses' logs under every topic, and the old addresses' logs under the new topics.
- * Null when `now` drops something or turns to any address: the range is then fetched again.
+ * (What is asked for from any address belongs to static data sources: it never changes.) Null
+ * when `now` drops something: the range is then fetched again.
  */
-function missingFilters(old: LogFilter, now: LogFilter): LogFilter[] | null {
+function missingFilters(old: DataSourceLogFilter, now: DataSourceLogFilter): LogFilter[] | null {
   if (!old.topics.every((t) => now.topics.includes(t))) return null;
   const newTopics = now.topics.filter((t) => !old.topics.includes(t));
-  if (old.addresses === null || now.addresses === null) {
-    if (old.addresses !== now.addresses) return null;
-    return newTopics.length > 0 ? [{ addresses: null, topics: newTopics }] : [];
-  }
   const had = new Set(old.addresses);
   const added = now.addresses.filter((a) => !had.has(a));
   if (now.addresses.length - added.length !== had.size) return null;
@@ -350,7 +347,11 @@ export class ChainFollower {
    * continues (its hash is returned for the caller to check against its checkpoint). A Refetch when
    * the node's answers disagree (the chain moved during the fetch) or it refused the span.
    */
-  private async fetchRange(from: number, to: number, filter: LogFilter): Promise<FetchedRange | Refetch> {
+  private async fetchRange(
+    from: number,
+    to: number,
+    filter: DataSourceLogFilter,
+  ): Promise<FetchedRange | Refetch> {
     const { chain, store } = this.options;
     // used once: if the range runs again, its end is read again (the chain may have moved since)
     const readAhead = this.nextEnd?.number === to ? this.nextEnd : null;
@@ -425,7 +426,7 @@ export class ChainFollower {
    * eth_getLogs more per range, not the range again. A filter that drops something, or data sources
    * with block handlers or that handle calls, fetch the range again.
    */
-  private async widen(range: FetchedRange, filter: LogFilter): Promise<FetchedRange | Refetch> {
+  private async widen(range: FetchedRange, filter: DataSourceLogFilter): Promise<FetchedRange | Refetch> {
     if (range.filter === filter && range.callAddresses === this.sources.callAddresses()) return range;
     const missing = missingFilters(range.filter, filter);
     const triggerBlocks = this.blockTriggersIn(range.from, range.to);
@@ -523,7 +524,7 @@ export class ChainFollower {
    * The range fetched ahead that starts after block `cpNumber` under the current filter, taken off
    * the queue; null (and the queue dropped) when there is none.
    */
-  private takeAhead(cpNumber: number, filter: LogFilter): Promise<FetchedRange | Refetch> | null {
+  private takeAhead(cpNumber: number, filter: DataSourceLogFilter): Promise<FetchedRange | Refetch> | null {
     const first = this.ahead.shift();
     if (first && first.from === cpNumber + 1)
       return first.result.then((fetched) => (isRefetch(fetched) ? fetched : this.widen(fetched, filter)));
@@ -535,7 +536,7 @@ export class ChainFollower {
    * Starts fetching the ranges after block `after` (up to the head) until as many are under way as
    * the chain source allows at once: the next one always, more over sparse stretches.
    */
-  private fetchAhead(after: number, head: number, filter: LogFilter): void {
+  private fetchAhead(after: number, head: number, filter: DataSourceLogFilter): void {
     const allowed = this.options.chain.concurrentRanges(this.options.maxRangesAhead ?? MAX_RANGES_AHEAD);
     let from = (this.ahead.at(-1)?.to ?? after) + 1;
     while (this.ahead.length < allowed && from <= head) {
