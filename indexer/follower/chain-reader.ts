@@ -5,7 +5,9 @@
 // than answer from another chain. Node errors that say the call reverted (graph-node's list in
 // chain/ethereum/src/call_helper.rs) make a null result; anything else is a ChainAccessError, and
 // the follower runs the range again. Answers are kept per (block hash, request), so a block run
-// again (new data sources, immutable checks, a retried range) asks the node once.
+// again (new data sources, immutable checks, a retried range) asks the node once. A block's declared
+// calls come in JSON-RPC batches, several HTTP requests in flight at once, and are kept apart from
+// the other answers until the next block's, however many there are.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
@@ -69,12 +71,19 @@ const ETH_CALL_GAS = '0x2faf080'; // 50,000,000
 
 /** Answers kept, across blocks; the oldest go first. */
 const CACHE_ENTRIES = 4096;
+/** Declared calls per JSON-RPC batch (one HTTP request), as the follower batches its requests */
+const CALLS_PER_BATCH = 100;
+/** Batches of declared calls in flight at once */
+const BATCHES_IN_FLIGHT = 8;
 
 interface RpcError {
   code?: number;
   message?: string;
   data?: unknown;
 }
+
+/** How an eth_call is told apart from others made at the same block. */
+const callKey = (to: Hex, data: Hex) => `${to.toLowerCase()}${data.slice(2).toLowerCase()}`;
 
 function isRevert(error: RpcError): boolean {
   const message = String(error.message ?? '').toLowerCase();
@@ -86,12 +95,21 @@ function isRevert(error: RpcError): boolean {
   );
 }
 
+/** What the worker posts back for one HTTP request. */
+interface WorkerAnswer {
+  status?: number;
+  text?: string;
+  failure?: string;
+}
+
 class WorkerChainReader implements ClosableChainReader {
   /** started on the first read: a subgraph that never reads the chain costs no thread */
   private connection: { worker: Worker; port: MessagePort } | null = null;
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private readonly timeoutMs: number;
   private readonly cache = new Map<string, unknown>();
+  /** the answers to the declared calls of the latest block that had some, by callKey */
+  private prefetched: { blockHash: Hex; answers: Map<string, Hex | null> } | null = null;
   private nextId = 0;
 
   constructor(private readonly options: ChainReaderOptions) {
@@ -122,36 +140,57 @@ class WorkerChainReader implements ClosableChainReader {
 
   /** One JSON-RPC request, answered synchronously: the result, or the node's error object. */
   private request(method: string, params: unknown[]): { result: unknown } | { error: RpcError } {
-    const port = this.connect();
     const id = this.nextId++;
+    const [answer] = this.exchange([JSON.stringify({ jsonrpc: '2.0', id, method, params })], method);
+    return this.interpret(method, answer!);
+  }
+
+  /**
+   * HTTP requests with the JSON bodies `bodies`, all in flight at once, answered synchronously in
+   * the same order. The worker's own timeout answers first; this one only guards against a stuck
+   * worker.
+   */
+  private exchange(bodies: readonly string[], what: string): WorkerAnswer[] {
+    const port = this.connect();
+    const first = this.nextId;
+    this.nextId += bodies.length;
     Atomics.store(this.signal, 0, 0);
-    port.postMessage({ id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
-    // the worker's own timeout answers first; this one only guards against a stuck worker
+    bodies.forEach((body, i) => port.postMessage({ id: first + i, body }));
+    const answers: WorkerAnswer[] = [];
+    let pending = bodies.length;
     const deadline = Date.now() + this.timeoutMs + 2_000;
-    for (;;) {
+    while (pending > 0) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new ChainAccessError(`${method}: no answer within ${this.timeoutMs} ms`);
+      if (remaining <= 0) throw new ChainAccessError(`${what}: no answer within ${this.timeoutMs} ms`);
       Atomics.wait(this.signal, 0, 0, remaining);
       Atomics.store(this.signal, 0, 0);
       // an answer to an earlier request that timed out here may come first: it is dropped
       for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-        const answer = m.message as { id: number; status?: number; text?: string; failure?: string };
-        if (answer.id === id) return this.interpret(method, answer);
+        const answer = m.message as WorkerAnswer & { id: number };
+        const at = answer.id - first;
+        if (at >= 0 && at < bodies.length && answers[at] === undefined) {
+          answers[at] = answer;
+          pending--;
+        }
       }
+    }
+    return answers;
+  }
+
+  /** The worker's answer as a JSON-RPC reply: one object, or an array for a batch. */
+  private static replyOf(method: string, answer: WorkerAnswer): unknown {
+    if (answer.failure !== undefined) throw new ChainAccessError(`${method}: ${answer.failure}`);
+    try {
+      return JSON.parse(answer.text ?? '');
+    } catch {
+      throw new ChainAccessError(
+        `${method}: HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`,
+      );
     }
   }
 
-  private interpret(
-    method: string,
-    answer: { status?: number; text?: string; failure?: string },
-  ): { result: unknown } | { error: RpcError } {
-    if (answer.failure !== undefined) throw new ChainAccessError(`${method}: ${answer.failure}`);
-    let body: unknown = null;
-    try {
-      body = JSON.parse(answer.text ?? '');
-    } catch {
-      // not JSON: reported below with the status
-    }
+  private interpret(method: string, answer: WorkerAnswer): { result: unknown } | { error: RpcError } {
+    const body = WorkerChainReader.replyOf(method, answer);
     const reply = (body !== null && typeof body === 'object' ? body : {}) as {
       result?: unknown;
       error?: RpcError;
@@ -182,13 +221,69 @@ class WorkerChainReader implements ClosableChainReader {
     };
   }
 
+  private static callAnswer(to: Hex, error: RpcError): null {
+    if (isRevert(error)) return null;
+    throw new ChainAccessError(
+      `the node returned an error for eth_call to ${to}: ${error.message ?? JSON.stringify(error)}`,
+    );
+  }
+
   call(to: Hex, data: Hex, blockHash: Hex): Hex | null {
-    return this.cached<Hex | null>('eth_call', [{ to, data, gas: ETH_CALL_GAS }, { blockHash }], (error) => {
-      if (isRevert(error)) return null;
-      throw new ChainAccessError(
-        `the node returned an error for eth_call to ${to}: ${error.message ?? JSON.stringify(error)}`,
+    const prefetched = this.prefetched?.blockHash === blockHash ? this.prefetched.answers : null;
+    const key = callKey(to, data);
+    if (prefetched?.has(key)) return prefetched.get(key)!;
+    return this.cached<Hex | null>('eth_call', [{ to, data, gas: ETH_CALL_GAS }, { blockHash }], (error) =>
+      WorkerChainReader.callAnswer(to, error),
+    );
+  }
+
+  prefetchCalls(calls: readonly { to: Hex; data: Hex }[], blockHash: Hex): (Hex | null)[] {
+    if (this.prefetched?.blockHash !== blockHash) this.prefetched = { blockHash, answers: new Map() };
+    const answers = this.prefetched.answers;
+    const missing = new Map<string, { to: Hex; data: Hex }>();
+    for (const call of calls) {
+      const key = callKey(call.to, call.data);
+      if (!answers.has(key)) missing.set(key, call);
+    }
+    const requests = [...missing].map(([key, { to, data }]) => ({
+      key,
+      to,
+      id: this.nextId++,
+      params: [{ to, data, gas: ETH_CALL_GAS }, { blockHash }],
+    }));
+    const method = 'eth_call';
+    for (let wave = 0; wave < requests.length; wave += CALLS_PER_BATCH * BATCHES_IN_FLIGHT) {
+      const batches: (typeof requests)[] = [];
+      for (
+        let i = wave;
+        i < Math.min(requests.length, wave + CALLS_PER_BATCH * BATCHES_IN_FLIGHT);
+        i += CALLS_PER_BATCH
+      )
+        batches.push(requests.slice(i, i + CALLS_PER_BATCH));
+      const bodies = batches.map((batch) =>
+        JSON.stringify(batch.map(({ id, params }) => ({ jsonrpc: '2.0', id, method, params }))),
       );
-    });
+      this.exchange(bodies, method).forEach((answer, b) => {
+        const reply = WorkerChainReader.replyOf(method, answer);
+        if (!Array.isArray(reply)) {
+          const error = (reply as { error?: RpcError } | null)?.error;
+          throw new ChainAccessError(
+            `${method}: the node did not answer a batch of ${batches[b]!.length} declared calls: ${error?.message ?? `HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`}`,
+          );
+        }
+        const byId = new Map(
+          (reply as { id?: unknown }[]).map((r) => [r.id, r as { result?: unknown; error?: RpcError }]),
+        );
+        for (const { key, to, id } of batches[b]!) {
+          const one = byId.get(id);
+          if (one?.error) answers.set(key, WorkerChainReader.callAnswer(to, one.error));
+          else if (one && typeof one.result === 'string') answers.set(key, one.result as Hex);
+          else
+            throw new ChainAccessError(`${method}: the node's batch answer has no result for request ${id}`);
+        }
+      });
+    }
+    return calls.map((call) => answers.get(callKey(call.to, call.data))!);
   }
 
   balance(address: Hex, blockHash: Hex): bigint {

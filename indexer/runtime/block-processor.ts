@@ -5,8 +5,9 @@
 // handlers. For each trigger, the matching data sources (static in manifest order, then template
 // instances in creation order), and for a log the handler whose topic filters it passes. Template
 // instances created by handlers start after the pass over the block: the block's triggers are run
-// again for them alone, repeatedly while handlers keep creating data sources. Any handler failure
-// is a deterministic error that fails the block.
+// again for them alone, repeatedly while handlers keep creating data sources. Before each pass, the
+// eth calls its log handlers declare are made at the block in one go (see declared-calls.ts). Any
+// handler failure is a deterministic error that fails the block.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
@@ -18,6 +19,7 @@ import {
   type DynamicDataSource,
 } from './data-sources.ts';
 import type { EventParameter } from './event-decoder.ts';
+import { callRequests, type CallRequest } from './declared-calls.ts';
 import { decodeCall, sameCall, writeCall, type ContractCall } from './ethereum-call.ts';
 import { writeEvent, writeTriggerBlock, type BlockWithLogs } from './ethereum-event.ts';
 import {
@@ -327,11 +329,67 @@ export function createBlockProcessor(
     }
   }
 
+  /**
+   * Makes the eth calls that the handlers `logs` trigger in this pass declare, all at once at the
+   * block, before any handler runs (graph-node's DecoderHook). Calls that reverted are logged by
+   * label for each data source, as graph-node logs them: a declaration that keeps failing is likely
+   * attached to the wrong handler or given the wrong arguments.
+   */
+  function prefetchDeclaredCalls(
+    chain: ChainReader,
+    logs: readonly Log[],
+    dataSources: DataSourceView,
+    block: BlockWithLogs,
+  ): void {
+    const declared: { ds: ActiveDataSource; request: CallRequest }[] = [];
+    for (const log of logs) {
+      const topic0 = log.topics[0] as Hex | undefined;
+      if (!topic0) continue;
+      for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
+        if (block.number < ds.startBlock) continue;
+        for (const spec of ds.mapping.handlers.get(topic0) ?? []) {
+          if (spec.calls.length === 0 || !matchesTopicFilters(spec, log.topics)) continue;
+          const params = spec.decode(log);
+          if (!params) continue;
+          try {
+            for (const request of callRequests(spec.calls, log, params)) declared.push({ ds, request });
+          } catch (error) {
+            throw handlerFailure(error, ds, spec.handler, block, { log });
+          }
+        }
+      }
+    }
+    if (declared.length === 0) return;
+    const answers = chain.prefetchCalls(
+      declared.map((d) => d.request),
+      block.hash,
+    );
+    const failures = new Map<string, Map<string, number>>();
+    declared.forEach(({ ds, request }, i) => {
+      if (answers[i] !== null && answers[i] !== '0x') return;
+      const labels = failures.get(ds.name) ?? new Map<string, number>();
+      labels.set(request.label, (labels.get(request.label) ?? 0) + 1);
+      failures.set(ds.name, labels);
+    });
+    for (const [dataSource, labels] of failures) {
+      const summary = [...labels]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([label, n]) => `${label} (${n} ${n === 1 ? 'time' : 'times'})`);
+      runtime.logger(
+        'warning',
+        `Declared calls failed at block ${block.number} (data source ${dataSource}): ${summary.join(', ')}`,
+        dataSource,
+      );
+    }
+  }
+
   function* runPass(
     logs: readonly Log[],
     dataSources: DataSourceView,
     block: BlockWithLogs,
   ): Generator<void, number> {
+    if (subgraph.declaresCalls && runtime.chain)
+      prefetchDeclaredCalls(runtime.chain, logs, dataSources, block);
     let handled = runBlockHandlers(dataSources.withBlockHandlers, block, 'start');
     const calls = block.calls ?? [];
     let lastCallTrigger: ContractCall | null = null;

@@ -67,6 +67,15 @@ function createStaticDecoder(event: AbiEvent, indexedCount: number): EventDecode
   };
 }
 
+/** The event's parameters as a handler gets them: an indexed one of a dynamic type is its topic, a bytes32. */
+export function handlerParameters(event: AbiEvent): AbiParameter[] {
+  return event.inputs.map((input) =>
+    input.indexed === true && dynamicType.test(input.type)
+      ? ({ ...input, type: 'bytes32' } as AbiParameter)
+      : input,
+  );
+}
+
 export function createEventDecoder(event: AbiEvent): EventDecoder {
   const inputs = event.inputs;
   const indexedCount = inputs.filter((i) => i.indexed).length;
@@ -74,13 +83,14 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
   if (fast) return fast;
   const dataParams = inputs.filter((i) => !i.indexed).map(addressesAsUint);
   // For each input: where its value comes from and the ABI parameter the mapping sees.
-  const plan = inputs.map((input) => {
-    const topicHash = input.indexed === true && dynamicType.test(input.type);
+  const params = handlerParameters(event);
+  const plan = inputs.map((input, i) => {
+    const param = params[i]!;
     return {
       name: input.name ?? '',
       indexed: input.indexed === true,
-      param: topicHash ? ({ ...input, type: 'bytes32' } as AbiParameter) : input,
-      readAs: topicHash ? ({ type: 'bytes32' } as AbiParameter) : addressesAsUint(input),
+      param,
+      readAs: param === input ? addressesAsUint(input) : ({ type: 'bytes32' } as AbiParameter),
     };
   });
   return (log) => {

@@ -5,7 +5,8 @@
 // filters, graph-node's rules); the ABI event used to decode a log is the one whose signature,
 // `indexed` keywords included, equals the manifest's. Call handlers are keyed by their function's
 // selector, and decode with the payable or nonpayable function of the data source's ABI whose
-// signature equals the manifest's.
+// signature equals the manifest's. An event handler's declared eth calls (`calls:`) are parsed and
+// checked against the mapping's ABIs here (declared-calls.ts).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -18,7 +19,8 @@ import {
   type AbiParameter,
   type Hex,
 } from 'viem';
-import { createEventDecoder, type EventDecoder } from './event-decoder.ts';
+import { parseDeclaredCalls, type DeclaredCall } from './declared-calls.ts';
+import { createEventDecoder, handlerParameters, type EventDecoder } from './event-decoder.ts';
 import { importMemory, type MemoryLimits } from './wasm-memory-import.ts';
 
 export interface EventHandlerSpec {
@@ -35,6 +37,8 @@ export interface EventHandlerSpec {
   topicFilters: readonly (ReadonlySet<Hex> | null)[];
   abiEvent: AbiEvent;
   decode: EventDecoder;
+  /** the reads declared under `calls:`, made for the block before its handlers run */
+  calls: readonly DeclaredCall[];
 }
 
 /** A call handler: runs for successful calls to its data source's address naming its function. */
@@ -95,6 +99,8 @@ export interface Subgraph {
   schemaFile: string;
   dataSources: DataSourceSpec[];
   templates: Map<string, TemplateSpec>;
+  /** whether an event handler declares eth calls (see declared-calls.ts) */
+  declaresCalls: boolean;
 }
 
 export interface LoadSubgraphOptions {
@@ -117,6 +123,7 @@ interface RawHandler {
   topic1?: unknown;
   topic2?: unknown;
   topic3?: unknown;
+  calls?: unknown;
 }
 
 interface RawDataSource {
@@ -137,6 +144,7 @@ interface RawDataSource {
 }
 
 interface RawManifest {
+  specVersion?: unknown;
   schema?: { file?: string };
   dataSources?: RawDataSource[];
   templates?: RawDataSource[];
@@ -297,6 +305,7 @@ async function loadMapping(
   raw: RawDataSource,
   dir: string,
   modules: Map<string, Promise<CompiledMapping>>,
+  specVersion: string,
 ): Promise<MappingSpec> {
   const name = raw.name ?? '(unnamed)';
   const mapping = raw.mapping;
@@ -314,6 +323,7 @@ async function loadMapping(
   checkBlockHandlers(name, blockHandlers);
   const named = mapping.abis ?? [];
   const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
+  const abiByName = new Map(named.map((a, i) => [a.name, abis[i]!]));
   const callHandlers = callHandlerSpecs(
     name,
     mapping.callHandlers ?? [],
@@ -336,6 +346,22 @@ async function loadMapping(
       topicFilter(where, 'topic2', h.topic2),
       topicFilter(where, 'topic3', h.topic3),
     ];
+    const calls = parseDeclaredCalls(
+      {
+        where,
+        specVersion,
+        structFields: apiVersionAtLeast(specVersion, '1.4.0'),
+        event: abiEvent,
+        params: handlerParameters(abiEvent),
+        abis: abiByName,
+      },
+      h.calls,
+    );
+    if (calls.length > 0 && !apiVersionAtLeast(specVersion, '1.2.0')) {
+      throw new Error(
+        `${where}: declaring eth calls on handlers is only supported for specVersion >= 1.2.0 (this manifest has ${specVersion})`,
+      );
+    }
     const spec: EventHandlerSpec = {
       event: h.event,
       handler: h.handler,
@@ -345,6 +371,7 @@ async function loadMapping(
       topicFilters: topicFilters.some((f) => f !== null) ? topicFilters : [],
       abiEvent,
       decode: createEventDecoder(abiEvent),
+      calls,
     };
     const list = handlers.get(topic0) ?? [];
     list.push(spec);
@@ -370,7 +397,7 @@ async function loadMapping(
     blockHandlers,
     callHandlers,
     tracesCalls: callHandlers.size > 0 || blockHandlers.some((h) => h.filter === 'call'),
-    abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
+    abis: abiByName,
   };
 }
 
@@ -380,6 +407,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const manifestPath = path.resolve(options.manifestPath ?? path.join(buildDir, 'subgraph.yaml'));
   const dir = path.dirname(manifestPath);
   const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
+  const specVersion = String(manifest.specVersion ?? '0.0.4');
   const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
   for (const raw of manifest.dataSources ?? []) {
@@ -392,7 +420,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
       network: raw.network ?? '',
       address: raw.source?.address ? (raw.source.address.toLowerCase() as Hex) : null,
       startBlock: BigInt(raw.source?.startBlock ?? 0),
-      mapping: await loadMapping(raw, dir, modules),
+      mapping: await loadMapping(raw, dir, modules, specVersion),
     });
   }
   const templates = new Map<string, TemplateSpec>();
@@ -400,15 +428,19 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     templates.set(raw.name ?? '', {
       name: raw.name ?? '',
       network: raw.network ?? '',
-      mapping: await loadMapping(raw, dir, modules),
+      mapping: await loadMapping(raw, dir, modules, specVersion),
     });
   }
   const network = dataSources[0]?.network ?? [...templates.values()][0]?.network ?? '';
+  const mappings = [...dataSources, ...templates.values()].map((d) => d.mapping);
   return {
     buildDir,
     network,
     schemaFile: path.resolve(dir, manifest.schema?.file ?? 'schema.graphql'),
     dataSources,
     templates,
+    declaresCalls: mappings.some((m) =>
+      [...m.handlers.values()].some((specs) => specs.some((h) => h.calls.length > 0)),
+    ),
   };
 }

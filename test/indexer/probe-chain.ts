@@ -34,8 +34,9 @@ export interface ProbeChain {
   emitter: Hex;
   deployBlock: number;
   /**
-   * The probe subgraph's data sources on this chain, all from the deploy block: ProbeEmitter at the
-   * emitter; the block handler ones (EveryBlock, PollingBlock) at addresses that emit nothing
+   * The probe subgraph's data sources on this chain, all from the deploy block: ProbeEmitter and
+   * ProbeCalls at the emitter; the block handler ones (EveryBlock, PollingBlock) and DeclaredCalls
+   * (which would write what ProbeEmitter writes) at addresses that emit nothing
    */
   contracts: Record<string, NetworkContract>;
   /** mines one block whose only transaction calls probe(kind, input), paying `value` wei; returns its number */
@@ -95,6 +96,7 @@ export async function startProbeChain(): Promise<ProbeChain> {
       EveryBlock: { address: `0x${'bb'.repeat(20)}`, startBlock: deployBlock },
       PollingBlock: { address: `0x${'cc'.repeat(20)}`, startBlock: deployBlock },
       ProbeCalls: { address: emitter, startBlock: deployBlock },
+      DeclaredCalls: { address: `0x${'ee'.repeat(20)}`, startBlock: deployBlock },
     },
     async probe(kind, input, value) {
       return Number((await send({ to: emitter, data: probeData(kind, input), value })).number);
@@ -132,7 +134,7 @@ export async function startProbeChain(): Promise<ProbeChain> {
 export async function startProbeIndexer(
   chain: ProbeChain,
   rpcUrl = chain.anvil.rpcUrl,
-  options: Pick<IndexerConfig, 'transactions' | 'log'> = {},
+  options: Pick<IndexerConfig, 'transactions' | 'log' | 'contracts'> = {},
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
   const indexer = await createIndexer({

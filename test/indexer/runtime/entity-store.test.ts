@@ -146,7 +146,14 @@ let apiVersion = '0.0.9';
 
 function hostEnv(writer: EntityStoreTx): HostEnv {
   return new HostEnv({
-    subgraph: { buildDir: '', network: 'devnet', schemaFile: '', dataSources: [], templates: new Map() },
+    subgraph: {
+      buildDir: '',
+      network: 'devnet',
+      schemaFile: '',
+      dataSources: [],
+      templates: new Map(),
+      declaresCalls: false,
+    },
     schema,
     logger: () => undefined,
     chain: null,

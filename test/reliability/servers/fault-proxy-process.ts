@@ -3,7 +3,7 @@
 // proxy that cannot answer until they give up. Faults cross the process boundary as data, so only
 // the kinds without functions can be set.
 import { fork, type ChildProcess } from 'node:child_process';
-import { startFaultProxy, type Fault } from './fault-proxy.ts';
+import { startFaultProxy, type Fault, type RpcRequest } from './fault-proxy.ts';
 
 export type DataFault = Exclude<Fault, { kind: 'rewrite' | 'flaky' }>;
 
@@ -12,10 +12,12 @@ export interface FaultProxyProcess {
   set(fault: DataFault): Promise<void>;
   /** requests the fault made fail so far */
   failed(): Promise<number>;
+  /** the JSON-RPC requests received so far (see FaultProxy.rpcRequests) */
+  rpcRequests(): Promise<RpcRequest[]>;
   close(): Promise<void>;
 }
 
-type Command = { id: number; set?: DataFault; failed?: true };
+type Command = { id: number; set?: DataFault; failed?: true; rpcRequests?: true };
 
 /** Forks this module as a proxy process in front of `target`. */
 export async function startFaultProxyProcess(target: string): Promise<FaultProxyProcess> {
@@ -43,6 +45,7 @@ export async function startFaultProxyProcess(target: string): Promise<FaultProxy
     url,
     set: async (fault) => void (await ask({ set: fault })),
     failed: async () => (await ask({ failed: true })) as number,
+    rpcRequests: async () => (await ask({ rpcRequests: true })) as RpcRequest[],
     close: () =>
       new Promise((resolve) => {
         child.removeAllListeners('exit');
@@ -56,7 +59,8 @@ if (process.argv[2] === '--serve') {
   const proxy = await startFaultProxy(process.argv[3]!);
   process.on('message', (command: Command) => {
     if (command.set) proxy.set(command.set);
-    process.send!({ id: command.id, value: command.failed ? proxy.failed : null });
+    const value = command.failed ? proxy.failed : command.rpcRequests ? proxy.rpcRequests() : null;
+    process.send!({ id: command.id, value });
   });
   process.send!({ url: proxy.url });
 }

@@ -24,6 +24,9 @@ export type Fault =
   /** answer 503 to the first `times` JSON-RPC requests calling `method`, forward the rest */
   | { kind: 'fail-method'; method: string; times: number };
 
+/** The JSON-RPC calls of one HTTP request the proxy received (several for a batch). */
+export type RpcRequest = { method: string; params: unknown[] }[];
+
 export interface FaultProxy {
   url: string;
   /** requests seen since start (every fault counts) */
@@ -32,6 +35,8 @@ export interface FaultProxy {
   readonly failed: number;
   /** the most JSON-RPC requests calling `method` that were in flight at once (batches count each call) */
   peakInFlight(method: string): number;
+  /** the JSON-RPC requests received since start, in arrival order (what was not JSON-RPC left out) */
+  rpcRequests(): RpcRequest[];
   set(fault: Fault): void;
   close(): Promise<void>;
 }
@@ -81,6 +86,20 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const sockets = new Set<Socket>();
   const inFlight = new Map<string, number>();
   const peaks = new Map<string, number>();
+  const rpcRequests: RpcRequest[] = [];
+
+  function record(body: Buffer): void {
+    try {
+      const json = JSON.parse(body.toString()) as unknown;
+      const calls = (Array.isArray(json) ? json : [json]) as { method?: unknown; params?: unknown }[];
+      if (calls.every((c) => typeof c?.method === 'string'))
+        rpcRequests.push(
+          calls.map((c) => ({ method: c.method as string, params: (c.params ?? []) as unknown[] })),
+        );
+    } catch {
+      // not JSON-RPC
+    }
+  }
 
   /** Counts the body's JSON-RPC calls as in flight until the returned function is called. */
   function track(body: Buffer): () => void {
@@ -99,6 +118,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const ordinal = requests++;
     const current = fault;
     const body = await readBody(req);
+    record(body);
     const done = track(body);
     try {
       await answer(req, res, ordinal, current, body);
@@ -182,6 +202,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return failed;
     },
     peakInFlight: (method) => peaks.get(method) ?? 0,
+    rpcRequests: () => [...rpcRequests],
     set(next) {
       fault = next;
       // a fault takes effect on the next request, not on keep-alive connections of the last one

@@ -1,0 +1,165 @@
+// Declared eth calls on a real chain. The probe subgraph's DeclaredCalls data source runs the same
+// handler as ProbeEmitter (kind 29 calls probes(), pair(), echo() and fail('no') on the emitter)
+// with probes(), pair() and fail(event.params.input) declared. Indexed through a loopback proxy (in a
+// process of its own: a chain read blocks the indexer's thread) that records every JSON-RPC
+// request, the subgraph must store what it stores without declarations, while the declared reads
+// reach the node once per block, in one batch, and never again from the handlers.
+import { toFunctionSelector, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RpcRequest } from '../reliability/servers/fault-proxy.ts';
+import { startFaultProxyProcess, type DataFault } from '../reliability/servers/fault-proxy-process.ts';
+import { queryIndexer } from './graphql-client.ts';
+import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
+
+let chain: ProbeChain;
+/** blocks with Probe events, by what they hold */
+const blocks: Record<'first' | 'second' | 'pair' | 'plain', number> = {
+  first: 0,
+  second: 0,
+  pair: 0,
+  plain: 0,
+};
+
+const selector = {
+  probes: toFunctionSelector('probes()'),
+  pair: toFunctionSelector('pair()'),
+  fail: toFunctionSelector('fail(string)'),
+};
+
+interface IndexRun {
+  /** kind-29 ProbeResults: output by input */
+  outputs: Map<string, string>;
+  /** the HTTP requests that carried eth_calls, each as its calls' (block hash, data) */
+  ethCallRequests: { blockHash: Hex; data: Hex }[][];
+  lines: string[];
+  failed: number;
+}
+
+/** Indexes the probe chain through a recording proxy, handleProbe running from `dataSource`. */
+async function indexThroughProxy(
+  dataSource: 'ProbeEmitter' | 'DeclaredCalls',
+  fault?: DataFault,
+): Promise<IndexRun> {
+  const proxy = await startFaultProxyProcess(chain.anvil.rpcUrl);
+  if (fault) await proxy.set(fault);
+  const lines: string[] = [];
+  const at = (address: string) => ({ address, startBlock: chain.deployBlock });
+  const running = await startProbeIndexer(chain, proxy.url, {
+    log: (line) => lines.push(line),
+    contracts: {
+      ...chain.contracts,
+      // both would write the same immutable ProbeResults: one of them at an address that emits nothing
+      ProbeEmitter: at(dataSource === 'ProbeEmitter' ? chain.emitter : `0x${'aa'.repeat(20)}`),
+      DeclaredCalls: at(dataSource === 'DeclaredCalls' ? chain.emitter : `0x${'ee'.repeat(20)}`),
+    },
+  });
+  try {
+    await running.indexer.waitForHead();
+    const { probeResults } = await queryIndexer<{ probeResults: { input: string; output: string }[] }>(
+      running.indexer.queryUrl,
+      '{ probeResults(where: { kind: 29 }) { input output } }',
+    );
+    const calls = (request: RpcRequest) =>
+      request.flatMap((c) => {
+        if (c.method !== 'eth_call') return [];
+        const [{ data }, { blockHash }] = c.params as [{ data: Hex }, { blockHash: Hex }];
+        return [{ blockHash, data }];
+      });
+    return {
+      outputs: new Map(probeResults.map((r) => [r.input, r.output])),
+      ethCallRequests: (await proxy.rpcRequests()).map(calls).filter((c) => c.length > 0),
+      lines,
+      failed: await proxy.failed(),
+    };
+  } finally {
+    await running.stop();
+    await proxy.close();
+  }
+}
+
+async function blockHash(number: number): Promise<Hex> {
+  return (await chain.rpc.request<{ hash: Hex }>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]))
+    .hash;
+}
+
+beforeAll(async () => {
+  chain = await startProbeChain();
+  blocks.first = await chain.probe(29, '-3|first');
+  blocks.second = await chain.probe(29, '7|second');
+  blocks.pair = (
+    await chain.probesInOneBlock([
+      { kind: 29, input: '1|a' },
+      { kind: 29, input: '2|b' },
+    ])
+  ).number;
+  blocks.plain = await chain.probe(0, '1|1');
+}, 180_000);
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+describe('declared eth calls on a real chain', () => {
+  let plain: IndexRun;
+  let declared: IndexRun;
+
+  beforeAll(async () => {
+    plain = await indexThroughProxy('ProbeEmitter');
+    declared = await indexThroughProxy('DeclaredCalls');
+  }, 180_000);
+
+  it('leave what the handlers store unchanged', () => {
+    expect(plain.outputs.size).toBe(4);
+    expect(plain.outputs.get('-3|first')).toMatch(/^probes:1;.*;fail:reverted;pair:10,pair$/);
+    expect(declared.outputs).toEqual(plain.outputs);
+  });
+
+  it('reach the node once per block, in one batch, and never again from the handlers', async () => {
+    const declaredReads = (run: IndexRun) =>
+      run.ethCallRequests.map((calls) =>
+        calls.filter((c) => c.data === selector.probes || c.data === selector.pair).map((c) => c.blockHash),
+      );
+    // without declarations, handlers ask for probes() and pair() one request at a time (once per block:
+    // the reader keeps answers)
+    expect(declaredReads(plain).filter((hashes) => hashes.length === 1)).toHaveLength(6);
+    // with them, one batch per block with Probe events holds both, and no request asks again
+    const batches = declaredReads(declared).filter((hashes) => hashes.length > 0);
+    const expected = await Promise.all(
+      [blocks.first, blocks.second, blocks.pair, blocks.plain].map(blockHash),
+    );
+    expect(batches).toEqual(expected.map((hash) => [hash, hash]));
+  });
+
+  it('make a read that several events of a block declare once', async () => {
+    const pairHash = await blockHash(blocks.pair);
+    const batch = declared.ethCallRequests.find(
+      (calls) => calls.length > 1 && calls[0]!.blockHash === pairHash,
+    )!;
+    expect(batch.map((c) => c.data.slice(0, 10))).toEqual([
+      selector.probes,
+      selector.pair,
+      selector.fail,
+      selector.fail,
+    ]);
+  });
+
+  it('log the declared calls that reverted, by label, for each block', () => {
+    const warnings = declared.lines.filter((l) => l.includes('Declared calls failed'));
+    expect(warnings).toEqual([
+      `mapping warning: Declared calls failed at block ${blocks.first} (data source DeclaredCalls): fail (1 time)`,
+      `mapping warning: Declared calls failed at block ${blocks.second} (data source DeclaredCalls): fail (1 time)`,
+      `mapping warning: Declared calls failed at block ${blocks.pair} (data source DeclaredCalls): fail (2 times)`,
+      `mapping warning: Declared calls failed at block ${blocks.plain} (data source DeclaredCalls): fail (1 time)`,
+    ]);
+  });
+
+  it('are made again with their range when the node fails a batch, and change no result', async () => {
+    const retried = await indexThroughProxy('DeclaredCalls', {
+      kind: 'fail-method',
+      method: 'eth_call',
+      times: 1,
+    });
+    expect(retried.failed).toBe(1);
+    expect(retried.outputs).toEqual(plain.outputs);
+  }, 120_000);
+});
