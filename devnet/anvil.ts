@@ -1,7 +1,10 @@
 // Starts a local anvil (from the @foundry-rs/anvil npm package) for the devnet and the tests:
 // loopback only, an OS-assigned port, a fixed mnemonic, chain id and genesis timestamp so that the
 // same deployment and scenario always produce the same chain. Mining is manual: the scenario
-// queues a day's transactions and mines them with evm_mine at the day's timestamp.
+// queues a day's transactions and mines them with evm_mine at the day's timestamp. Anvil logs every
+// request to its stdout, which goes to a drainer process rather than to this one: the indexer's
+// thread blocks while it waits for a chain read, and a pipe it drained itself would fill during a
+// batch of logged calls, leaving anvil stuck writing and the read unanswered.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -76,7 +79,13 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
     '10',
     ...(options.automine ? [] : ['--no-mining']),
   ];
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // `sed` passes on the line with the port and quits; `cat` then discards the rest as it comes
+  const drainer = spawn('sh', ['-c', 'sed -n "/Listening on/{p;q;}"; exec cat > /dev/null'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', drainer.stdin, 'pipe'] });
+  // anvil holds the drainer's input now; with this end closed, the drainer ends when anvil does
+  drainer.stdin.destroy();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // If this process ends without stop() (a crash, process.exit), take anvil down with it.
   const killOnExit = (): void => {
@@ -91,18 +100,15 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
       child.kill('SIGKILL');
       reject(new Error(`anvil did not start within ${options.startTimeoutMs ?? 20_000} ms:\n${output}`));
     }, options.startTimeoutMs ?? 20_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /Listening on (127\.0\.0\.1:\d+)/.exec(output);
+    let listening = '';
+    drainer.stdout.on('data', (chunk: Buffer) => {
+      listening += chunk.toString();
+      const match = /Listening on (127\.0\.0\.1:\d+)/.exec(listening);
       if (match) {
         clearTimeout(timer);
-        // Anvil logs every request; keep draining so its pipe never fills, but drop the text.
-        child.stdout.off('data', onData);
-        child.stdout.resume();
         resolve(`http://${match[1]}`);
       }
-    };
-    child.stdout.on('data', onData);
+    });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     void exited.then((code) => {
       clearTimeout(timer);

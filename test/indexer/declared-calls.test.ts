@@ -1,6 +1,6 @@
 // Declared eth calls on a real chain. The probe subgraph's DeclaredCalls data source runs the same
 // handler as ProbeEmitter (kind 29 calls probes(), pair(), echo() and fail('no') on the emitter)
-// with probes(), pair() and fail(event.params.input) declared. Indexed through a loopback proxy (in a
+// with probes(), pair(), fail(event.params.input) and lengthOf(event.params.input) declared. Indexed through a loopback proxy (in a
 // process of its own: a chain read blocks the indexer's thread) that records every JSON-RPC
 // request, the subgraph must store what it stores without declarations, while the declared reads
 // reach the node once per block, in one batch, and never again from the handlers.
@@ -24,6 +24,7 @@ const selector = {
   probes: toFunctionSelector('probes()'),
   pair: toFunctionSelector('pair()'),
   fail: toFunctionSelector('fail(string)'),
+  lengthOf: toFunctionSelector('lengthOf(string)'),
 };
 
 interface IndexRun {
@@ -139,7 +140,9 @@ describe('declared eth calls on a real chain', () => {
       selector.probes,
       selector.pair,
       selector.fail,
+      selector.lengthOf,
       selector.fail,
+      selector.lengthOf,
     ]);
   });
 

@@ -17,7 +17,7 @@ import {
   type IndexerConfig,
   type NetworkContract,
 } from '../../indexer/indexer.ts';
-import { buildProbeSubgraph } from './runtime/runtime-harness.ts';
+import { buildProbeSubgraph } from './probe-build.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
 const probeAbi = parseAbi([

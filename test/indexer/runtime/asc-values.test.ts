@@ -16,7 +16,7 @@ import {
 import { writeBlock } from '../../../indexer/runtime/ethereum-event.ts';
 import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
 import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
-import { buildProbeSubgraph } from './runtime-harness.ts';
+import { buildProbeSubgraph } from '../probe-build.ts';
 
 let instance: MappingInstance;
 

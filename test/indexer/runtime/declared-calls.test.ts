@@ -11,7 +11,8 @@ import {
 } from '../../../indexer/runtime/declared-calls.ts';
 import { createEventDecoder, handlerParameters } from '../../../indexer/runtime/event-decoder.ts';
 import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
-import { buildProbeSubgraph, loadEditedProbe, makeLog } from './runtime-harness.ts';
+import { buildProbeSubgraph } from '../probe-build.ts';
+import { loadEditedProbe, makeLog } from './runtime-harness.ts';
 
 const abi = parseAbi([
   'event Filled(address indexed taker, uint8 small, bytes4 tag, (address maker, (uint256 amount, address to) leg) order, string indexed note, uint256 amount)',
@@ -229,6 +230,7 @@ describe('declared calls in a manifest', () => {
       ['probes', 'probes', 'eventAddress', 0],
       ['pair', 'pair', 'eventAddress', 0],
       ['fail', 'fail', 'eventAddress', 1],
+      ['length', 'lengthOf', 'eventAddress', 1],
     ]);
     expect(subgraph.declaresCalls).toBe(true);
   });

@@ -1,21 +1,8 @@
-// Shared setup of the runtime tests: builds the host-probe fixture subgraph with graph-cli (its
-// AssemblyScript is stored as .as and copied to .ts in a temporary directory), opens a real SQLite
-// store for a schema, and runs blocks of synthetic logs through the block processor (probe(kind,
-// input) runs one Probe event and returns what its handler stored).
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+// Shared setup of the runtime tests: loads the host-probe fixture subgraph (built by
+// probe-build.ts), opens a real SQLite store for a schema, and runs blocks of synthetic logs
+// through the block processor (probe(kind, input) runs one Probe event and returns what its
+// handler stored).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeAbiParameters, encodeEventTopics, parseAbi, type Abi, type Hex, type Log } from 'viem';
@@ -30,56 +17,9 @@ import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
 import type { BlockWithLogs } from '../../../indexer/runtime/ethereum-event.ts';
 import type { LogLevel } from '../../../indexer/runtime/host-context.ts';
 import { loadSubgraph, type Subgraph } from '../../../indexer/runtime/manifest.ts';
+import { buildProbeSubgraph } from '../probe-build.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema, type SubgraphSchema } from '../../../indexer/subgraph-schema.ts';
-
-const repoRoot = new URL('../../../', import.meta.url).pathname;
-
-const fixtureDir = join(repoRoot, 'test/fixtures/host-probe');
-
-/** A digest of the fixture's files: the cache key of its build. */
-function fixtureDigest(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir).sort()) {
-      const file = join(dir, name);
-      if (statSync(file).isDirectory()) walk(file);
-      else hash.update(name).update(readFileSync(file));
-    }
-  };
-  walk(fixtureDir);
-  return hash.digest('hex').slice(0, 16);
-}
-
-/**
- * Builds test/fixtures/host-probe with the project's graph-cli and returns the build directory.
- * The build is cached in the OS temp directory by the fixture's digest; concurrent test files
- * build in private directories and the first to finish publishes its build with an atomic rename.
- */
-export function buildProbeSubgraph(): string {
-  const cached = join(tmpdir(), `host-probe-${fixtureDigest()}`);
-  if (existsSync(join(cached, 'build', 'subgraph.yaml'))) return join(cached, 'build');
-  const dir = mkdtempSync(join(tmpdir(), 'host-probe-build-'));
-  cpSync(fixtureDir, dir, { recursive: true });
-  renameSync(join(dir, 'src/probe.as'), join(dir, 'src/probe.ts'));
-  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
-  const graph = join(repoRoot, 'node_modules/.bin/graph');
-  for (const command of ['codegen', 'build']) {
-    const run = spawnSync(graph, [command], {
-      cwd: dir,
-      env: { ...process.env, GRAPH_SKIP_NEW_VERSION_CHECK: 'true', CI: 'true' },
-      encoding: 'utf8',
-    });
-    if (run.status !== 0) throw new Error(`graph ${command} failed:\n${run.stdout}\n${run.stderr}`);
-  }
-  try {
-    renameSync(dir, cached);
-  } catch {
-    // Another test file published the same build first.
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return join(cached, 'build');
-}
 
 /**
  * The built probe subgraph loaded with its manifest text changed by `edit`: how the tests of the
