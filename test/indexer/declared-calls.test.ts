@@ -4,7 +4,8 @@
 // process of its own: a chain read blocks the indexer's thread) that records every JSON-RPC
 // request, the subgraph must store what it stores without declarations, while the declared reads
 // reach the node once per block, in one batch, and never again from the handlers.
-import { toFunctionSelector, type Hex } from 'viem';
+import { encodeFunctionData, parseAbi, toFunctionSelector, type Hex } from 'viem';
+import { createChainReader } from '../../indexer/follower/chain-reader.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RpcRequest } from '../reliability/servers/fault-proxy.ts';
 import { startFaultProxyProcess, type DataFault } from '../reliability/servers/fault-proxy-process.ts';
@@ -165,4 +166,23 @@ describe('declared eth calls on a real chain', () => {
     expect(retried.failed).toBe(1);
     expect(retried.outputs).toEqual(plain.outputs);
   }, 120_000);
+});
+
+describe('a batch of declared calls while this thread waits for it', () => {
+  it('is answered however much anvil logs meanwhile (its log must not need this thread to drain it)', async () => {
+    const reader = createChainReader({ rpcUrl: chain.anvil.rpcUrl, timeoutMs: 5_000 });
+    const abi = parseAbi(['function fail(string reason) pure returns (uint256)']);
+    try {
+      for (const number of [blocks.first, blocks.second, blocks.pair]) {
+        // every call reverts, and anvil logs each with its reason
+        const calls = Array.from({ length: 200 }, (_, i) => ({
+          to: chain.emitter,
+          data: encodeFunctionData({ abi, functionName: 'fail', args: [`reason ${i} `.repeat(40)] }),
+        }));
+        expect(reader.prefetchCalls(calls, await blockHash(number))).toEqual(calls.map(() => null));
+      }
+    } finally {
+      await reader.close();
+    }
+  }, 60_000);
 });
