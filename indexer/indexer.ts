@@ -198,6 +198,10 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           log(
             `rpc eth_getLogs: the node refused a range ("${reason}"); ranges hold at most ${blocks} blocks from now on`,
           ),
+        onLogLimit: (logs, reason) =>
+          log(
+            `rpc eth_getLogs: the node refused an answer that large ("${reason}"); ranges aim at ${logs} logs from now on`,
+          ),
       });
       chainReader = createChainReader({ rpcUrl: config.rpcUrl });
       follower = new ChainFollower({

@@ -5,7 +5,8 @@
 // logs per range (growing at most twofold per range) and halves when the node refuses a range as
 // too large or too many results. A refusal that states a limit on the block span (hosted providers
 // cap it) caps the span there for good, so that ranges stop being refused every time the span
-// grows back. Transient RPC failures are retried with exponential backoff; the caller never sees
+// grows back; one about the number of logs lowers the target below the number it states (or halves
+// it) for good, for the same reason. Transient RPC failures are retried with exponential backoff; the caller never sees
 // them unless it stops.
 import {
   createPublicClient,
@@ -49,6 +50,8 @@ export interface ChainSourceOptions {
   onRetry?: (what: string, error: unknown, delayMs: number) => void;
   /** called when a refusal lowers the span's upper bound, with the node's words */
   onRangeLimit?: (blocks: number, reason: string) => void;
+  /** called when a refusal of an answer's size lowers the logs ranges aim at, with the node's words */
+  onLogLimit?: (logs: number, reason: string) => void;
   /** aborts waits and retries */
   signal?: AbortSignal;
 }
@@ -185,6 +188,29 @@ export function statedBlockLimit(reason: string): number | null {
   const blocks = Number(stated[1]!.replace(/,/g, '')) * (stated[2] ? 1000 : 1);
   return Number.isSafeInteger(blocks) && blocks > 0 ? blocks : null;
 }
+
+/**
+ * The most logs a refused range's error states the node answers with, worded as providers word it:
+ * "query returned more than 10000 results" (Infura, geth), "a cap of 10K logs in the response"
+ * (Alchemy), "exceeds max results 1000"; null when it states none.
+ */
+export function statedResultLimit(reason: string): number | null {
+  const stated =
+    /(\d[\d,]*)\s*(k?)\s+(?:results|logs)\b|\b(?:results|logs)\s*(?:limit|cap)?\s*(?:of|is|=|:)?\s*(\d[\d,]*)\s*(k?)\b/i.exec(
+      reason,
+    );
+  if (!stated) return null;
+  const logs = Number((stated[1] ?? stated[3])!.replace(/,/g, '')) * (stated[2] || stated[4] ? 1000 : 1);
+  return Number.isSafeInteger(logs) && logs > 0 ? logs : null;
+}
+
+/**
+ * Ranges aim at this share of a result limit a node states, since the span is sized by the density
+ * of the range before, which the next one may exceed.
+ */
+const STATED_RESULT_LIMIT_SHARE = 0.8;
+/** Refusals of an answer's size that state no limit halve the logs ranges aim at, down to this. */
+const MIN_TARGET_LOGS = 500;
 
 /** A refusal about the block span itself, not about how many logs the answer holds. */
 const blockSpanRefusal = /block range|range (?:is )?too (?:wide|large|high)|range is (?:bigger|larger)/i;
@@ -342,6 +368,11 @@ export class ChainSource {
   private readonly fullBlockClient;
   private span: number;
   private maxRange: number;
+  /**
+   * logs per range aimed at: targetLogsPerRange, lowered for good by refusals of answers that large
+   * (else the span would grow back after each refusal and be refused again, every other range)
+   */
+  private targetLogs: number;
   /** logs in the latest range fetched */
   private lastLogs = 0;
 
@@ -354,6 +385,7 @@ export class ChainSource {
     this.fullBlockClient = client(FULL_BLOCKS_PER_BATCH);
     this.span = Math.min(options.initialRange ?? 16, options.maxRange ?? 10_000);
     this.maxRange = options.maxRange ?? 10_000;
+    this.targetLogs = options.targetLogsPerRange ?? 5_000;
   }
 
   /** The current getLogs span (blocks per range). */
@@ -369,8 +401,7 @@ export class ChainSource {
    * keeps one: the density of the blocks past it is not known yet.
    */
   concurrentRanges(max: number): number {
-    const target = this.options.targetLogsPerRange ?? 5_000;
-    return this.span >= this.maxRange && this.lastLogs * max <= target ? max : 1;
+    return this.span >= this.maxRange && this.lastLogs * max <= this.targetLogs ? max : 1;
   }
 
   /** Runs `call` until it succeeds, backing off exponentially between failures. */
@@ -556,7 +587,7 @@ export class ChainSource {
    */
   fitSpan(width: number, logs: number): void {
     this.lastLogs = logs;
-    const target = this.options.targetLogsPerRange ?? 5_000;
+    const target = this.targetLogs;
     if (logs > target) {
       // scale the span to the density just seen, so one dense stretch does not take several halvings
       // (by the range's own width: one fetched ahead, or widened, may be wider than the span now)
@@ -567,6 +598,22 @@ export class ChainSource {
       const fit = Math.floor((width * target) / Math.max(1, logs));
       this.span = Math.min(this.maxRange, this.span * 2, Math.max(this.span, fit));
     }
+  }
+
+  /**
+   * After a refusal of an answer's size: ranges aim below the limit the node states, or at half as
+   * many logs as before when it states none (never below MIN_TARGET_LOGS that way). A stated limit
+   * above the target lowers nothing: the range was refused for a denser stretch than the last.
+   */
+  private lowerTargetLogs(reason: string): void {
+    const stated = statedResultLimit(reason);
+    const next =
+      stated === null
+        ? Math.max(MIN_TARGET_LOGS, Math.floor(this.targetLogs / 2))
+        : Math.max(1, Math.floor(stated * STATED_RESULT_LIMIT_SHARE));
+    if (next >= this.targetLogs) return;
+    this.targetLogs = next;
+    this.options.onLogLimit?.(next, reason);
   }
 
   /**
@@ -589,6 +636,7 @@ export class ChainSource {
             this.maxRange = limit;
             this.options.onRangeLimit?.(limit, reason);
           }
+          if (limit === null) this.lowerTargetLogs(reason);
           this.span = Math.max(1, Math.min(this.span, width >> 1, this.maxRange));
           return 'too-large';
         }

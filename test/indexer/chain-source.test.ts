@@ -2,8 +2,9 @@
 // logs per block: it follows the density toward the target number of logs per range, grows at most
 // twofold per range, shrinks at once, and halves when the node refuses a range, delivering every log
 // once whatever the ranges were; and it allows several ranges at once only over sparse stretches.
-// A refusal that states a limit on the block span caps the span there for good. Blocks read with
-// their transactions keep only those asked for, a few batches at a time.
+// A refusal that states a limit on the block span caps the span there for good; one of an answer's
+// size lowers the number of logs ranges aim at for good. Blocks read with their transactions keep
+// only those asked for, a few batches at a time.
 import type { Hex, Log } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +12,7 @@ import {
   StoppedError,
   effectiveGasPrice,
   statedBlockLimit,
+  statedResultLimit,
   type LogFilter,
 } from '../../indexer/follower/chain-source.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
@@ -245,6 +247,57 @@ describe('the chain source meeting a node that limits the block span', () => {
     await allLogs(chain, filter, 1, 20_000);
     expect(widths(node.ranges).filter((w) => w > 2_000)).toEqual([4_096]);
     expect(Math.max(...widths(node.ranges).slice(1))).toBe(2_000);
+  });
+});
+
+describe('the chain source meeting a node that limits the number of logs in an answer', () => {
+  it('reads the number of logs a refusal of an answer’s size states, as providers word it', () => {
+    expect(statedResultLimit('query returned more than 10000 results')).toBe(10_000);
+    expect(
+      statedResultLimit(
+        'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response.',
+      ),
+    ).toBe(10_000);
+    expect(statedResultLimit('query exceeds max results 1,000')).toBe(1_000);
+    expect(statedResultLimit('block range is too wide')).toBeNull();
+    expect(statedResultLimit('response size should not greater than 10000000 bytes')).toBeNull();
+  });
+
+  /** The requests of `node` the refusal at `maxLogs` logs in a range turned down, at `perBlock` logs a block. */
+  const refused = (ranges: [number, number][], perBlock: number, maxLogs: number) =>
+    widths(ranges).filter((w) => w * perBlock > maxLogs).length;
+
+  it('aims below the number of logs a refusal states, and is then refused no more', async () => {
+    node = await startLogDensityNode(() => 100, { maxLogs: 1_500 });
+    const limits: number[] = [];
+    const chain = new ChainSource({
+      rpcUrl: node.url,
+      initialRange: 32,
+      onLogLimit: (logs) => limits.push(logs),
+    });
+    const logs = await allLogs(chain, filter, 1, 300);
+    expect(logs).toHaveLength(30_000);
+    expect(limits).toEqual([1_200]);
+    // 32 and 16 blocks refused, 8 blocks (800 logs) taken; then 12 blocks, 1,200 logs, every range
+    expect(widths(node.ranges).slice(0, 5)).toEqual([32, 16, 8, 12, 12]);
+    expect(refused(node.ranges, 100, 1_500)).toBe(2);
+  });
+
+  it('halves the logs it aims at for each refusal of an answer’s size that states no number', async () => {
+    node = await startLogDensityNode(() => 100, {
+      maxLogs: 1_500,
+      maxLogsMessage: 'Log response size exceeded',
+    });
+    const limits: number[] = [];
+    const chain = new ChainSource({
+      rpcUrl: node.url,
+      initialRange: 32,
+      onLogLimit: (logs) => limits.push(logs),
+    });
+    const logs = await allLogs(chain, filter, 1, 300);
+    expect(logs).toHaveLength(30_000);
+    expect(limits).toEqual([2_500, 1_250]);
+    expect(refused(node.ranges, 100, 1_500)).toBe(2);
   });
 
   it('grows the span again after a refusal about the number of results', async () => {

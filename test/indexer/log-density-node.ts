@@ -101,8 +101,9 @@ function block(n: number, transactions: number, whole: boolean, hashOf: (n: numb
 }
 
 export interface LogDensityNodeOptions {
-  /** a range holding more logs is refused with a -32005 error, as Infura words it */
+  /** a range holding more logs is refused with a -32005 error, as Infura words it (or with maxLogsMessage) */
   maxLogs?: number;
+  maxLogsMessage?: string;
   /** a range of more blocks is refused with `message` (and `data`, when given) */
   maxBlocks?: { blocks: number; message: string; data?: unknown };
   /** block answers wait this long */
@@ -130,6 +131,7 @@ export async function startLogDensityNode(
   logsInBlock: (block: number) => number,
   {
     maxLogs = Number.POSITIVE_INFINITY,
+    maxLogsMessage,
     maxBlocks,
     blockDelayMs = 0,
     logAt,
@@ -220,7 +222,9 @@ export async function startLogDensityNode(
         });
       }
       if (logs.length > maxLogs)
-        return { error: { code: -32005, message: `query returned more than ${maxLogs} results` } };
+        return {
+          error: { code: -32005, message: maxLogsMessage ?? `query returned more than ${maxLogs} results` },
+        };
     }
     return { result: logs };
   }
