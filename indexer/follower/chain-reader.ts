@@ -10,6 +10,7 @@
 // the other answers until the next block's, however many there are.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Hex } from 'viem';
+import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
 
 export interface ChainReaderOptions {
@@ -67,7 +68,7 @@ const PARITY_VM_EXECUTION_ERROR = -32015;
 const PARITY_REVERT_DATA = /^(revert|bad jump|out of stack)|^(bad instruction f[ed]|out of gas)$/i;
 
 /** graph-node's gas for eth_call (more would be silently capped by geth) */
-const ETH_CALL_GAS = '0x2faf080'; // 50,000,000
+export const ETH_CALL_GAS = '0x2faf080'; // 50,000,000
 
 /** Answers kept, across blocks; the oldest go first. */
 const CACHE_ENTRIES = 4096;
@@ -76,16 +77,14 @@ const CALLS_PER_BATCH = 100;
 /** Batches of declared calls in flight at once */
 const BATCHES_IN_FLIGHT = 8;
 
-interface RpcError {
+export interface RpcError {
   code?: number;
   message?: string;
   data?: unknown;
 }
 
-/** How an eth_call is told apart from others made at the same block. */
-const callKey = (to: Hex, data: Hex) => `${to.toLowerCase()}${data.slice(2).toLowerCase()}`;
-
-function isRevert(error: RpcError): boolean {
+/** Whether a node's error for an eth_call says the call reverted (rather than failed to be made). */
+export function isRevert(error: RpcError): boolean {
   const message = String(error.message ?? '').toLowerCase();
   if (REVERT_MESSAGES.some((m) => message.includes(m))) return true;
   return (
@@ -237,9 +236,14 @@ class WorkerChainReader implements ClosableChainReader {
     );
   }
 
-  prefetchCalls(calls: readonly { to: Hex; data: Hex }[], blockHash: Hex): (Hex | null)[] {
+  prefetchCalls(
+    calls: readonly { to: Hex; data: Hex }[],
+    blockHash: Hex,
+    known?: ReadonlyMap<string, Hex | null>,
+  ): (Hex | null)[] {
     if (this.prefetched?.blockHash !== blockHash) this.prefetched = { blockHash, answers: new Map() };
     const answers = this.prefetched.answers;
+    if (known) for (const [key, answer] of known) answers.set(key, answer);
     const missing = new Map<string, { to: Hex; data: Hex }>();
     for (const call of calls) {
       const key = callKey(call.to, call.data);

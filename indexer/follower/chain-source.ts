@@ -20,9 +20,11 @@ import {
   type RpcTransactionReceipt,
   type TransactionReceipt,
 } from 'viem';
+import { callKey } from '../runtime/declared-calls.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
+import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
 
 export interface ChainSourceOptions {
   rpcUrl: string;
@@ -518,6 +520,45 @@ export class ChainSource {
       (hash) => [hash],
       (raw: RpcTransactionReceipt) => formatTransactionReceipt(raw),
     );
+  }
+
+  /**
+   * The answers to eth_calls at their blocks (declared calls made ahead), by block hash and then
+   * callKey; null where the call reverted. Made together (batched as every request is), once each,
+   * never retried: a call the node failed is missing, and is made again when its handler needs it.
+   */
+  async ethCalls(
+    calls: readonly { to: Hex; data: Hex; blockHash: Hex }[],
+  ): Promise<Map<Hex, Map<string, Hex | null>>> {
+    const byBlock = new Map<Hex, Map<string, { to: Hex; data: Hex }>>();
+    for (const { to, data, blockHash } of calls) {
+      const hash = blockHash.toLowerCase() as Hex;
+      const block = byBlock.get(hash) ?? new Map<string, { to: Hex; data: Hex }>();
+      block.set(callKey(to, data), { to, data });
+      byBlock.set(hash, block);
+    }
+    const answers = new Map<Hex, Map<string, Hex | null>>();
+    await Promise.all(
+      [...byBlock].flatMap(([blockHash, block]) => {
+        const known = new Map<string, Hex | null>();
+        answers.set(blockHash, known);
+        return [...block].map(async ([key, { to, data }]) => {
+          try {
+            known.set(
+              key,
+              await this.client.request({
+                method: 'eth_call',
+                params: [{ to, data, gas: ETH_CALL_GAS }, { blockHash }] as never,
+              }),
+            );
+          } catch (error) {
+            const code = (error as { code?: number }).code;
+            if (isRevert({ code, message: nodeWords(error) })) known.set(key, null);
+          }
+        });
+      }),
+    );
+    return answers;
   }
 
   async header(number: number): Promise<ChainHeader | null> {

@@ -5,7 +5,8 @@
 // fire, which run even without logs, at most 500 blocks a range while a handler fires on every
 // block; the receipts of the transactions whose logs `receipt: true` handlers get; and, where data
 // sources handle calls, the calls to their addresses from trace_filter, with the blocks and
-// transactions that hold them and the receipts that say whether those transactions succeeded),
+// transactions that hold them and the receipts that say whether those transactions succeeded; and
+// the answers to the eth calls the logs' handlers declare),
 // runs each block's handlers through the block processor into a per-block write buffer, and writes
 // each range's checkpoint in the same store transaction as its entities (during catch-up several
 // ranges share a transaction, committed about once a second; at the head each range commits at
@@ -35,7 +36,8 @@
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
-import { HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
+import { declaringTriggers, HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
+import { callRequests } from '../runtime/declared-calls.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
@@ -167,7 +169,12 @@ interface FetchedRange {
   /** calls to the addresses in `callAddresses` (of the data sources that handle calls), in chain order */
   calls: RangeCall[];
   callAddresses: readonly Hex[];
+  /** answers to the eth calls its logs' handlers declare, by block hash, then callKey */
+  declaredCalls: DeclaredCallAnswers;
 }
+
+type DeclaredCallAnswers = ReadonlyMap<Hex, ReadonlyMap<string, Hex | null>>;
+const NO_DECLARED_CALLS: DeclaredCallAnswers = new Map();
 
 /** The (lowercase) hashes of the transactions of `items` (logs, calls), by block number. */
 function transactionsByBlock(items: readonly Placed[]): Map<number, Set<Hex>> {
@@ -392,12 +399,49 @@ export class ChainFollower {
     if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
-    const [receipts, calls] = await Promise.all([this.receiptsFor(logs), this.withSuccess(traced)]);
+    const [receipts, calls, declaredCalls] = await Promise.all([
+      this.receiptsFor(logs),
+      this.withSuccess(traced),
+      this.declaredCallsOf(logs),
+    ]);
     if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
     if (!calls) return { refetch: 'a receipt is missing, or from another block than its call' };
     const known = new Map<number, ChainHeader>();
     for (const [n, h] of headers) if (h) known.set(n, h);
-    return { from, to, end, logs, triggerBlocks, known, receipts, parentHash, filter, calls, callAddresses };
+    return {
+      from,
+      to,
+      end,
+      logs,
+      triggerBlocks,
+      known,
+      receipts,
+      parentHash,
+      filter,
+      calls,
+      callAddresses,
+      declaredCalls,
+    };
+  }
+
+  /**
+   * The answers to the eth calls that `logs` (a range's) declare, made with the range, so that its
+   * blocks find them at hand instead of waiting for a batch each (ranges are fetched while the one
+   * before runs). Calls the node failed are left out, and so are those of data sources created in
+   * the range's own blocks: the block processor makes them when their blocks run.
+   */
+  private async declaredCallsOf(logs: readonly Log[]): Promise<DeclaredCallAnswers> {
+    if (!this.options.subgraph.declaresCalls) return NO_DECLARED_CALLS;
+    const calls: { to: Hex; data: Hex; blockHash: Hex }[] = [];
+    for (const { spec, log, params } of declaringTriggers(logs, this.sources)) {
+      try {
+        for (const { to, data } of callRequests(spec.calls, log, params))
+          calls.push({ to, data, blockHash: log.blockHash! });
+      } catch {
+        // the block processor fails the handler with this error when the block runs
+      }
+    }
+    return calls.length === 0 ? NO_DECLARED_CALLS : this.options.chain.ethCalls(calls);
   }
 
   /**
@@ -637,6 +681,7 @@ export class ChainFollower {
           sortedByLogIndex(byBlock.get(n)!),
           callsByBlock.get(n) ?? [],
           fetched.receipts,
+          fetched.declaredCalls.get(header.hash.toLowerCase() as Hex),
         );
         processed += result.logs;
         // New data sources change the filter: the range ends here, and the rest of it runs next,
@@ -686,6 +731,7 @@ export class ChainFollower {
     initialLogs: Log[],
     initialCalls: RangeCall[],
     receipts: Map<Hex, TransactionReceipt>,
+    declaredCalls: ReadonlyMap<string, Hex | null> | undefined,
   ): Promise<{ logs: number; created: boolean }> {
     const { store, processor, chain } = this.options;
     const sourcesBefore = this.sources.size;
@@ -709,6 +755,7 @@ export class ChainFollower {
           transactions: header.transactions,
           receipts,
           calls,
+          declaredCalls,
         },
         writer,
         this.sources,

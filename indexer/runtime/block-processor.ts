@@ -6,8 +6,8 @@
 // instances in creation order), and for a log the handler whose topic filters it passes. Template
 // instances created by handlers start after the pass over the block: the block's triggers are run
 // again for them alone, repeatedly while handlers keep creating data sources. Before each pass, the
-// eth calls its log handlers declare are made at the block in one go (see declared-calls.ts). Any
-// handler failure is a deterministic error that fails the block.
+// eth calls its log handlers declare that the follower did not make ahead are made at the block in
+// one go (see declared-calls.ts). Any handler failure is a deterministic error that fails the block.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
@@ -101,6 +101,30 @@ function sortedLogs(logs: readonly Log[]): Log[] {
     }
   }
   return live;
+}
+
+/**
+ * The triggers among `logs` whose handler in `dataSources` declares eth calls: each log with the
+ * data source, the handler it runs (its topic filters passed) and its decoded parameters.
+ */
+export function declaringTriggers(
+  logs: readonly Log[],
+  dataSources: DataSourceView,
+): { ds: ActiveDataSource; spec: EventHandlerSpec; log: Log; params: EventParameter[] }[] {
+  const triggers: { ds: ActiveDataSource; spec: EventHandlerSpec; log: Log; params: EventParameter[] }[] = [];
+  for (const log of logs) {
+    const topic0 = log.topics[0] as Hex | undefined;
+    if (!topic0) continue;
+    for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
+      if ((log.blockNumber ?? 0n) < ds.startBlock) continue;
+      for (const spec of ds.mapping.handlers.get(topic0) ?? []) {
+        if (spec.calls.length === 0 || !matchesTopicFilters(spec, log.topics)) continue;
+        const params = spec.decode(log);
+        if (params) triggers.push({ ds, spec, log, params });
+      }
+    }
+  }
+  return triggers;
 }
 
 export function createBlockProcessor(
@@ -331,9 +355,10 @@ export function createBlockProcessor(
 
   /**
    * Makes the eth calls that the handlers `logs` trigger in this pass declare, all at once at the
-   * block, before any handler runs (graph-node's DecoderHook). Calls that reverted are logged by
-   * label for each data source, as graph-node logs them: a declaration that keeps failing is likely
-   * attached to the wrong handler or given the wrong arguments.
+   * block, before any handler runs (graph-node's DecoderHook); those the follower made ahead for the
+   * block are not asked for again. Calls that reverted are logged by label for each data source, as
+   * graph-node logs them: a declaration that keeps failing is likely attached to the wrong handler
+   * or given the wrong arguments.
    */
   function prefetchDeclaredCalls(
     chain: ChainReader,
@@ -342,27 +367,18 @@ export function createBlockProcessor(
     block: BlockWithLogs,
   ): void {
     const declared: { ds: ActiveDataSource; request: CallRequest }[] = [];
-    for (const log of logs) {
-      const topic0 = log.topics[0] as Hex | undefined;
-      if (!topic0) continue;
-      for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
-        if (block.number < ds.startBlock) continue;
-        for (const spec of ds.mapping.handlers.get(topic0) ?? []) {
-          if (spec.calls.length === 0 || !matchesTopicFilters(spec, log.topics)) continue;
-          const params = spec.decode(log);
-          if (!params) continue;
-          try {
-            for (const request of callRequests(spec.calls, log, params)) declared.push({ ds, request });
-          } catch (error) {
-            throw handlerFailure(error, ds, spec.handler, block, { log });
-          }
-        }
+    for (const { ds, spec, log, params } of declaringTriggers(logs, dataSources)) {
+      try {
+        for (const request of callRequests(spec.calls, log, params)) declared.push({ ds, request });
+      } catch (error) {
+        throw handlerFailure(error, ds, spec.handler, block, { log });
       }
     }
     if (declared.length === 0) return;
     const answers = chain.prefetchCalls(
       declared.map((d) => d.request),
       block.hash,
+      block.declaredCalls,
     );
     const failures = new Map<string, Map<string, number>>();
     declared.forEach(({ ds, request }, i) => {

@@ -1,8 +1,9 @@
 // Declared eth calls (specVersion >= 1.2.0). An event handler's `calls:` names the contract reads its
 // handler will make, each as `Contract[address].function(arg, ...)`, where the address and the
 // arguments are `event.address`, `event.params.<name>` (from specVersion 1.4.0 also a struct field,
-// `event.params.<name>.<field or index>...`) or a hex address. Before a block's handlers run, the
-// block processor makes the declared calls of the block's triggers in one batch at the block
+// `event.params.<name>.<field or index>...`) or a hex address. The follower makes the declared
+// calls of a range's logs with the range (ChainSource.ethCalls), and before a block's handlers run
+// the block processor makes those still missing in one batch at the block
 // (ChainReader.prefetchCalls), so each ethereum.call a handler makes of the same read is answered
 // without a round trip of its own, as graph-node's DecoderHook fills its call cache. Declarations
 // change no result: a read not declared, or declared differently, is made when the handler asks.
@@ -43,6 +44,9 @@ export interface DeclaredCall {
   address: CallArg;
   args: readonly CallArg[];
 }
+
+/** How an eth_call is told apart from the others made at the same block. */
+export const callKey = (to: Hex, data: Hex): string => `${to.toLowerCase()}${data.slice(2).toLowerCase()}`;
 
 /** An eth_call a declared call makes for one log. */
 export interface CallRequest {

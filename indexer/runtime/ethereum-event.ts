@@ -52,6 +52,8 @@ export interface BlockWithLogs {
   /** calls to the addresses of data sources that handle calls, in trace order (see traceOrder) */
   calls?: readonly ContractCall[];
   header?: BlockHeaderInfo;
+  /** answers to declared eth calls the follower made ahead for this block, by callKey (null: reverted) */
+  declaredCalls?: ReadonlyMap<string, Hex | null>;
 }
 
 const zero32 = new Uint8Array(32);

@@ -47,8 +47,13 @@ export interface ChainReader {
   /**
    * Makes the eth_calls at the block all at once (a block's declared calls), so that call() then
    * answers each without a round trip; their answers in order, null where the call reverted.
+   * `known` holds answers already at hand (by callKey), which are kept rather than asked for.
    */
-  prefetchCalls(calls: readonly { to: Hex; data: Hex }[], blockHash: Hex): (Hex | null)[];
+  prefetchCalls(
+    calls: readonly { to: Hex; data: Hex }[],
+    blockHash: Hex,
+    known?: ReadonlyMap<string, Hex | null>,
+  ): (Hex | null)[];
 }
 
 /**

@@ -3,7 +3,7 @@
 // with probes(), pair(), fail(event.params.input) and lengthOf(event.params.input) declared. Indexed through a loopback proxy (in a
 // process of its own: a chain read blocks the indexer's thread) that records every JSON-RPC
 // request, the subgraph must store what it stores without declarations, while the declared reads
-// reach the node once per block, in one batch, and never again from the handlers.
+// reach the node once each, in batches made with the range, and never again from the handlers.
 import { encodeFunctionData, parseAbi, toFunctionSelector, type Hex } from 'viem';
 import { createChainReader } from '../../indexer/follower/chain-reader.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,35 +116,38 @@ describe('declared eth calls on a real chain', () => {
     expect(declared.outputs).toEqual(plain.outputs);
   });
 
-  it('reach the node once per block, in one batch, and never again from the handlers', async () => {
-    const declaredReads = (run: IndexRun) =>
-      run.ethCallRequests.map((calls) =>
-        calls.filter((c) => c.data === selector.probes || c.data === selector.pair).map((c) => c.blockHash),
+  it('are made with the range, in batches, and never again by the handlers', async () => {
+    const reads = (run: IndexRun) =>
+      run.ethCallRequests.flatMap((calls) =>
+        calls
+          .filter((c) => c.data === selector.probes || c.data === selector.pair)
+          .map((c) => ({ read: `${c.blockHash} ${c.data}`, batched: calls.length > 1 })),
       );
-    // without declarations, handlers ask for probes() and pair() one request at a time (once per block:
-    // the reader keeps answers)
-    expect(declaredReads(plain).filter((hashes) => hashes.length === 1)).toHaveLength(6);
-    // with them, one batch per block with Probe events holds both, and no request asks again
-    const batches = declaredReads(declared).filter((hashes) => hashes.length > 0);
-    const expected = await Promise.all(
-      [blocks.first, blocks.second, blocks.pair, blocks.plain].map(blockHash),
+    // without declarations, handlers ask for probes() and pair() one request at a time (once per
+    // block: the reader keeps answers)
+    expect(reads(plain).filter((r) => !r.batched)).toHaveLength(6);
+    // with them, each block's reads are made once, in batches, before any handler asks
+    const hashes = await Promise.all([blocks.first, blocks.second, blocks.pair, blocks.plain].map(blockHash));
+    const expected = hashes.flatMap((hash) => [`${hash} ${selector.probes}`, `${hash} ${selector.pair}`]);
+    expect(
+      reads(declared)
+        .map((r) => r.read)
+        .sort(),
+    ).toEqual(expected.sort());
+    expect(reads(declared).every((r) => r.batched)).toBe(true);
+    // the range's blocks in one request: made while the range was fetched, not block by block
+    expect(declared.ethCallRequests.some((calls) => new Set(calls.map((c) => c.blockHash)).size > 1)).toBe(
+      true,
     );
-    expect(batches).toEqual(expected.map((hash) => [hash, hash]));
   });
 
-  it('make a read that several events of a block declare once', async () => {
+  it('make each read once, however many events of a block declare it', async () => {
+    const made = declared.ethCallRequests.flat().map((c) => `${c.blockHash} ${c.data}`);
+    expect(new Set(made).size).toBe(made.length);
     const pairHash = await blockHash(blocks.pair);
-    const batch = declared.ethCallRequests.find(
-      (calls) => calls.length > 1 && calls[0]!.blockHash === pairHash,
-    )!;
-    expect(batch.map((c) => c.data.slice(0, 10))).toEqual([
-      selector.probes,
-      selector.pair,
-      selector.fail,
-      selector.lengthOf,
-      selector.fail,
-      selector.lengthOf,
-    ]);
+    const inPairBlock = declared.ethCallRequests.flat().filter((c) => c.blockHash === pairHash);
+    expect(inPairBlock.filter((c) => c.data === selector.probes)).toHaveLength(1);
+    expect(inPairBlock.filter((c) => c.data.startsWith(selector.lengthOf))).toHaveLength(2);
   });
 
   it('log the declared calls that reverted, by label, for each block', () => {
@@ -157,7 +160,7 @@ describe('declared eth calls on a real chain', () => {
     ]);
   });
 
-  it('are made again with their range when the node fails a batch, and change no result', async () => {
+  it('are made by the block processor where the node failed them ahead, and change no result', async () => {
     const retried = await indexThroughProxy('DeclaredCalls', {
       kind: 'fail-method',
       method: 'eth_call',
@@ -165,6 +168,9 @@ describe('declared eth calls on a real chain', () => {
     });
     expect(retried.failed).toBe(1);
     expect(retried.outputs).toEqual(plain.outputs);
+    expect(retried.lines.filter((l) => l.includes('Declared calls failed'))).toEqual(
+      declared.lines.filter((l) => l.includes('Declared calls failed')),
+    );
   }, 120_000);
 });
 
