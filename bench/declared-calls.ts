@@ -1,9 +1,10 @@
 // `npm run bench:declared-calls`: what declared eth calls save. The host-probe subgraph indexes
 // blocks of Probe events whose handler reads lengthOf(input) from the emitter, a different read for
 // each event: once from its ProbeEmitter data source (nothing declared: each read is a round trip
-// the handler waits for) and once from DeclaredCalls (the same handler with its reads declared: one
-// batch per block before the handlers run), side by side in one run, on loopback and behind a
-// proxy that delays every request as a hosted RPC's round trip does. Both runs must store the same.
+// the handler waits for) and once from DeclaredCalls (the same handler with its reads declared:
+// made in batches with each range, while the range before runs), side by side in one run, on
+// loopback and behind a proxy that delays every request as a hosted RPC's round trip does. Both
+// runs must store the same.
 import { performance } from 'node:perf_hooks';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from '../test/indexer/probe-chain.ts';
 import { startFaultProxyProcess } from '../test/reliability/servers/fault-proxy-process.ts';

@@ -6,8 +6,8 @@
 // chain/ethereum/src/call_helper.rs) make a null result; anything else is a ChainAccessError, and
 // the follower runs the range again. Answers are kept per (block hash, request), so a block run
 // again (new data sources, immutable checks, a retried range) asks the node once. A block's declared
-// calls come in JSON-RPC batches, several HTTP requests in flight at once, and are kept apart from
-// the other answers until the next block's, however many there are.
+// calls (those the follower did not make ahead) come in JSON-RPC batches, several HTTP requests in
+// flight at once, and are kept apart from the other answers until the next block's, however many.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
@@ -256,15 +256,12 @@ class WorkerChainReader implements ClosableChainReader {
       params: [{ to, data, gas: ETH_CALL_GAS }, { blockHash }],
     }));
     const method = 'eth_call';
-    for (let wave = 0; wave < requests.length; wave += CALLS_PER_BATCH * BATCHES_IN_FLIGHT) {
-      const batches: (typeof requests)[] = [];
-      for (
-        let i = wave;
-        i < Math.min(requests.length, wave + CALLS_PER_BATCH * BATCHES_IN_FLIGHT);
-        i += CALLS_PER_BATCH
-      )
-        batches.push(requests.slice(i, i + CALLS_PER_BATCH));
-      const bodies = batches.map((batch) =>
+    const batches: (typeof requests)[] = [];
+    for (let i = 0; i < requests.length; i += CALLS_PER_BATCH)
+      batches.push(requests.slice(i, i + CALLS_PER_BATCH));
+    for (let first = 0; first < batches.length; first += BATCHES_IN_FLIGHT) {
+      const wave = batches.slice(first, first + BATCHES_IN_FLIGHT);
+      const bodies = wave.map((batch) =>
         JSON.stringify(batch.map(({ id, params }) => ({ jsonrpc: '2.0', id, method, params }))),
       );
       this.exchange(bodies, method).forEach((answer, b) => {
@@ -272,13 +269,13 @@ class WorkerChainReader implements ClosableChainReader {
         if (!Array.isArray(reply)) {
           const error = (reply as { error?: RpcError } | null)?.error;
           throw new ChainAccessError(
-            `${method}: the node did not answer a batch of ${batches[b]!.length} declared calls: ${error?.message ?? `HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`}`,
+            `${method}: the node did not answer a batch of ${wave[b]!.length} declared calls: ${error?.message ?? `HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`}`,
           );
         }
         const byId = new Map(
           (reply as { id?: unknown }[]).map((r) => [r.id, r as { result?: unknown; error?: RpcError }]),
         );
-        for (const { key, to, id } of batches[b]!) {
+        for (const { key, to, id } of wave[b]!) {
           const one = byId.get(id);
           if (one?.error) answers.set(key, WorkerChainReader.callAnswer(to, one.error));
           else if (one && typeof one.result === 'string') answers.set(key, one.result as Hex);

@@ -538,26 +538,23 @@ export class ChainSource {
       byBlock.set(hash, block);
     }
     const answers = new Map<Hex, Map<string, Hex | null>>();
-    await Promise.all(
-      [...byBlock].flatMap(([blockHash, block]) => {
-        const known = new Map<string, Hex | null>();
-        answers.set(blockHash, known);
-        return [...block].map(async ([key, { to, data }]) => {
-          try {
-            known.set(
-              key,
-              await this.client.request({
-                method: 'eth_call',
-                params: [{ to, data, gas: ETH_CALL_GAS }, { blockHash }] as never,
-              }),
-            );
-          } catch (error) {
+    const requests: Promise<void>[] = [];
+    for (const [blockHash, block] of byBlock) {
+      const known = new Map<string, Hex | null>();
+      answers.set(blockHash, known);
+      for (const [key, { to, data }] of block) {
+        const params = [{ to, data, gas: ETH_CALL_GAS }, { blockHash }];
+        const request = this.client.request({ method: 'eth_call', params: params as never }).then(
+          (answer) => void known.set(key, answer),
+          (error: unknown) => {
             const code = (error as { code?: number }).code;
             if (isRevert({ code, message: nodeWords(error) })) known.set(key, null);
-          }
-        });
-      }),
-    );
+          },
+        );
+        requests.push(request);
+      }
+    }
+    await Promise.all(requests);
     return answers;
   }
 

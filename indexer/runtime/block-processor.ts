@@ -103,15 +103,17 @@ function sortedLogs(logs: readonly Log[]): Log[] {
   return live;
 }
 
-/**
- * The triggers among `logs` whose handler in `dataSources` declares eth calls: each log with the
- * data source, the handler it runs (its topic filters passed) and its decoded parameters.
- */
-export function declaringTriggers(
-  logs: readonly Log[],
-  dataSources: DataSourceView,
-): { ds: ActiveDataSource; spec: EventHandlerSpec; log: Log; params: EventParameter[] }[] {
-  const triggers: { ds: ActiveDataSource; spec: EventHandlerSpec; log: Log; params: EventParameter[] }[] = [];
+/** A log whose handler declares eth calls: the data source, the handler, the decoded parameters. */
+interface DeclaringTrigger {
+  ds: ActiveDataSource;
+  spec: EventHandlerSpec;
+  log: Log;
+  params: EventParameter[];
+}
+
+/** The triggers among `logs` whose handler in `dataSources` (its topic filters passed) declares eth calls. */
+export function declaringTriggers(logs: readonly Log[], dataSources: DataSourceView): DeclaringTrigger[] {
+  const triggers: DeclaringTrigger[] = [];
   for (const log of logs) {
     const topic0 = log.topics[0] as Hex | undefined;
     if (!topic0) continue;

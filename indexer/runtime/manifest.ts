@@ -37,7 +37,7 @@ export interface EventHandlerSpec {
   topicFilters: readonly (ReadonlySet<Hex> | null)[];
   abiEvent: AbiEvent;
   decode: EventDecoder;
-  /** the reads declared under `calls:`, made for the block before its handlers run */
+  /** the reads declared under `calls:`, made before the handlers run (see declared-calls.ts) */
   calls: readonly DeclaredCall[];
 }
 
