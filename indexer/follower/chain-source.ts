@@ -364,6 +364,9 @@ const FULL_BLOCK_BATCHES_IN_FLIGHT = 4;
  */
 const TRANSACTIONS_BY_HASH_MAX = 4;
 
+/** Declared eth calls made at once: 8 batches of the client's 100 (see ChainSource.ethCalls). */
+const ETH_CALLS_IN_FLIGHT = 800;
+
 export class ChainSource {
   private readonly client;
   /** the same node, batching fewer requests per HTTP request: for whole blocks */
@@ -524,8 +527,8 @@ export class ChainSource {
 
   /**
    * The answers to eth_calls at their blocks (declared calls made ahead), by block hash and then
-   * callKey; null where the call reverted. Made together (batched as every request is), once each,
-   * never retried: a call the node failed is missing, and is made again when its handler needs it.
+   * callKey; null where the call reverted. Made once each, in batches (as every request is), a few
+   * at once, never retried: a call the node failed is missing, and is made when its block runs.
    */
   async ethCalls(
     calls: readonly { to: Hex; data: Hex; blockHash: Hex }[],
@@ -538,23 +541,26 @@ export class ChainSource {
       byBlock.set(hash, block);
     }
     const answers = new Map<Hex, Map<string, Hex | null>>();
-    const requests: Promise<void>[] = [];
+    const requests: (() => Promise<void>)[] = [];
     for (const [blockHash, block] of byBlock) {
       const known = new Map<string, Hex | null>();
       answers.set(blockHash, known);
       for (const [key, { to, data }] of block) {
         const params = [{ to, data, gas: ETH_CALL_GAS }, { blockHash }];
-        const request = this.client.request({ method: 'eth_call', params: params as never }).then(
-          (answer) => void known.set(key, answer),
-          (error: unknown) => {
-            const code = (error as { code?: number }).code;
-            if (isRevert({ code, message: nodeWords(error) })) known.set(key, null);
-          },
+        requests.push(() =>
+          this.client.request({ method: 'eth_call', params: params as never }).then(
+            (answer) => void known.set(key, answer),
+            (error: unknown) => {
+              const code = (error as { code?: number }).code;
+              if (isRevert({ code, message: nodeWords(error) })) known.set(key, null);
+            },
+          ),
         );
-        requests.push(request);
       }
     }
-    await Promise.all(requests);
+    // a few batches at a time: a dense range's thousands of calls at once would flood the node
+    for (let i = 0; i < requests.length; i += ETH_CALLS_IN_FLIGHT)
+      await Promise.all(requests.slice(i, i + ETH_CALLS_IN_FLIGHT).map((request) => request()));
     return answers;
   }
 

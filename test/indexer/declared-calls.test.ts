@@ -192,3 +192,42 @@ describe('a batch of declared calls while this thread waits for it', () => {
     }
   }, 60_000);
 });
+
+describe('the declared calls of a dense range', () => {
+  let dense: ProbeChain;
+
+  beforeAll(async () => {
+    dense = await startProbeChain();
+    // 300 events, each declaring fail(input) and lengthOf(input): 600 calls in each of two blocks
+    for (let b = 0; b < 2; b++) {
+      await dense.probesInOneBlock(
+        Array.from({ length: 300 }, (_, e) => ({ kind: 37, input: `block ${b} event ${e}` })),
+      );
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await dense?.stop();
+  });
+
+  it('go to the node a few batches at a time, not all at once', async () => {
+    const proxy = await startFaultProxyProcess(dense.anvil.rpcUrl);
+    const at = (address: string) => ({ address, startBlock: dense.deployBlock });
+    const running = await startProbeIndexer(dense, proxy.url, {
+      contracts: {
+        ...dense.contracts,
+        ProbeEmitter: at(`0x${'aa'.repeat(20)}`),
+        DeclaredCalls: at(dense.emitter),
+      },
+    });
+    try {
+      await running.indexer.waitForHead();
+      const calls = (await proxy.rpcRequests()).flat().filter((c) => c.method === 'eth_call');
+      expect(calls.length).toBeGreaterThanOrEqual(1_200);
+      expect(await proxy.peakInFlight('eth_call')).toBeLessThanOrEqual(800);
+    } finally {
+      await running.stop();
+      await proxy.close();
+    }
+  }, 120_000);
+});

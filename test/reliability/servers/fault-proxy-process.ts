@@ -14,10 +14,12 @@ export interface FaultProxyProcess {
   failed(): Promise<number>;
   /** the JSON-RPC requests received so far (see FaultProxy.rpcRequests) */
   rpcRequests(): Promise<RpcRequest[]>;
+  /** see FaultProxy.peakInFlight */
+  peakInFlight(method: string): Promise<number>;
   close(): Promise<void>;
 }
 
-type Command = { id: number; set?: DataFault; failed?: true; rpcRequests?: true };
+type Command = { id: number; set?: DataFault; failed?: true; rpcRequests?: true; peakInFlight?: string };
 
 /** Forks this module as a proxy process in front of `target`. */
 export async function startFaultProxyProcess(target: string): Promise<FaultProxyProcess> {
@@ -46,6 +48,7 @@ export async function startFaultProxyProcess(target: string): Promise<FaultProxy
     set: async (fault) => void (await ask({ set: fault })),
     failed: async () => (await ask({ failed: true })) as number,
     rpcRequests: async () => (await ask({ rpcRequests: true })) as RpcRequest[],
+    peakInFlight: async (method) => (await ask({ peakInFlight: method })) as number,
     close: () =>
       new Promise((resolve) => {
         child.removeAllListeners('exit');
@@ -59,7 +62,13 @@ if (process.argv[2] === '--serve') {
   const proxy = await startFaultProxy(process.argv[3]!);
   process.on('message', (command: Command) => {
     if (command.set) proxy.set(command.set);
-    const value = command.failed ? proxy.failed : command.rpcRequests ? proxy.rpcRequests() : null;
+    const value = command.failed
+      ? proxy.failed
+      : command.rpcRequests
+        ? proxy.rpcRequests()
+        : command.peakInFlight
+          ? proxy.peakInFlight(command.peakInFlight)
+          : null;
     process.send!({ id: command.id, value });
   });
   process.send!({ url: proxy.url });
