@@ -427,8 +427,9 @@ export class ChainFollower {
   /**
    * The answers to the eth calls that `logs` (a range's) declare, made with the range, so that its
    * blocks find them at hand instead of waiting for a batch each (ranges are fetched while the one
-   * before runs). Calls the node failed are left out, and so are those of data sources created in
-   * the range's own blocks: the block processor makes them when their blocks run.
+   * before runs; a range widened for new data sources makes those of the logs it adds). Calls the
+   * node failed are left out, and so are those of data sources created in a block for that block's
+   * own logs: the block processor makes them when the block runs.
    */
   private async declaredCallsOf(logs: readonly Log[]): Promise<DeclaredCallAnswers> {
     if (!this.options.subgraph.declaresCalls) return NO_DECLARED_CALLS;
@@ -502,11 +503,21 @@ export class ChainFollower {
     }
     const disagreement = this.disagreement(touched, known);
     if (disagreement) return disagreement;
-    const receipts = await this.receiptsFor(extra);
+    const [receipts, extraCalls] = await Promise.all([this.receiptsFor(extra), this.declaredCallsOf(extra)]);
     if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
     // the next ranges are sized by this one's logs under the filter now in use
     chain.fitSpan(range.to - range.from + 1, logs.length);
-    return { ...range, logs, known, receipts: new Map([...range.receipts, ...receipts]), filter };
+    const declaredCalls = new Map(range.declaredCalls);
+    for (const [hash, answers] of extraCalls)
+      declaredCalls.set(hash, new Map([...(range.declaredCalls.get(hash) ?? []), ...answers]));
+    return {
+      ...range,
+      logs,
+      known,
+      receipts: new Map([...range.receipts, ...receipts]),
+      filter,
+      declaredCalls,
+    };
   }
 
   /**

@@ -79,10 +79,12 @@ async function indexThroughProxy(
   }
 }
 
-async function blockHash(number: number): Promise<Hex> {
-  return (await chain.rpc.request<{ hash: Hex }>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]))
+async function blockHashOf(on: ProbeChain, number: number): Promise<Hex> {
+  return (await on.rpc.request<{ hash: Hex }>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]))
     .hash;
 }
+
+const blockHash = (number: number) => blockHashOf(chain, number);
 
 beforeAll(async () => {
   chain = await startProbeChain();
@@ -225,6 +227,58 @@ describe('the declared calls of a dense range', () => {
       const calls = (await proxy.rpcRequests()).flat().filter((c) => c.method === 'eth_call');
       expect(calls.length).toBeGreaterThanOrEqual(1_200);
       expect(await proxy.peakInFlight('eth_call')).toBeLessThanOrEqual(800);
+    } finally {
+      await running.stop();
+      await proxy.close();
+    }
+  }, 120_000);
+});
+
+describe('the declared calls of a template instance created in a range', () => {
+  let factory: ProbeChain;
+  let second: Hex;
+  const later: number[] = [];
+
+  beforeAll(async () => {
+    factory = await startProbeChain();
+    second = await factory.deployEmitter();
+    // a DeclaringTemplate instance at the second emitter (its handler declares lengthOf(input)),
+    // then two blocks of its probes: all in the first range
+    await factory.probe(38, second);
+    for (const inputs of [['x1', 'x2'], ['y1']]) {
+      const block = await factory.probesInOneBlock(
+        inputs.map((input) => ({ emitter: second, kind: 37, input })),
+      );
+      later.push(block.number);
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await factory?.stop();
+  });
+
+  it('are made for the blocks after it with the logs the range is widened by, in one go', async () => {
+    const proxy = await startFaultProxyProcess(factory.anvil.rpcUrl);
+    const running = await startProbeIndexer(factory, proxy.url);
+    try {
+      await running.indexer.waitForHead();
+      const { probeResults } = await queryIndexer<{ probeResults: { input: string; output: string }[] }>(
+        running.indexer.queryUrl,
+        '{ probeResults(where: { kind: 37 }, orderBy: input) { input output } }',
+      );
+      expect(probeResults.map((r) => r.output)).toEqual(['length:2', 'length:2', 'length:2']);
+      const lengthReads = (await proxy.rpcRequests())
+        .map((request) => request.filter((c) => c.method === 'eth_call'))
+        .map((calls) =>
+          calls.filter((c) => (c.params[0] as { data: Hex }).data.startsWith(selector.lengthOf)),
+        )
+        .filter((calls) => calls.length > 0);
+      // one request for both blocks' reads, made before either block ran; none by the handlers
+      expect(lengthReads).toHaveLength(1);
+      const hashes = await Promise.all(later.map((n) => blockHashOf(factory, n)));
+      expect(new Set(lengthReads[0]!.map((c) => (c.params[1] as { blockHash: Hex }).blockHash))).toEqual(
+        new Set(hashes),
+      );
     } finally {
       await running.stop();
       await proxy.close();
