@@ -6,7 +6,12 @@
 // loopback and behind a proxy that delays every request as a hosted RPC's round trip does. Both
 // runs must store the same.
 import { performance } from 'node:perf_hooks';
-import { startProbeChain, startProbeIndexer, type ProbeChain } from '../test/indexer/probe-chain.ts';
+import {
+  probeHandledBy,
+  startProbeChain,
+  startProbeIndexer,
+  type ProbeChain,
+} from '../test/indexer/probe-chain.ts';
 import { startFaultProxyProcess } from '../test/reliability/servers/fault-proxy-process.ts';
 
 const BLOCKS = 20;
@@ -22,16 +27,10 @@ interface Run {
 }
 
 async function index(chain: ProbeChain, source: Source, rpcUrl: string): Promise<Run> {
-  const at = (address: string) => ({ address, startBlock: chain.deployBlock });
   const started = performance.now();
   const running = await startProbeIndexer(chain, rpcUrl, {
     log: () => undefined,
-    contracts: {
-      ...chain.contracts,
-      // both would write the same immutable results: the other one at an address that emits nothing
-      ProbeEmitter: at(source === 'ProbeEmitter' ? chain.emitter : `0x${'aa'.repeat(20)}`),
-      DeclaredCalls: at(source === 'DeclaredCalls' ? chain.emitter : `0x${'ee'.repeat(20)}`),
-    },
+    contracts: probeHandledBy(chain, source),
   });
   try {
     await running.indexer.waitForHead();

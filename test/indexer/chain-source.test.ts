@@ -263,12 +263,12 @@ describe('the chain source meeting a node that limits the number of logs in an a
     expect(statedResultLimit('response size should not greater than 10000000 bytes')).toBeNull();
   });
 
-  /** The requests of `node` the refusal at `maxLogs` logs in a range turned down, at `perBlock` logs a block. */
-  const refused = (ranges: [number, number][], perBlock: number, maxLogs: number) =>
-    widths(ranges).filter((w) => w * perBlock > maxLogs).length;
-
-  it('aims below the number of logs a refusal states, and is then refused no more', async () => {
-    node = await startLogDensityNode(() => 100, { maxLogs: 1_500 });
+  /**
+   * 300 blocks of 100 logs from a node refusing answers of more than 1,500 logs (with `message`, or
+   * Infura's words): every log, the targets the refusals set, and how many requests were refused.
+   */
+  async function underLogLimit(message?: string) {
+    node = await startLogDensityNode(() => 100, { maxLogs: 1_500, maxLogsMessage: message });
     const limits: number[] = [];
     const chain = new ChainSource({
       rpcUrl: node.url,
@@ -276,28 +276,23 @@ describe('the chain source meeting a node that limits the number of logs in an a
       onLogLimit: (logs) => limits.push(logs),
     });
     const logs = await allLogs(chain, filter, 1, 300);
+    return { logs, limits, refused: widths(node.ranges).filter((w) => w * 100 > 1_500).length };
+  }
+
+  it('aims below the number of logs a refusal states, and is then refused no more', async () => {
+    const { logs, limits, refused } = await underLogLimit();
     expect(logs).toHaveLength(30_000);
     expect(limits).toEqual([1_200]);
     // 32 and 16 blocks refused, 8 blocks (800 logs) taken; then 12 blocks, 1,200 logs, every range
-    expect(widths(node.ranges).slice(0, 5)).toEqual([32, 16, 8, 12, 12]);
-    expect(refused(node.ranges, 100, 1_500)).toBe(2);
+    expect(widths(node!.ranges).slice(0, 5)).toEqual([32, 16, 8, 12, 12]);
+    expect(refused).toBe(2);
   });
 
   it('halves the logs it aims at for each refusal of an answer’s size that states no number', async () => {
-    node = await startLogDensityNode(() => 100, {
-      maxLogs: 1_500,
-      maxLogsMessage: 'Log response size exceeded',
-    });
-    const limits: number[] = [];
-    const chain = new ChainSource({
-      rpcUrl: node.url,
-      initialRange: 32,
-      onLogLimit: (logs) => limits.push(logs),
-    });
-    const logs = await allLogs(chain, filter, 1, 300);
+    const { logs, limits, refused } = await underLogLimit('Log response size exceeded');
     expect(logs).toHaveLength(30_000);
     expect(limits).toEqual([2_500, 1_250]);
-    expect(refused(node.ranges, 100, 1_500)).toBe(2);
+    expect(refused).toBe(2);
   });
 
   it('grows the span again after a refusal about the number of results', async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RpcRequest } from '../reliability/servers/fault-proxy.ts';
 import { startFaultProxyProcess, type DataFault } from '../reliability/servers/fault-proxy-process.ts';
 import { queryIndexer } from './graphql-client.ts';
-import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
+import { probeHandledBy, startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
 /** blocks with Probe events, by what they hold */
@@ -45,15 +45,9 @@ async function indexThroughProxy(
   const proxy = await startFaultProxyProcess(chain.anvil.rpcUrl);
   if (fault) await proxy.set(fault);
   const lines: string[] = [];
-  const at = (address: string) => ({ address, startBlock: chain.deployBlock });
   const running = await startProbeIndexer(chain, proxy.url, {
     log: (line) => lines.push(line),
-    contracts: {
-      ...chain.contracts,
-      // both would write the same immutable ProbeResults: one of them at an address that emits nothing
-      ProbeEmitter: at(dataSource === 'ProbeEmitter' ? chain.emitter : `0x${'aa'.repeat(20)}`),
-      DeclaredCalls: at(dataSource === 'DeclaredCalls' ? chain.emitter : `0x${'ee'.repeat(20)}`),
-    },
+    contracts: probeHandledBy(chain, dataSource),
   });
   try {
     await running.indexer.waitForHead();
@@ -214,13 +208,8 @@ describe('the declared calls of a dense range', () => {
 
   it('go to the node a few batches at a time, not all at once', async () => {
     const proxy = await startFaultProxyProcess(dense.anvil.rpcUrl);
-    const at = (address: string) => ({ address, startBlock: dense.deployBlock });
     const running = await startProbeIndexer(dense, proxy.url, {
-      contracts: {
-        ...dense.contracts,
-        ProbeEmitter: at(`0x${'aa'.repeat(20)}`),
-        DeclaredCalls: at(dense.emitter),
-      },
+      contracts: probeHandledBy(dense, 'DeclaredCalls'),
     });
     try {
       await running.indexer.waitForHead();

@@ -128,6 +128,23 @@ export async function startProbeChain(): Promise<ProbeChain> {
 }
 
 /**
+ * The probe subgraph's data sources on `chain` with handleProbe run at the emitter by `dataSource`:
+ * ProbeEmitter (no calls declared) or DeclaredCalls (calls declared). Both would write the same
+ * immutable ProbeResults, so the other one is put at an address that emits nothing.
+ */
+export function probeHandledBy(
+  chain: ProbeChain,
+  dataSource: 'ProbeEmitter' | 'DeclaredCalls',
+): Record<string, NetworkContract> {
+  const at = (address: string) => ({ address, startBlock: chain.deployBlock });
+  return {
+    ...chain.contracts,
+    ProbeEmitter: at(dataSource === 'ProbeEmitter' ? chain.emitter : `0x${'aa'.repeat(20)}`),
+    DeclaredCalls: at(dataSource === 'DeclaredCalls' ? chain.emitter : `0x${'ee'.repeat(20)}`),
+  };
+}
+
+/**
  * The probe subgraph indexing `chain` through `rpcUrl` (anvil itself unless given, e.g. a proxy)
  * with `options`, started, in a temporary data directory; stop() stops it and removes the directory.
  */

@@ -50,29 +50,18 @@ const prefix = "data source Exchange: handler handleFilled: declared call 'c': "
 
 describe('declared call expressions', () => {
   it('refuses what graph-node’s CallExpr::parse refuses, with its messages', () => {
-    const invalid = (s: string, why: string) => `${prefix}Invalid call expression '${s}': ${why}`;
-    expect(refusal('Token.balanceOf(event.address)')).toBe(
-      invalid('Token.balanceOf(event.address)', "missing '[' after contract name"),
-    );
-    expect(refusal('[event.address].balanceOf()')).toBe(
-      invalid('[event.address].balanceOf()', "missing contract name before '['"),
-    );
-    expect(refusal('Token[event.address.balanceOf(x)')).toBe(
-      invalid('Token[event.address.balanceOf(x)', "missing ']' to close address"),
-    );
-    expect(refusal('Token[].balanceOf()')).toBe(invalid('Token[].balanceOf()', "empty address in 'Token[]'"));
-    expect(refusal('Token[event.address]balanceOf()')).toBe(
-      invalid('Token[event.address]balanceOf()', "missing '.' after address 'Token[event.address]'"),
-    );
-    expect(refusal('Token[event.address].balanceOf')).toBe(
-      invalid('Token[event.address].balanceOf', "missing '(' to start function arguments"),
-    );
-    expect(refusal('Token[event.address].(x)')).toBe(
-      invalid('Token[event.address].(x)', "missing function name after 'Token[event.address].'"),
-    );
-    expect(refusal('Token[event.address].balanceOf(event.address')).toBe(
-      invalid('Token[event.address].balanceOf(event.address', "missing ')' to close function arguments"),
-    );
+    const cases: [expression: string, why: string][] = [
+      ['Token.balanceOf(event.address)', "missing '[' after contract name"],
+      ['[event.address].balanceOf()', "missing contract name before '['"],
+      ['Token[event.address.balanceOf(x)', "missing ']' to close address"],
+      ['Token[].balanceOf()', "empty address in 'Token[]'"],
+      ['Token[event.address]balanceOf()', "missing '.' after address 'Token[event.address]'"],
+      ['Token[event.address].balanceOf', "missing '(' to start function arguments"],
+      ['Token[event.address].(x)', "missing function name after 'Token[event.address].'"],
+      ['Token[event.address].balanceOf(event.address', "missing ')' to close function arguments"],
+    ];
+    for (const [expression, why] of cases)
+      expect(refusal(expression)).toBe(`${prefix}Invalid call expression '${expression}': ${why}`);
   });
 
   it('allows event.address, event.params and hex addresses as the address and arguments, nothing else', () => {
