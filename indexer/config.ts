@@ -22,6 +22,8 @@ export interface IndexerEnvConfig {
   subgraphName: string;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
+  /** where file data sources read their files (IPFS_URL), if set */
+  ipfs: { url: string; timeoutMs: number; maxFileBytes: number; maxRetryMs: number } | null;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -60,6 +62,15 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   if (transactions !== 'full' && transactions !== 'hash-only') {
     throw new Error(`INDEXER_TRANSACTIONS must be full or hash-only, got "${transactions}"`);
   }
+  const ipfsUrl = env.IPFS_URL;
+  if (ipfsUrl) {
+    try {
+      const url = new URL(ipfsUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new Error(`IPFS_URL must be an http(s) URL (an IPFS gateway or kubo RPC API), got "${ipfsUrl}"`);
+    }
+  }
   return {
     rpcUrl,
     network,
@@ -72,5 +83,13 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
     subgraphName,
     transactions,
+    ipfs: ipfsUrl
+      ? {
+          url: ipfsUrl,
+          timeoutMs: integer(env, 'INDEXER_IPFS_TIMEOUT_MS', 60_000, 100, 3_600_000),
+          maxFileBytes: integer(env, 'INDEXER_IPFS_MAX_FILE_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+          maxRetryMs: integer(env, 'INDEXER_IPFS_MAX_RETRY_MS', 600_000, 1_000, 86_400_000),
+        }
+      : null,
   };
 }

@@ -10,6 +10,8 @@ import { createBlockProcessor } from './runtime/block-processor.ts';
 import { loadSubgraph, type Subgraph } from './runtime/manifest.ts';
 import { ChainFollower, type FollowerProgress, type TransactionFetch } from './follower/follower.ts';
 import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
+import { FileFetcher } from './follower/file-fetcher.ts';
+import { createIpfsClient } from './follower/ipfs-client.ts';
 import { ChainSource } from './follower/chain-source.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
 import { openStore, type Checkpoint, type IndexerStore } from './store/sqlite-store.ts';
@@ -54,6 +56,20 @@ export interface IndexerConfig {
    * the two index different data for a subgraph that reads the other fields.
    */
   transactions?: TransactionFetch;
+  /**
+   * the IPFS server file data sources read their files from: a path gateway or a kubo RPC API;
+   * without it they are recorded and wait
+   */
+  ipfs?: {
+    url: string;
+    /** bound on one request (default 60 s, graph-node's GRAPH_IPFS_TIMEOUT) */
+    timeoutMs?: number;
+    /** larger files are refused and tried again later (default 25 MiB, GRAPH_MAX_IPFS_FILE_BYTES) */
+    maxFileBytes?: number;
+    /** first and longest wait before a file is tried again (default 5 s and 600 s, as graph-node) */
+    minRetryMs?: number;
+    maxRetryMs?: number;
+  };
   onProgress?: (progress: FollowerProgress) => void;
   log?: (line: string) => void;
 }
@@ -134,17 +150,31 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   }
   applyNetwork(subgraph, config.network, contracts);
   const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
+  const fileTemplates = [...subgraph.templates.values()].filter((t) => t.kind === 'file/ipfs');
   const deployment = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
   const storeDir = join(resolve(config.dataDir), 'indexer');
   mkdirSync(storeDir, { recursive: true });
   const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
   const log = config.log ?? ((line: string) => console.log(line));
+  if (fileTemplates.length > 0 && !config.ipfs) {
+    // the chain is indexed all the same, and the file data sources are kept: none is lost
+    log(
+      `the subgraph has file data source templates (${fileTemplates.map((t) => t.name).join(', ')}) but no IPFS server is set (IPFS_URL): their data sources are recorded, and run once the indexer restarts with one`,
+    );
+  }
+  for (const t of fileTemplates) {
+    const unknown = t.mapping.entities.filter((name) => !schema.entities.has(name));
+    // graph-node ignores them with a warning rather than refuse a deployed subgraph
+    if (unknown.length > 0)
+      log(`template ${t.name}: entity types ${unknown.join(', ')} are not in the schema; ignored`);
+  }
 
   let store: IndexerStore | null = null;
   let query: QueryService | null = null;
   let follower: ChainFollower | null = null;
   let chainReader: ClosableChainReader | null = null;
+  let files: FileFetcher | null = null;
   let running: Promise<void> | null = null;
   let abort: AbortController | null = null;
   let stoppedError: Error | null = null;
@@ -175,7 +205,13 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
     async start() {
       if (store) throw new Error('indexer already started');
       stoppedError = null;
-      store = openStore({ path: storePath, schema, startBlock, deployment });
+      store = openStore({
+        path: storePath,
+        schema,
+        startBlock,
+        deployment,
+        fileEntityTypes: subgraph.fileEntityTypes,
+      });
       query = createQueryService({
         storePath,
         schema,
@@ -204,6 +240,18 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           ),
       });
       chainReader = createChainReader({ rpcUrl: config.rpcUrl });
+      if (config.ipfs && fileTemplates.length > 0) {
+        files = new FileFetcher({
+          client: createIpfsClient({
+            url: config.ipfs.url,
+            timeoutMs: config.ipfs.timeoutMs ?? 60_000,
+            maxFileBytes: config.ipfs.maxFileBytes ?? 25 * 1024 * 1024,
+          }),
+          minRetryMs: config.ipfs.minRetryMs,
+          maxRetryMs: config.ipfs.maxRetryMs,
+          log: (line) => log(`ipfs: ${line}`),
+        });
+      }
       follower = new ChainFollower({
         store,
         subgraph,
@@ -219,6 +267,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         commitIntervalMs: config.commitIntervalMs,
         maxRangesAhead: config.maxRangesAhead,
         transactions: config.transactions,
+        files: files ?? undefined,
         signal: abort.signal,
         log,
         onProgress: (p) => {
@@ -245,6 +294,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       await running;
       await query?.close();
       await chainReader?.close();
+      files?.close();
+      files = null;
       store?.close();
       store = null;
       chainReader = null;

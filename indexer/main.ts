@@ -23,6 +23,7 @@ const indexer = await createIndexer({
   maxRangesAhead: config.rangesAhead,
   maxAddressesPerRequest: config.getLogsMaxAddresses,
   transactions: config.transactions,
+  ipfs: config.ipfs ?? undefined,
   commitIntervalMs: config.commitIntervalMs,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),

@@ -33,6 +33,9 @@
 // Blocks run without looking new immutable entities up in the store (graph-node's assumption too);
 // if the store refuses one as inserted by an earlier block, the block runs again with the lookups,
 // which fail it with graph-node's error.
+//
+// File data sources (file-data-sources.ts) run at the end of each range written, in its last block:
+// a file that arrives while the follower waits at the head runs with the next block, as in graph-node.
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
@@ -42,6 +45,8 @@ import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
 import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
+import type { FileFetcher } from './file-fetcher.ts';
+import { FileDataSources } from './file-data-sources.ts';
 import {
   StoppedError,
   chainOrder,
@@ -74,6 +79,8 @@ export interface FollowerOptions {
    * spares reading transactions for subgraphs that read nothing else (ours)
    */
   transactions?: TransactionFetch;
+  /** fetches the files of file data sources; without it they are recorded and wait */
+  files?: FileFetcher;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every range and every head poll */
@@ -253,8 +260,16 @@ export class ChainFollower {
   /** the error that stopped indexing, if a handler failed */
   failure: HandlerError | null = null;
 
+  private readonly files: FileDataSources;
+
   constructor(private readonly options: FollowerOptions) {
     this.sources = this.loadSources();
+    this.files = new FileDataSources(
+      options.store,
+      options.processor,
+      options.files ?? null,
+      options.log ?? (() => undefined),
+    );
   }
 
   private loadSources(): DataSourceSet {
@@ -704,6 +719,7 @@ export class ChainFollower {
           break;
         }
       }
+      this.files.runArrived(committed);
       store.setCheckpoint(committed, head);
     } catch (error) {
       // back to the last commit: the ranges written since then are fetched and run again
@@ -711,6 +727,7 @@ export class ChainFollower {
       this.ahead = [];
       this.pendingEvents = 0;
       this.sources.truncate(this.sourcesAtCommit);
+      this.files.reload();
       if (error instanceof ChainMoved) return this.retry(error.message);
       // the node, not the mapping, failed: the same ranges run again once it answers
       if (error instanceof ChainAccessError) return this.retry(error.message, true);
@@ -845,6 +862,7 @@ export class ChainFollower {
           createdAtBlock: header.number,
         });
       }
+      this.files.record(result.createdFiles, header.number);
       store.recordBlock(header);
       return { logs: logs.length, created: result.createdDataSources.length > 0 };
     }
@@ -865,6 +883,7 @@ export class ChainFollower {
     }
     store.revertTo(ancestor);
     this.sources = this.loadSources();
+    this.files.reload();
     this.caughtUp = false;
     this.options.log?.(
       `reorg: block ${checkpoint} is no longer canonical; reverted to block ${ancestor ? ancestor.number : store.startBlock - 1}`,

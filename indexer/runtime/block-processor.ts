@@ -8,8 +8,10 @@
 // again for them alone, repeatedly while handlers keep creating data sources. Before each pass, the
 // eth calls its log handlers declare that the follower did not make ahead are made at the block in
 // one go (see declared-calls.ts). Any handler failure is a deterministic error that fails the block.
+// A file data source's handler runs on its own, given the file's bytes, in the pass of the block the
+// follower is at when the file has arrived (graph-node's offchain triggers), over a writer of its own.
 import type { Hex, Log, TransactionReceipt } from 'viem';
-import type { EntityStoreTx } from '../store/entity.ts';
+import type { Entity, EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import {
   blockHandlersAt,
@@ -27,6 +29,7 @@ import {
   ChainAccessError,
   StoreAccessError,
   type ChainReader,
+  type CreatedFile,
   type MappingLogger,
   type RuntimeEnv,
 } from './host-context.ts';
@@ -44,7 +47,20 @@ export interface BlockProcessorOptions {
 export interface BlockResult {
   /** template instances created in this block (already added to the DataSourceSet) */
   createdDataSources: DynamicDataSource[];
+  /** file data sources created in this block, in creation order (the caller records them) */
+  createdFiles: CreatedFile[];
   handlerCalls: number;
+}
+
+/** A file data source whose file has arrived: what its handler runs with, besides the bytes. */
+export interface FileTrigger {
+  template: string;
+  /** canonical content path */
+  source: string;
+  /** its causality region */
+  region: number;
+  context: Entity | null;
+  createdAtBlock: bigint;
 }
 
 export interface BlockProcessor {
@@ -61,6 +77,17 @@ export interface BlockProcessor {
     sources: DataSourceSet,
     deferImmutableChecks?: boolean,
   ): Generator<void, BlockResult>;
+  /**
+   * Runs the handler of file data source `file` with its file's bytes in the pass of `block`, over
+   * `tx`, a writer of the data source's own causality region. Returns the file data sources it
+   * created; throws HandlerError when it fails, as processBlock does.
+   */
+  runFileHandler(
+    file: FileTrigger,
+    content: Uint8Array,
+    block: { number: bigint; hash: Hex },
+    tx: EntityStoreTx,
+  ): CreatedFile[];
   /** instances created so far (one at start per module, plus replacements) */
   readonly instancesCreated: number;
   /** bytes of linear memory held by the mapping modules (one memory per module) */
@@ -199,8 +226,8 @@ export function createBlockProcessor(
     error: unknown,
     ds: ActiveDataSource,
     handler: string | null,
-    block: BlockWithLogs,
-    trigger: { log: Log } | { call: ContractCall } | null,
+    block: { number: bigint },
+    trigger: { log: Log } | { call: ContractCall } | { file: string } | null,
   ): unknown {
     // The instance may be mid-way through a handler; never reuse it.
     instances.delete(ds.mapping.module);
@@ -209,11 +236,14 @@ export function createBlockProcessor(
     const message = error instanceof Error ? error.message : String(error);
     const log = trigger && 'log' in trigger ? trigger.log : null;
     const call = trigger && 'call' in trigger ? trigger.call : null;
+    const file = trigger && 'file' in trigger ? trigger.file : null;
     const where = log
       ? `, transaction ${log.transactionHash}, log index ${log.logIndex}`
       : call
         ? `, transaction ${call.transactionHash}, call to ${call.to}`
-        : '';
+        : file
+          ? `, file ${file}`
+          : '';
     return new HandlerError(
       `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}${where}: ${message}`,
       block.number,
@@ -471,8 +501,36 @@ export function createBlockProcessor(
           if (sources.size === before) break;
           handlerCalls += yield* runPass(logs, sources.since(before), block);
         }
-        return { createdDataSources, handlerCalls };
+        return { createdDataSources, createdFiles: state.createdFiles, handlerCalls };
       } finally {
+        runtime.block = null;
+      }
+    },
+    runFileHandler(file, content, block, tx) {
+      const template = subgraph.templates.get(file.template);
+      if (template?.kind !== 'file/ipfs')
+        throw new Error(`${file.template} is not a file data source template`);
+      const handler = template.mapping.fileHandler!;
+      const ds: ActiveDataSource = {
+        name: template.name,
+        address: null,
+        startBlock: file.createdAtBlock,
+        context: file.context,
+        mapping: template.mapping,
+        seq: -1,
+        file: { source: file.source, region: file.region },
+      };
+      const state = new BlockState(block.number, block.hash, tx);
+      runtime.block = state;
+      try {
+        const instance = instanceFor(ds.mapping);
+        runtime.dataSource = ds;
+        instance.call(handler, instance.heap.writeBytes(content));
+        return state.createdFiles;
+      } catch (error) {
+        throw handlerFailure(error, ds, handler, block, { file: file.source });
+      } finally {
+        runtime.dataSource = null;
         runtime.block = null;
       }
     },

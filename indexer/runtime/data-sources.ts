@@ -27,6 +27,8 @@ export interface ActiveDataSource {
   mapping: MappingSpec;
   /** its place in processing order: static in manifest order, then dynamic in creation order */
   seq: number;
+  /** a file data source's content path and causality region (see file-data-sources.ts) */
+  file?: { source: string; region: number };
 }
 
 /** Data sources as the block processor dispatches triggers to them. */

@@ -2,7 +2,7 @@
 // transaction of the current block, the data source that fired, the chain as of that block, and the
 // per-block bookkeeping (entities written in this block, data sources created by handlers).
 import type { Hex } from 'viem';
-import type { EntityStoreTx } from '../store/entity.ts';
+import type { Entity, EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { AscHeap } from './asc-memory.ts';
 import type { ActiveDataSource, DynamicDataSource } from './data-sources.ts';
@@ -13,11 +13,19 @@ export type LogLevel = 'critical' | 'error' | 'warning' | 'info' | 'debug';
 /** Receives mapping log lines (log.info etc.); the indexer decides where they go. */
 export type MappingLogger = (level: LogLevel, message: string, dataSource: string) => void;
 
+/** A file data source a handler created: its template, canonical content path and context. */
+export interface CreatedFile {
+  template: string;
+  source: string;
+  context: Entity | null;
+}
+
 /** The state of one block being processed. */
 export class BlockState {
   /** `type\u0000id` of entities set (true) or removed (false) during this block */
   readonly writes = new Map<string, boolean>();
   readonly created: DynamicDataSource[] = [];
+  readonly createdFiles: CreatedFile[] = [];
 
   constructor(
     readonly number: bigint,

@@ -1,17 +1,30 @@
 // dataSource.* host functions: the address, network and context of the data source whose handler is
 // running, and create/createWithContext, which record a new template instance; the block processor
-// starts it for the logs of the same block after the current ones, as graph-node does.
+// starts it for the logs of the same block after the current ones, as graph-node does. A file
+// template's instance is recorded with its content path, and its handler runs once the file is
+// fetched; its address is that path's text (what graph-ts's dataSource.stringParam() decodes).
 import type { Hex } from 'viem';
 import type { Entity } from '../store/entity.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
+import { parseContentPath } from './content-path.ts';
 import type { HostEnv, HostFunctions } from './host-context.ts';
 import { bytesToHex, stringToH160 } from './host-conversion.ts';
 
 export function createDataSource(env: HostEnv, name: string, params: string[], context: Entity | null): void {
   const templates = env.runtime.subgraph.templates;
-  if (!templates.has(name)) {
+  const template = templates.get(name);
+  if (!template) {
     throw new Error(
       `Failed to create data source from name \`${name}\`: No template with this name in parent data source \`${env.dataSource.name}\`. Available names: ${[...templates.keys()].join(', ')}.`,
+    );
+  }
+  if (template.kind === 'file/ipfs') {
+    createFileDataSource(env, name, params[0], context);
+    return;
+  }
+  if (env.dataSource.file) {
+    throw new Error(
+      'Attempted to create on-chain data source in offchain data source handler. This is not yet supported.',
     );
   }
   const address = params[0];
@@ -24,6 +37,29 @@ export function createDataSource(env: HostEnv, name: string, params: string[], c
     context,
     createdAtBlock: block.number,
   });
+}
+
+/** graph-node ignores (with a warning) a file data source whose parameter is not a content path. */
+function createFileDataSource(
+  env: HostEnv,
+  name: string,
+  param: string | undefined,
+  context: Entity | null,
+): void {
+  if (param === undefined)
+    throw new Error(`Failed to create data source from template \`${name}\`: source parameter is missing`);
+  let source: string;
+  try {
+    source = parseContentPath(param);
+  } catch (error) {
+    env.runtime.logger(
+      'warning',
+      `Ignoring file data source ${name} created with \`${param}\`: ${(error as Error).message}`,
+      env.dataSource.name,
+    );
+    return;
+  }
+  env.block.createdFiles.push({ template: name, source, context });
 }
 
 function readStrings(env: HostEnv, ptr: number): string[] {
@@ -43,6 +79,8 @@ export const dataSourceFunctions: HostFunctions = {
     );
   },
   'dataSource.address': (env) => () => {
+    const file = env.dataSource.file;
+    if (file) return env.heap.writeBytes(new TextEncoder().encode(file.source));
     const address = env.dataSource.address;
     return env.heap.writeBytes(address === null ? new Uint8Array(0) : stringToH160(address));
   },

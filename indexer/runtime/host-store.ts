@@ -5,6 +5,9 @@
 // never updated in a later block nor removed. store.loadRelated lists the entities behind a
 // @derivedFrom field as the block sees them.
 // Ids are canonical strings: Bytes ids as lowercase 0x hex, Int8 ids as decimal.
+// A file data source's handler may touch only the entity types its template lists, and an entity
+// belongs to the causality region that created it (chain handlers, or one file data source): the
+// others neither see it nor may write its id (graph-node's causality-region isolation).
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
@@ -19,9 +22,16 @@ import {
 import { StoreAccessError, type HostEnv, type HostFunctions } from './host-context.ts';
 import { apiVersionAtLeast } from './manifest.ts';
 
+/** The schema's type `name`, if the running data source may touch it (graph-node's entity-type access). */
 function entityType(env: HostEnv, name: string): EntityTypeModel {
   const type = env.runtime.schema.entities.get(name);
   if (!type) throw new EntityValidationError(`Entity type \`${name}\` is not defined in the schema`);
+  const ds = env.runtime.dataSource;
+  if (ds?.file && !ds.mapping.entities.includes(name)) {
+    throw new EntityValidationError(
+      `entity type \`${name}\` is not on the 'entities' list for data source \`${ds.name}\`. Hint: Add \`${name}\` to the 'entities' list, which currently is: \`${ds.mapping.entities.join(', ')}\`.`,
+    );
+  }
   return type;
 }
 
@@ -125,6 +135,14 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   const block = env.block;
   const writeKeyOfEntity = writeKey(type.name, key);
   const writtenInBlock = block.writes.get(writeKeyOfEntity) === true;
+  if (!writtenInBlock && env.runtime.subgraph.fileEntityTypes.has(type.name)) {
+    const holder = access(() => block.tx.otherRegionHolding(type.name, key));
+    if (holder !== null) {
+      throw new EntityValidationError(
+        `Entity ${type.name}[${key}] is held by ${holder === 0 ? 'chain handlers (causality region 0)' : `a file data source (causality region ${holder})`}: an entity belongs to the causality region that created it, and no other may write it`,
+      );
+    }
+  }
   // An immutable entity not written in this block has nothing to merge with: it is new or an error.
   if (
     type.immutable &&

@@ -6,7 +6,9 @@
 // `indexed` keywords included, equals the manifest's. Call handlers are keyed by their function's
 // selector, and decode with the payable or nonpayable function of the data source's ABI whose
 // signature equals the manifest's. An event handler's declared eth calls (`calls:`) are parsed and
-// checked against the mapping's ABIs here (declared-calls.ts).
+// checked against the mapping's ABIs here (declared-calls.ts). A `file/ipfs` template (specVersion
+// 0.0.7) is a file data source: its one handler gets a file's bytes, and it may write only the
+// entity types it lists.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -76,6 +78,10 @@ export interface MappingSpec {
   tracesCalls: boolean;
   /** the mapping's ABIs by their manifest name: what ethereum.call looks contracts up in */
   abis: Map<string, Abi>;
+  /** a file data source's handler (gets the file's bytes); null for chain data sources */
+  fileHandler: string | null;
+  /** the manifest's `entities`: what a file data source may read and write (graph-node's entity-type access) */
+  entities: readonly string[];
 }
 
 export interface DataSourceSpec {
@@ -88,6 +94,8 @@ export interface DataSourceSpec {
 }
 
 export interface TemplateSpec {
+  /** `ethereum`: a contract at an address given on creation; `file/ipfs`: a file data source */
+  kind: 'ethereum' | 'file/ipfs';
   name: string;
   network: string;
   mapping: MappingSpec;
@@ -101,6 +109,8 @@ export interface Subgraph {
   templates: Map<string, TemplateSpec>;
   /** whether an event handler declares eth calls (see declared-calls.ts) */
   declaresCalls: boolean;
+  /** the entity types file data sources may write: their tables record each version's causality region */
+  fileEntityTypes: ReadonlySet<string>;
 }
 
 export interface LoadSubgraphOptions {
@@ -137,6 +147,8 @@ interface RawDataSource {
     language?: string;
     file?: string;
     abis?: { name: string; file: string }[];
+    handler?: string;
+    entities?: unknown;
     eventHandlers?: RawHandler[];
     blockHandlers?: { handler?: string; filter?: { kind?: string; every?: unknown } }[];
     callHandlers?: { function?: string; handler?: string }[];
@@ -378,15 +390,7 @@ async function loadMapping(
     handlers.set(topic0, list);
   }
   const wasmFile = path.resolve(dir, mapping.file);
-  let compiled = modules.get(wasmFile);
-  if (!compiled) {
-    compiled = readFile(wasmFile).then(async (bytes) => {
-      const { bytes: rewritten, limits } = importMemory(bytes);
-      return { module: await WebAssembly.compile(new Uint8Array(rewritten)), memoryLimits: limits };
-    });
-    modules.set(wasmFile, compiled);
-  }
-  const { module, memoryLimits } = await compiled;
+  const { module, memoryLimits } = await compileMapping(wasmFile, modules);
   return {
     apiVersion: mapping.apiVersion,
     wasmFile,
@@ -398,6 +402,97 @@ async function loadMapping(
     callHandlers,
     tracesCalls: callHandlers.size > 0 || blockHandlers.some((h) => h.filter === 'call'),
     abis: abiByName,
+    fileHandler: null,
+    entities: entityNames(name, mapping.entities),
+  };
+}
+
+/** Compiles a mapping's wasm once however many data sources share the file. */
+function compileMapping(
+  wasmFile: string,
+  modules: Map<string, Promise<CompiledMapping>>,
+): Promise<CompiledMapping> {
+  let compiled = modules.get(wasmFile);
+  if (!compiled) {
+    compiled = readFile(wasmFile).then(async (bytes) => {
+      const { bytes: rewritten, limits } = importMemory(bytes);
+      return { module: await WebAssembly.compile(new Uint8Array(rewritten)), memoryLimits: limits };
+    });
+    modules.set(wasmFile, compiled);
+  }
+  return compiled;
+}
+
+function entityNames(dataSource: string, raw: unknown): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw) || !raw.every((e) => typeof e === 'string'))
+    throw new Error(`data source ${dataSource}: mapping.entities must be a list of entity type names`);
+  return raw as string[];
+}
+
+/**
+ * A `file/ipfs` template's mapping (graph-node's offchain data source): one `handler`, run with the
+ * file's bytes, and the `entities` it may touch. graph-node accepts them from specVersion 0.0.7.
+ */
+async function loadFileMapping(
+  raw: RawDataSource,
+  dir: string,
+  modules: Map<string, Promise<CompiledMapping>>,
+  specVersion: string,
+): Promise<MappingSpec> {
+  const name = raw.name ?? '(unnamed)';
+  const mapping = raw.mapping;
+  if (!apiVersionAtLeast(specVersion, '0.0.7'))
+    throw new Error(
+      `template ${name}: file data sources (kind ${raw.kind}) are only supported from specVersion 0.0.7 (this manifest has ${specVersion})`,
+    );
+  if (!mapping?.file || !mapping.apiVersion)
+    throw new Error(`template ${name}: mapping file or apiVersion missing`);
+  if (!mapping.handler) throw new Error(`template ${name}: a file data source needs mapping.handler`);
+  const named = mapping.abis ?? [];
+  const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
+  const wasmFile = path.resolve(dir, mapping.file);
+  const { module, memoryLimits } = await compileMapping(wasmFile, modules);
+  return {
+    apiVersion: mapping.apiVersion,
+    wasmFile,
+    module,
+    memoryLimits,
+    handlers: new Map(),
+    declaresReceipts: false,
+    blockHandlers: [],
+    callHandlers: new Map(),
+    tracesCalls: false,
+    abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
+    fileHandler: mapping.handler,
+    entities: entityNames(name, mapping.entities),
+  };
+}
+
+/** A template: a contract template, or a file data source. */
+async function loadTemplate(
+  raw: RawDataSource,
+  dir: string,
+  modules: Map<string, Promise<CompiledMapping>>,
+  specVersion: string,
+): Promise<TemplateSpec> {
+  const name = raw.name ?? '';
+  if (raw.kind === 'file/ipfs')
+    return {
+      kind: 'file/ipfs',
+      name,
+      network: raw.network ?? '',
+      mapping: await loadFileMapping(raw, dir, modules, specVersion),
+    };
+  if (raw.kind === 'file/arweave')
+    throw new Error(
+      `template ${name}: kind file/arweave is not supported by the embedded indexer (file/ipfs is)`,
+    );
+  return {
+    kind: 'ethereum',
+    name,
+    network: raw.network ?? '',
+    mapping: await loadMapping(raw, dir, modules, specVersion),
   };
 }
 
@@ -411,6 +506,10 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
   for (const raw of manifest.dataSources ?? []) {
+    if (raw.kind?.startsWith('file/'))
+      throw new Error(
+        `data source ${raw.name ?? ''}: file data sources (kind ${raw.kind}) can only be templates`,
+      );
     if ((raw.mapping?.blockHandlers?.length ?? 0) > 0 && !raw.source?.address)
       throw new Error(`data source ${raw.name ?? ''}: block handlers need a source address`);
     if ((raw.mapping?.callHandlers?.length ?? 0) > 0 && !raw.source?.address)
@@ -425,13 +524,10 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   }
   const templates = new Map<string, TemplateSpec>();
   for (const raw of manifest.templates ?? []) {
-    templates.set(raw.name ?? '', {
-      name: raw.name ?? '',
-      network: raw.network ?? '',
-      mapping: await loadMapping(raw, dir, modules, specVersion),
-    });
+    templates.set(raw.name ?? '', await loadTemplate(raw, dir, modules, specVersion));
   }
-  const network = dataSources[0]?.network ?? [...templates.values()][0]?.network ?? '';
+  const network =
+    dataSources[0]?.network ?? [...templates.values()].find((t) => t.kind === 'ethereum')?.network ?? '';
   const mappings = [...dataSources, ...templates.values()].map((d) => d.mapping);
   return {
     buildDir,
@@ -441,6 +537,9 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     templates,
     declaresCalls: mappings.some((m) =>
       [...m.handlers.values()].some((specs) => specs.some((h) => h.calls.length > 0)),
+    ),
+    fileEntityTypes: new Set(
+      [...templates.values()].filter((t) => t.kind === 'file/ipfs').flatMap((t) => t.mapping.entities),
     ),
   };
 }

@@ -23,6 +23,11 @@ export interface EntityStoreTx {
   has(entityType: string, id: string): boolean;
   /** Entities of `entityType` whose reference `field` holds `id`, as the block sees them (store.loadRelated). */
   loadRelated(entityType: string, field: string, id: string): Entity[];
+  /**
+   * The causality region, other than the writer's, holding a current version of the entity (chain
+   * handlers write region 0, each file data source its own); null if none. An id belongs to one region.
+   */
+  otherRegionHolding(entityType: string, id: string): number | null;
   set(entityType: string, id: string, entity: Entity): void;
   remove(entityType: string, id: string): void;
 }

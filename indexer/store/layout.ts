@@ -1,5 +1,6 @@
 // How the entity model maps onto SQLite: one table per entity type, one column per stored field,
-// plus the version columns (__vid, __from, __to) that give every entity version its block range.
+// plus the version columns (__vid, __from, __to) that give every entity version its block range,
+// and, for the types file data sources write, the causality region (__region) that wrote it.
 // Both the writer (entity values in) and the query API (JSON values out) convert through here, so
 // the encodings below are the single definition of what a stored value looks like.
 import type { EntityTypeModel, FieldModel, ScalarKind, SubgraphSchema } from '../subgraph-schema.ts';
@@ -31,6 +32,11 @@ export interface TableLayout {
   columns: ColumnLayout[];
   byField: Map<string, ColumnLayout>;
   idKind: 'String' | 'Bytes' | 'Int8';
+  /**
+   * whether versions record their causality region (`__region`): 0 for chain handlers, one of its
+   * own for each file data source (graph-node's causality_region column, on the same types)
+   */
+  regioned: boolean;
 }
 
 export function quoteIdent(name: string): string {
@@ -53,7 +59,10 @@ function valueKindOf(schema: SubgraphSchema, field: FieldModel): ValueKind {
   }
 }
 
-export function buildLayouts(schema: SubgraphSchema): Map<string, TableLayout> {
+export function buildLayouts(
+  schema: SubgraphSchema,
+  regioned: ReadonlySet<string> = new Set(),
+): Map<string, TableLayout> {
   const layouts = new Map<string, TableLayout>();
   for (const entity of schema.entities.values()) {
     const columns: ColumnLayout[] = [];
@@ -74,6 +83,7 @@ export function buildLayouts(schema: SubgraphSchema): Map<string, TableLayout> {
       columns,
       byField: new Map(columns.map((c) => [c.field.name, c])),
       idKind: entity.idKind,
+      regioned: regioned.has(entity.name),
     });
   }
   return layouts;
@@ -99,6 +109,7 @@ const numericKinds = new Set<ValueKind>(['Int', 'Int8', 'BigInt', 'BigDecimal', 
 export function tableDdl(table: TableLayout): string[] {
   const name = table.entity.name;
   const cols = ['"__vid" INTEGER PRIMARY KEY', '"__from" INTEGER NOT NULL', '"__to" INTEGER NOT NULL'];
+  if (table.regioned) cols.push('"__region" INTEGER NOT NULL');
   for (const c of table.columns) {
     cols.push(`${c.sql} ${sqlType(c)}`);
     if (c.keySql) cols.push(`${c.keySql} BLOB`);

@@ -2,7 +2,9 @@
 // field holds a given id, as a block sees them mid-way through its handlers. The stored versions
 // are read through the reference column's index, then the block's own pending writes are laid on
 // top (graph-node's entity_cache.load_related): an entity written in the block counts only if its
-// final in-block state still references the id, and one removed in the block does not count.
+// final in-block state still references the id, and one removed in the block does not count. Chain
+// handlers see only the versions chain handlers wrote (causality region 0); a file data source's
+// handler sees only its own writes.
 import type Database from 'better-sqlite3';
 import type { Entity, StoreValue } from './entity.ts';
 import {
@@ -31,7 +33,7 @@ function lookup(store: IndexerStore, table: TableLayout, column: ColumnLayout): 
   let statement = byField.get(key);
   if (!statement) {
     statement = store.db.prepare(
-      `SELECT * FROM ${table.sql} WHERE ${column.sql} = ? AND "__to" = ${OPEN_BLOCK}`,
+      `SELECT * FROM ${table.sql} WHERE ${column.sql} = ? AND "__to" = ${OPEN_BLOCK}${table.regioned ? ' AND "__region" = 0' : ''}`,
     );
     byField.set(key, statement);
   }
@@ -76,8 +78,9 @@ function compareIds(kind: IdKind): (a: string, b: string) => number {
 
 /**
  * The current entities of `entityType` whose reference `field` holds `id`, in id order, with the
- * block's pending writes (type -> id -> entity, or null for a removal) applied over the stored ones.
- * `field` must be a stored, single-valued column of `entityType`.
+ * pending writes of causality region `region` (type -> id -> entity, or null for a removal) applied
+ * over the stored ones, which only region 0 (chain handlers) reads. `field` must be a stored,
+ * single-valued column of `entityType`.
  */
 export function relatedEntities(
   store: IndexerStore,
@@ -85,6 +88,7 @@ export function relatedEntities(
   entityType: string,
   field: string,
   id: string,
+  region = 0,
 ): Entity[] {
   const table = store.layouts.get(entityType);
   if (!table) throw new Error(`unknown entity type ${entityType}`);
@@ -99,7 +103,10 @@ export function relatedEntities(
   const target = canonicalId(refKind, id);
   const written = pending.get(entityType);
   const found = new Map<string, Entity>();
-  const rows = lookup(store, table, column).all(idToSql(refKind, target)) as Record<string, unknown>[];
+  const rows =
+    region === 0
+      ? (lookup(store, table, column).all(idToSql(refKind, target)) as Record<string, unknown>[])
+      : [];
   for (const row of rows) {
     const rowId = idFromSql(table.idKind, row.id);
     // the block's write of this entity, if any, decides instead (below)

@@ -2,7 +2,9 @@
 // read the state at any past block and a reorg can be undone by deleting the versions a dropped
 // block wrote and reopening the ones it closed. Everything a block changes (entity versions, dynamic
 // data sources, its header) and the checkpoint that says the block is done are written in the same
-// SQLite transaction, so a crash at any instant leaves either all of a block or none of it.
+// SQLite transaction, so a crash at any instant leaves either all of a block or none of it. File
+// data sources are kept with the block that created them and the block whose pass ran their
+// handler, so a reorg forgets the one and fetches the file again for the other.
 import Database from 'better-sqlite3';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { Entity, EntityStoreTx } from './entity.ts';
@@ -36,6 +38,23 @@ export interface DynamicDataSourceRecord {
   createdAtBlock: number;
 }
 
+/**
+ * A file data source (graph-node's offchain data source): created by a handler, its handler runs
+ * once its file is fetched. Its causality region numbers it (1, 2, ... in creation order; chain
+ * handlers write region 0), and the entities it writes carry it.
+ */
+export interface FileDataSourceRecord {
+  region: number;
+  template: string;
+  /** the canonical content path: `<cid>` or `<cid>/<path>` */
+  source: string;
+  /** the data source context as the runtime serialised it, or null */
+  context: string | null;
+  createdAtBlock: number;
+  /** the block whose pass ran its handler; null while the file is awaited */
+  doneAt: number | null;
+}
+
 export interface Checkpoint {
   /** the last block whose writes are committed; startBlock - 1 before the first block */
   number: number;
@@ -57,6 +76,8 @@ export interface StoreOptions {
   startBlock: number;
   /** identifies the subgraph build; a file made for another build is refused */
   deployment: string;
+  /** the entity types file data sources may write, whose versions record their causality region */
+  fileEntityTypes?: ReadonlySet<string>;
 }
 
 const metaDdl = [
@@ -69,6 +90,9 @@ const metaDdl = [
   `CREATE INDEX IF NOT EXISTS "__blocks_hash" ON "__blocks" ("hash")`,
   `CREATE TABLE IF NOT EXISTS "__data_sources" ("seq" INTEGER PRIMARY KEY, "template" TEXT NOT NULL,
      "address" BLOB NOT NULL, "context" TEXT, "created_block" INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS "__file_data_sources" ("region" INTEGER PRIMARY KEY, "template" TEXT NOT NULL,
+     "source" TEXT NOT NULL, "context" TEXT, "created_block" INTEGER NOT NULL, "done_at" INTEGER)`,
+  `CREATE INDEX IF NOT EXISTS "__file_data_sources_source" ON "__file_data_sources" ("source")`,
 ];
 
 export function headerFromRow(row: Record<string, unknown>): BlockHeader {
@@ -111,10 +135,13 @@ export function readStoredBlock(db: Database.Database, number: number): BlockHea
 
 interface TableStatements {
   layout: TableLayout;
+  /** these four take the causality region after the id when the layout is regioned */
   getCurrent: Database.Statement;
   hasCurrent: Database.Statement;
   close: Database.Statement;
   insert: Database.Statement;
+  /** regioned layouts: the region of a current version of the id written by another region */
+  otherRegion: Database.Statement | null;
 }
 
 /** An immutable entity written again by a later block: the store holds its id already. */
@@ -159,7 +186,7 @@ export class IndexerStore {
     // the statement journal of writeChanges' savepoint stays in memory, not in a file under TMPDIR
     this.db.pragma('temp_store = MEMORY');
     this.db.defaultSafeIntegers(true);
-    this.layouts = buildLayouts(options.schema);
+    this.layouts = buildLayouts(options.schema, options.fileEntityTypes);
     this.startBlock = options.startBlock;
     this.deployment = options.deployment;
     this.db.transaction(() => {
@@ -192,22 +219,27 @@ export class IndexerStore {
     );
     for (const layout of this.layouts.values()) {
       const cols = ['"__from"', '"__to"'];
+      if (layout.regioned) cols.push('"__region"');
       for (const c of layout.columns) {
         cols.push(c.sql);
         if (c.keySql) cols.push(c.keySql);
       }
+      const current = `"id" = ? AND "__to" = ${OPEN_BLOCK}${layout.regioned ? ' AND "__region" = ?' : ''}`;
       this.tables.set(layout.entity.name, {
         layout,
-        getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`),
-        hasCurrent: this.db
-          .prepare(`SELECT 1 FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`)
-          .pluck(),
-        close: this.db.prepare(
-          `UPDATE ${layout.sql} SET "__to" = ? WHERE "id" = ? AND "__to" = ${OPEN_BLOCK}`,
-        ),
+        getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE ${current}`),
+        hasCurrent: this.db.prepare(`SELECT 1 FROM ${layout.sql} WHERE ${current}`).pluck(),
+        close: this.db.prepare(`UPDATE ${layout.sql} SET "__to" = ? WHERE ${current}`),
         insert: this.db.prepare(
           `INSERT INTO ${layout.sql} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
         ),
+        otherRegion: layout.regioned
+          ? this.db
+              .prepare(
+                `SELECT "__region" FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK} AND "__region" <> ?`,
+              )
+              .pluck()
+          : null,
       });
     }
   }
@@ -248,6 +280,58 @@ export class IndexerStore {
     }));
   }
 
+  /** The file data sources in creation order; only those whose file is awaited when `pendingOnly`. */
+  fileDataSources(pendingOnly = false): FileDataSourceRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM "__file_data_sources" ${pendingOnly ? 'WHERE "done_at" IS NULL' : ''} ORDER BY "region"`,
+      )
+      .all() as Record<string, unknown>[];
+    return rows.map((r) => ({
+      region: Number(r.region),
+      template: r.template as string,
+      source: r.source as string,
+      context: (r.context as string | null) ?? null,
+      createdAtBlock: Number(r.created_block),
+      doneAt: r.done_at === null ? null : Number(r.done_at),
+    }));
+  }
+
+  /** The causality region the next file data source gets (regions are never reused, a reorg aside). */
+  nextFileRegion(): number {
+    const max = this.db.prepare(`SELECT max("region") FROM "__file_data_sources"`).pluck().get();
+    return max === null ? 1 : Number(max) + 1;
+  }
+
+  /** Whether a file data source of `template` for `source` with this context exists (graph-node refuses a duplicate). */
+  hasFileDataSource(template: string, source: string, context: string | null): boolean {
+    return (
+      this.db
+        .prepare(
+          `SELECT 1 FROM "__file_data_sources" WHERE "source" = ? AND "template" = ? AND "context" IS ?`,
+        )
+        .get(source, template, context) !== undefined
+    );
+  }
+
+  recordFileDataSource(record: FileDataSourceRecord): void {
+    this.db
+      .prepare(`INSERT INTO "__file_data_sources" VALUES (?, ?, ?, ?, ?, ?)`)
+      .run(
+        record.region,
+        record.template,
+        record.source,
+        record.context,
+        record.createdAtBlock,
+        record.doneAt,
+      );
+  }
+
+  /** Records that the handler of the file data source of `region` ran in block `block`'s pass. */
+  markFileDataSourceDone(region: number, block: number): void {
+    this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = ? WHERE "region" = ?`).run(block, region);
+  }
+
   /** Starts the SQL transaction that the following blocks are written into. */
   begin(): void {
     if (this.inTransaction) throw new Error('a store transaction is already open');
@@ -255,10 +339,20 @@ export class IndexerStore {
     this.inTransaction = true;
   }
 
-  /** A write buffer for one block; its writes reach the open transaction when flushed. */
+  /** A write buffer for one block's chain handlers; its writes reach the open transaction when flushed. */
   blockWriter(blockNumber: number): BlockWriteBuffer {
     if (!this.inTransaction) throw new Error('blockWriter() outside a store transaction');
-    return new BlockWriteBuffer(this, blockNumber);
+    return new BlockWriteBuffer(this, blockNumber, 0);
+  }
+
+  /**
+   * A write buffer for the handler of the file data source of `region`, run in block
+   * `blockNumber`'s pass. Its reads see only its own writes: graph-node runs these handlers over an
+   * empty store, so that nothing a file handler does depends on what else was indexed before it.
+   */
+  fileWriter(blockNumber: number, region: number): BlockWriteBuffer {
+    if (!this.inTransaction) throw new Error('fileWriter() outside a store transaction');
+    return new BlockWriteBuffer(this, blockNumber, region);
   }
 
   recordBlock(header: BlockHeader): void {
@@ -349,6 +443,8 @@ export class IndexerStore {
       }
       this.db.prepare(`DELETE FROM "__blocks" WHERE "number" > ?`).run(number);
       this.db.prepare(`DELETE FROM "__data_sources" WHERE "created_block" > ?`).run(number);
+      this.db.prepare(`DELETE FROM "__file_data_sources" WHERE "created_block" > ?`).run(number);
+      this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = NULL WHERE "done_at" > ?`).run(number);
       this.db
         .prepare(`UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?`)
         .run(
@@ -361,35 +457,53 @@ export class IndexerStore {
     this.committedCheckpoint = this.checkpoint();
   }
 
-  /** Reads the current version of an entity (as of the writes flushed so far). */
-  getCurrent(entityType: string, id: string): Entity | null {
+  /** The id's key parameters: the id, and the causality region where the layout records one. */
+  private static keyOf(t: TableStatements, id: string, region: number): unknown[] {
+    const sqlId = idToSql(t.layout.idKind, id);
+    return t.layout.regioned ? [sqlId, region] : [sqlId];
+  }
+
+  /** Reads the current version of an entity in a causality region (as of the writes flushed so far). */
+  getCurrent(entityType: string, id: string, region = 0): Entity | null {
     const t = this.table(entityType);
-    const row = t.getCurrent.get(idToSql(t.layout.idKind, id)) as Record<string, unknown> | undefined;
+    const row = t.getCurrent.get(...IndexerStore.keyOf(t, id, region)) as Record<string, unknown> | undefined;
     return row ? rowToEntity(t.layout, row) : null;
   }
 
-  /** Whether an entity has a current version (as of the writes flushed so far). */
-  hasCurrent(entityType: string, id: string): boolean {
+  /** Whether an entity has a current version in a causality region (as of the writes flushed so far). */
+  hasCurrent(entityType: string, id: string, region = 0): boolean {
     const t = this.table(entityType);
-    return t.hasCurrent.get(idToSql(t.layout.idKind, id)) !== undefined;
+    return t.hasCurrent.get(...IndexerStore.keyOf(t, id, region)) !== undefined;
+  }
+
+  /** The causality region, other than `region`, holding a current version of the entity; null if none. */
+  otherRegionHolding(entityType: string, id: string, region: number): number | null {
+    const t = this.table(entityType);
+    if (!t.otherRegion) return null;
+    const held = t.otherRegion.get(idToSql(t.layout.idKind, id), region);
+    return held === undefined ? null : Number(held);
   }
 
   /**
-   * Writes one block's changes: closes the current versions and inserts the new ones, all or none.
-   * An immutable entity inserted again (its id is already stored) is an ImmutableEntityConflict.
+   * Writes one block's changes made in a causality region: closes the current versions and inserts
+   * the new ones, all or none. An immutable entity inserted again (its id is already stored) is an
+   * ImmutableEntityConflict.
    */
-  writeChanges(blockNumber: number, changes: Map<string, Map<string, Entity | null>>): void {
+  writeChanges(blockNumber: number, changes: Map<string, Map<string, Entity | null>>, region = 0): void {
     this.db.exec('SAVEPOINT "write_changes"');
     try {
       for (const [entityType, byId] of changes) {
         const t = this.table(entityType);
         const immutable = t.layout.entity.immutable;
+        const regioned = t.layout.regioned;
         for (const [id, entity] of byId) {
           // an immutable entity has no version to close; a second insert of its id fails the unique index
-          if (!immutable || entity === null) t.close.run(blockNumber, idToSql(t.layout.idKind, id));
+          if (!immutable || entity === null) t.close.run(blockNumber, ...IndexerStore.keyOf(t, id, region));
           if (entity === null) continue;
           try {
-            t.insert.run(blockNumber, OPEN_BLOCK, ...entityToRow(t.layout, entity));
+            const row = entityToRow(t.layout, entity);
+            if (regioned) t.insert.run(blockNumber, OPEN_BLOCK, region, ...row);
+            else t.insert.run(blockNumber, OPEN_BLOCK, ...row);
           } catch (error) {
             const code = (error as { code?: string }).code;
             if (immutable && code === 'SQLITE_CONSTRAINT_UNIQUE')
@@ -434,6 +548,8 @@ export class BlockWriteBuffer implements EntityStoreTx {
   constructor(
     private readonly store: IndexerStore,
     readonly blockNumber: number,
+    /** the causality region writing: 0 for chain handlers, whose reads see the store; a file data source's own, whose do not */
+    readonly region: number,
   ) {}
 
   private key(entityType: string, id: string): { byId: Map<string, Entity | null>; key: string } {
@@ -452,13 +568,18 @@ export class BlockWriteBuffer implements EntityStoreTx {
   get(entityType: string, id: string): Entity | null {
     const { byId, key } = this.key(entityType, id);
     if (byId.has(key)) return byId.get(key)!;
-    return this.store.getCurrent(entityType, key);
+    return this.region === 0 ? this.store.getCurrent(entityType, key) : null;
   }
 
   has(entityType: string, id: string): boolean {
     const { byId, key } = this.key(entityType, id);
     if (byId.has(key)) return byId.get(key) !== null;
-    return this.store.hasCurrent(entityType, key);
+    return this.region === 0 && this.store.hasCurrent(entityType, key);
+  }
+
+  otherRegionHolding(entityType: string, id: string): number | null {
+    const { key } = this.key(entityType, id);
+    return this.store.otherRegionHolding(entityType, key, this.region);
   }
 
   /** Takes ownership of `entity`: the caller does not change it afterwards. */
@@ -475,11 +596,11 @@ export class BlockWriteBuffer implements EntityStoreTx {
   }
 
   loadRelated(entityType: string, field: string, id: string): Entity[] {
-    return relatedEntities(this.store, this.changes, entityType, field, id);
+    return relatedEntities(this.store, this.changes, entityType, field, id, this.region);
   }
 
   flush(): void {
-    this.store.writeChanges(this.blockNumber, this.changes);
+    this.store.writeChanges(this.blockNumber, this.changes, this.region);
     this.changes.clear();
   }
 }

@@ -138,6 +138,8 @@ function dataSource(apiVersion: string): ActiveDataSource {
       callHandlers: new Map(),
       tracesCalls: false,
       abis: new Map(),
+      fileHandler: null,
+      entities: [],
     },
   };
 }
@@ -153,6 +155,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
       dataSources: [],
       templates: new Map(),
       declaresCalls: false,
+      fileEntityTypes: new Set(),
     },
     schema,
     logger: () => undefined,
