@@ -432,20 +432,15 @@ function entityNames(dataSource: string, raw: unknown): string[] {
 
 /**
  * A `file/ipfs` template's mapping (graph-node's offchain data source): one `handler`, run with the
- * file's bytes, and the `entities` it may touch. graph-node accepts them from specVersion 0.0.7.
+ * file's bytes, and the `entities` it may touch (graph-node accepts them from specVersion 0.0.7).
  */
 async function loadFileMapping(
   raw: RawDataSource,
   dir: string,
   modules: Map<string, Promise<CompiledMapping>>,
-  specVersion: string,
 ): Promise<MappingSpec> {
   const name = raw.name ?? '(unnamed)';
   const mapping = raw.mapping;
-  if (!apiVersionAtLeast(specVersion, '0.0.7'))
-    throw new Error(
-      `template ${name}: file data sources (kind ${raw.kind}) are only supported from specVersion 0.0.7 (this manifest has ${specVersion})`,
-    );
   if (!mapping?.file || !mapping.apiVersion)
     throw new Error(`template ${name}: mapping file or apiVersion missing`);
   if (!mapping.handler) throw new Error(`template ${name}: a file data source needs mapping.handler`);
@@ -482,7 +477,7 @@ async function loadTemplate(
       kind: 'file/ipfs',
       name,
       network: raw.network ?? '',
-      mapping: await loadFileMapping(raw, dir, modules, specVersion),
+      mapping: await loadFileMapping(raw, dir, modules),
     };
   if (raw.kind === 'file/arweave')
     throw new Error(
@@ -503,6 +498,11 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const dir = path.dirname(manifestPath);
   const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
   const specVersion = String(manifest.specVersion ?? '0.0.4');
+  const fileTemplate = (manifest.templates ?? []).find((t) => t.kind?.startsWith('file/'));
+  if (fileTemplate && !apiVersionAtLeast(specVersion, '0.0.7'))
+    throw new Error(
+      `template ${fileTemplate.name ?? ''}: file data sources (kind ${fileTemplate.kind}) are only supported from specVersion 0.0.7 (this manifest has ${specVersion})`,
+    );
   const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
   for (const raw of manifest.dataSources ?? []) {
