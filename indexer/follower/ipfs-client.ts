@@ -159,52 +159,47 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
   }
 
   async function probeGateway(signal: AbortSignal): Promise<void> {
-    await bounded(signal, async (requestSignal) => {
-      const response = await fetch(`${base}/ipfs/${PROBE_CID}`, {
-        method: 'HEAD',
-        headers: { ...headers, 'cache-control': 'only-if-cached' },
-        redirect: 'manual',
-        signal: requestSignal,
-      });
-      if (response.status !== 200 && response.status !== 412) throw await statusError(response);
-    });
+    await bounded(
+      signal,
+      () => new Error('request timed out'),
+      async (requestSignal) => {
+        const response = await fetch(`${base}/ipfs/${PROBE_CID}`, {
+          method: 'HEAD',
+          headers: { ...headers, 'cache-control': 'only-if-cached' },
+          redirect: 'manual',
+          signal: requestSignal,
+        });
+        if (response.status !== 200 && response.status !== 412) throw await statusError(response);
+      },
+    );
   }
 
   async function probeRpc(signal: AbortSignal): Promise<void> {
-    await bounded(signal, async (requestSignal) => {
-      const response = await fetch(`${base}/api/v0/version`, {
-        method: 'POST',
-        headers: { ...headers, 'content-length': '0' },
-        redirect: 'manual',
-        signal: requestSignal,
-      });
-      if (response.status !== 200) throw await statusError(response);
-      await response.body?.cancel();
-    });
+    await bounded(
+      signal,
+      () => new Error('request timed out'),
+      async (requestSignal) => {
+        const response = await fetch(`${base}/api/v0/version`, {
+          method: 'POST',
+          headers: { ...headers, 'content-length': '0' },
+          redirect: 'manual',
+          signal: requestSignal,
+        });
+        if (response.status !== 200) throw await statusError(response);
+        await response.body?.cancel();
+      },
+    );
   }
 
-  async function bounded(signal: AbortSignal, run: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await run(controller.signal);
-    } catch (error) {
-      if (timedOut) throw new Error('request timed out');
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  async function cat(path: string, signal?: AbortSignal): Promise<Uint8Array> {
-    const kind = await detect(signal);
+  /**
+   * Runs `run` with a signal that aborts after timeoutMs (then `timeout()` is thrown) or when
+   * `signal` does; the request is aborted once `run` settles, so a body left unread is dropped.
+   */
+  async function bounded<T>(
+    signal: AbortSignal | undefined,
+    timeout: () => Error,
+    run: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -215,22 +210,36 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal?.aborted) throw signal.reason;
-      const response =
-        kind === 'gateway'
-          ? await getFromGateway(path, controller.signal)
-          : await catFromRpc(path, controller.signal);
-      if (response.status !== 200) throw await statusError(response);
-      return await readLimited(path, response);
+      return await run(controller.signal);
     } catch (error) {
-      if (timedOut) throw new IpfsTimeoutError(path);
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof IpfsTooLargeError) throw error;
-      throw new IpfsUnavailableError(path, describe(error));
+      if (timedOut) throw timeout();
+      throw error;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      // whatever is left of the body (an error page, an answer cut at the limit) is not read
       controller.abort();
+    }
+  }
+
+  async function cat(path: string, signal?: AbortSignal): Promise<Uint8Array> {
+    const kind = await detect(signal);
+    try {
+      return await bounded(
+        signal,
+        () => new IpfsTimeoutError(path),
+        async (requestSignal) => {
+          const response =
+            kind === 'gateway'
+              ? await getFromGateway(path, requestSignal)
+              : await catFromRpc(path, requestSignal);
+          if (response.status !== 200) throw await statusError(response);
+          return await readLimited(path, response);
+        },
+      );
+    } catch (error) {
+      if (error instanceof IpfsTimeoutError || error instanceof IpfsTooLargeError) throw error;
+      if (signal?.aborted) throw signal.reason;
+      throw new IpfsUnavailableError(path, describe(error));
     }
   }
 

@@ -320,26 +320,18 @@ async function loadMapping(
   specVersion: string,
 ): Promise<MappingSpec> {
   const name = raw.name ?? '(unnamed)';
-  const mapping = raw.mapping;
-  if (!mapping?.file || !mapping.apiVersion)
-    throw new Error(`data source ${name}: mapping file or apiVersion missing`);
-  if (!apiVersionAtLeast(mapping.apiVersion, '0.0.5')) {
-    throw new Error(
-      `data source ${name}: apiVersion ${mapping.apiVersion} is not supported (0.0.5 or later)`,
-    );
-  }
   if (raw.kind !== 'ethereum' && raw.kind !== 'ethereum/contract') {
     throw new Error(`data source ${name}: kind ${raw.kind} is not supported (only ethereum)`);
   }
+  const base = await loadMappingBase(raw, `data source ${name}`, dir, modules);
+  const mapping = raw.mapping!;
   const blockHandlers = (mapping.blockHandlers ?? []).map((h) => blockHandlerSpec(name, h));
   checkBlockHandlers(name, blockHandlers);
-  const named = mapping.abis ?? [];
-  const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
-  const abiByName = new Map(named.map((a, i) => [a.name, abis[i]!]));
+  const abis = [...base.abis.values()];
   const callHandlers = callHandlerSpecs(
     name,
     mapping.callHandlers ?? [],
-    abis[named.findIndex((a) => a.name === raw.source?.abi)],
+    raw.source?.abi === undefined ? undefined : base.abis.get(raw.source.abi),
   );
   const handlers = new Map<Hex, EventHandlerSpec[]>();
   for (const h of mapping.eventHandlers ?? []) {
@@ -365,7 +357,7 @@ async function loadMapping(
         structFields: apiVersionAtLeast(specVersion, '1.4.0'),
         event: abiEvent,
         params: handlerParameters(abiEvent),
-        abis: abiByName,
+        abis: base.abis,
       },
       h.calls,
     );
@@ -389,6 +381,30 @@ async function loadMapping(
     list.push(spec);
     handlers.set(topic0, list);
   }
+  return {
+    ...base,
+    handlers,
+    declaresReceipts: [...handlers.values()].some((specs) => specs.some((h) => h.receipt)),
+    blockHandlers,
+    callHandlers,
+    tracesCalls: callHandlers.size > 0 || blockHandlers.some((h) => h.filter === 'call'),
+    fileHandler: null,
+  };
+}
+
+/** What every mapping has: its apiVersion (0.0.5 or later), compiled wasm, ABIs by name and `entities`. */
+async function loadMappingBase(
+  raw: RawDataSource,
+  where: string,
+  dir: string,
+  modules: Map<string, Promise<CompiledMapping>>,
+): Promise<Pick<MappingSpec, 'apiVersion' | 'wasmFile' | 'module' | 'memoryLimits' | 'abis' | 'entities'>> {
+  const mapping = raw.mapping;
+  if (!mapping?.file || !mapping.apiVersion) throw new Error(`${where}: mapping file or apiVersion missing`);
+  if (!apiVersionAtLeast(mapping.apiVersion, '0.0.5'))
+    throw new Error(`${where}: apiVersion ${mapping.apiVersion} is not supported (0.0.5 or later)`);
+  const named = mapping.abis ?? [];
+  const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
   const wasmFile = path.resolve(dir, mapping.file);
   const { module, memoryLimits } = await compileMapping(wasmFile, modules);
   return {
@@ -396,14 +412,8 @@ async function loadMapping(
     wasmFile,
     module,
     memoryLimits,
-    handlers,
-    declaresReceipts: [...handlers.values()].some((specs) => specs.some((h) => h.receipt)),
-    blockHandlers,
-    callHandlers,
-    tracesCalls: callHandlers.size > 0 || blockHandlers.some((h) => h.filter === 'call'),
-    abis: abiByName,
-    fileHandler: null,
-    entities: entityNames(name, mapping.entities),
+    abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
+    entities: entityNames(where, mapping.entities),
   };
 }
 
@@ -423,10 +433,10 @@ function compileMapping(
   return compiled;
 }
 
-function entityNames(dataSource: string, raw: unknown): string[] {
+function entityNames(where: string, raw: unknown): string[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw) || !raw.every((e) => typeof e === 'string'))
-    throw new Error(`data source ${dataSource}: mapping.entities must be a list of entity type names`);
+    throw new Error(`${where}: mapping.entities must be a list of entity type names`);
   return raw as string[];
 }
 
@@ -440,27 +450,16 @@ async function loadFileMapping(
   modules: Map<string, Promise<CompiledMapping>>,
 ): Promise<MappingSpec> {
   const name = raw.name ?? '(unnamed)';
-  const mapping = raw.mapping;
-  if (!mapping?.file || !mapping.apiVersion)
-    throw new Error(`template ${name}: mapping file or apiVersion missing`);
-  if (!mapping.handler) throw new Error(`template ${name}: a file data source needs mapping.handler`);
-  const named = mapping.abis ?? [];
-  const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
-  const wasmFile = path.resolve(dir, mapping.file);
-  const { module, memoryLimits } = await compileMapping(wasmFile, modules);
+  const handler = raw.mapping?.handler;
+  if (!handler) throw new Error(`template ${name}: a file data source needs mapping.handler`);
   return {
-    apiVersion: mapping.apiVersion,
-    wasmFile,
-    module,
-    memoryLimits,
+    ...(await loadMappingBase(raw, `template ${name}`, dir, modules)),
     handlers: new Map(),
     declaresReceipts: false,
     blockHandlers: [],
     callHandlers: new Map(),
     tracesCalls: false,
-    abis: new Map(named.map((a, i) => [a.name, abis[i]!])),
-    fileHandler: mapping.handler,
-    entities: entityNames(name, mapping.entities),
+    fileHandler: handler,
   };
 }
 
