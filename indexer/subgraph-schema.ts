@@ -1,7 +1,9 @@
 // The entity model of a subgraph's schema.graphql, parsed once and shared by every part of
 // the embedded indexer: host-side validation of store.set, SQLite table layout, and the
-// graph-node-dialect query API all read entity and field types from here.
-import { Kind, parse, type FieldDefinitionNode, type TypeNode } from 'graphql';
+// graph-node-dialect query API all read entity and field types from here. What graph-node serves
+// and the embedded indexer does not (interfaces, timeseries and aggregations, fulltext search) is
+// refused here, naming it, rather than ignored.
+import { Kind, parse, type DocumentNode, type FieldDefinitionNode, type TypeNode } from 'graphql';
 
 export type ScalarKind =
   | 'ID'
@@ -88,8 +90,28 @@ function derivedFromField(field: FieldDefinitionNode): string | undefined {
 }
 
 /** Parses a subgraph schema.graphql into its entity and enum model. */
+/** Throws on the first schema feature the embedded indexer does not support. */
+function refuseUnsupported(document: DocumentNode): void {
+  const unsupported = (what: string) =>
+    new Error(`${what} is not supported by the embedded indexer (graph-node supports it)`);
+  for (const def of document.definitions) {
+    if (def.kind === Kind.INTERFACE_TYPE_DEFINITION)
+      throw unsupported(`interface ${def.name.value}: an interface in a subgraph schema`);
+    if (def.kind !== Kind.OBJECT_TYPE_DEFINITION) continue;
+    for (const directive of def.directives ?? []) {
+      const name = directive.name.value;
+      if (name === 'aggregation') throw unsupported(`type ${def.name.value}: an aggregation (@aggregation)`);
+      if (name === 'fulltext') throw unsupported(`type ${def.name.value}: fulltext search (@fulltext)`);
+      const timeseries = directive.arguments?.find((a) => a.name.value === 'timeseries')?.value;
+      if (name === 'entity' && timeseries?.kind === Kind.BOOLEAN && timeseries.value)
+        throw unsupported(`type ${def.name.value}: a timeseries entity (@entity(timeseries: true))`);
+    }
+  }
+}
+
 export function parseSubgraphSchema(sdl: string): SubgraphSchema {
   const document = parse(sdl);
+  refuseUnsupported(document);
   const enums = new Map<string, string[]>();
   for (const def of document.definitions) {
     if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
