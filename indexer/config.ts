@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/follower.ts';
+import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 
 export interface IndexerEnvConfig {
   rpcUrl: string;
@@ -17,6 +18,8 @@ export interface IndexerEnvConfig {
   rangesAhead: number;
   /** most addresses one eth_getLogs names */
   getLogsMaxAddresses: number;
+  /** past this many data sources, templates' events are asked for from any address */
+  staticFiltersThreshold: number;
   /** how often catch-up commits, in ms (0: every range) */
   commitIntervalMs: number;
   subgraphName: string;
@@ -80,6 +83,13 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     maxBlockRange: integer(env, 'INDEXER_MAX_BLOCK_RANGE', 10_000, 1, 1_000_000),
     rangesAhead: integer(env, 'INDEXER_RANGES_AHEAD', 4, 1, 16),
     getLogsMaxAddresses: integer(env, 'INDEXER_GET_LOGS_MAX_ADDRESSES', 2_000, 1, 100_000),
+    staticFiltersThreshold: integer(
+      env,
+      'INDEXER_STATIC_FILTERS_THRESHOLD',
+      STATIC_FILTERS_ABOVE,
+      0,
+      Number.MAX_SAFE_INTEGER,
+    ),
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
     subgraphName,
     transactions,

@@ -51,6 +51,11 @@ export interface IndexerConfig {
   /** most addresses one eth_getLogs names (default 2,000); longer lists are split */
   maxAddressesPerRequest?: number;
   /**
+   * past this many data sources, eth_getLogs names only the static data sources' addresses and asks
+   * for the templates' events from any address (default 10,000, graph-node's static filters)
+   */
+  staticFiltersAbove?: number;
+  /**
    * what handlers get in event.transaction (default 'full', as graph-node; 'hash-only' skips
    * reading transactions, for subgraphs that read only the hash). Part of the store's identity:
    * the two index different data for a subgraph that reads the other fields.
@@ -268,6 +273,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         maxRangesAhead: config.maxRangesAhead,
         transactions: config.transactions,
         files: files ?? undefined,
+        staticFiltersAbove: config.staticFiltersAbove,
         signal: abort.signal,
         log,
         onProgress: (p) => {

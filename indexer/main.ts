@@ -22,6 +22,7 @@ const indexer = await createIndexer({
   maxRange: config.maxBlockRange,
   maxRangesAhead: config.rangesAhead,
   maxAddressesPerRequest: config.getLogsMaxAddresses,
+  staticFiltersAbove: config.staticFiltersThreshold,
   transactions: config.transactions,
   ipfs: config.ipfs ?? undefined,
   commitIntervalMs: config.commitIntervalMs,

@@ -81,6 +81,8 @@ export interface FollowerOptions {
   transactions?: TransactionFetch;
   /** fetches the files of file data sources; without it they are recorded and wait */
   files?: FileFetcher;
+  /** past this many data sources, eth_getLogs asks for the templates' events from any address (see DataSourceSet) */
+  staticFiltersAbove?: number;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every range and every head poll */
@@ -205,9 +207,9 @@ function holdsTransactionOf(header: ChainHeader, item: Placed): boolean {
 
 /**
  * What a range fetched with `old` lacks under `now` when `now` only adds to it (new data sources):
- * the new addresses' logs under every topic, and the old addresses' logs under the new topics.
- * (What is asked for from any address belongs to static data sources: it never changes.) Null
- * when `now` drops something: the range is then fetched again.
+ * the new addresses' logs under every topic, the old addresses' logs under the new topics, and
+ * what is newly asked for from any address (the templates' events once past the static filters
+ * threshold). Null when `now` drops something: the range is then fetched again.
  */
 function missingFilters(old: DataSourceLogFilter, now: DataSourceLogFilter): LogFilter[] | null {
   if (!old.topics.every((t) => now.topics.includes(t))) return null;
@@ -215,10 +217,15 @@ function missingFilters(old: DataSourceLogFilter, now: DataSourceLogFilter): Log
   const had = new Set(old.addresses);
   const added = now.addresses.filter((a) => !had.has(a));
   if (now.addresses.length - added.length !== had.size) return null;
+  const key = (topics: unknown) => JSON.stringify(topics);
+  const hadAnywhere = new Set(old.anyAddressTopics.map(key));
+  const anywhere = now.anyAddressTopics.filter((t) => !hadAnywhere.has(key(t)));
+  if (now.anyAddressTopics.length - anywhere.length !== hadAnywhere.size) return null;
   const missing: LogFilter[] = [];
   if (added.length > 0) missing.push({ addresses: added, topics: now.topics });
   if (newTopics.length > 0 && old.addresses.length > 0)
     missing.push({ addresses: old.addresses, topics: newTopics });
+  if (anywhere.length > 0) missing.push({ addresses: [], topics: [], anyAddressTopics: anywhere });
   return missing;
 }
 
@@ -279,7 +286,9 @@ export class ChainFollower {
       context: r.context === null ? null : entityFromJson(r.context),
       createdAtBlock: BigInt(r.createdAtBlock),
     }));
-    return new DataSourceSet(this.options.subgraph, dynamic);
+    return new DataSourceSet(this.options.subgraph, dynamic, {
+      staticFiltersAbove: this.options.staticFiltersAbove,
+    });
   }
 
   progress(): FollowerProgress {
@@ -500,7 +509,10 @@ export class ChainFollower {
     const extra = (await Promise.all(missing.map((f) => chain.narrowerLogs(f, range.from, range.to)))).flat();
     if (extra.length === 0) return { ...range, filter };
     const blocks = new Set(extra.map((l) => Number(l.blockNumber)));
-    const logs = [...range.logs, ...extra].sort(chainOrder);
+    // an any-address request may match logs the range holds already: each is kept once
+    const logs = [...range.logs, ...extra]
+      .sort(chainOrder)
+      .filter((log, i, all) => i === 0 || chainOrder(all[i - 1]!, log) !== 0);
     // the blocks holding new logs are read again, with the transactions of all their logs
     const touched = logs.filter((l) => blocks.has(Number(l.blockNumber)));
     const headers = await chain.headers(

@@ -4,7 +4,10 @@
 // registry creating one instance per fund, a DEX one per pair) can hold hundreds of thousands, so
 // the set is indexed: a log reaches the data sources of its address without a pass over the
 // others, an instance is added or dropped in constant time, and a rollback drops the instances
-// added after a count instead of rebuilding the set from a copy.
+// added after a count instead of rebuilding the set from a copy. Past a threshold of data sources
+// (graph-node's static filters) eth_getLogs stops naming the instances' addresses: the templates'
+// events are asked for from any address, and the logs of contracts that are not instances reach no
+// data source.
 import type { Hex } from 'viem';
 import type { Entity } from '../store/entity.ts';
 import type { BlockHandlerSpec, EventHandlerSpec, MappingSpec, Subgraph } from './manifest.ts';
@@ -139,6 +142,19 @@ function handlerTopics(spec: EventHandlerSpec): (readonly Hex[] | null)[] {
 
 const instanceKey = (template: string, address: Hex) => `${template}\0${address}`;
 
+/** graph-node's GRAPH_STATIC_FILTERS_THRESHOLD */
+export const STATIC_FILTERS_ABOVE = 10_000;
+
+export interface DataSourceSetOptions {
+  /**
+   * past this many data sources (static ones and template instances), the log filter names only
+   * the static data sources' addresses and asks for the templates' events from any address, as
+   * graph-node does past GRAPH_STATIC_FILTERS_THRESHOLD (default 10,000): a range's requests no
+   * longer grow with the instances, and the filter stays the same as instances come
+   */
+  staticFiltersAbove?: number;
+}
+
 export class DataSourceSet implements DataSourceView {
   readonly dynamic: DynamicDataSource[] = [];
   private readonly active: ActiveDataSource[] = [];
@@ -160,12 +176,17 @@ export class DataSourceSet implements DataSourceView {
   private readonly anyAddressFiltered: (readonly Hex[] | null)[][] = [];
   /** the filters as last worked out, until the set changes */
   private filter: DataSourceLogFilter | null = null;
+  private readonly staticFiltersAbove: number;
+  /** the filter past staticFiltersAbove: fixed, since it names no instance */
+  private staticFilter: DataSourceLogFilter | null = null;
   private calls: readonly Hex[] | null = null;
 
   constructor(
     private readonly subgraph: Subgraph,
     dynamic: readonly DynamicDataSource[] = [],
+    options: DataSourceSetOptions = {},
   ) {
+    this.staticFiltersAbove = options.staticFiltersAbove ?? STATIC_FILTERS_ABOVE;
     for (const ds of subgraph.dataSources) {
       this.activate({
         name: ds.name,
@@ -309,8 +330,12 @@ export class DataSourceSet implements DataSourceView {
     return this.calls;
   }
 
-  /** What an eth_getLogs filter must cover; the same object until the set changes. */
+  /**
+   * What an eth_getLogs filter must cover; the same object until the set changes, or, past the
+   * static filters threshold, for as long as the set stays past it.
+   */
   logFilter(): DataSourceLogFilter {
+    if (this.active.length > this.staticFiltersAbove) return (this.staticFilter ??= this.staticLogFilter());
     this.filter ??= {
       addresses: [...this.addressUses.keys()],
       topics: [...this.topicUses.keys()],
@@ -320,5 +345,24 @@ export class DataSourceSet implements DataSourceView {
       ],
     };
     return this.filter;
+  }
+
+  /** The static data sources' addresses and topics, and every contract template's events from any address. */
+  private staticLogFilter(): DataSourceLogFilter {
+    const addresses = new Set<Hex>();
+    const topics = new Set<Hex>();
+    for (const ds of this.subgraph.dataSources) {
+      if (ds.address === null) continue;
+      addresses.add(ds.address);
+      for (const topic of ds.mapping.handlers.keys()) topics.add(topic);
+    }
+    const anyAddress = new Set(this.anyAddressTopic0s);
+    for (const template of this.subgraph.templates.values())
+      for (const topic of template.mapping.handlers.keys()) anyAddress.add(topic);
+    return {
+      addresses: [...addresses],
+      topics: [...topics],
+      anyAddressTopics: [...(anyAddress.size > 0 ? [[[...anyAddress]]] : []), ...this.anyAddressFiltered],
+    };
   }
 }

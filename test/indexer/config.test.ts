@@ -31,6 +31,16 @@ describe('the indexer configuration', () => {
     );
   });
 
+  it('asks for template events from any address past 10,000 data sources unless INDEXER_STATIC_FILTERS_THRESHOLD says otherwise', () => {
+    expect(indexerConfigFromEnv(base).staticFiltersThreshold).toBe(10_000);
+    expect(
+      indexerConfigFromEnv({ ...base, INDEXER_STATIC_FILTERS_THRESHOLD: '500' }).staticFiltersThreshold,
+    ).toBe(500);
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_STATIC_FILTERS_THRESHOLD: '-1' })).toThrow(
+      'INDEXER_STATIC_FILTERS_THRESHOLD must be an integer between 0 and 9007199254740991, got "-1"',
+    );
+  });
+
   it('reads no IPFS server unless IPFS_URL names one, with graph-node limits by default', () => {
     expect(indexerConfigFromEnv(base).ipfs).toBeNull();
     expect(indexerConfigFromEnv({ ...base, IPFS_URL: 'http://127.0.0.1:5001' }).ipfs).toEqual({

@@ -4,7 +4,9 @@
 // funds also in their registering block). The follower runs ranges of ten blocks; a run in ranges
 // of one block, where no range has blocks after a registration, is the reference. And a fund whose
 // vault is busy from the block after its registration: the ranges after it must be sized by its
-// logs, and, fetched one after another, cost two requests each.
+// logs, and, fetched one after another, cost two requests each. Past a low static filters
+// threshold, the vaults' events are asked for from any address, and a contract that is no vault
+// emitting them changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
@@ -167,5 +169,30 @@ describe('ranges fetched one after another', () => {
       '{ _meta { block { number hash } } }',
     );
     expect(_meta.block).toEqual({ number: 20, hash: `0x${(20 + 2 ** 40).toString(16).padStart(64, '0')}` });
+  });
+});
+
+describe('funds past the static filters threshold', () => {
+  it('are no longer named: their events are asked for from any address, and what they index is what a run naming them indexes', async () => {
+    const stray = (n: number) => n > FIRST_REGISTRATION && n <= HEAD;
+    // a contract that is no vault emits a SubscriptionRequested in every block after the first registration
+    const chain = await startLogDensityNode((n) => logsInBlock(n) + (stray(n) ? 1 : 0), {
+      logAt: (n, i) => (i < logsInBlock(n) ? logAt(n, i) : subscriptionRequested(999, i, n)),
+      head: HEAD,
+      recordFilters: true,
+    });
+    busyChains.push(chain);
+    // 3 static data sources and the first 20 funds are past 10
+    const indexer = await indexers.start(chain.url, { maxRange: 10, staticFiltersAbove: 10 });
+    await indexer.waitForBlock(HEAD);
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(oneBlockRanges.storePath));
+    const namingVaults = chain.filters.filter((f) =>
+      f.addresses?.some((a) => a !== REGISTRY && a.startsWith('0xfa')),
+    );
+    expect(namingVaults).toEqual([]);
+    const anyAddress = chain.filters.filter((f) => f.addresses === null);
+    expect(anyAddress.length).toBeGreaterThan(0);
+    expect(Math.min(...anyAddress.map((f) => f.from))).toBe(FIRST_REGISTRATION);
+    expect(Math.max(...anyAddress.map((f) => f.to))).toBe(HEAD);
   });
 });

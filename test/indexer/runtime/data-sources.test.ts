@@ -120,6 +120,25 @@ describe('DataSourceSet', () => {
     expect(set.add(fundVault(2))).toBe(true);
   });
 
+  it('past the static filters threshold, names only the static addresses and asks for the templates’ events from any address', () => {
+    const statics = subgraph.dataSources.map((ds) => ds.address!);
+    const set = new DataSourceSet(subgraph, [fundVault(1)], { staticFiltersAbove: 4 });
+    expect(set.logFilter().addresses).toEqual([...statics, vault(1)]);
+    set.add(fundVault(2));
+    const beyond = set.logFilter();
+    const templateTopics = [...subgraph.templates.get('FundVault')!.mapping.handlers.keys()];
+    expect(beyond.addresses).toEqual(statics);
+    expect(beyond.topics).toEqual([
+      ...new Set(subgraph.dataSources.flatMap((ds) => [...ds.mapping.handlers.keys()])),
+    ]);
+    expect(beyond.anyAddressTopics).toEqual([[templateTopics]]);
+    // the same filter however many instances come, so ranges fetched ahead stay valid
+    set.add(fundVault(3));
+    expect(set.logFilter()).toBe(beyond);
+    set.truncate(4);
+    expect(set.logFilter().addresses).toEqual([...statics, vault(1)]);
+  });
+
   it('refuses to truncate below its static data sources', () => {
     const set = new DataSourceSet(subgraph);
     expect(() => set.truncate(1)).toThrow('truncate() below the static data sources');
