@@ -876,7 +876,9 @@ export class ChainFollower {
       }
       this.files.record(result.createdFiles, header.number);
       store.recordBlock(header);
-      return { logs: logs.length, created: result.createdDataSources.length > 0 };
+      // past the static filters threshold, logs of contracts that are not instances come too
+      const handed = logs.filter((l) => this.sources.forAddress(l.address.toLowerCase()).length > 0).length;
+      return { logs: handed, created: result.createdDataSources.length > 0 };
     }
   }
 
