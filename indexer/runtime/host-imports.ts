@@ -9,6 +9,7 @@ import { conversionFunctions } from './host-conversion.ts';
 import { dataSourceFunctions } from './host-datasource.ts';
 import { ensFunctions } from './host-ens.ts';
 import { ethereumFunctions } from './host-ethereum.ts';
+import { ipfsFunctions } from './host-ipfs.ts';
 import { jsonFunctions } from './host-json.ts';
 import { logFunctions } from './host-log.ts';
 import { storeFunctions } from './host-store.ts';
@@ -24,6 +25,7 @@ export const hostFunctions: HostFunctions = {
   ...dataSourceFunctions,
   ...ensFunctions,
   ...ethereumFunctions,
+  ...ipfsFunctions,
   ...logFunctions,
 };
 

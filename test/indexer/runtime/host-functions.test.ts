@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { keccak256, toBytes, type Hex, type TransactionReceipt } from 'viem';
 import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
 import { bigIntDividedBy, bigIntMod, bigIntToHex } from '../../../indexer/runtime/host-bigint.ts';
-import { UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
+import type { HostEnv } from '../../../indexer/runtime/host-context.ts';
+import { linkImports, UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
 import { blockHash, makeLog, probeAbi, probeAddress, txHash, useProbeHarness } from './runtime-harness.ts';
 
 const max256 = 2n ** 256n - 1n;
@@ -130,12 +131,29 @@ describe('host functions through the probe wasm', () => {
     expect(harness().probe(14, 'hello')).toBe(keccak256(toBytes('hello')));
   });
 
-  it('fails the handler with an error naming an unimplemented host function', () => {
+  it("refuses ipfs.cat in graph-node's words, naming file data sources as the way to read IPFS", () => {
     const error = harness().probeError(15, 'QmHash');
-    expect(error.cause).toBeInstanceOf(UnimplementedHostFunctionError);
-    expect(error.message).toContain('host function `ipfs.cat` is not implemented');
+    expect(error.message).toContain(
+      '`ipfs.cat` is deprecated. Improved support for IPFS will be added in the future (graph-node runs it only with GRAPH_ALLOW_NON_DETERMINISTIC_IPFS set; the embedded indexer never does: read IPFS files with a file data source, a template of kind file/ipfs)',
+    );
     expect(error.dataSource).toBe('ProbeEmitter');
     expect(error.handler).toBe('handleProbe');
+  });
+
+  it('links an import it does not know to a function that fails naming it', () => {
+    // a module whose only import is env."future.thing": () -> ()
+    const name = [...Buffer.from('future.thing')];
+    const module = new WebAssembly.Module(
+      Uint8Array.from([
+        ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+        ...[0x01, 0x04, 0x01, 0x60, 0x00, 0x00],
+        ...[0x02, 6 + name.length + 2, 0x01, 0x03, ...Buffer.from('env'), name.length, ...name, 0x00, 0x00],
+      ]),
+    );
+    const imports = linkImports(module, {} as HostEnv, new WebAssembly.Memory({ initial: 1 }));
+    const future = imports.env!['future.thing'] as () => void;
+    expect(future).toThrow(UnimplementedHostFunctionError);
+    expect(future).toThrow('host function `future.thing` is not implemented by the embedded indexer');
   });
 
   it('fails the handler on log.critical and keeps the other levels as log lines', () => {
