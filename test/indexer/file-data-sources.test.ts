@@ -55,6 +55,16 @@ async function indexFrom(from: number, node: IpfsNode = rpcNode): Promise<Run> {
   return { indexer: running.indexer, lines, stop: running.stop };
 }
 
+/** Runs `test` with an indexer from block `from` reading files from the RPC node, stopped afterwards. */
+async function whileIndexing(from: number, test: (run: Run) => Promise<void>): Promise<void> {
+  const run = await indexFrom(from);
+  try {
+    await test(run);
+  } finally {
+    await run.stop();
+  }
+}
+
 /** Mines empty blocks, each indexed, until `found()` gives something (at most 100). */
 async function untilIndexed<T>(indexer: Indexer, found: () => Promise<T | null | undefined>): Promise<T> {
   for (let i = 0; i < 100; i++) {
@@ -118,17 +128,14 @@ describe('file data sources', () => {
   it("runs the handler with the file's bytes once the file arrives, storing what it writes under the content path", async () => {
     const cid = await rpcNode.add('hello from ipfs');
     const from = await chain.probe(39, cid);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       expect(await untilIndexed(run.indexer, () => fileContent(run.indexer, cid))).toEqual({
         id: cid,
         text: 'hello from ipfs',
         command: '',
         sawOther: null,
       });
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it('reads files from a path gateway as from a kubo RPC API, under the canonical form of any path graph-node accepts', async () => {
@@ -148,8 +155,7 @@ describe('file data sources', () => {
 
   it('ignores a file data source created with what is not a content path, logging why', async () => {
     const from = await chain.probe(39, 'not-a-cid');
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       await run.indexer.waitForBlock(from);
       expect(run.lines).toContainEqual(
         expect.stringContaining(
@@ -157,49 +163,40 @@ describe('file data sources', () => {
         ),
       );
       expect(fileDataSourceRows(run.indexer)).toEqual([]);
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it('does not create a file data source equal to one that exists, as graph-node does not', async () => {
     const cid = await rpcNode.add('created twice');
     const from = await chain.probe(39, cid);
     const again = await chain.probe(39, cid);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       await untilIndexed(run.indexer, () => fileContent(run.indexer, cid));
       expect(fileDataSourceRows(run.indexer).map((r) => r.source)).toEqual([cid]);
       expect(run.lines).toContain(
         `file data source ProbeFile for ${cid} exists already; the one created at block ${again} is ignored`,
       );
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it("runs a file data source created by another's handler in a later pass", async () => {
     const second = await rpcNode.add('the second file');
     const first = await rpcNode.add('the first file');
     const from = await chain.probe(39, `${first} spawn:${second}`);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       const spawned = await untilIndexed(run.indexer, () => fileContent(run.indexer, second));
       expect(spawned.text).toBe('the second file');
       expect((await fileContent(run.indexer, first))?.text).toBe('the first file');
       const rows = fileDataSourceRows(run.indexer);
       expect(rows.map((r) => r.source)).toEqual([first, second]);
       expect(rows[1]!.done_at! > rows[0]!.done_at!).toBe(true);
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it("keeps causality regions apart: chain handlers do not see a file's entity, nor does one file handler another's", async () => {
     const seen = await rpcNode.add('seen by nobody');
     const from = await chain.probe(39, seen);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       await untilIndexed(run.indexer, () => fileContent(run.indexer, seen));
       await chain.probe(41, seen);
       const peeker = await rpcNode.add('the peeker');
@@ -207,17 +204,14 @@ describe('file data sources', () => {
       const peeked = await untilIndexed(run.indexer, () => fileContent(run.indexer, peeker));
       expect(await probeOutput(run.indexer, 41, seen)).toBe('missing');
       expect(peeked.sawOther).toBe(false);
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it("leaves a file's entities out of a chain handler's derived list, while queries list them", async () => {
     const owned = await rpcNode.add('owned by a chain entity');
     const from = await chain.probe(42, 'owner-1');
     await chain.probe(39, `${owned} owner:owner-1`);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       await untilIndexed(run.indexer, () => fileContent(run.indexer, owned));
       const listed = await chain.probe(42, 'owner-1');
       await run.indexer.waitForBlock(listed);
@@ -231,53 +225,42 @@ describe('file data sources', () => {
         '{ fileOwner(id: "owner-1") { files { id } } }',
       );
       expect(fileOwner.files).toEqual([{ id: owned }]);
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it('fails the subgraph when a chain handler writes an id a file data source holds', async () => {
     const held = await rpcNode.add('held by a file');
     const from = await chain.probe(39, held);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       await untilIndexed(run.indexer, () => fileContent(run.indexer, held));
       await chain.probe(40, held);
       expect(await untilFailed(run.indexer)).toContain(
         `Entity FileContent[${held}] is held by a file data source (causality region 1): an entity belongs to the causality region that created it, and no other may write it`,
       );
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it("fails the subgraph when a file handler touches an entity type its template does not list, with graph-node's hint", async () => {
     const cid = await rpcNode.add('writes what it may not');
     const from = await chain.probe(39, `${cid} undeclared`);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       const failure = await untilFailed(run.indexer);
       expect(failure).toContain(`Handler handleProbeFile of data source ProbeFile failed at block`);
       expect(failure).toContain(`, file ${cid}: `);
       expect(failure).toContain(
         "entity type `ProbeResult` is not on the 'entities' list for data source `ProbeFile`. Hint: Add `ProbeResult` to the 'entities' list, which currently is: `FileContent`.",
       );
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it('fails the subgraph when a file handler creates a chain data source, as graph-node refuses', async () => {
     const cid = await rpcNode.add('creates a contract data source');
     const from = await chain.probe(39, `${cid} onchain`);
-    const run = await indexFrom(from);
-    try {
+    await whileIndexing(from, async (run) => {
       expect(await untilFailed(run.indexer)).toContain(
         'Attempted to create on-chain data source in offchain data source handler. This is not yet supported.',
       );
-    } finally {
-      await run.stop();
-    }
+    });
   });
 
   it('waits for a file the node cannot serve yet, logging each try, and runs it once it can', async () => {
