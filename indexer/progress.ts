@@ -1,4 +1,5 @@
-// The initial-sync progress display: blocks done of the head, events per second and an ETA. On a
+// The initial-sync progress display: blocks done of the head, events per second and an ETA (and
+// the file data sources waiting for their files, when there are any). On a
 // terminal one status line is redrawn in place; otherwise (logs, CI) a plain line is printed every
 // few seconds. Rates are measured over a sliding window so they follow the current speed.
 import type { FollowerProgress } from './follower/follower.ts';
@@ -30,6 +31,9 @@ function duration(seconds: number): string {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+const awaited = (p: FollowerProgress) =>
+  p.filesAwaited > 0 ? ` | ${fmt(p.filesAwaited)} files awaited` : '';
+
 /** Formats one progress line from the rates over the sample window. */
 function formatProgress(p: FollowerProgress, blocksPerSecond: number, eventsPerSecond: number): string {
   const total = Math.max(0, p.head - p.startBlock + 1);
@@ -39,7 +43,7 @@ function formatProgress(p: FollowerProgress, blocksPerSecond: number, eventsPerS
   const eta = remaining === 0 ? 0 : blocksPerSecond > 0 ? remaining / blocksPerSecond : Infinity;
   return (
     `indexing block ${fmt(p.checkpoint)} of ${fmt(p.head)} (${percent.toFixed(1)}%)` +
-    ` | ${fmt(eventsPerSecond)} events/s | ${fmt(p.events)} events | ETA ${duration(eta)}`
+    ` | ${fmt(eventsPerSecond)} events/s | ${fmt(p.events)} events | ETA ${duration(eta)}${awaited(p)}`
   );
 }
 
@@ -59,7 +63,7 @@ export function createProgressDisplay(options: ProgressDisplayOptions): (p: Foll
     if (p.caughtUp) {
       if (!reportedCaughtUp) {
         reportedCaughtUp = true;
-        const done = `synced to block ${fmt(p.checkpoint)} (head ${fmt(p.head)}), ${fmt(p.events)} events; following the head`;
+        const done = `synced to block ${fmt(p.checkpoint)} (head ${fmt(p.head)}), ${fmt(p.events)} events; following the head${awaited(p)}`;
         options.write(options.tty ? `\r\x1b[K${done}\n` : `${done}\n`);
       }
       return;

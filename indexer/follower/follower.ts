@@ -96,6 +96,8 @@ export interface FollowerProgress {
   /** logs handed to handlers (in committed ranges) since this process started */
   events: number;
   caughtUp: boolean;
+  /** file data sources waiting for their file */
+  filesAwaited: number;
 }
 
 type StepResult = 'advanced' | 'idle' | 'retry';
@@ -298,6 +300,7 @@ export class ChainFollower {
       head: this.head,
       events: this.events,
       caughtUp: this.caughtUp,
+      filesAwaited: this.files.pending,
     };
   }
 

@@ -273,11 +273,13 @@ describe('file data sources', () => {
         run.lines.some((l) => l.startsWith(`ipfs: file ${cid}: try 2 failed:`)) ? true : null,
       );
       expect(await fileContent(run.indexer, cid)).toBeNull();
+      expect(run.indexer.status().filesAwaited).toBe(1);
       expect(run.lines).toContainEqual(expect.stringContaining(`IPFS request to '${cid}' timed out`));
       rpcNode.release(cid);
       expect((await untilIndexed(run.indexer, () => fileContent(run.indexer, cid))).text).toBe(
         'late content',
       );
+      expect(run.indexer.status().filesAwaited).toBe(0);
     } finally {
       rpcNode.release(cid);
       await run.stop();

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { FollowerProgress } from '../../indexer/follower/follower.ts';
 import { createProgressDisplay } from '../../indexer/progress.ts';
 
-function progress(checkpoint: number, events: number, caughtUp = false): FollowerProgress {
-  return { startBlock: 1, checkpoint, head: 1000, events, caughtUp };
+function progress(checkpoint: number, events: number, caughtUp = false, filesAwaited = 0): FollowerProgress {
+  return { startBlock: 1, checkpoint, head: 1000, events, caughtUp, filesAwaited };
 }
 
 describe('progress display', () => {
@@ -39,6 +39,17 @@ describe('progress display', () => {
     expect(out).toEqual([
       'indexing block 100 of 1,000 (10.0%) | 0 events/s | 0 events | ETA ?\n',
       'indexing block 600 of 1,000 (60.0%) | 417 events/s | 2,500 events | ETA 5s\n',
+    ]);
+  });
+
+  it('counts the file data sources waiting for their files, when there are any', () => {
+    const out: string[] = [];
+    const show = createProgressDisplay({ write: (t) => out.push(t), tty: false, now: () => 0 });
+    show(progress(100, 0, false, 1_200));
+    show(progress(1000, 42, true, 3));
+    expect(out).toEqual([
+      'indexing block 100 of 1,000 (10.0%) | 0 events/s | 0 events | ETA ? | 1,200 files awaited\n',
+      'synced to block 1,000 (head 1,000), 42 events; following the head | 3 files awaited\n',
     ]);
   });
 
