@@ -44,7 +44,7 @@ describe('progress display', () => {
 
   it('counts the file data sources waiting for their files, when there are any', () => {
     const out: string[] = [];
-    const show = createProgressDisplay({ write: (t) => out.push(t), tty: false, now: () => 0 });
+    const show = createProgressDisplay({ write: (t) => out.push(t), tty: false, now: () => 10_000 });
     show(progress(100, 0, false, 1_200));
     show(progress(1000, 42, true, 3));
     expect(out).toEqual([
