@@ -93,6 +93,8 @@ const metaDdl = [
   `CREATE TABLE IF NOT EXISTS "__file_data_sources" ("region" INTEGER PRIMARY KEY, "template" TEXT NOT NULL,
      "source" TEXT NOT NULL, "context" TEXT, "created_block" INTEGER NOT NULL, "done_at" INTEGER)`,
   `CREATE INDEX IF NOT EXISTS "__file_data_sources_source" ON "__file_data_sources" ("source")`,
+  // what a start, a rollback or a reorg reads: the few awaited among possibly millions done
+  `CREATE INDEX IF NOT EXISTS "__file_data_sources_awaited" ON "__file_data_sources" ("region") WHERE "done_at" IS NULL`,
 ];
 
 export function headerFromRow(row: Record<string, unknown>): BlockHeader {
@@ -169,6 +171,12 @@ export class IndexerStore {
   private inTransaction = false;
   private readonly insertBlock: Database.Statement;
   private readonly insertDataSource: Database.Statement;
+  /** per file data source created or run: a handler may create thousands in one block */
+  private readonly fileStatements: {
+    find: Database.Statement;
+    insert: Database.Statement;
+    done: Database.Statement;
+  };
   private readonly updateCheckpoint: Database.Statement;
   private readonly checkpointer: WalCheckpointer;
   private committedCheckpoint: Checkpoint;
@@ -213,6 +221,13 @@ export class IndexerStore {
     this.insertDataSource = this.db.prepare(
       `INSERT INTO "__data_sources" ("template", "address", "context", "created_block") VALUES (?, ?, ?, ?)`,
     );
+    this.fileStatements = {
+      find: this.db.prepare(
+        `SELECT 1 FROM "__file_data_sources" WHERE "source" = ? AND "template" = ? AND "context" IS ?`,
+      ),
+      insert: this.db.prepare(`INSERT INTO "__file_data_sources" VALUES (?, ?, ?, ?, ?, ?)`),
+      done: this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = ? WHERE "region" = ?`),
+    };
     this.updateCheckpoint = this.db.prepare(
       `UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?,
          "head_seen" = ?, "updated_at" = ?`,
@@ -305,31 +320,23 @@ export class IndexerStore {
 
   /** Whether a file data source of `template` for `source` with this context exists (graph-node refuses a duplicate). */
   hasFileDataSource(template: string, source: string, context: string | null): boolean {
-    return (
-      this.db
-        .prepare(
-          `SELECT 1 FROM "__file_data_sources" WHERE "source" = ? AND "template" = ? AND "context" IS ?`,
-        )
-        .get(source, template, context) !== undefined
-    );
+    return this.fileStatements.find.get(source, template, context) !== undefined;
   }
 
   recordFileDataSource(record: FileDataSourceRecord): void {
-    this.db
-      .prepare(`INSERT INTO "__file_data_sources" VALUES (?, ?, ?, ?, ?, ?)`)
-      .run(
-        record.region,
-        record.template,
-        record.source,
-        record.context,
-        record.createdAtBlock,
-        record.doneAt,
-      );
+    this.fileStatements.insert.run(
+      record.region,
+      record.template,
+      record.source,
+      record.context,
+      record.createdAtBlock,
+      record.doneAt,
+    );
   }
 
   /** Records that the handler of the file data source of `region` ran in block `block`'s pass. */
   markFileDataSourceDone(region: number, block: number): void {
-    this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = ? WHERE "region" = ?`).run(block, region);
+    this.fileStatements.done.run(block, region);
   }
 
   /** Starts the SQL transaction that the following blocks are written into. */
