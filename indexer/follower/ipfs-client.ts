@@ -2,6 +2,7 @@
 // API: like graph-node (graph/src/ipfs), the client probes both on first use and keeps the first
 // that answers. Every request is bounded in time and size, body included, so a server that never
 // finds the content or streams too much cannot hold the indexer.
+import { bounded, describeFailure, readLimited, statusError } from './bounded-http.ts';
 
 export interface IpfsClientOptions {
   /** a path gateway (`https://ipfs.io`) or a kubo RPC API base (`http://127.0.0.1:5001`) */
@@ -62,9 +63,6 @@ type Api = 'gateway' | 'rpc';
 // Any CID does for the gateway probe: with only-if-cached a gateway answers at once from its local
 // store, 200 if it has the block and 412 if not, which no other kind of server says.
 const PROBE_CID = 'QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn';
-
-// A private failure carrying the status line, so a probe can say why it refused the server.
-class HttpStatusError extends Error {}
 
 export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
   const { timeoutMs, maxFileBytes } = options;
@@ -142,7 +140,7 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
         probe.then(
           () => resolve(kind),
           (error: unknown) => {
-            reasons[kind] = describe(error);
+            reasons[kind] = describeFailure(error);
             if (--pending === 0) resolve(null);
           },
         );
@@ -160,6 +158,7 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
 
   async function probeGateway(signal: AbortSignal): Promise<void> {
     await bounded(
+      timeoutMs,
       signal,
       () => new Error('request timed out'),
       async (requestSignal) => {
@@ -176,6 +175,7 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
 
   async function probeRpc(signal: AbortSignal): Promise<void> {
     await bounded(
+      timeoutMs,
       signal,
       () => new Error('request timed out'),
       async (requestSignal) => {
@@ -191,40 +191,11 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
     );
   }
 
-  /**
-   * Runs `run` with a signal that aborts after timeoutMs (then `timeout()` is thrown) or when
-   * `signal` does; the request is aborted once `run` settles, so a body left unread is dropped.
-   */
-  async function bounded<T>(
-    signal: AbortSignal | undefined,
-    timeout: () => Error,
-    run: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (signal?.aborted) throw signal.reason;
-      return await run(controller.signal);
-    } catch (error) {
-      if (timedOut) throw timeout();
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      controller.abort();
-    }
-  }
-
   async function cat(path: string, signal?: AbortSignal): Promise<Uint8Array> {
     const kind = await detect(signal);
     try {
       return await bounded(
+        timeoutMs,
         signal,
         () => new IpfsTimeoutError(path),
         async (requestSignal) => {
@@ -233,13 +204,21 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
               ? await getFromGateway(path, requestSignal)
               : await catFromRpc(path, requestSignal);
           if (response.status !== 200) throw await statusError(response);
-          return await readLimited(path, response);
+          // kubo announces the size of a cat in X-Content-Length, a gateway in Content-Length
+          const announced =
+            response.headers.get('content-length') ?? response.headers.get('x-content-length');
+          return await readLimited(
+            response,
+            maxFileBytes,
+            announced === null ? null : Number(announced),
+            () => new IpfsTooLargeError(path, maxFileBytes),
+          );
         },
       );
     } catch (error) {
       if (error instanceof IpfsTimeoutError || error instanceof IpfsTooLargeError) throw error;
       if (signal?.aborted) throw signal.reason;
-      throw new IpfsUnavailableError(path, describe(error));
+      throw new IpfsUnavailableError(path, describeFailure(error));
     }
   }
 
@@ -268,32 +247,6 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
     });
   }
 
-  async function readLimited(path: string, response: Response): Promise<Uint8Array> {
-    // kubo announces the size of a cat in X-Content-Length, a gateway in Content-Length
-    const announced = Number(
-      response.headers.get('content-length') ?? response.headers.get('x-content-length'),
-    );
-    if (announced > maxFileBytes) throw new IpfsTooLargeError(path, maxFileBytes);
-    if (!response.body) return new Uint8Array(0);
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > maxFileBytes) throw new IpfsTooLargeError(path, maxFileBytes);
-      chunks.push(value);
-    }
-    const bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return bytes;
-  }
-
   return {
     cat,
     get api() {
@@ -307,52 +260,6 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
 // fragment, `&` and `+` would change the RPC's `arg`, a stray `%` is not an escape.
 function escapePath(path: string): string {
   return path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[#&+]/g, (c) => encodeURIComponent(c));
-}
-
-// The status line, and the start of the body: kubo says why in a JSON `Message`.
-async function statusError(response: Response): Promise<HttpStatusError> {
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-  let text = '';
-  try {
-    text = await readPrefix(response, 300);
-  } catch {
-    // the status says enough
-  }
-  try {
-    const message = (JSON.parse(text) as { Message?: unknown }).Message;
-    if (typeof message === 'string') text = message;
-  } catch {
-    // not kubo's JSON: the text as it is
-  }
-  text = text.replace(/\s+/g, ' ').trim();
-  return new HttpStatusError(text === '' ? status : `${status}: ${text}`);
-}
-
-async function readPrefix(response: Response, maxChars: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  while (text.length < maxChars) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-  }
-  await reader.cancel().catch(() => undefined);
-  return text.slice(0, maxChars);
-}
-
-// undici reports a refused connection as "fetch failed" with the reason in `cause`.
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause && typeof cause === 'object') {
-    const { code, message } = cause as { code?: unknown; message?: unknown };
-    if (code === 'ECONNREFUSED') return 'connection refused';
-    if (typeof message === 'string' && message !== '') return message;
-    if (typeof code === 'string') return code;
-  }
-  return error.message;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
