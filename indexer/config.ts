@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/follower.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
+import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
 
 export interface IndexerEnvConfig {
   rpcUrl: string;
@@ -25,8 +26,14 @@ export interface IndexerEnvConfig {
   subgraphName: string;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
-  /** where file data sources read their files (IPFS_URL), if set */
-  ipfs: { url: string; timeoutMs: number; maxFileBytes: number; maxRetryMs: number } | null;
+  /** where file data sources read their files (IPFS_URL, ARWEAVE_URL), and the bounds on it */
+  files: {
+    ipfsUrl?: string;
+    arweaveUrl: string;
+    timeoutMs: number;
+    maxFileBytes: number;
+    maxRetryMs: number;
+  };
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -39,6 +46,17 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return n;
 }
 
+/** `value` if it is an http(s) URL; else an error naming the variable (and what it should name). */
+function httpUrl(name: string, value: string, what = ''): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value;
+  } catch {
+    // refused below
+  }
+  throw new Error(`${name} must be an http(s) URL${what && ` (${what})`}, got "${value}"`);
+}
+
 export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   const network = env.NETWORK || 'devnet';
   const dataDir = resolve(env.DATA_DIR || 'data');
@@ -49,12 +67,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
       rpcUrl = (JSON.parse(readFileSync(deploymentFile, 'utf8')) as { rpcUrl?: string }).rpcUrl;
   }
   if (!rpcUrl) throw new Error('RPC_URL is required (the JSON-RPC endpoint of the chain to index)');
-  try {
-    const url = new URL(rpcUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-  } catch {
-    throw new Error(`RPC_URL must be an http(s) URL, got "${rpcUrl}"`);
-  }
+  httpUrl('RPC_URL', rpcUrl);
   const subgraphName = env.INDEXER_SUBGRAPH_NAME || 'fund-protocol';
   if (!/^[A-Za-z0-9][A-Za-z0-9_/-]*$/.test(subgraphName)) {
     throw new Error(
@@ -64,15 +77,6 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   const transactions = env.INDEXER_TRANSACTIONS || 'full';
   if (transactions !== 'full' && transactions !== 'hash-only') {
     throw new Error(`INDEXER_TRANSACTIONS must be full or hash-only, got "${transactions}"`);
-  }
-  const ipfsUrl = env.IPFS_URL;
-  if (ipfsUrl) {
-    try {
-      const url = new URL(ipfsUrl);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-    } catch {
-      throw new Error(`IPFS_URL must be an http(s) URL (an IPFS gateway or kubo RPC API), got "${ipfsUrl}"`);
-    }
   }
   return {
     rpcUrl,
@@ -93,13 +97,14 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
     subgraphName,
     transactions,
-    ipfs: ipfsUrl
-      ? {
-          url: ipfsUrl,
-          timeoutMs: integer(env, 'INDEXER_IPFS_TIMEOUT_MS', 60_000, 100, 3_600_000),
-          maxFileBytes: integer(env, 'INDEXER_IPFS_MAX_FILE_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
-          maxRetryMs: integer(env, 'INDEXER_IPFS_MAX_RETRY_MS', 600_000, 1_000, 86_400_000),
-        }
-      : null,
+    files: {
+      ipfsUrl: env.IPFS_URL
+        ? httpUrl('IPFS_URL', env.IPFS_URL, 'an IPFS gateway or kubo RPC API')
+        : undefined,
+      arweaveUrl: httpUrl('ARWEAVE_URL', env.ARWEAVE_URL || ARWEAVE_GATEWAY, 'an Arweave gateway'),
+      timeoutMs: integer(env, 'INDEXER_FILE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      maxFileBytes: integer(env, 'INDEXER_FILE_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+      maxRetryMs: integer(env, 'INDEXER_FILE_MAX_RETRY_MS', 600_000, 1_000, 86_400_000),
+    },
   };
 }

@@ -7,11 +7,12 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Hex } from 'viem';
 import { createBlockProcessor } from './runtime/block-processor.ts';
-import { loadSubgraph, type Subgraph } from './runtime/manifest.ts';
+import { loadSubgraph, type Subgraph, type TemplateSpec } from './runtime/manifest.ts';
 import { ChainFollower, type FollowerProgress, type TransactionFetch } from './follower/follower.ts';
 import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
 import { FileFetcher } from './follower/file-fetcher.ts';
 import { createIpfsClient } from './follower/ipfs-client.ts';
+import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
 import { ChainSource } from './follower/chain-source.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
 import { openStore, type Checkpoint, type IndexerStore } from './store/sqlite-store.ts';
@@ -62,11 +63,13 @@ export interface IndexerConfig {
    */
   transactions?: TransactionFetch;
   /**
-   * the IPFS server file data sources read their files from: a path gateway or a kubo RPC API;
-   * without it they are recorded and wait
+   * where file data sources read their files: `ipfsUrl`, a path gateway or a kubo RPC API, for
+   * file/ipfs templates (without it their data sources are recorded and wait); `arweaveUrl`, a
+   * gateway, for file/arweave ones (default https://arweave.net, graph-node's)
    */
-  ipfs?: {
-    url: string;
+  files?: {
+    ipfsUrl?: string;
+    arweaveUrl?: string;
     /** bound on one request (default 60 s, graph-node's GRAPH_IPFS_TIMEOUT) */
     timeoutMs?: number;
     /** larger files are refused and tried again later (default 25 MiB, GRAPH_MAX_IPFS_FILE_BYTES) */
@@ -101,6 +104,42 @@ export interface Indexer {
 
 // one level below the repository, as are the bundles of `npm run build` in build/ that include this
 const repoRoot = resolve(import.meta.dirname, '..');
+
+/**
+ * What fetches the files of each file template's data sources, by template name: one fetcher per
+ * kind, none for file/ipfs templates without an IPFS server.
+ */
+function createFileFetchers(
+  templates: readonly TemplateSpec[],
+  files: NonNullable<IndexerConfig['files']>,
+  log: (line: string) => void,
+): Map<string, FileFetcher> {
+  const bounds = {
+    timeoutMs: files.timeoutMs ?? 60_000,
+    maxFileBytes: files.maxFileBytes ?? 25 * 1024 * 1024,
+  };
+  const retries = { minRetryMs: files.minRetryMs, maxRetryMs: files.maxRetryMs };
+  const byKind = new Map<TemplateSpec['kind'], FileFetcher>();
+  const fetcherOf = (kind: TemplateSpec['kind']): FileFetcher | undefined => {
+    if (byKind.has(kind)) return byKind.get(kind);
+    let fetcher: FileFetcher | undefined;
+    if (kind === 'file/ipfs' && files.ipfsUrl) {
+      const client = createIpfsClient({ url: files.ipfsUrl, ...bounds });
+      fetcher = new FileFetcher({ client, ...retries, log: (line) => log(`ipfs: ${line}`) });
+    } else if (kind === 'file/arweave') {
+      const client = createArweaveClient({ url: files.arweaveUrl ?? ARWEAVE_GATEWAY, ...bounds });
+      fetcher = new FileFetcher({ client, ...retries, log: (line) => log(`arweave: ${line}`) });
+    }
+    if (fetcher) byKind.set(kind, fetcher);
+    return fetcher;
+  };
+  const byTemplate = new Map<string, FileFetcher>();
+  for (const template of templates) {
+    const fetcher = fetcherOf(template.kind);
+    if (fetcher) byTemplate.set(template.name, fetcher);
+  }
+  return byTemplate;
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir)
@@ -155,17 +194,18 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   }
   applyNetwork(subgraph, config.network, contracts);
   const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
-  const fileTemplates = [...subgraph.templates.values()].filter((t) => t.kind === 'file/ipfs');
+  const fileTemplates = [...subgraph.templates.values()].filter((t) => t.kind !== 'ethereum');
+  const ipfsTemplates = fileTemplates.filter((t) => t.kind === 'file/ipfs');
   const deployment = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
   const storeDir = join(resolve(config.dataDir), 'indexer');
   mkdirSync(storeDir, { recursive: true });
   const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
   const log = config.log ?? ((line: string) => console.log(line));
-  if (fileTemplates.length > 0 && !config.ipfs) {
+  if (ipfsTemplates.length > 0 && !config.files?.ipfsUrl) {
     // the chain is indexed all the same, and the file data sources are kept: none is lost
     log(
-      `the subgraph has file data source templates (${fileTemplates.map((t) => t.name).join(', ')}) but no IPFS server is set (IPFS_URL): their data sources are recorded, and run once the indexer restarts with one`,
+      `the subgraph has file data source templates (${ipfsTemplates.map((t) => t.name).join(', ')}) but no IPFS server is set (IPFS_URL): their data sources are recorded, and run once the indexer restarts with one`,
     );
   }
   for (const t of fileTemplates) {
@@ -179,7 +219,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   let query: QueryService | null = null;
   let follower: ChainFollower | null = null;
   let chainReader: ClosableChainReader | null = null;
-  let files: FileFetcher | null = null;
+  let fileFetchers = new Map<string, FileFetcher>();
   let running: Promise<void> | null = null;
   let abort: AbortController | null = null;
   let stoppedError: Error | null = null;
@@ -245,18 +285,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           ),
       });
       chainReader = createChainReader({ rpcUrl: config.rpcUrl });
-      if (config.ipfs && fileTemplates.length > 0) {
-        files = new FileFetcher({
-          client: createIpfsClient({
-            url: config.ipfs.url,
-            timeoutMs: config.ipfs.timeoutMs ?? 60_000,
-            maxFileBytes: config.ipfs.maxFileBytes ?? 25 * 1024 * 1024,
-          }),
-          minRetryMs: config.ipfs.minRetryMs,
-          maxRetryMs: config.ipfs.maxRetryMs,
-          log: (line) => log(`ipfs: ${line}`),
-        });
-      }
+      fileFetchers = createFileFetchers(fileTemplates, config.files ?? {}, log);
       follower = new ChainFollower({
         store,
         subgraph,
@@ -272,7 +301,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         commitIntervalMs: config.commitIntervalMs,
         maxRangesAhead: config.maxRangesAhead,
         transactions: config.transactions,
-        files: files ?? undefined,
+        fileFetchers,
         staticFiltersAbove: config.staticFiltersAbove,
         signal: abort.signal,
         log,
@@ -300,8 +329,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       await running;
       await query?.close();
       await chainReader?.close();
-      files?.close();
-      files = null;
+      for (const fetcher of new Set(fileFetchers.values())) fetcher.close();
+      fileFetchers = new Map();
       store?.close();
       store = null;
       chainReader = null;

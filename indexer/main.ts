@@ -24,7 +24,7 @@ const indexer = await createIndexer({
   maxAddressesPerRequest: config.getLogsMaxAddresses,
   staticFiltersAbove: config.staticFiltersThreshold,
   transactions: config.transactions,
-  ipfs: config.ipfs ?? undefined,
+  files: config.files,
   commitIntervalMs: config.commitIntervalMs,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),

@@ -21,15 +21,15 @@ function contextJson(context: Entity | null): string | null {
 export class FileDataSources {
   /** the file data sources whose file is awaited, by causality region (creation order) */
   private waiting = new Map<number, FileTrigger>();
-  /** how many of those wait for each content path: a file is dropped once none does */
-  private waitingFor = new Map<string, number>();
+  /** per fetcher, how many of those wait for each source: a file is dropped once none does */
+  private waitingFor = new Map<FileFetcher, Map<string, number>>();
   private nextRegion = 1;
 
   constructor(
     private readonly store: IndexerStore,
     private readonly processor: BlockProcessor,
-    /** null when no IPFS node is configured: the data sources are recorded and wait */
-    private readonly fetcher: FileFetcher | null,
+    /** the fetcher of each file template's files; one without any records its data sources, which wait */
+    private readonly fetchers: ReadonlyMap<string, FileFetcher>,
     private readonly log: (line: string) => void,
   ) {
     this.reload();
@@ -55,7 +55,10 @@ export class FileDataSources {
       });
     }
     this.nextRegion = this.store.nextFileRegion();
-    for (const source of before.keys()) if (!this.waitingFor.has(source)) this.fetcher?.forget(source);
+    for (const [fetcher, sources] of before) {
+      for (const source of sources.keys())
+        if (!this.waitingFor.get(fetcher)?.has(source)) fetcher.forget(source);
+    }
   }
 
   /**
@@ -96,11 +99,11 @@ export class FileDataSources {
    * pass. Throws HandlerError when a handler fails. Returns how many ran.
    */
   runArrived(header: { number: number; hash: string }): number {
-    if (!this.fetcher || this.waiting.size === 0) return 0;
+    if (this.waiting.size === 0) return 0;
     const block = { number: BigInt(header.number), hash: header.hash as Hex };
     let ran = 0;
     for (const file of [...this.waiting.values()]) {
-      const content = this.fetcher.content(file.source);
+      const content = this.fetchers.get(file.template)?.content(file.source);
       if (!content) continue;
       const writer = this.store.fileWriter(header.number, file.region);
       const created = this.processor.runFileHandler(file, content, block, writer);
@@ -115,17 +118,23 @@ export class FileDataSources {
 
   private await(file: FileTrigger): void {
     this.waiting.set(file.region, file);
-    this.waitingFor.set(file.source, (this.waitingFor.get(file.source) ?? 0) + 1);
-    this.fetcher?.want(file.source);
+    const fetcher = this.fetchers.get(file.template);
+    if (!fetcher) return;
+    let sources = this.waitingFor.get(fetcher);
+    if (!sources) this.waitingFor.set(fetcher, (sources = new Map()));
+    sources.set(file.source, (sources.get(file.source) ?? 0) + 1);
+    fetcher.want(file.source);
   }
 
   private done(file: FileTrigger): void {
     this.waiting.delete(file.region);
-    const left = this.waitingFor.get(file.source)! - 1;
-    if (left > 0) this.waitingFor.set(file.source, left);
+    const fetcher = this.fetchers.get(file.template)!;
+    const sources = this.waitingFor.get(fetcher)!;
+    const left = sources.get(file.source)! - 1;
+    if (left > 0) sources.set(file.source, left);
     else {
-      this.waitingFor.delete(file.source);
-      this.fetcher?.forget(file.source);
+      sources.delete(file.source);
+      fetcher.forget(file.source);
     }
   }
 }

@@ -79,8 +79,8 @@ export interface FollowerOptions {
    * spares reading transactions for subgraphs that read nothing else (ours)
    */
   transactions?: TransactionFetch;
-  /** fetches the files of file data sources; without it they are recorded and wait */
-  files?: FileFetcher;
+  /** by file template, what fetches its data sources' files; those of a template without one wait */
+  fileFetchers?: ReadonlyMap<string, FileFetcher>;
   /** past this many data sources, eth_getLogs asks for the templates' events from any address (see DataSourceSet) */
   staticFiltersAbove?: number;
   signal: AbortSignal;
@@ -276,7 +276,7 @@ export class ChainFollower {
     this.files = new FileDataSources(
       options.store,
       options.processor,
-      options.files ?? null,
+      options.fileFetchers ?? new Map(),
       options.log ?? (() => undefined),
     );
   }

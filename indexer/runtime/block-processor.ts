@@ -508,7 +508,7 @@ export function createBlockProcessor(
     },
     runFileHandler(file, content, block, tx) {
       const template = subgraph.templates.get(file.template);
-      if (template?.kind !== 'file/ipfs')
+      if (!template || template.kind === 'ethereum')
         throw new Error(`${file.template} is not a file data source template`);
       const handler = template.mapping.fileHandler!;
       const ds: ActiveDataSource = {

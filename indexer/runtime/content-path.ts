@@ -1,7 +1,8 @@
 // The content path of a file data source (`dataSource.create('File', [source])`) names what to fetch
 // from IPFS and is also the key the fetched bytes are stored under, so every spelling graph-node
 // accepts (graph/src/ipfs/content_path.rs) must reduce to one string: the CID in its canonical form
-// (base58 `Qm…` for v0, base32 for v1), then the path inside it if any.
+// (base58 `Qm…` for v0, base32 for v1), then the path inside it if any. An Arweave source is a
+// transaction id, with a path inside it if any, and is kept as given.
 import { bases } from 'multiformats/basics';
 import { CID } from 'multiformats/cid';
 
@@ -98,4 +99,20 @@ function trimSlashes(text: string): string {
   while (start < end && text[start] === '/') start++;
   while (end > start && text[end - 1] === '/') end--;
   return text.slice(start, end);
+}
+
+/**
+ * A file/arweave data source's source: a transaction id (base64url), then a path inside it if any.
+ * graph-node takes any text and joins it to the gateway's URL; this refuses what would leave the
+ * gateway (a scheme, a leading slash, a `..` segment) or reach it as a query.
+ */
+export function parseArweaveSource(input: string): string {
+  const source = input.trim();
+  const [id, ...path] = source.split('/');
+  if (!/^[A-Za-z0-9_-]+$/.test(id!) || path.includes('..') || /[?#]/.test(source)) {
+    throw new Error(
+      `'${input}' is not an Arweave file: a transaction id (base64url) is expected, with a path inside it if any`,
+    );
+  }
+  return source;
 }

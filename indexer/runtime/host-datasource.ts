@@ -1,12 +1,13 @@
 // dataSource.* host functions: the address, network and context of the data source whose handler is
 // running, and create/createWithContext, which record a new template instance; the block processor
 // starts it for the logs of the same block after the current ones, as graph-node does. A file
-// template's instance is recorded with its content path, and its handler runs once the file is
-// fetched; its address is that path's text (what graph-ts's dataSource.stringParam() decodes).
+// template's instance is recorded with its source (an IPFS content path, an Arweave transaction
+// id), and its handler runs once the file is fetched; its address is that source's text (what
+// graph-ts's dataSource.stringParam() decodes).
 import type { Hex } from 'viem';
 import type { Entity } from '../store/entity.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
-import { parseContentPath } from './content-path.ts';
+import { parseArweaveSource, parseContentPath } from './content-path.ts';
 import type { HostEnv, HostFunctions } from './host-context.ts';
 import { bytesToHex, stringToH160 } from './host-conversion.ts';
 
@@ -18,8 +19,9 @@ export function createDataSource(env: HostEnv, name: string, params: string[], c
       `Failed to create data source from name \`${name}\`: No template with this name in parent data source \`${env.dataSource.name}\`. Available names: ${[...templates.keys()].join(', ')}.`,
     );
   }
-  if (template.kind === 'file/ipfs') {
-    createFileDataSource(env, name, params[0], context);
+  if (template.kind !== 'ethereum') {
+    const parse = template.kind === 'file/ipfs' ? parseContentPath : parseArweaveSource;
+    createFileDataSource(env, name, parse, params[0], context);
     return;
   }
   if (env.dataSource.file) {
@@ -39,10 +41,11 @@ export function createDataSource(env: HostEnv, name: string, params: string[], c
   });
 }
 
-/** graph-node ignores (with a warning) a file data source whose parameter is not a content path. */
+/** A file data source whose parameter is no valid source is ignored with a warning, as graph-node ignores an invalid CID. */
 function createFileDataSource(
   env: HostEnv,
   name: string,
+  parse: (param: string) => string,
   param: string | undefined,
   context: Entity | null,
 ): void {
@@ -50,7 +53,7 @@ function createFileDataSource(
     throw new Error(`Failed to create data source from template \`${name}\`: source parameter is missing`);
   let source: string;
   try {
-    source = parseContentPath(param);
+    source = parse(param);
   } catch (error) {
     env.runtime.logger(
       'warning',

@@ -6,9 +6,9 @@
 // `indexed` keywords included, equals the manifest's. Call handlers are keyed by their function's
 // selector, and decode with the payable or nonpayable function of the data source's ABI whose
 // signature equals the manifest's. An event handler's declared eth calls (`calls:`) are parsed and
-// checked against the mapping's ABIs here (declared-calls.ts). A `file/ipfs` template (specVersion
-// 0.0.7) is a file data source: its one handler gets a file's bytes, and it may write only the
-// entity types it lists.
+// checked against the mapping's ABIs here (declared-calls.ts). A `file/ipfs` or `file/arweave`
+// template (specVersion 0.0.7) is a file data source: its one handler gets a file's bytes, and it
+// may write only the entity types it lists.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -93,9 +93,12 @@ export interface DataSourceSpec {
   mapping: MappingSpec;
 }
 
+/** Where a file data source's file comes from (graph-node's offchain data source kinds). */
+export type FileKind = 'file/ipfs' | 'file/arweave';
+
 export interface TemplateSpec {
-  /** `ethereum`: a contract at an address given on creation; `file/ipfs`: a file data source */
-  kind: 'ethereum' | 'file/ipfs';
+  /** `ethereum`: a contract at an address given on creation; `file/*`: a file data source */
+  kind: 'ethereum' | FileKind;
   name: string;
   network: string;
   mapping: MappingSpec;
@@ -471,16 +474,16 @@ async function loadTemplate(
   specVersion: string,
 ): Promise<TemplateSpec> {
   const name = raw.name ?? '';
-  if (raw.kind === 'file/ipfs')
+  if (raw.kind === 'file/ipfs' || raw.kind === 'file/arweave')
     return {
-      kind: 'file/ipfs',
+      kind: raw.kind,
       name,
       network: raw.network ?? '',
       mapping: await loadFileMapping(raw, dir, modules),
     };
-  if (raw.kind === 'file/arweave')
+  if (raw.kind?.startsWith('file/'))
     throw new Error(
-      `template ${name}: kind file/arweave is not supported by the embedded indexer (file/ipfs is)`,
+      `template ${name}: unsupported offchain datasource kind: ${raw.kind}, expected one of: file/ipfs,file/arweave`,
     );
   return {
     kind: 'ethereum',
@@ -538,7 +541,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
       [...m.handlers.values()].some((specs) => specs.some((h) => h.calls.length > 0)),
     ),
     fileEntityTypes: new Set(
-      [...templates.values()].filter((t) => t.kind === 'file/ipfs').flatMap((t) => t.mapping.entities),
+      [...templates.values()].filter((t) => t.kind !== 'ethereum').flatMap((t) => t.mapping.entities),
     ),
   };
 }

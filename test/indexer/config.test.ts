@@ -1,6 +1,6 @@
 // `npm run indexer`'s environment: INDEXER_TRANSACTIONS chooses what handlers get in
 // event.transaction, INDEXER_GET_LOGS_MAX_ADDRESSES how many addresses one eth_getLogs names,
-// IPFS_URL and INDEXER_IPFS_* where file data sources read files, and a value any of them does not
+// IPFS_URL, ARWEAVE_URL and INDEXER_FILE_* where file data sources read files, and a value any of them does not
 // take stops start-up with a message naming it.
 import { describe, expect, it } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
@@ -41,22 +41,28 @@ describe('the indexer configuration', () => {
     );
   });
 
-  it('reads no IPFS server unless IPFS_URL names one, with graph-node limits by default', () => {
-    expect(indexerConfigFromEnv(base).ipfs).toBeNull();
-    expect(indexerConfigFromEnv({ ...base, IPFS_URL: 'http://127.0.0.1:5001' }).ipfs).toEqual({
-      url: 'http://127.0.0.1:5001',
+  it("reads files from no IPFS server unless IPFS_URL names one, from arweave.net, within graph-node's bounds by default", () => {
+    expect(indexerConfigFromEnv(base).files).toEqual({
+      ipfsUrl: undefined,
+      arweaveUrl: 'https://arweave.net',
       timeoutMs: 60_000,
       maxFileBytes: 25 * 1024 * 1024,
       maxRetryMs: 600_000,
     });
+    expect(indexerConfigFromEnv({ ...base, IPFS_URL: 'http://127.0.0.1:5001' }).files.ipfsUrl).toBe(
+      'http://127.0.0.1:5001',
+    );
   });
 
-  it('refuses an IPFS_URL that is not http(s) and an IPFS limit out of range, naming the variable', () => {
+  it('refuses a file server URL that is not http(s) and a file bound out of range, naming the variable', () => {
     expect(() => indexerConfigFromEnv({ ...base, IPFS_URL: 'ipfs://bafy' })).toThrow(
       'IPFS_URL must be an http(s) URL (an IPFS gateway or kubo RPC API), got "ipfs://bafy"',
     );
-    expect(() =>
-      indexerConfigFromEnv({ ...base, IPFS_URL: 'https://ipfs.io', INDEXER_IPFS_TIMEOUT_MS: '5' }),
-    ).toThrow('INDEXER_IPFS_TIMEOUT_MS must be an integer between 100 and 3600000, got "5"');
+    expect(() => indexerConfigFromEnv({ ...base, ARWEAVE_URL: 'ar://x' })).toThrow(
+      'ARWEAVE_URL must be an http(s) URL (an Arweave gateway), got "ar://x"',
+    );
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_FILE_TIMEOUT_MS: '5' })).toThrow(
+      'INDEXER_FILE_TIMEOUT_MS must be an integer between 100 and 3600000, got "5"',
+    );
   });
 });

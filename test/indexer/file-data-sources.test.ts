@@ -1,4 +1,5 @@
-// File data sources (file/ipfs templates) on a real chain and a real IPFS HTTP server on loopback.
+// File data sources (file/ipfs templates) on a real chain and a real IPFS HTTP server on loopback,
+// and file/arweave ones (kind 43 creates an ArweaveFile) over an Arweave gateway on loopback.
 // The probe subgraph's kind 39 creates a ProbeFile for a content path (with a command in its
 // context); its handler stores the file's text as the FileContent of that path. Each test indexes
 // from its own first block, so what an earlier test left on the chain (failures included) is not
@@ -11,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
+import { startArweaveGateway } from './arweave-gateway.ts';
 import { startIpfsNode, type IpfsNode } from './ipfs-node.ts';
 import { buildProbeSubgraph } from './probe-build.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
@@ -28,8 +30,8 @@ afterAll(async () => {
 });
 
 /** Short timeouts and retries, so that a file the node cannot serve is tried again soon. */
-function ipfsOf(node: IpfsNode): NonNullable<IndexerConfig['ipfs']> {
-  return { url: node.url, timeoutMs: 300, minRetryMs: 30, maxRetryMs: 200 };
+function ipfsOf(node: IpfsNode): NonNullable<IndexerConfig['files']> {
+  return { ipfsUrl: node.url, timeoutMs: 300, minRetryMs: 30, maxRetryMs: 200 };
 }
 
 /** The probe subgraph's data sources with the emitter's handlers starting at block `from`. */
@@ -45,12 +47,12 @@ interface Run {
 }
 
 /** An indexer of the probe subgraph whose emitter handlers start at `from`, reading files from `node`. */
-async function indexFrom(from: number, node: IpfsNode = rpcNode): Promise<Run> {
+async function indexFrom(from: number, node: IpfsNode = rpcNode, arweaveUrl?: string): Promise<Run> {
   const lines: string[] = [];
   const running = await startProbeIndexer(chain, undefined, {
     contracts: contractsFrom(from),
     log: (line) => lines.push(line),
-    ipfs: ipfsOf(node),
+    files: { ...ipfsOf(node), arweaveUrl },
   });
   return { indexer: running.indexer, lines, stop: running.stop };
 }
@@ -291,7 +293,7 @@ describe('file data sources', () => {
     const from = await chain.probe(39, cid);
     const dataDir = mkdtempSync(join(tmpdir(), 'file-ds-restart-'));
     const lines: string[] = [];
-    const start = async (ipfs: IndexerConfig['ipfs']) => {
+    const start = async (files: IndexerConfig['files']) => {
       const indexer = await createIndexer({
         rpcUrl: chain.anvil.rpcUrl,
         network: 'devnet',
@@ -301,7 +303,7 @@ describe('file data sources', () => {
         contracts: contractsFrom(from),
         pollIntervalMs: 20,
         log: (line) => lines.push(line),
-        ipfs,
+        files,
       });
       await indexer.start();
       return indexer;
@@ -368,6 +370,35 @@ describe('file data sources', () => {
     } finally {
       rpcNode.release(kept);
       await run.stop();
+    }
+  });
+
+  it('reads the files of file/arweave data sources from an Arweave gateway by transaction id, and waits on one that does not announce its size', async () => {
+    const gateway = await startArweaveGateway();
+    const id = 'n1RkW2xJ3t0sZ9b1Xq7yC4mE5vA6uI8oP2lK3jH4gF5';
+    const unsized = 'Zz9yXx8wVv7uTt6sRr5qPp4oNn3mMl2kKj1iIh0gGf_';
+    gateway.add(id, 'stored on the permaweb');
+    gateway.add(unsized, 'of unknown size');
+    gateway.withoutLength.add(unsized);
+    const from = await chain.probe(43, id);
+    await chain.probe(43, unsized);
+    const run = await indexFrom(from, rpcNode, gateway.url);
+    try {
+      const file = await untilIndexed(run.indexer, () => fileContent(run.indexer, id));
+      expect(file).toEqual({ id, text: 'stored on the permaweb', command: '', sawOther: null });
+      await untilIndexed(run.indexer, async () =>
+        run.lines.some((l) => l.startsWith(`arweave: file ${unsized}: try 2 failed:`)) ? true : null,
+      );
+      expect(run.lines).toContainEqual(
+        expect.stringContaining(
+          `Arweave file '${unsized}' is not available: the gateway did not announce its size (Content-Length)`,
+        ),
+      );
+      expect(await fileContent(run.indexer, unsized)).toBeNull();
+      expect(gateway.requests).toContain(id);
+    } finally {
+      await run.stop();
+      await gateway.close();
     }
   });
 });

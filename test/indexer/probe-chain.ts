@@ -151,7 +151,7 @@ export function probeHandledBy(
 export async function startProbeIndexer(
   chain: ProbeChain,
   rpcUrl = chain.anvil.rpcUrl,
-  options: Pick<IndexerConfig, 'transactions' | 'log' | 'contracts' | 'ipfs'> = {},
+  options: Pick<IndexerConfig, 'transactions' | 'log' | 'contracts' | 'files'> = {},
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
   const indexer = await createIndexer({

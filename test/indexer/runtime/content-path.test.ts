@@ -1,7 +1,12 @@
 // parseContentPath against graph-node's ContentPath (graph/src/ipfs/content_path.rs): every spelling
-// it accepts reduces to one canonical `<cid>[/<path>]`, and each refusal says why.
+// it accepts reduces to one canonical `<cid>[/<path>]`, and each refusal says why; and the sources
+// of Arweave file data sources.
 import { describe, expect, it } from 'vitest';
-import { InvalidContentPathError, parseContentPath } from '../../../indexer/runtime/content-path.ts';
+import {
+  InvalidContentPathError,
+  parseArweaveSource,
+  parseContentPath,
+} from '../../../indexer/runtime/content-path.ts';
 
 const CID_V0 = 'QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn';
 const CID_V1 = 'bafybeiczsscdsbs7ffqz55asqdf3smv6klcw3gofszvwlyarci47bgf354';
@@ -105,5 +110,21 @@ describe('parseContentPath', () => {
     expect(refusal('http://').message).toBe(
       "'http://' is not a valid IPFS content path: input is not a valid URL",
     );
+  });
+});
+
+describe('Arweave sources', () => {
+  const id = 'n1RkW2xJ3t0sZ9b1Xq7yC4mE5vA6uI8oP2lK3jH4gF5';
+
+  it('are a transaction id, with a path inside it if any, kept as given', () => {
+    expect(parseArweaveSource(id)).toBe(id);
+    expect(parseArweaveSource(` ${id}/meta/1.json `)).toBe(`${id}/meta/1.json`);
+  });
+
+  it('refuse what would leave the gateway or reach it as a query', () => {
+    for (const source of ['https://evil.example/x', `/${id}`, `${id}/../admin`, `${id}?x=1`, ''])
+      expect(() => parseArweaveSource(source)).toThrow(
+        `'${source}' is not an Arweave file: a transaction id (base64url) is expected, with a path inside it if any`,
+      );
   });
 });

@@ -36,11 +36,11 @@ describe('file data source templates in a manifest', () => {
     );
   });
 
-  it('of kind file/arweave are refused: the embedded indexer reads IPFS only', async () => {
-    await expect(
-      loadEditedProbe((text) => text.replace('kind: file/ipfs', 'kind: file/arweave')),
-    ).rejects.toThrow(
-      'template ProbeFile: kind file/arweave is not supported by the embedded indexer (file/ipfs is)',
+  it("of kind file/arweave load as file/ipfs ones do, and other file kinds are refused in graph-node's words", async () => {
+    const subgraph = await loadEditedProbe((text) => text);
+    expect(subgraph.templates.get('ArweaveFile')!.kind).toBe('file/arweave');
+    await expect(loadEditedProbe((text) => text.replace('kind: file/ipfs', 'kind: file/s3'))).rejects.toThrow(
+      'template ProbeFile: unsupported offchain datasource kind: file/s3, expected one of: file/ipfs,file/arweave',
     );
   });
 });
