@@ -880,7 +880,9 @@ export class ChainFollower {
       this.files.record(result.createdFiles, header.number);
       store.recordBlock(header);
       // past the static filters threshold, logs of contracts that are not instances come too
-      const handed = logs.filter((l) => this.sources.forAddress(l.address.toLowerCase()).length > 0).length;
+      const handed = this.sources.usesStaticFilters()
+        ? logs.filter((l) => this.sources.forAddress(l.address.toLowerCase()).length > 0).length
+        : logs.length;
       return { logs: handed, created: result.createdDataSources.length > 0 };
     }
   }

@@ -330,12 +330,17 @@ export class DataSourceSet implements DataSourceView {
     return this.calls;
   }
 
+  /** Whether the set is past the static filters threshold: logs then come from any contract. */
+  usesStaticFilters(): boolean {
+    return this.active.length > this.staticFiltersAbove;
+  }
+
   /**
    * What an eth_getLogs filter must cover; the same object until the set changes, or, past the
    * static filters threshold, for as long as the set stays past it.
    */
   logFilter(): DataSourceLogFilter {
-    if (this.active.length > this.staticFiltersAbove) return (this.staticFilter ??= this.staticLogFilter());
+    if (this.usesStaticFilters()) return (this.staticFilter ??= this.staticLogFilter());
     this.filter ??= {
       addresses: [...this.addressUses.keys()],
       topics: [...this.topicUses.keys()],

@@ -464,23 +464,22 @@ export class IndexerStore {
     this.committedCheckpoint = this.checkpoint();
   }
 
-  /** The id's key parameters: the id, and the causality region where the layout records one. */
-  private static keyOf(t: TableStatements, id: string, region: number): unknown[] {
-    const sqlId = idToSql(t.layout.idKind, id);
-    return t.layout.regioned ? [sqlId, region] : [sqlId];
-  }
-
   /** Reads the current version of an entity in a causality region (as of the writes flushed so far). */
   getCurrent(entityType: string, id: string, region = 0): Entity | null {
     const t = this.table(entityType);
-    const row = t.getCurrent.get(...IndexerStore.keyOf(t, id, region)) as Record<string, unknown> | undefined;
+    const sqlId = idToSql(t.layout.idKind, id);
+    // a branch, not an argument array: these run for every entity a handler reads
+    const row = (t.layout.regioned ? t.getCurrent.get(sqlId, region) : t.getCurrent.get(sqlId)) as
+      | Record<string, unknown>
+      | undefined;
     return row ? rowToEntity(t.layout, row) : null;
   }
 
   /** Whether an entity has a current version in a causality region (as of the writes flushed so far). */
   hasCurrent(entityType: string, id: string, region = 0): boolean {
     const t = this.table(entityType);
-    return t.hasCurrent.get(...IndexerStore.keyOf(t, id, region)) !== undefined;
+    const sqlId = idToSql(t.layout.idKind, id);
+    return (t.layout.regioned ? t.hasCurrent.get(sqlId, region) : t.hasCurrent.get(sqlId)) !== undefined;
   }
 
   /** The causality region, other than `region`, holding a current version of the entity; null if none. */
@@ -505,7 +504,11 @@ export class IndexerStore {
         const regioned = t.layout.regioned;
         for (const [id, entity] of byId) {
           // an immutable entity has no version to close; a second insert of its id fails the unique index
-          if (!immutable || entity === null) t.close.run(blockNumber, ...IndexerStore.keyOf(t, id, region));
+          if (!immutable || entity === null) {
+            const sqlId = idToSql(t.layout.idKind, id);
+            if (regioned) t.close.run(blockNumber, sqlId, region);
+            else t.close.run(blockNumber, sqlId);
+          }
           if (entity === null) continue;
           try {
             const row = entityToRow(t.layout, entity);
