@@ -45,7 +45,7 @@ export class FileDataSources {
     const before = this.waitingFor;
     this.waiting = new Map();
     this.waitingFor = new Map();
-    for (const r of this.store.fileDataSources(true)) {
+    for (const r of this.store.awaitedFileDataSources()) {
       this.await({
         template: r.template,
         source: r.source,
@@ -81,7 +81,6 @@ export class FileDataSources {
         source: file.source,
         context,
         createdAtBlock: block,
-        doneAt: null,
       });
       this.await({
         template: file.template,

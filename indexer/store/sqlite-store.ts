@@ -51,8 +51,6 @@ export interface FileDataSourceRecord {
   /** the data source context as the runtime serialised it, or null */
   context: string | null;
   createdAtBlock: number;
-  /** the block whose pass ran its handler; null while the file is awaited */
-  doneAt: number | null;
 }
 
 export interface Checkpoint {
@@ -137,7 +135,10 @@ export function readStoredBlock(db: Database.Database, number: number): BlockHea
 
 interface TableStatements {
   layout: TableLayout;
-  /** these four take the causality region after the id when the layout is regioned */
+  /**
+   * the reads (chain handlers') see causality region 0 of a regioned layout; close takes the
+   * region after the id, and insert before the fields
+   */
   getCurrent: Database.Statement;
   hasCurrent: Database.Statement;
   close: Database.Statement;
@@ -225,7 +226,7 @@ export class IndexerStore {
       find: this.db.prepare(
         `SELECT 1 FROM "__file_data_sources" WHERE "source" = ? AND "template" = ? AND "context" IS ?`,
       ),
-      insert: this.db.prepare(`INSERT INTO "__file_data_sources" VALUES (?, ?, ?, ?, ?, ?)`),
+      insert: this.db.prepare(`INSERT INTO "__file_data_sources" VALUES (?, ?, ?, ?, ?, NULL)`),
       done: this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = ? WHERE "region" = ?`),
     };
     this.updateCheckpoint = this.db.prepare(
@@ -239,12 +240,13 @@ export class IndexerStore {
         cols.push(c.sql);
         if (c.keySql) cols.push(c.keySql);
       }
-      const current = `"id" = ? AND "__to" = ${OPEN_BLOCK}${layout.regioned ? ' AND "__region" = ?' : ''}`;
+      const current = `"id" = ? AND "__to" = ${OPEN_BLOCK}`;
+      const region = (sql: string) => (layout.regioned ? ` AND "__region" = ${sql}` : '');
       this.tables.set(layout.entity.name, {
         layout,
-        getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE ${current}`),
-        hasCurrent: this.db.prepare(`SELECT 1 FROM ${layout.sql} WHERE ${current}`).pluck(),
-        close: this.db.prepare(`UPDATE ${layout.sql} SET "__to" = ? WHERE ${current}`),
+        getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE ${current}${region('0')}`),
+        hasCurrent: this.db.prepare(`SELECT 1 FROM ${layout.sql} WHERE ${current}${region('0')}`).pluck(),
+        close: this.db.prepare(`UPDATE ${layout.sql} SET "__to" = ? WHERE ${current}${region('?')}`),
         insert: this.db.prepare(
           `INSERT INTO ${layout.sql} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
         ),
@@ -295,12 +297,10 @@ export class IndexerStore {
     }));
   }
 
-  /** The file data sources in creation order; only those whose file is awaited when `pendingOnly`. */
-  fileDataSources(pendingOnly = false): FileDataSourceRecord[] {
+  /** The file data sources whose file is awaited (their handler has not run), in creation order. */
+  awaitedFileDataSources(): FileDataSourceRecord[] {
     const rows = this.db
-      .prepare(
-        `SELECT * FROM "__file_data_sources" ${pendingOnly ? 'WHERE "done_at" IS NULL' : ''} ORDER BY "region"`,
-      )
+      .prepare(`SELECT * FROM "__file_data_sources" WHERE "done_at" IS NULL ORDER BY "region"`)
       .all() as Record<string, unknown>[];
     return rows.map((r) => ({
       region: Number(r.region),
@@ -308,7 +308,6 @@ export class IndexerStore {
       source: r.source as string,
       context: (r.context as string | null) ?? null,
       createdAtBlock: Number(r.created_block),
-      doneAt: r.done_at === null ? null : Number(r.done_at),
     }));
   }
 
@@ -323,6 +322,7 @@ export class IndexerStore {
     return this.fileStatements.find.get(source, template, context) !== undefined;
   }
 
+  /** Records a file data source just created: its file is awaited. */
   recordFileDataSource(record: FileDataSourceRecord): void {
     this.fileStatements.insert.run(
       record.region,
@@ -330,7 +330,6 @@ export class IndexerStore {
       record.source,
       record.context,
       record.createdAtBlock,
-      record.doneAt,
     );
   }
 
@@ -464,22 +463,20 @@ export class IndexerStore {
     this.committedCheckpoint = this.checkpoint();
   }
 
-  /** Reads the current version of an entity in a causality region (as of the writes flushed so far). */
-  getCurrent(entityType: string, id: string, region = 0): Entity | null {
+  /**
+   * Reads the current version of an entity as chain handlers see it (causality region 0), as of the
+   * writes flushed so far.
+   */
+  getCurrent(entityType: string, id: string): Entity | null {
     const t = this.table(entityType);
-    const sqlId = idToSql(t.layout.idKind, id);
-    // a branch, not an argument array: these run for every entity a handler reads
-    const row = (t.layout.regioned ? t.getCurrent.get(sqlId, region) : t.getCurrent.get(sqlId)) as
-      | Record<string, unknown>
-      | undefined;
+    const row = t.getCurrent.get(idToSql(t.layout.idKind, id)) as Record<string, unknown> | undefined;
     return row ? rowToEntity(t.layout, row) : null;
   }
 
-  /** Whether an entity has a current version in a causality region (as of the writes flushed so far). */
-  hasCurrent(entityType: string, id: string, region = 0): boolean {
+  /** Whether an entity has a current version chain handlers see (as of the writes flushed so far). */
+  hasCurrent(entityType: string, id: string): boolean {
     const t = this.table(entityType);
-    const sqlId = idToSql(t.layout.idKind, id);
-    return (t.layout.regioned ? t.hasCurrent.get(sqlId, region) : t.hasCurrent.get(sqlId)) !== undefined;
+    return t.hasCurrent.get(idToSql(t.layout.idKind, id)) !== undefined;
   }
 
   /** The causality region, other than `region`, holding a current version of the entity; null if none. */
