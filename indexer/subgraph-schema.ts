@@ -1,9 +1,19 @@
 // The entity model of a subgraph's schema.graphql, parsed once and shared by every part of
 // the embedded indexer: host-side validation of store.set, SQLite table layout, and the
-// graph-node-dialect query API all read entity and field types from here. What graph-node serves
-// and the embedded indexer does not (interfaces, timeseries and aggregations, fulltext search) is
-// refused here, naming it, rather than ignored.
-import { Kind, parse, type DocumentNode, type FieldDefinitionNode, type TypeNode } from 'graphql';
+// graph-node-dialect query API all read entity and field types from here. Interfaces are checked
+// with graph-node's rules and wording (each implementer has every interface field, all implementers
+// share one id type). What graph-node serves and the embedded indexer does not (timeseries and
+// aggregations, fulltext search) is refused here, naming it, rather than ignored.
+import {
+  Kind,
+  parse,
+  print,
+  type DocumentNode,
+  type FieldDefinitionNode,
+  type InterfaceTypeDefinitionNode,
+  type ObjectTypeDefinitionNode,
+  type TypeNode,
+} from 'graphql';
 
 export type ScalarKind =
   | 'ID'
@@ -18,9 +28,9 @@ export type ScalarKind =
 
 export interface FieldModel {
   name: string;
-  /** scalar kind, 'Enum' or 'Entity' (a reference to another entity by id) */
+  /** scalar kind, 'Enum' or 'Entity' (a reference by id to an entity, or to any implementer of an interface) */
   kind: ScalarKind | 'Enum' | 'Entity';
-  /** the enum or entity type name, when kind is 'Enum' or 'Entity' */
+  /** the enum, entity or interface type name, when kind is 'Enum' or 'Entity' */
   typeName: string;
   list: boolean;
   nonNull: boolean;
@@ -30,17 +40,50 @@ export interface FieldModel {
   derivedFrom: string | undefined;
 }
 
+export type IdKind = 'String' | 'Bytes' | 'Int8';
+
 export interface EntityTypeModel {
   name: string;
   immutable: boolean;
-  idKind: 'String' | 'Bytes' | 'Int8';
+  idKind: IdKind;
   /** every field in declaration order, `id` included */
   fields: Map<string, FieldModel>;
+  /** the interfaces it implements */
+  interfaces: string[];
+  /** the other entity types that implement one of its interfaces: no two of them may hold the same id */
+  sharesIdsWith: string[];
+}
+
+export interface InterfaceModel {
+  name: string;
+  /** the interface's own fields in declaration order, `id` included */
+  fields: Map<string, FieldModel>;
+  /** the entity types implementing it, in schema order */
+  implementers: string[];
+  /** its implementers' id kind; String when nothing implements it, as graph-node assumes */
+  idKind: IdKind;
 }
 
 export interface SubgraphSchema {
   entities: Map<string, EntityTypeModel>;
+  interfaces: Map<string, InterfaceModel>;
   enums: Map<string, string[]>;
+}
+
+/** The id kind of the entities a reference to `typeName` (an entity type or an interface) holds. */
+export function referencedIdKind(schema: SubgraphSchema, typeName: string): IdKind {
+  const target = schema.entities.get(typeName) ?? schema.interfaces.get(typeName);
+  if (!target) throw new Error(`unknown entity type ${typeName}`);
+  return target.idKind;
+}
+
+/** The entity types a reference to `typeName` may point at: the type itself, or an interface's implementers. */
+export function referencedTypes(schema: SubgraphSchema, typeName: string): EntityTypeModel[] {
+  const entity = schema.entities.get(typeName);
+  if (entity) return [entity];
+  const implementers = schema.interfaces.get(typeName)?.implementers;
+  if (!implementers) throw new Error(`unknown entity type ${typeName}`);
+  return implementers.map((name) => schema.entities.get(name)!);
 }
 
 const scalarKinds = new Set<string>([
@@ -89,14 +132,11 @@ function derivedFromField(field: FieldDefinitionNode): string | undefined {
   return arg && arg.value.kind === Kind.STRING ? arg.value.value : undefined;
 }
 
-/** Parses a subgraph schema.graphql into its entity and enum model. */
 /** Throws on the first schema feature the embedded indexer does not support. */
 function refuseUnsupported(document: DocumentNode): void {
   const unsupported = (what: string) =>
     new Error(`${what} is not supported by the embedded indexer (graph-node supports it)`);
   for (const def of document.definitions) {
-    if (def.kind === Kind.INTERFACE_TYPE_DEFINITION)
-      throw unsupported(`interface ${def.name.value}: an interface in a subgraph schema`);
     if (def.kind !== Kind.OBJECT_TYPE_DEFINITION) continue;
     for (const directive of def.directives ?? []) {
       const name = directive.name.value;
@@ -109,37 +149,60 @@ function refuseUnsupported(document: DocumentNode): void {
   }
 }
 
+/**
+ * graph-node's validate_interface_implementation: every interface field exists in the object with
+ * the same type, as written (`[Note!]!`), and its error lists the missing ones.
+ */
+function checkImplementation(object: ObjectTypeDefinitionNode, intf: InterfaceTypeDefinitionNode): void {
+  const missing = (intf.fields ?? []).filter(
+    (i) =>
+      !(object.fields ?? []).some((o) => o.name.value === i.name.value && print(o.type) === print(i.type)),
+  );
+  if (missing.length > 0) {
+    throw new Error(
+      `Entity type \`${object.name.value}\` does not satisfy interface \`${intf.name.value}\` because it is missing the following fields: ${missing.map((f) => `${f.name.value}: ${print(f.type)}`).join(', ')}`,
+    );
+  }
+}
+
+function idKindOf(fields: Map<string, FieldModel>, typeName: string): IdKind {
+  const id = fields.get('id');
+  if (!id) throw new Error(`entity ${typeName} has no id field`);
+  return id.kind === 'Bytes' ? 'Bytes' : id.kind === 'Int8' ? 'Int8' : 'String';
+}
+
+/** Parses a subgraph schema.graphql into its entity, interface and enum model. */
 export function parseSubgraphSchema(sdl: string): SubgraphSchema {
   const document = parse(sdl);
   refuseUnsupported(document);
   const enums = new Map<string, string[]>();
+  const interfaceDefs = new Map<string, InterfaceTypeDefinitionNode>();
+  const entityDefs: ObjectTypeDefinitionNode[] = [];
   for (const def of document.definitions) {
     if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
       enums.set(
         def.name.value,
         (def.values ?? []).map((v) => v.name.value),
       );
+    } else if (def.kind === Kind.INTERFACE_TYPE_DEFINITION) {
+      interfaceDefs.set(def.name.value, def);
+    } else if (
+      def.kind === Kind.OBJECT_TYPE_DEFINITION &&
+      def.directives?.some((x) => x.name.value === 'entity')
+    ) {
+      entityDefs.push(def);
     }
   }
-  const entityNames = new Set(
-    document.definitions
-      .filter((d) => d.kind === Kind.OBJECT_TYPE_DEFINITION)
-      .filter((d) => d.directives?.some((x) => x.name.value === 'entity'))
-      .map((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? d.name.value : '')),
-  );
-  const entities = new Map<string, EntityTypeModel>();
-  for (const def of document.definitions) {
-    if (def.kind !== Kind.OBJECT_TYPE_DEFINITION || !entityNames.has(def.name.value)) continue;
-    const entityDirective = def.directives?.find((d) => d.name.value === 'entity');
-    const immutableArg = entityDirective?.arguments?.find((a) => a.name.value === 'immutable');
-    const immutable = immutableArg?.value.kind === Kind.BOOLEAN ? immutableArg.value.value : false;
+  const entityNames = new Set(entityDefs.map((d) => d.name.value));
+
+  const fieldsOf = (def: ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode): Map<string, FieldModel> => {
     const fields = new Map<string, FieldModel>();
     for (const field of def.fields ?? []) {
       const t = unwrapType(field.type);
       let kind: FieldModel['kind'];
       if (scalarKinds.has(t.name)) kind = t.name as ScalarKind;
       else if (enums.has(t.name)) kind = 'Enum';
-      else if (entityNames.has(t.name)) kind = 'Entity';
+      else if (entityNames.has(t.name) || interfaceDefs.has(t.name)) kind = 'Entity';
       else throw new Error(`${def.name.value}.${field.name.value}: unknown type ${t.name}`);
       fields.set(field.name.value, {
         name: field.name.value,
@@ -151,10 +214,52 @@ export function parseSubgraphSchema(sdl: string): SubgraphSchema {
         derivedFrom: derivedFromField(field),
       });
     }
-    const id = fields.get('id');
-    if (!id) throw new Error(`entity ${def.name.value} has no id field`);
-    const idKind = id.kind === 'Bytes' ? 'Bytes' : id.kind === 'Int8' ? 'Int8' : 'String';
-    entities.set(def.name.value, { name: def.name.value, immutable, idKind, fields });
+    return fields;
+  };
+
+  const entities = new Map<string, EntityTypeModel>();
+  for (const def of entityDefs) {
+    const entityDirective = def.directives?.find((d) => d.name.value === 'entity');
+    const immutableArg = entityDirective?.arguments?.find((a) => a.name.value === 'immutable');
+    const immutable = immutableArg?.value.kind === Kind.BOOLEAN ? immutableArg.value.value : false;
+    const interfaces = (def.interfaces ?? []).map((i) => i.name.value);
+    for (const name of interfaces) {
+      const intf = interfaceDefs.get(name);
+      if (!intf) throw new Error(`Interface \`${name}\` not defined`);
+      checkImplementation(def, intf);
+    }
+    const fields = fieldsOf(def);
+    const name = def.name.value;
+    entities.set(name, {
+      name,
+      immutable,
+      idKind: idKindOf(fields, name),
+      fields,
+      interfaces,
+      sharesIdsWith: [],
+    });
   }
-  return { entities, enums };
+
+  const interfaces = new Map<string, InterfaceModel>();
+  for (const [name, def] of interfaceDefs) {
+    const implementers = [...entities.values()].filter((e) => e.interfaces.includes(name));
+    const idKinds = [...new Set(implementers.map((e) => e.idKind))];
+    if (idKinds.length > 1) {
+      throw new Error(
+        `Implementors of interface \`${name}\` use different id types \`${idKinds.join(', ')}\`. They must all use the same type`,
+      );
+    }
+    const implementerNames = implementers.map((e) => e.name);
+    interfaces.set(name, {
+      name,
+      fields: fieldsOf(def),
+      implementers: implementerNames,
+      idKind: idKinds[0] ?? 'String',
+    });
+    for (const entity of implementers) {
+      for (const other of implementerNames)
+        if (other !== entity.name && !entity.sharesIdsWith.includes(other)) entity.sharesIdsWith.push(other);
+    }
+  }
+  return { entities, interfaces, enums };
 }

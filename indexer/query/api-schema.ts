@@ -1,14 +1,17 @@
-// The GraphQL schema graph-node would generate for our subgraph (graph/src/schema/api.rs): per entity
-// an object type, `<entity>(id, block, subgraphError)` and `<entities>(skip, first, orderBy,
-// orderDirection, where, block, subgraphError)` query fields, `<Entity>_filter` and
-// `<Entity>_orderBy` inputs, collection arguments on list fields, and `_meta`. Building a real schema
-// means every argument or field we do not support fails GraphQL validation instead of being ignored.
+// The GraphQL schema graph-node would generate for a subgraph (graph/src/schema/api.rs): per entity
+// an object type and per interface an interface type, each with `<entity>(id, block, subgraphError)`
+// and `<entities>(skip, first, orderBy, orderDirection, where, block, subgraphError)` query fields,
+// `<Entity>_filter` and `<Entity>_orderBy` inputs, collection arguments on list fields, and `_meta`.
+// An interface's entities are found in every implementer's table; `__typename` names the one each
+// came from. Building a real schema means every argument or field we do not support fails GraphQL
+// validation instead of being ignored.
 import {
   GraphQLBoolean,
   GraphQLEnumType,
   GraphQLID,
   GraphQLInputObjectType,
   GraphQLInt,
+  GraphQLInterfaceType,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
@@ -24,8 +27,17 @@ import {
 import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
 import { idFromSql, sqlToJson, type TableLayout } from '../store/layout.ts';
 import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
-import { queryFieldNames } from './filter-model.ts';
-import { compileCollection, idAsText, type CollectionArgs, type QueryModel } from './sql-query.ts';
+import { queryFieldNames, type QueryableType } from './filter-model.ts';
+import {
+  compileByVids,
+  compileCollection,
+  compileInterfaceCollection,
+  idAsText,
+  tablesOf,
+  type CollectionArgs,
+  type CollectionScope,
+  type QueryModel,
+} from './sql-query.ts';
 import { idArgument, type BlockHeightArg, type LatestBlock, type StoreReader } from './store-reader.ts';
 
 export interface QueryContext {
@@ -99,7 +111,11 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     return t;
   };
 
-  for (const entity of model.schema.entities.values()) {
+  const queryableTypes: QueryableType[] = [
+    ...model.schema.entities.values(),
+    ...model.schema.interfaces.values(),
+  ];
+  for (const entity of queryableTypes) {
     const entries = model.filters.get(entity.name)!;
     const filterType: GraphQLInputObjectType = new GraphQLInputObjectType({
       name: `${entity.name}_filter`,
@@ -143,54 +159,100 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     block,
   });
 
+  /** The entity with id `id` (its SQL value) among those `typeName` (an entity type or an interface) covers. */
+  const entityById = (
+    ctx: QueryContext,
+    typeName: string,
+    id: unknown,
+    block: number,
+  ): EntitySource | null => {
+    for (const table of tablesOf(model, typeName)) {
+      const row = ctx.reader.byId(table, id, block);
+      if (row) return { table, row, block };
+    }
+    return null;
+  };
+
+  /** The entities a collection of `typeName` (an entity type or an interface) selects, in order. */
+  const collection = (
+    ctx: QueryContext,
+    typeName: string,
+    args: CollectionArgs,
+    block: number,
+    scope?: CollectionScope,
+  ): EntitySource[] => {
+    const table = model.layouts.get(typeName);
+    if (table)
+      return ctx.reader.all(compileCollection(model, table, args, block, scope)).map(wrap(table, block));
+    const tables = tablesOf(model, typeName);
+    const picks = ctx.reader.all(compileInterfaceCollection(model, tables, args, block, scope));
+    // each implementer's picked versions in one read, then put back in the collection's order
+    const rows = new Map<unknown, Record<string, unknown>>();
+    tables.forEach((table, part) => {
+      const vids = picks.filter((p) => Number(p.__part) === part).map((p) => p.__vid);
+      if (vids.length === 0) return;
+      for (const row of ctx.reader.all({ sql: compileByVids(table, vids.length), params: vids }))
+        rows.set(row.__vid, row);
+    });
+    return picks.map((p) => ({ table: tables[Number(p.__part)]!, row: rows.get(p.__vid)!, block }));
+  };
+
+  const outputType = (field: FieldModel): GraphQLOutputType => {
+    let type: GraphQLOutputType;
+    if (field.kind === 'Entity')
+      type = objectTypes.get(field.typeName) ?? interfaceTypes.get(field.typeName)!;
+    else if (field.kind === 'Enum') type = enums.get(field.typeName)!;
+    else type = scalars[field.typeName]!;
+    if (field.list) type = new GraphQLList(field.itemNonNull ? new GraphQLNonNull(type) : type);
+    if (field.nonNull) type = new GraphQLNonNull(type);
+    return type;
+  };
+
+  /** A list of entities takes collection arguments, on an interface's field too (graph-node's api.rs). */
+  const fieldArgs = (field: FieldModel): GraphQLFieldConfigArgumentMap | undefined =>
+    field.kind === 'Entity' && field.list ? collectionArgs(field.typeName) : undefined;
+
   const fieldConfig = (
     entity: EntityTypeModel,
     field: FieldModel,
   ): GraphQLFieldConfig<EntitySource, QueryContext> => {
-    const outputNamed = (): GraphQLOutputType => {
-      if (field.kind === 'Entity') return objectTypes.get(field.typeName)!;
-      if (field.kind === 'Enum') return enums.get(field.typeName)!;
-      return scalars[field.typeName]!;
-    };
-    let type: GraphQLOutputType = outputNamed();
-    if (field.list) type = new GraphQLList(field.itemNonNull ? new GraphQLNonNull(type) : type);
-    if (field.nonNull) type = new GraphQLNonNull(type);
+    const type = outputType(field);
+    const args = fieldArgs(field);
     const table = layoutOf(entity.name);
 
     if (field.kind !== 'Entity') {
       const column = table.byField.get(field.name)!;
       return { type, resolve: (src) => sqlToJson(column, src.row[field.name]) };
     }
-    const target = layoutOf(field.typeName);
-    if (field.derivedFrom !== undefined) {
-      const back = target.byField.get(field.derivedFrom);
-      if (!back)
-        throw new Error(`${entity.name}.${field.name}: ${field.typeName} has no field ${field.derivedFrom}`);
-      const scope = (src: EntitySource) => (alias: string) =>
-        back.list
-          ? {
-              sql: `? IN (SELECT value FROM json_each(${alias}.${back.sql}))`,
-              params: [idFromSql(table.idKind, src.row.id)],
-            }
-          : { sql: `${alias}.${back.sql} = ?`, params: [src.row.id] };
+    const back = field.derivedFrom;
+    if (back !== undefined) {
+      for (const target of tablesOf(model, field.typeName)) {
+        if (!target.byField.has(back))
+          throw new Error(`${entity.name}.${field.name}: ${target.entity.name} has no field ${back}`);
+      }
+      const scope =
+        (src: EntitySource): CollectionScope =>
+        (alias, target) => {
+          const column = target.byField.get(back)!;
+          return column.list
+            ? {
+                sql: `? IN (SELECT value FROM json_each(${alias}.${column.sql}))`,
+                params: [idFromSql(table.idKind, src.row.id)],
+              }
+            : { sql: `${alias}.${column.sql} = ?`, params: [src.row.id] };
+        };
       if (!field.list) {
         return {
           type,
-          resolve: (src, _args, ctx) => {
-            const rows = ctx.reader.all(
-              compileCollection(model, target, { first: 1 }, src.block, scope(src)),
-            );
-            return rows.map(wrap(target, src.block))[0] ?? null;
-          },
+          resolve: (src, _args, ctx) =>
+            collection(ctx, field.typeName, { first: 1 }, src.block, scope(src))[0] ?? null,
         };
       }
       return {
         type,
-        args: collectionArgs(field.typeName),
+        args,
         resolve: (src, args: CollectionArgs, ctx) =>
-          ctx.reader
-            .all(compileCollection(model, target, args, src.block, scope(src)))
-            .map(wrap(target, src.block)),
+          collection(ctx, field.typeName, args, src.block, scope(src)),
       };
     }
     if (!field.list) {
@@ -199,33 +261,45 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
         resolve: (src, _args, ctx) => {
           const id = src.row[field.name];
           if (id === null || id === undefined) return null;
-          const row = ctx.reader.byId(target, id, src.block);
-          return row ? { table: target, row, block: src.block } : null;
+          return entityById(ctx, field.typeName, id, src.block);
         },
       };
     }
     return {
       type,
-      args: collectionArgs(field.typeName),
+      args,
       resolve: (src, args: CollectionArgs, ctx) => {
         const raw = src.row[field.name];
         if (raw === null || raw === undefined) return null;
-        const scope = (alias: string) => ({
+        const scope: CollectionScope = (alias, target) => ({
           sql: `${idAsText(`${alias}."id"`, target.idKind)} IN (SELECT value FROM json_each(?))`,
           params: [raw],
         });
-        return ctx.reader
-          .all(compileCollection(model, target, args, src.block, scope))
-          .map(wrap(target, src.block));
+        return collection(ctx, field.typeName, args, src.block, scope);
       },
     };
   };
 
+  const interfaceTypes = new Map<string, GraphQLInterfaceType>();
+  for (const intf of model.schema.interfaces.values()) {
+    interfaceTypes.set(
+      intf.name,
+      new GraphQLInterfaceType({
+        name: intf.name,
+        fields: () =>
+          Object.fromEntries(
+            [...intf.fields.values()].map((f) => [f.name, { type: outputType(f), args: fieldArgs(f) }]),
+          ),
+        resolveType: (src: EntitySource) => src.table.entity.name,
+      }),
+    );
+  }
   for (const entity of model.schema.entities.values()) {
     objectTypes.set(
       entity.name,
       new GraphQLObjectType<EntitySource, QueryContext>({
         name: entity.name,
+        interfaces: () => entity.interfaces.map((name) => interfaceTypes.get(name)!),
         fields: () =>
           Object.fromEntries([...entity.fields.values()].map((f) => [f.name, fieldConfig(entity, f)])),
       }),
@@ -244,26 +318,23 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
   };
 
   const queryFields: Record<string, GraphQLFieldConfig<unknown, QueryContext>> = {};
-  for (const entity of model.schema.entities.values()) {
-    const table = layoutOf(entity.name);
-    const type = objectTypes.get(entity.name)!;
+  for (const entity of queryableTypes) {
+    const type = objectTypes.get(entity.name) ?? interfaceTypes.get(entity.name)!;
     const { singular, plural } = queryFieldNames(entity.name);
     queryFields[singular] = {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) }, block: blockArg, subgraphError: subgraphErrorArg },
       resolve: (_src, args: { id: string; block?: BlockHeightArg }, ctx) => {
         const block = ctx.reader.resolveBlock(args.block, ctx.latest);
-        const row = ctx.reader.byId(table, idArgument(table, args.id), block);
-        return row ? { table, row, block } : null;
+        const [table] = tablesOf(model, entity.name);
+        return table ? entityById(ctx, entity.name, idArgument(table, args.id), block) : null;
       },
     };
     queryFields[plural] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
       args: { ...collectionArgs(entity.name), block: blockArg, subgraphError: subgraphErrorArg },
-      resolve: (_src, args: CollectionArgs & { block?: BlockHeightArg }, ctx) => {
-        const block = ctx.reader.resolveBlock(args.block, ctx.latest);
-        return ctx.reader.all(compileCollection(model, table, args, block)).map(wrap(table, block));
-      },
+      resolve: (_src, args: CollectionArgs & { block?: BlockHeightArg }, ctx) =>
+        collection(ctx, entity.name, args, ctx.reader.resolveBlock(args.block, ctx.latest)),
     };
   }
 

@@ -1,8 +1,17 @@
-// Which `where` keys and `orderBy` values exist for an entity type, following graph-node's
-// api.rs (field_filter_ops, field_list_filter_input_values, field_enum_values). The GraphQL schema
-// is generated from this list and the SQL compiler interprets keys through it, so a key either
-// exists in both or in neither.
-import type { EntityTypeModel, FieldModel, SubgraphSchema } from '../subgraph-schema.ts';
+// Which `where` keys and `orderBy` values exist for an entity type or an interface, following
+// graph-node's api.rs (field_filter_ops, field_list_filter_input_values, field_enum_values). The
+// GraphQL schema is generated from this list and the SQL compiler interprets keys through it, so a
+// key either exists in both or in neither.
+import {
+  referencedIdKind,
+  type EntityTypeModel,
+  type FieldModel,
+  type InterfaceModel,
+  type SubgraphSchema,
+} from '../subgraph-schema.ts';
+
+/** What filters and orderings are generated from: an entity type's or an interface's fields. */
+export type QueryableType = EntityTypeModel | InterfaceModel;
 
 export type FilterOp =
   | ''
@@ -85,9 +94,7 @@ function scalarOps(typeName: string): FilterOp[] {
 
 /** graph-node filters a reference by its target's id as String (String and Bytes ids) or Int (Int8 ids). */
 function referenceScalar(schema: SubgraphSchema, field: FieldModel): string {
-  const target = schema.entities.get(field.typeName);
-  if (!target) throw new Error(`unknown entity type ${field.typeName}`);
-  return target.idKind === 'Int8' ? 'Int' : 'String';
+  return referencedIdKind(schema, field.typeName) === 'Int8' ? 'Int' : 'String';
 }
 
 function entry(field: FieldModel, op: FilterOp, typeName: string, listField: boolean): FilterEntry {
@@ -107,7 +114,7 @@ function childEntry(field: FieldModel): FilterEntry {
   };
 }
 
-export function filterEntries(schema: SubgraphSchema, entity: EntityTypeModel): FilterEntry[] {
+export function filterEntries(schema: SubgraphSchema, entity: QueryableType): FilterEntry[] {
   const out: FilterEntry[] = [];
   for (const field of entity.fields.values()) {
     if (field.list) {
@@ -136,12 +143,12 @@ export function filterEntries(schema: SubgraphSchema, entity: EntityTypeModel): 
   return out;
 }
 
-export function orderByValues(schema: SubgraphSchema, entity: EntityTypeModel): OrderByValue[] {
+export function orderByValues(schema: SubgraphSchema, entity: QueryableType): OrderByValue[] {
   const out: OrderByValue[] = [];
   for (const field of entity.fields.values()) {
     out.push({ name: field.name, field, child: undefined });
     if (field.kind === 'Entity' && !field.list) {
-      const target = schema.entities.get(field.typeName);
+      const target = schema.entities.get(field.typeName) ?? schema.interfaces.get(field.typeName);
       for (const child of target?.fields.values() ?? []) {
         if (child.list || child.kind === 'Entity') continue;
         out.push({ name: `${field.name}__${child.name}`, field, child });

@@ -3,8 +3,9 @@
 // relational_queries.rs: list `contains` means "has all", list `not_contains` "has none", nested
 // `<field>_` filters go one level deep, `or` cannot be mixed with column filters at the same level,
 // ordering is `<key> <dir>, id <dir>` with NULLs last ascending / first descending as in Postgres,
-// and the default order is `id asc`.
-import type { SubgraphSchema } from '../subgraph-schema.ts';
+// and the default order is `id asc`. An interface's collection is the UNION ALL of one such SELECT
+// per implementing table, ordered as one (graph-node's FilterCollection::All).
+import { referencedTypes, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, hexToBytes, type ColumnLayout, type TableLayout } from '../store/layout.ts';
 import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
 import { filterEntries, orderByValues, type FilterEntry, type OrderByValue } from './filter-model.ts';
@@ -22,11 +23,16 @@ export interface QueryModel {
 export function buildQueryModel(schema: SubgraphSchema, layouts: Map<string, TableLayout>): QueryModel {
   const filters = new Map<string, Map<string, FilterEntry>>();
   const orderBy = new Map<string, Map<string, OrderByValue>>();
-  for (const entity of schema.entities.values()) {
-    filters.set(entity.name, new Map(filterEntries(schema, entity).map((e) => [e.key, e])));
-    orderBy.set(entity.name, new Map(orderByValues(schema, entity).map((o) => [o.name, o])));
+  for (const type of [...schema.entities.values(), ...schema.interfaces.values()]) {
+    filters.set(type.name, new Map(filterEntries(schema, type).map((e) => [e.key, e])));
+    orderBy.set(type.name, new Map(orderByValues(schema, type).map((o) => [o.name, o])));
   }
   return { schema, layouts, filters, orderBy };
+}
+
+/** The tables holding what a reference to `typeName` may point at: an entity's, or each implementer's. */
+export function tablesOf(model: QueryModel, typeName: string): TableLayout[] {
+  return referencedTypes(model.schema, typeName).map((type) => model.layouts.get(type.name)!);
 }
 
 export const MAX_FIRST = 1000;
@@ -77,15 +83,15 @@ class Compiler {
     return `t${this.aliasCount++}`;
   }
 
-  layout(entityType: string): TableLayout {
-    const layout = this.model.layouts.get(entityType);
-    if (!layout) throw new QueryError(`unknown entity type ${entityType}`);
-    return layout;
-  }
-
   private param(value: unknown): string {
     this.params.push(value);
     return '?';
+  }
+
+  /** A ready-made fragment's SQL, its parameters taken in at this point of the text. */
+  fragment(fragment: SqlFragment): string {
+    this.params.push(...fragment.params);
+    return fragment.sql;
   }
 
   /** A filter value as the SQL value of `column`. */
@@ -173,14 +179,27 @@ class Compiler {
     return parts.join(' AND ');
   }
 
+  /** A nested `<field>_` filter; on an interface, it matches an entity of any implementer. */
   private child(
     table: TableLayout,
     alias: string,
     entry: FilterEntry,
     filter: Record<string, unknown>,
   ): string {
+    const tables = tablesOf(this.model, entry.field.typeName);
+    const conditions = tables.map((childTable) => this.childOf(table, alias, entry, childTable, filter));
+    if (conditions.length === 0) return '0';
+    return conditions.length === 1 ? conditions[0]! : `(${conditions.join(' OR ')})`;
+  }
+
+  private childOf(
+    table: TableLayout,
+    alias: string,
+    entry: FilterEntry,
+    childTable: TableLayout,
+    filter: Record<string, unknown>,
+  ): string {
     const field = entry.field;
-    const childTable = this.layout(field.typeName);
     const c = this.alias();
     const inner = this.where(childTable, c, filter, true);
     const cond = [blockRange(c, this.block)];
@@ -301,17 +320,15 @@ class Compiler {
     }
   }
 
-  orderBy(table: TableLayout, alias: string, orderBy: string | null | undefined, direction: string): string {
-    const dir = direction === 'desc' ? 'DESC' : 'ASC';
-    if (!orderBy) return `${alias}."id" ASC`;
+  /** The expression `orderBy` sorts by before the id; null when it is the id itself. */
+  sortKey(table: TableLayout, alias: string, orderBy: string): SortKey | null {
     const value = this.model.orderBy.get(table.entity.name)!.get(orderBy);
     if (!value) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${orderBy}\``);
-    if (value.field.name === 'id' && !value.child) return `${alias}."id" ${dir}`;
-    const expr = this.sortExpression(table, alias, value);
-    // a non-null column needs no NULL placement term, which also lets an index on it serve the order
-    if (!value.child && value.field.nonNull) return `${expr} ${dir}, ${alias}."id" ${dir}`;
-    const nulls = dir === 'ASC' ? `(${expr}) IS NULL ASC` : `(${expr}) IS NULL DESC`;
-    return `${nulls}, ${expr} ${dir}, ${alias}."id" ${dir}`;
+    if (value.field.name === 'id' && !value.child) return null;
+    return {
+      expr: this.sortExpression(table, alias, value),
+      nullable: value.child !== undefined || !value.field.nonNull,
+    };
   }
 
   private sortExpression(table: TableLayout, alias: string, value: OrderByValue): string {
@@ -325,10 +342,27 @@ class Compiler {
       const column = table.byField.get(field.name)!;
       return `${alias}.${column.keySql ?? column.sql}`;
     }
-    const childTable = this.layout(field.typeName);
-    const childColumn = childTable.byField.get(value.child.name);
+    if (field.derivedFrom === undefined && value.child.name === 'id') {
+      return `${alias}.${table.byField.get(field.name)!.sql}`;
+    }
+    // on an interface, the referenced entity is in one implementer's table
+    const picks = tablesOf(this.model, field.typeName).map((childTable) =>
+      this.childSortValue(table, alias, value, childTable),
+    );
+    if (picks.length === 0) return 'NULL';
+    return picks.length === 1 ? picks[0]! : `COALESCE(${picks.join(', ')})`;
+  }
+
+  private childSortValue(
+    table: TableLayout,
+    alias: string,
+    value: OrderByValue,
+    childTable: TableLayout,
+  ): string {
+    const field = value.field;
+    const childColumn = childTable.byField.get(value.child!.name);
     if (!childColumn) {
-      throw new QueryError(`Ordering by \`${value.field.name}__${value.child.name}\` is not supported`);
+      throw new QueryError(`Ordering by \`${value.name}\` is not supported`);
     }
     const c = this.alias();
     const pick = `${c}.${childColumn.keySql ?? childColumn.sql}`;
@@ -338,9 +372,22 @@ class Compiler {
       return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}.${back.sql} = ${alias}."id" AND ${blockRange(c, this.block)} ORDER BY ${c}."id" LIMIT 1)`;
     }
     const column = table.byField.get(field.name)!;
-    if (value.child.name === 'id') return `${alias}.${column.sql}`;
     return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}."id" = ${alias}.${column.sql} AND ${blockRange(c, this.block)})`;
   }
+}
+
+interface SortKey {
+  expr: string;
+  /** whether NULLs need placing: last ascending, first descending, as in Postgres */
+  nullable: boolean;
+}
+
+/** ORDER BY terms: the sort key, then the id, both in `dir`. */
+function orderTerms(key: SortKey | null, id: string, dir: 'ASC' | 'DESC'): string {
+  if (!key) return `${id} ${dir}`;
+  // a non-null column needs no NULL placement term, which also lets an index on it serve the order
+  if (!key.nullable) return `${key.expr} ${dir}, ${id} ${dir}`;
+  return `(${key.expr}) IS NULL ${dir}, ${key.expr} ${dir}, ${id} ${dir}`;
 }
 
 function checkRange(name: string, value: number, max: number): void {
@@ -349,40 +396,96 @@ function checkRange(name: string, value: number, max: number): void {
   }
 }
 
-/**
- * The SELECT of a collection field at `block`. `scope` restricts it further (a nested collection's
- * link to its parent), given the alias the table has in the statement.
- */
+/** Restricts a collection further (a nested collection's link to its parent), given a table's alias. */
+export type CollectionScope = (alias: string, table: TableLayout) => SqlFragment;
+
+/** first and skip, checked against graph-node's caps. */
+function pageOf(args: CollectionArgs): { first: number; skip: number } {
+  const first = args.first ?? 100;
+  const skip = args.skip ?? 0;
+  checkRange('first', first, MAX_FIRST);
+  checkRange('skip', skip, MAX_SKIP);
+  return { first, skip };
+}
+
+/** The WHERE conditions of one table's SELECT in a collection; parameters go to the compiler in text order. */
+function conditions(
+  compiler: Compiler,
+  table: TableLayout,
+  alias: string,
+  args: CollectionArgs,
+  block: number,
+  scope: CollectionScope | undefined,
+): string {
+  const conds = [blockRange(alias, block)];
+  if (scope) conds.push(compiler.fragment(scope(alias, table)));
+  if (args.where) {
+    const w = compiler.where(table, alias, args.where, false);
+    if (w) conds.push(w);
+  }
+  return conds.join(' AND ');
+}
+
+const directionOf = (args: CollectionArgs): 'ASC' | 'DESC' =>
+  args.orderBy && args.orderDirection === 'desc' ? 'DESC' : 'ASC';
+
+/** The SELECT of a collection field of an entity type at `block`. */
 export function compileCollection(
   model: QueryModel,
   table: TableLayout,
   args: CollectionArgs,
   block: number,
-  scope?: (alias: string) => SqlFragment,
+  scope?: CollectionScope,
 ): SqlFragment {
-  const first = args.first ?? 100;
-  const skip = args.skip ?? 0;
-  checkRange('first', first, MAX_FIRST);
-  checkRange('skip', skip, MAX_SKIP);
+  const { first, skip } = pageOf(args);
   const compiler = new Compiler(model, block);
-  const alias = compiler.alias(); // t0
-  const conds = [blockRange(alias, block)];
-  const params: unknown[] = [];
-  if (scope) {
-    const fragment = scope(alias);
-    conds.push(fragment.sql);
-    params.push(...fragment.params);
-  }
-  if (args.where) {
-    const w = compiler.where(table, alias, args.where, false);
-    if (w) conds.push(w);
-  }
-  const order = compiler.orderBy(table, alias, args.orderBy, args.orderDirection ?? 'asc');
-  params.push(...compiler.params);
+  const alias = compiler.alias();
+  const where = conditions(compiler, table, alias, args, block, scope);
+  const key = args.orderBy ? compiler.sortKey(table, alias, args.orderBy) : null;
+  const order = orderTerms(key, `${alias}."id"`, directionOf(args));
   return {
-    sql: `SELECT ${alias}.* FROM ${table.sql} ${alias} WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT ${first} OFFSET ${skip}`,
-    params,
+    sql: `SELECT ${alias}.* FROM ${table.sql} ${alias} WHERE ${where} ORDER BY ${order} LIMIT ${first} OFFSET ${skip}`,
+    params: compiler.params,
   };
+}
+
+/**
+ * The SELECT of a collection field of an interface at `block`: the UNION ALL of each implementing
+ * table's matches, ordered and paged as one. Its rows are `__part` (the index of the table in
+ * `tables`) and `__vid`, which compileByVids turns into the entities.
+ */
+export function compileInterfaceCollection(
+  model: QueryModel,
+  tables: TableLayout[],
+  args: CollectionArgs,
+  block: number,
+  scope?: CollectionScope,
+): SqlFragment {
+  const { first, skip } = pageOf(args);
+  const compiler = new Compiler(model, block);
+  // every implementer has the interface's fields, so the key is the id for all of them or for none
+  let unionKey: SortKey | null = null;
+  const parts = tables.map((table, part) => {
+    const alias = compiler.alias();
+    // the sort key comes first in the text, so it is compiled before the conditions
+    const key = args.orderBy ? compiler.sortKey(table, alias, args.orderBy) : null;
+    if (key) unionKey = { expr: '"__key"', nullable: key.nullable };
+    const keyColumn = key ? `, ${key.expr} AS "__key"` : '';
+    const where = conditions(compiler, table, alias, args, block, scope);
+    return `SELECT ${part} AS "__part", ${alias}."__vid" AS "__vid", ${alias}."id" AS "__id"${keyColumn} FROM ${table.sql} ${alias} WHERE ${where}`;
+  });
+  // an interface nothing implements has nothing to list
+  if (parts.length === 0) return { sql: 'SELECT NULL AS "__part", NULL AS "__vid" WHERE 0', params: [] };
+  const order = orderTerms(unionKey, '"__id"', directionOf(args));
+  return {
+    sql: `SELECT "__part", "__vid" FROM (${parts.join(' UNION ALL ')}) ORDER BY ${order} LIMIT ${first} OFFSET ${skip}`,
+    params: compiler.params,
+  };
+}
+
+/** The versions with the given `__vid`s (as many placeholders as `count`). */
+export function compileByVids(table: TableLayout, count: number): string {
+  return `SELECT * FROM ${table.sql} WHERE "__vid" IN (${new Array<string>(count).fill('?').join(', ')})`;
 }
 
 /** The version of one entity visible at `block`. */

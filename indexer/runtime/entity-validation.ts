@@ -2,7 +2,12 @@
 // store.set), with its error wording, plus a check graph-node leaves to Postgres: enum fields
 // must hold one of the enum's values. Errors name the entity type, the id and the field.
 import type { Entity, StoreValue } from '../store/entity.ts';
-import type { EntityTypeModel, FieldModel, SubgraphSchema } from '../subgraph-schema.ts';
+import {
+  referencedIdKind,
+  type EntityTypeModel,
+  type FieldModel,
+  type SubgraphSchema,
+} from '../subgraph-schema.ts';
 import { decimalFromString, decimalToString } from './decimal.ts';
 
 export class EntityValidationError extends Error {}
@@ -54,10 +59,8 @@ export function storedKind(schema: SubgraphSchema, field: FieldModel): StoreValu
       return 'String';
     case 'Boolean':
       return 'Bool';
-    case 'Entity': {
-      const target = schema.entities.get(field.typeName);
-      return target ? target.idKind : 'String';
-    }
+    case 'Entity':
+      return referencedIdKind(schema, field.typeName);
     default:
       return field.kind;
   }

@@ -22,10 +22,18 @@ import {
 import { StoreAccessError, type HostEnv, type HostFunctions } from './host-context.ts';
 import { apiVersionAtLeast } from './manifest.ts';
 
+/** graph-node's error for an interface named where a store call needs an entity type. */
+function notAnObjectType(name: string): EntityValidationError {
+  return new EntityValidationError(`expected \`${name}\` to refer to an object type but it's an interface`);
+}
+
 /** The schema's type `name`, if the running data source may touch it (graph-node's entity-type access). */
 function entityType(env: HostEnv, name: string): EntityTypeModel {
   const type = env.runtime.schema.entities.get(name);
-  if (!type) throw new EntityValidationError(`Entity type \`${name}\` is not defined in the schema`);
+  if (!type) {
+    if (env.runtime.schema.interfaces.has(name)) throw notAnObjectType(name);
+    throw new EntityValidationError(`Entity type \`${name}\` is not defined in the schema`);
+  }
   const ds = env.runtime.dataSource;
   if (ds?.file && !ds.mapping.entities.includes(name)) {
     throw new EntityValidationError(
@@ -155,6 +163,7 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
     );
   }
   const existing = type.immutable && !writtenInBlock ? null : access(() => block.tx.get(type.name, key));
+  if (existing === null && type.sharesIdsWith.length > 0) checkIdUnshared(env, type, key);
   // `data` was read from the mapping for this call alone, so with nothing to merge it becomes the entity
   const merged: Entity = existing ? new Map(existing) : data;
   for (const [field, value] of data) {
@@ -164,6 +173,20 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   validateEntity(env.runtime.schema, type, key, merged);
   access(() => block.tx.set(type.name, key, merged));
   block.writes.set(writeKeyOfEntity, true);
+}
+
+/**
+ * A new entity's id must not be held by an entity of another type sharing an interface with it, as
+ * an interface's query finds its entities by id across their tables (graph-node's ConflictingId).
+ */
+function checkIdUnshared(env: HostEnv, type: EntityTypeModel, key: string): void {
+  const tx = env.block.tx;
+  const holder = type.sharesIdsWith.find((other) => access(() => tx.has(other, key)));
+  if (holder !== undefined) {
+    throw new EntityValidationError(
+      `tried to set entity of type \`${type.name}\` with ID "${key}" but an entity of type \`${holder}\`, which has an interface in common with \`${type.name}\`, exists with the same ID`,
+    );
+  }
 }
 
 /** store.remove semantics on host values. */
@@ -205,6 +228,7 @@ export function storeLoadRelated(env: HostEnv, typeName: string, id: string, fie
   const field = type.fields.get(fieldName);
   if (!field) throw fieldError('unknown field');
   if (field.derivedFrom === undefined) throw fieldError('field is not derived');
+  if (env.runtime.schema.interfaces.has(field.typeName)) throw notAnObjectType(field.typeName);
   const related = env.runtime.schema.entities.get(field.typeName);
   const reference = related?.fields.get(field.derivedFrom);
   if (!related || !reference) throw fieldError('unknown field');

@@ -3,7 +3,13 @@
 // and, for the types file data sources write, the causality region (__region) that wrote it.
 // Both the writer (entity values in) and the query API (JSON values out) convert through here, so
 // the encodings below are the single definition of what a stored value looks like.
-import type { EntityTypeModel, FieldModel, ScalarKind, SubgraphSchema } from '../subgraph-schema.ts';
+import {
+  referencedIdKind,
+  type EntityTypeModel,
+  type FieldModel,
+  type ScalarKind,
+  type SubgraphSchema,
+} from '../subgraph-schema.ts';
 import type { Entity, StoreValue } from './entity.ts';
 import { decodeBigIntKey, encodeBigDecimalKey, encodeBigIntKey } from './sortable-numbers.ts';
 
@@ -49,11 +55,8 @@ function valueKindOf(schema: SubgraphSchema, field: FieldModel): ValueKind {
     case 'String':
     case 'Enum':
       return 'String';
-    case 'Entity': {
-      const target = schema.entities.get(field.typeName);
-      if (!target) throw new Error(`unknown entity type ${field.typeName}`);
-      return target.idKind === 'Int8' ? 'Int8' : target.idKind;
-    }
+    case 'Entity':
+      return referencedIdKind(schema, field.typeName);
     default:
       return field.kind;
   }

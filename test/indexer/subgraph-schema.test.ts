@@ -1,19 +1,12 @@
-// What the embedded indexer refuses in a subgraph schema: the features graph-node serves that it
-// does not, each named, rather than a subgraph that loads and then lacks them.
+// What the embedded indexer reads from a subgraph schema's interfaces, and what it refuses: the
+// interface errors graph-node's validation gives, and the features graph-node serves that the
+// embedded indexer does not, each named, rather than a subgraph that loads and then lacks them.
 import { describe, expect, it } from 'vitest';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
 
 const token = 'type Token @entity(immutable: true) { id: ID! owner: Bytes! }';
 
 describe('subgraph schemas the embedded indexer refuses', () => {
-  it('refuses an interface, naming it', () => {
-    expect(() =>
-      parseSubgraphSchema(`interface Event { id: ID! } type Transfer implements Event @entity { id: ID! }`),
-    ).toThrow(
-      'interface Event: an interface in a subgraph schema is not supported by the embedded indexer (graph-node supports it)',
-    );
-  });
-
   it('refuses timeseries entities and aggregations', () => {
     expect(() =>
       parseSubgraphSchema(
@@ -40,5 +33,77 @@ describe('subgraph schemas the embedded indexer refuses', () => {
   it('accepts entities that are not timeseries, saying so or not', () => {
     const schema = parseSubgraphSchema(`${token} type Holder @entity(timeseries: false) { id: ID! }`);
     expect([...schema.entities.keys()]).toEqual(['Token', 'Holder']);
+  });
+});
+
+describe('interfaces in a subgraph schema', () => {
+  const notes = `
+    interface Note { id: ID! text: String! }
+    interface Dated { id: ID! at: BigInt! }
+    type TextNote implements Note & Dated @entity { id: ID! text: String! at: BigInt! words: Int! }
+    type VoiceNote implements Note @entity(immutable: true) { id: ID! text: String! seconds: Int! }
+    type Memo @entity { id: ID! }
+    interface Unused { id: ID! }
+    type Board @entity { id: ID! pinned: Note, notes: [Note!]! @derivedFrom(field: "board") }
+  `;
+
+  it('lists each interface’s fields and implementers, and their shared id kind', () => {
+    const schema = parseSubgraphSchema(notes);
+    const note = schema.interfaces.get('Note')!;
+    expect([...note.fields.keys()]).toEqual(['id', 'text']);
+    expect(note.implementers).toEqual(['TextNote', 'VoiceNote']);
+    expect(note.idKind).toBe('String');
+    expect(schema.interfaces.get('Dated')!.implementers).toEqual(['TextNote']);
+    expect(schema.entities.get('TextNote')!.interfaces).toEqual(['Note', 'Dated']);
+  });
+
+  it('knows which entity types may not share an id, through any common interface', () => {
+    const schema = parseSubgraphSchema(notes);
+    expect(schema.entities.get('TextNote')!.sharesIdsWith).toEqual(['VoiceNote']);
+    expect(schema.entities.get('VoiceNote')!.sharesIdsWith).toEqual(['TextNote']);
+    expect(schema.entities.get('Memo')!.sharesIdsWith).toEqual([]);
+  });
+
+  it('reads a field of an interface type as a reference, and an unimplemented interface as String ids', () => {
+    const schema = parseSubgraphSchema(notes);
+    const pinned = schema.entities.get('Board')!.fields.get('pinned')!;
+    expect([pinned.kind, pinned.typeName]).toEqual(['Entity', 'Note']);
+    expect(schema.interfaces.get('Unused')!.idKind).toBe('String');
+    expect(schema.interfaces.get('Unused')!.implementers).toEqual([]);
+  });
+
+  it('refuses an entity implementing an interface the schema does not define', () => {
+    expect(() => parseSubgraphSchema('type Transfer implements Event @entity { id: ID! }')).toThrow(
+      'Interface `Event` not defined',
+    );
+  });
+
+  it('refuses an implementer missing interface fields, or declaring them with another type, listing them', () => {
+    expect(() =>
+      parseSubgraphSchema(`
+        interface Event { id: ID! block: BigInt! tags: [String!]! }
+        type Transfer implements Event @entity { id: ID! block: Int! tags: [String!]! }
+      `),
+    ).toThrow(
+      'Entity type `Transfer` does not satisfy interface `Event` because it is missing the following fields: block: BigInt!',
+    );
+    expect(() =>
+      parseSubgraphSchema(`
+        interface Event { id: ID! block: BigInt! tags: [String!]! }
+        type Transfer implements Event @entity { id: ID! }
+      `),
+    ).toThrow('is missing the following fields: block: BigInt!, tags: [String!]!');
+  });
+
+  it('refuses implementers whose ids are of different types', () => {
+    expect(() =>
+      parseSubgraphSchema(`
+        interface Event { block: BigInt! }
+        type Transfer implements Event @entity { id: Bytes! block: BigInt! }
+        type Mint implements Event @entity { id: ID! block: BigInt! }
+      `),
+    ).toThrow(
+      'Implementors of interface `Event` use different id types `Bytes, String`. They must all use the same type',
+    );
   });
 });
