@@ -186,15 +186,19 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       return ctx.reader.all(compileCollection(model, table, args, block, scope)).map(wrap(table, block));
     const tables = tablesOf(model, typeName);
     const picks = ctx.reader.all(compileInterfaceCollection(model, tables, args, block, scope));
-    // each implementer's picked versions in one read, then put back in the collection's order
-    const rows = new Map<unknown, Record<string, unknown>>();
-    tables.forEach((table, part) => {
+    // each implementer's picked versions in one read (a version id is unique within its table only),
+    // then put back in the collection's order
+    const rows = tables.map((table, part) => {
       const vids = picks.filter((p) => Number(p.__part) === part).map((p) => p.__vid);
-      if (vids.length === 0) return;
-      for (const row of ctx.reader.all({ sql: compileByVids(table, vids.length), params: vids }))
-        rows.set(row.__vid, row);
+      const read = vids.length
+        ? ctx.reader.all({ sql: compileByVids(table, vids.length), params: vids })
+        : [];
+      return new Map(read.map((row) => [row.__vid, row]));
     });
-    return picks.map((p) => ({ table: tables[Number(p.__part)]!, row: rows.get(p.__vid)!, block }));
+    return picks.map((p) => {
+      const part = Number(p.__part);
+      return { table: tables[part]!, row: rows[part]!.get(p.__vid)!, block };
+    });
   };
 
   const outputType = (field: FieldModel): GraphQLOutputType => {
