@@ -37,11 +37,16 @@ export function encodeCursor(kind: 'd' | 'e', key: bigint | number): string {
   return Buffer.from(`${kind}:${key}`).toString('base64url');
 }
 
-export function decodeCursor(argument: string, kind: 'd' | 'e', cursor: string): bigint {
+/**
+ * The sort key a cursor continues below. A key above `max` (the largest this endpoint's keys reach)
+ * cannot be one it returned, and is bad input like any other forged cursor.
+ */
+export function decodeCursor(argument: string, kind: 'd' | 'e', cursor: string, max?: bigint): bigint {
   const decoded = new RegExp(CURSOR_PATTERN).test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   const match = /^([de]):(\d{1,30})$/.exec(decoded);
-  if (!match || match[1] !== kind) {
+  const key = match && match[1] === kind ? BigInt(match[2] as string) : null;
+  if (key === null || (max !== undefined && key > max)) {
     throw badInput(argument, `${argument} must be a nextCursor value returned by this endpoint.`);
   }
-  return BigInt(match[2] as string);
+  return key;
 }

@@ -170,7 +170,10 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
           PAGE_LIMIT.minimum,
           PAGE_LIMIT.maximum,
         );
-        const before = args.cursor ? Number(decodeCursor('cursor', 'd', args.cursor)) : undefined;
+        // dividend rounds are keyed by epoch, a GraphQL Int in the subgraph
+        const before = args.cursor
+          ? Number(decodeCursor('cursor', 'd', args.cursor))
+          : undefined;
         const rows = await ctx.subgraph.dividendRounds({
           vault: f.vault.toLowerCase(),
           beforeEpoch: before,

@@ -250,6 +250,11 @@ describe('problems', () => {
     ['limit 1.5', () => `/v1/funds/${slug()}/nav/history?limit=1.5`, 'limit'],
     ['dividends limit', () => `/v1/funds/${slug()}/dividends?limit=101`, 'limit'],
     ['dividends cursor', () => `/v1/funds/${slug()}/dividends?cursor=not-a-cursor`, 'cursor'],
+    [
+      'dividends cursor past any epoch',
+      () => `/v1/funds/${slug()}/dividends?cursor=${Buffer.from('d:99999999999').toString('base64url')}`,
+      'cursor',
+    ],
     ['epoch', () => `/v1/funds/${slug()}/dividends/x1`, 'epoch'],
     ['address', () => `/v1/funds/${slug()}/dividends/1/proof?address=0x12`, 'address'],
     ['missing address', () => `/v1/funds/${slug()}/dividends/1/proof`, 'address'],
