@@ -172,7 +172,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         );
         // dividend rounds are keyed by epoch, a GraphQL Int in the subgraph
         const before = args.cursor
-          ? Number(decodeCursor('cursor', 'd', args.cursor))
+          ? Number(decodeCursor('cursor', 'd', args.cursor, BigInt(MAX_INT)))
           : undefined;
         const rows = await ctx.subgraph.dividendRounds({
           vault: f.vault.toLowerCase(),
