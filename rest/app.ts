@@ -79,6 +79,9 @@ const DOCUMENT_PATHS = [
   '/.well-known/ai-plugin.json',
   '/.well-known/agents.json',
 ];
+/** base URLs whose discovery documents (DOCUMENT_PATHS and the logo) are kept built, and their bytes */
+const DOCUMENT_BASES_KEPT = 8;
+const DOCUMENT_CACHE_BYTES = 8 * 2 ** 20;
 const LOGO =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M8 22V10h12M8 16h9" stroke="#fff" stroke-width="3" fill="none"/></svg>\n';
 
@@ -289,8 +292,13 @@ export function createRestApp(config: RestConfig): Express {
     });
   }
 
-  // Discovery documents depend only on the base URL: built once per base, served with ETags.
-  const documents = new Map<string, CachedResponse>();
+  // Discovery documents depend only on the base URL: built once per base, served with ETags. Without
+  // PUBLIC_BASE_URL the base comes from each request's Host header, which any client may forge, so
+  // they are kept for a few bases only (openapi.json alone is some 200 KB).
+  const documents = new ResponseCache(
+    DOCUMENT_BASES_KEPT * (DOCUMENT_PATHS.length + 1),
+    DOCUMENT_CACHE_BYTES,
+  );
   function serveDocument(
     name: string,
     contentType: string,
@@ -299,7 +307,7 @@ export function createRestApp(config: RestConfig): Express {
     app.get(name, (req, res) => {
       const base = baseOf(req);
       const key = `${name} ${base}`;
-      let entry = documents.get(key);
+      let entry = documents.get(key, Date.now());
       if (!entry) {
         const body = Buffer.from(build(base, problemBaseOf(req)));
         entry = {

@@ -3,6 +3,7 @@
 // (404 body, 400 per malformed parameter, NAV history defaults and bounds, ETag/304, cache
 // tiers, 410, 405, CORS, freshness headers, 503) has its own test.
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { parseUnits } from 'viem';
@@ -464,6 +465,29 @@ describe('discovery documents', () => {
     expect(body.openapi).toBe('3.1.0');
     expect(body.servers).toEqual([{ url: base }]);
     expect(headers.get('etag')).toBeTruthy();
+  });
+
+  /** GET `path` with the given Host header, which fetch() cannot set. */
+  const getWithHost = (path: string, host: string) =>
+    new Promise<{ servers: { url: string }[] }>((resolve, reject) => {
+      const req = request(`${base}${path}`, { headers: { host } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('serves openapi.json for the base each Host names, also after many other Hosts', async () => {
+    expect((await getWithHost('/openapi.json', 'first.example')).servers).toEqual([
+      { url: 'http://first.example' },
+    ]);
+    for (let i = 0; i < 20; i++) await getWithHost('/openapi.json', `forged-${i}.example`);
+    expect((await getWithHost('/openapi.json', 'first.example')).servers).toEqual([
+      { url: 'http://first.example' },
+    ]);
+    expect((await get('/openapi.json')).body.servers).toEqual([{ url: base }]);
   });
 
   it.each([
