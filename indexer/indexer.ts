@@ -262,6 +262,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         schema,
         deployment,
         subgraphName: config.subgraphName ?? 'fund-protocol',
+        network: config.network,
+        startBlock,
       });
       indexer.queryUrl = await query.listen(config.port, config.host);
       abort = new AbortController();

@@ -322,7 +322,7 @@ export class ChainFollower {
       if (error instanceof StoppedError) return;
       if (error instanceof HandlerError) {
         this.failure = error;
-        this.options.store.recordFatalError(error.message);
+        this.options.store.recordFatalError(error.message, Number(error.blockNumber), error.handler);
         this.options.log?.(`indexing stopped: ${error.message}`);
         return;
       }

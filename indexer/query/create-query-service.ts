@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import { buildLayouts } from '../store/layout.ts';
 import { buildApiSchema } from './api-schema.ts';
+import { buildIndexNodeApi } from './index-node-api.ts';
 import { createQueryServer, executeQuery, listen, type GraphQLRequest } from './server.ts';
 import { buildQueryModel } from './sql-query.ts';
 import { StoreReader } from './store-reader.ts';
@@ -14,6 +15,9 @@ export interface QueryServiceOptions {
   schema: SubgraphSchema;
   deployment: string;
   subgraphName: string;
+  /** the chain indexed, and the first block indexed: what the index-node status API reports */
+  network: string;
+  startBlock: number;
 }
 
 export interface QueryService {
@@ -26,13 +30,15 @@ export interface QueryService {
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
   const reader = new StoreReader(options.storePath, options.deployment);
-  const model = buildQueryModel(options.schema, buildLayouts(options.schema));
+  const layouts = buildLayouts(options.schema);
+  const model = buildQueryModel(options.schema, layouts);
   const schema = buildApiSchema(model);
+  const indexNode = buildIndexNodeApi({ ...options, tables: [...layouts.values()] });
   let server: Server | null = null;
   return {
     execute: (request) => executeQuery({ schema, reader }, request),
     async listen(port, host) {
-      server = createQueryServer({ schema, reader, subgraphName: options.subgraphName });
+      server = createQueryServer({ schema, reader, subgraphName: options.subgraphName, indexNode });
       const base = await listen(server, port, host);
       return `${base}/subgraphs/name/${options.subgraphName}`;
     },

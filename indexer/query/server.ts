@@ -1,5 +1,6 @@
 // The HTTP face of the embedded indexer: graph-node's query endpoints `/subgraphs/name/<name>` and
-// `/subgraphs/id/<deployment>`, accepting GraphQL over POST (JSON body) or GET (query string).
+// `/subgraphs/id/<deployment>`, and its index-node status API at `/graphql`, accepting GraphQL over
+// POST (JSON body) or GET (query string).
 // Each request is parsed, validated against the generated schema, and executed inside one read
 // transaction of the store; resolvers are synchronous, so a request never interleaves with another.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -15,6 +16,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { QueryContext } from './api-schema.ts';
+import type { IndexNodeApi } from './index-node-api.ts';
 import { QueryError } from './sql-query.ts';
 import type { StoreReader } from './store-reader.ts';
 
@@ -23,6 +25,14 @@ export interface QueryServerOptions {
   reader: StoreReader;
   /** served at /subgraphs/name/<subgraphName> */
   subgraphName: string;
+  /** graph-node's index-node status API, served at /graphql */
+  indexNode: IndexNodeApi;
+}
+
+/** What a request executes against: a schema, and the root its query fields resolve from. */
+export interface ExecutableApi {
+  schema: GraphQLSchema;
+  rootValue?: unknown;
 }
 
 export interface GraphQLRequest {
@@ -35,7 +45,7 @@ const MAX_BODY_BYTES = 1 << 20;
 
 /** Executes one GraphQL request against the store; the result is what graph-node would send. */
 export function executeQuery(
-  options: Omit<QueryServerOptions, 'subgraphName'>,
+  options: ExecutableApi & { reader: StoreReader },
   request: GraphQLRequest,
 ): ExecutionResult {
   if (typeof request.query !== 'string') return { errors: [new GraphQLError('The query is empty')] };
@@ -55,6 +65,7 @@ export function executeQuery(
     const contextValue: QueryContext = { reader: options.reader, latest: options.reader.latest() };
     return execute({
       schema: options.schema,
+      rootValue: options.rootValue,
       document,
       contextValue,
       variableValues: variables,
@@ -105,19 +116,22 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export function createQueryServer(options: QueryServerOptions): Server {
-  const paths = new Set([
-    `/subgraphs/name/${options.subgraphName}`,
-    `/subgraphs/id/${options.reader.deployment}`,
+  const subgraph: ExecutableApi = { schema: options.schema };
+  const apis = new Map<string, ExecutableApi>([
+    [`/subgraphs/name/${options.subgraphName}`, subgraph],
+    [`/subgraphs/id/${options.reader.deployment}`, subgraph],
+    ['/graphql', options.indexNode],
   ]);
   return createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!paths.has(url.pathname.replace(/\/$/, ''))) {
+    const api = apis.get(url.pathname.replace(/\/$/, ''));
+    if (!api) {
       send(res, 404, { errors: [{ message: `no subgraph is served at ${url.pathname}` }] });
       return;
     }
     const respond = (request: GraphQLRequest) => {
       try {
-        send(res, 200, executeQuery(options, request));
+        send(res, 200, executeQuery({ ...api, reader: options.reader }, request));
       } catch (e) {
         console.error('indexer query failed:', e);
         send(res, 500, { errors: [{ message: 'Internal error while executing the query' }] });

@@ -3,14 +3,21 @@
 // runs inside one read transaction, so all of its reads see the same snapshot even if the follower
 // commits, or reverts a reorg, meanwhile.
 import Database from 'better-sqlite3';
-import { bytesToHex, hexToBytes, type TableLayout } from '../store/layout.ts';
-import { readCheckpoint, readStoredBlock, type BlockHeader } from '../store/sqlite-store.ts';
+import { bytesToHex, hexToBytes, OPEN_BLOCK, type TableLayout } from '../store/layout.ts';
+import {
+  readCheckpoint,
+  readFatalErrorContext,
+  readStoredBlock,
+  type BlockHeader,
+} from '../store/sqlite-store.ts';
 import { compileById, QueryError, type SqlFragment } from './sql-query.ts';
 
 export interface LatestBlock {
   number: number;
   header: BlockHeader | null;
   fatalError: string | null;
+  /** the chain head the follower saw at its last commit */
+  headSeen: number | null;
 }
 
 export interface BlockHeightArg {
@@ -39,7 +46,45 @@ export class StoreReader {
 
   latest(): LatestBlock {
     const checkpoint = readCheckpoint(this.db);
-    return { number: checkpoint.number, header: checkpoint.block, fatalError: checkpoint.fatalError };
+    return {
+      number: checkpoint.number,
+      header: checkpoint.block,
+      fatalError: checkpoint.fatalError,
+      headSeen: checkpoint.headSeen,
+    };
+  }
+
+  fatalErrorContext(): { block: number | null; handler: string | null } {
+    return readFatalErrorContext(this.db);
+  }
+
+  /** The entities that exist now, over all the given tables. */
+  entityCount(tables: Iterable<TableLayout>): bigint {
+    let count = 0n;
+    for (const table of tables) {
+      count += this.db
+        .prepare(`SELECT count(*) FROM ${table.sql} WHERE "__to" = ${OPEN_BLOCK}`)
+        .pluck()
+        .get() as bigint;
+    }
+    return count;
+  }
+
+  /** The versions block `number` wrote to a table. */
+  versionsFrom(table: TableLayout, number: number): Record<string, unknown>[] {
+    return this.db
+      .prepare(`SELECT * FROM ${table.sql} WHERE "__from" = ? ORDER BY "id"`)
+      .all(number) as Record<string, unknown>[];
+  }
+
+  /** The ids of a table's entities that block `number` removed (closed without writing a new version). */
+  removedAt(table: TableLayout, number: number): unknown[] {
+    return this.db
+      .prepare(
+        `SELECT t."id" FROM ${table.sql} t WHERE t."__to" = ? AND NOT EXISTS (SELECT 1 FROM ${table.sql} n WHERE n."id" = t."id" AND n."__from" = t."__to") ORDER BY t."id"`,
+      )
+      .pluck()
+      .all(number);
   }
 
   storedBlock(number: number): BlockHeader | null {

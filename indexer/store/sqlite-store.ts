@@ -125,6 +125,14 @@ export function readCheckpoint(db: Database.Database): Checkpoint {
   };
 }
 
+/** The block and handler of the failure that stopped indexing, as recordFatalError stored them. */
+export function readFatalErrorContext(db: Database.Database): { block: number | null; handler: string | null } {
+  const info = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = ?`).pluck();
+  const block = info.get('fatal_block') as string | undefined;
+  const handler = info.get('fatal_handler') as string | undefined;
+  return { block: block === undefined ? null : Number(block), handler: handler ?? null };
+}
+
 /** The stored header of a block, if it had triggers or ended a batch. */
 export function readStoredBlock(db: Database.Database, number: number): BlockHeader | null {
   const row = db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
@@ -420,8 +428,12 @@ export class IndexerStore {
   }
 
   /** Records that indexing stopped on a deterministic handler failure. */
-  recordFatalError(message: string): void {
+  /** Records the handler failure that stopped indexing: its message, and the block and handler it names. */
+  recordFatalError(message: string, block: number, handler: string): void {
     this.db.prepare(`UPDATE "__checkpoint" SET "fatal_error" = ?`).run(message);
+    const info = this.db.prepare(`INSERT OR REPLACE INTO "__info" VALUES (?, ?)`);
+    info.run('fatal_block', String(block));
+    info.run('fatal_handler', handler);
     if (!this.inTransaction) this.committedCheckpoint = this.checkpoint();
   }
 

@@ -43,4 +43,21 @@ describe('indexer: an immutable entity written again by a later block', () => {
     }>(indexer.queryUrl, '{ probeResult(id: "fixed") { input } _meta { hasIndexingErrors } }');
     expect(stored).toEqual({ probeResult: { input: 'first' }, _meta: { hasIndexingErrors: true } });
   });
+
+  it('then reports the failure through the index-node status API, naming its block and handler', async () => {
+    const failedAt = indexer.status().checkpoint + 1;
+    const data = await queryIndexer<{
+      indexingStatuses: { health: string; fatalError: unknown; chains: { lastHealthyBlock: unknown }[] }[];
+    }>(
+      `${new URL(indexer.queryUrl).origin}/graphql`,
+      '{ indexingStatuses { health fatalError { handler block { number } } chains { lastHealthyBlock { number } } } }',
+    );
+    expect(data.indexingStatuses).toEqual([
+      {
+        health: 'failed',
+        fatalError: { handler: 'handleProbe', block: { number: String(failedAt) } },
+        chains: [{ lastHealthyBlock: { number: String(failedAt - 1) } }],
+      },
+    ]);
+  });
 });

@@ -90,6 +90,8 @@ beforeAll(async () => {
     schema,
     deployment: 'QmInterfaces',
     subgraphName: 'notes',
+    network: 'devnet',
+    startBlock: 1,
   });
   url = await service.listen(0);
 });

@@ -59,6 +59,8 @@ beforeAll(async () => {
     schema,
     deployment,
     subgraphName: 'fund-protocol',
+    network: 'devnet',
+    startBlock: 10,
   });
   url = await service.listen(0);
 });

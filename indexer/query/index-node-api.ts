@@ -1,0 +1,221 @@
+// graph-node's index-node status API (server/index-node/src/schema.graphql), served at /graphql
+// beside the subgraph's endpoints: the part one embedded deployment can answer from its store, so
+// tools that ask graph-node whether a subgraph is synced, healthy or failed (and where) get the same
+// answers here. Proofs of indexing, cached calls, block data and subgraph sizes are not served: asking
+// for them fails validation. Where graph-node knows more than the store records, the field says so.
+import { buildSchema, type GraphQLSchema } from 'graphql';
+import type { BlockHeader } from '../store/sqlite-store.ts';
+import { sqlToJson, idFromSql, type TableLayout } from '../store/layout.ts';
+import type { QueryContext } from './api-schema.ts';
+import { QueryError } from './sql-query.ts';
+
+const sdl = `
+scalar BigInt
+scalar Bytes
+scalar JSONObject
+
+type Query {
+  indexingStatusForCurrentVersion(subgraphName: String!): SubgraphIndexingStatus
+  "Always null: the embedded indexer runs one version of its subgraph"
+  indexingStatusForPendingVersion(subgraphName: String!): SubgraphIndexingStatus
+  indexingStatusesForSubgraphName(subgraphName: String!): [SubgraphIndexingStatus!]!
+  indexingStatuses(subgraphs: [String!]): [SubgraphIndexingStatus!]!
+  entityChangesInBlock(subgraphId: String!, blockNumber: Int!): EntityChanges!
+  "The hash of an indexed block; null for a block the store has no header of"
+  blockHashFromNumber(network: String!, blockNumber: Int!): Bytes
+}
+
+type SubgraphIndexingStatus {
+  subgraph: String!
+  "Whether indexing had reached the chain head the follower last saw"
+  synced: Boolean!
+  health: Health!
+  "If the subgraph has failed, this is the error caused it"
+  fatalError: SubgraphError
+  "Always empty: every handler error stops the embedded indexer"
+  nonFatalErrors: [SubgraphError!]!
+  chains: [ChainIndexingStatus!]!
+  "The entities that exist at the latest block"
+  entityCount: BigInt!
+  node: String
+  paused: Boolean
+  "Every block's history is kept: graph-node's value for an unpruned deployment"
+  historyBlocks: Int!
+}
+
+interface ChainIndexingStatus {
+  network: String!
+  chainHeadBlock: Block
+  earliestBlock: EarliestBlock
+  latestBlock: Block
+  lastHealthyBlock: Block
+}
+
+type EthereumIndexingStatus implements ChainIndexingStatus {
+  network: String!
+  "The head the follower saw last; its hash is null while the head is past the indexed blocks (the follower polls the head's number only)"
+  chainHeadBlock: Block
+  earliestBlock: EarliestBlock
+  latestBlock: Block
+  lastHealthyBlock: Block
+}
+
+type EntityChanges {
+  updates: [EntityTypeUpdates!]!
+  deletions: [EntityTypeDeletions!]!
+}
+
+type EntityTypeUpdates {
+  type: String!
+  entities: [JSONObject!]!
+}
+
+type EntityTypeDeletions {
+  type: String!
+  entities: [ID!]!
+}
+
+type Block {
+  "null where the store has no header of the block"
+  hash: Bytes
+  number: BigInt!
+}
+
+type EarliestBlock {
+  hash: Bytes! @deprecated(reason: "hash will always be reported as 0x0.")
+  number: BigInt!
+}
+
+type SubgraphError {
+  message: String!
+  block: Block
+  handler: String
+  deterministic: Boolean!
+}
+
+enum Health {
+  "Subgraph syncing normally"
+  healthy
+  "Subgraph syncing but with errors"
+  unhealthy
+  "Subgraph halted due to errors"
+  failed
+}
+`;
+
+/** graph-node's history_blocks for a deployment that is never pruned (BLOCK_NUMBER_MAX). */
+const UNPRUNED_HISTORY_BLOCKS = 2_147_483_647;
+
+export interface IndexNodeDeployment {
+  deployment: string;
+  subgraphName: string;
+  network: string;
+  /** the first block the subgraph indexes */
+  startBlock: number;
+  /** the entity tables */
+  tables: TableLayout[];
+}
+
+export interface IndexNodeApi {
+  schema: GraphQLSchema;
+  rootValue: Record<string, (args: never, ctx: QueryContext) => unknown>;
+}
+
+const block = (number: number, hash: string | null) => ({ number: String(number), hash });
+
+function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
+  const { latest, reader } = ctx;
+  const hashAt = (number: number): string | null =>
+    number === latest.number ? (latest.header?.hash ?? null) : (reader.storedBlock(number)?.hash ?? null);
+  const latestBlock = latest.header ? block(latest.header.number, latest.header.hash) : null;
+  let fatalError = null;
+  if (latest.fatalError !== null) {
+    const at = reader.fatalErrorContext();
+    fatalError = {
+      message: latest.fatalError,
+      // the failed block's writes were rolled back, its header with them
+      block: at.block === null ? null : block(at.block, null),
+      handler: at.handler,
+      deterministic: true,
+    };
+  }
+  return {
+    subgraph: d.deployment,
+    synced: latest.headSeen !== null && latest.number >= latest.headSeen,
+    health: fatalError ? 'failed' : 'healthy',
+    fatalError,
+    nonFatalErrors: [],
+    chains: [
+      {
+        __typename: 'EthereumIndexingStatus',
+        network: d.network,
+        chainHeadBlock: latest.headSeen === null ? null : block(latest.headSeen, hashAt(latest.headSeen)),
+        earliestBlock: { hash: '0x0', number: String(d.startBlock) },
+        latestBlock,
+        lastHealthyBlock: fatalError ? latestBlock : null,
+      },
+    ],
+    entityCount: String(reader.entityCount(d.tables)),
+    node: 'embedded',
+    paused: false,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+  };
+}
+
+/** An entity version as graph-node's entityChangesInBlock gives it: its set fields as JSON. */
+function entityJson(table: TableLayout, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of table.columns) {
+    const value = row[column.field.name];
+    if (value !== null && value !== undefined) out[column.field.name] = sqlToJson(column, value);
+  }
+  return out;
+}
+
+export function buildIndexNodeApi(d: IndexNodeDeployment): IndexNodeApi {
+  const status = (ctx: QueryContext) => indexingStatus(d, ctx);
+  const ours = (subgraphName: string) => subgraphName === d.subgraphName;
+  const rootValue = {
+    indexingStatusForCurrentVersion: (args: { subgraphName: string }, ctx: QueryContext) =>
+      ours(args.subgraphName) ? status(ctx) : null,
+    indexingStatusForPendingVersion: () => null,
+    indexingStatusesForSubgraphName: (args: { subgraphName: string }, ctx: QueryContext) =>
+      ours(args.subgraphName) ? [status(ctx)] : [],
+    indexingStatuses: (args: { subgraphs?: string[] | null }, ctx: QueryContext) =>
+      !args.subgraphs || args.subgraphs.includes(d.deployment) ? [status(ctx)] : [],
+    entityChangesInBlock: (args: { subgraphId: string; blockNumber: number }, ctx: QueryContext) => {
+      if (args.subgraphId !== d.deployment) {
+        throw new QueryError(
+          `deployment \`${args.subgraphId}\` is not indexed here; this node indexes \`${d.deployment}\``,
+        );
+      }
+      const updates = [];
+      const deletions = [];
+      for (const table of d.tables) {
+        const written = ctx.reader.versionsFrom(table, args.blockNumber);
+        if (written.length) {
+          updates.push({ type: table.entity.name, entities: written.map((row) => entityJson(table, row)) });
+        }
+        const removed = ctx.reader.removedAt(table, args.blockNumber);
+        if (removed.length) {
+          deletions.push({
+            type: table.entity.name,
+            entities: removed.map((id) => idFromSql(table.idKind, id)),
+          });
+        }
+      }
+      return { updates, deletions };
+    },
+    blockHashFromNumber: (args: { network: string; blockNumber: number }, ctx: QueryContext) => {
+      if (args.network !== d.network) {
+        throw new QueryError(
+          `network \`${args.network}\` is not indexed here; this node indexes \`${d.network}\``,
+        );
+      }
+      const header: BlockHeader | null =
+        args.blockNumber === ctx.latest.number ? ctx.latest.header : ctx.reader.storedBlock(args.blockNumber);
+      return header && args.blockNumber <= ctx.latest.number ? header.hash : null;
+    },
+  };
+  return { schema: buildSchema(sdl), rootValue: rootValue as IndexNodeApi['rootValue'] };
+}

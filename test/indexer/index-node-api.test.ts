@@ -1,0 +1,215 @@
+// graph-node's index-node status API at /graphql, over the store holding the known history of
+// store-fixture.ts (blocks 10..13, the head seen at 20): the deployment's status, sync and health,
+// its chain's blocks, the entity count, the changes one block made, and block hashes; then the status
+// of a store whose indexing failed. Requests go through the real HTTP server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import { queryIndexer } from './graphql-client.ts';
+import {
+  createFixture,
+  deployment,
+  extraEvents,
+  header,
+  navHistory,
+  navId,
+  schema,
+  vault1,
+  vault2,
+  vault3,
+  writeFixture,
+  type Fixture,
+} from './store-fixture.ts';
+
+interface Served {
+  fixture: Fixture;
+  service: QueryService;
+  url: string;
+}
+
+/** The fixture's history in a store of its own, `prepare`d further, and the index-node API over it. */
+async function serve(prepare: (fixture: Fixture) => void = () => {}): Promise<Served> {
+  const fixture = createFixture();
+  writeFixture(fixture.store);
+  prepare(fixture);
+  const service = createQueryService({
+    storePath: fixture.path,
+    schema,
+    deployment,
+    subgraphName: 'fund-protocol',
+    network: 'devnet',
+    startBlock: 10,
+  });
+  const subgraphUrl = await service.listen(0);
+  return { fixture, service, url: `${new URL(subgraphUrl).origin}/graphql` };
+}
+
+async function close(served: Served | undefined): Promise<void> {
+  await served?.service.close();
+  served?.fixture.cleanup();
+}
+
+async function errorOf(url: string, query: string): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const body = (await res.json()) as { errors?: { message: string }[] };
+  expect(body.errors?.length).toBeGreaterThan(0);
+  return body.errors!.map((e) => e.message).join('\n');
+}
+
+const STATUS = `subgraph synced health entityCount node paused historyBlocks nonFatalErrors { message }
+  fatalError { message handler deterministic block { number hash } }
+  chains { __typename network chainHeadBlock { number hash } earliestBlock { number hash }
+           latestBlock { number hash } lastHealthyBlock { number hash } }`;
+
+describe('the index-node status of a deployment indexing', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve();
+  });
+  afterAll(() => close(served));
+
+  it('reports it healthy, not yet synced to the head it saw, with its chain’s blocks and entity count', async () => {
+    const data = await queryIndexer<{ indexingStatuses: unknown[] }>(
+      served.url,
+      `{ indexingStatuses { ${STATUS} } }`,
+    );
+    const current = 3 + navHistory[13]!.length + 5 + extraEvents;
+    expect(data.indexingStatuses).toEqual([
+      {
+        subgraph: deployment,
+        synced: false,
+        health: 'healthy',
+        entityCount: String(current),
+        node: 'embedded',
+        paused: false,
+        historyBlocks: 2_147_483_647,
+        nonFatalErrors: [],
+        fatalError: null,
+        chains: [
+          {
+            __typename: 'EthereumIndexingStatus',
+            network: 'devnet',
+            chainHeadBlock: { number: '20', hash: null },
+            earliestBlock: { number: '10', hash: '0x0' },
+            latestBlock: { number: '13', hash: header(13).hash },
+            lastHealthyBlock: null,
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('finds the status by deployment or subgraph name, and nothing for others', async () => {
+    const data = await queryIndexer(
+      served.url,
+      `{ mine: indexingStatuses(subgraphs: ["${deployment}"]) { subgraph }
+         others: indexingStatuses(subgraphs: ["QmOther"]) { subgraph }
+         current: indexingStatusForCurrentVersion(subgraphName: "fund-protocol") { subgraph }
+         unknown: indexingStatusForCurrentVersion(subgraphName: "other") { subgraph }
+         pending: indexingStatusForPendingVersion(subgraphName: "fund-protocol") { subgraph }
+         named: indexingStatusesForSubgraphName(subgraphName: "fund-protocol") { subgraph }
+         unnamed: indexingStatusesForSubgraphName(subgraphName: "other") { subgraph } }`,
+    );
+    expect(data).toEqual({
+      mine: [{ subgraph: deployment }],
+      others: [],
+      current: { subgraph: deployment },
+      unknown: null,
+      pending: null,
+      named: [{ subgraph: deployment }],
+      unnamed: [],
+    });
+  });
+
+  it('lists the entities a block wrote and the ids it removed', async () => {
+    const data = await queryIndexer<{
+      b12: { updates: { type: string; entities: { id: string }[] }[]; deletions: unknown[] };
+      b13: { updates: { type: string; entities: unknown[] }[]; deletions: unknown[] };
+    }>(
+      served.url,
+      `{ b12: entityChangesInBlock(subgraphId: "${deployment}", blockNumber: 12) { updates { type entities } deletions { type entities } }
+         b13: entityChangesInBlock(subgraphId: "${deployment}", blockNumber: 13) { updates { type entities } deletions { type entities } } }`,
+    );
+    const idsOf = (changes: { type: string; entities: { id: string }[] }[]) =>
+      changes.map((c) => [c.type, c.entities.map((e) => e.id)]);
+    expect(idsOf(data.b12.updates)).toEqual([
+      ['Fund', [vault1, vault3]],
+      ['NavRecord', [navId(vault2, 1), navId(vault2, 2)]],
+      ['ProtocolEvent', ['0x00000003', '0x00000004', '0x00000005']],
+    ]);
+    expect(data.b12.deletions).toEqual([]);
+    const alpha = data.b12.updates[0]!.entities[0] as Record<string, unknown>;
+    expect(alpha).toMatchObject({
+      id: vault1,
+      slug: 'alpha-income',
+      latestNav: navId(vault1, 2),
+      closed: false,
+    });
+    expect(data.b13.updates.map((u) => [u.type, u.entities.length])).toEqual([
+      ['ProtocolEvent', extraEvents],
+    ]);
+    expect(data.b13.deletions).toEqual([{ type: 'NavRecord', entities: [navId(vault2, 2)] }]);
+  });
+
+  it('gives the hash of an indexed block, and null past them', async () => {
+    const data = await queryIndexer(
+      served.url,
+      `{ latest: blockHashFromNumber(network: "devnet", blockNumber: 13)
+         earlier: blockHashFromNumber(network: "devnet", blockNumber: 11)
+         ahead: blockHashFromNumber(network: "devnet", blockNumber: 14) }`,
+    );
+    expect(data).toEqual({ latest: header(13).hash, earlier: header(11).hash, ahead: null });
+  });
+
+  it('names what it does not index, and refuses what it does not serve', async () => {
+    expect(
+      await errorOf(
+        served.url,
+        '{ entityChangesInBlock(subgraphId: "QmOther", blockNumber: 1) { deletions { type } } }',
+      ),
+    ).toContain(`deployment \`QmOther\` is not indexed here; this node indexes \`${deployment}\``);
+    expect(
+      await errorOf(served.url, '{ blockHashFromNumber(network: "mainnet", blockNumber: 1) }'),
+    ).toContain('network `mainnet` is not indexed here; this node indexes `devnet`');
+    expect(
+      await errorOf(
+        served.url,
+        `{ proofOfIndexing(subgraph: "${deployment}", blockNumber: 1, blockHash: "0x00") }`,
+      ),
+    ).toContain('Cannot query field "proofOfIndexing" on type "Query"');
+  });
+});
+
+describe('the index-node status of a deployment whose indexing failed', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve((fixture) =>
+      fixture.store.recordFatalError('Handler handleNav failed at block 14: boom', 14, 'handleNav'),
+    );
+  });
+  afterAll(() => close(served));
+
+  it('reports it failed, naming the block and handler, with the last healthy block', async () => {
+    const data = await queryIndexer<{ indexingStatuses: Record<string, unknown>[] }>(
+      served.url,
+      `{ indexingStatuses { ${STATUS} } }`,
+    );
+    const [status] = data.indexingStatuses;
+    expect(status).toMatchObject({
+      health: 'failed',
+      fatalError: {
+        message: 'Handler handleNav failed at block 14: boom',
+        handler: 'handleNav',
+        deterministic: true,
+        block: { number: '14', hash: null },
+      },
+    });
+    expect((status!.chains as Record<string, unknown>[])[0]!.lastHealthyBlock).toEqual({
+      number: '13',
+      hash: header(13).hash,
+    });
+  });
+});
