@@ -126,7 +126,10 @@ export function readCheckpoint(db: Database.Database): Checkpoint {
 }
 
 /** The block and handler of the failure that stopped indexing, as recordFatalError stored them. */
-export function readFatalErrorContext(db: Database.Database): { block: number | null; handler: string | null } {
+export function readFatalErrorContext(db: Database.Database): {
+  block: number | null;
+  handler: string | null;
+} {
   const info = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = ?`).pluck();
   const block = info.get('fatal_block') as string | undefined;
   const handler = info.get('fatal_handler') as string | undefined;
