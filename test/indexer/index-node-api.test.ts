@@ -4,7 +4,7 @@
 // of a store whose indexing failed. Requests go through the real HTTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
-import { queryIndexer } from './graphql-client.ts';
+import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import {
   createFixture,
   deployment,
@@ -46,17 +46,6 @@ async function serve(prepare: (fixture: Fixture) => void = () => {}): Promise<Se
 async function close(served: Served | undefined): Promise<void> {
   await served?.service.close();
   served?.fixture.cleanup();
-}
-
-async function errorOf(url: string, query: string): Promise<string> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  const body = (await res.json()) as { errors?: { message: string }[] };
-  expect(body.errors?.length).toBeGreaterThan(0);
-  return body.errors!.map((e) => e.message).join('\n');
 }
 
 const STATUS = `subgraph synced health entityCount node paused historyBlocks nonFatalErrors { message }
@@ -166,16 +155,16 @@ describe('the index-node status of a deployment indexing', () => {
 
   it('names what it does not index, and refuses what it does not serve', async () => {
     expect(
-      await errorOf(
+      await queryErrorOf(
         served.url,
         '{ entityChangesInBlock(subgraphId: "QmOther", blockNumber: 1) { deletions { type } } }',
       ),
     ).toContain(`deployment \`QmOther\` is not indexed here; this node indexes \`${deployment}\``);
     expect(
-      await errorOf(served.url, '{ blockHashFromNumber(network: "mainnet", blockNumber: 1) }'),
+      await queryErrorOf(served.url, '{ blockHashFromNumber(network: "mainnet", blockNumber: 1) }'),
     ).toContain('network `mainnet` is not indexed here; this node indexes `devnet`');
     expect(
-      await errorOf(
+      await queryErrorOf(
         served.url,
         `{ proofOfIndexing(subgraph: "${deployment}", blockNumber: 1, blockHash: "0x00") }`,
       ),

@@ -11,6 +11,7 @@ import { createQueryService, type QueryService } from '../../indexer/query/creat
 import type { Entity, StoreValue } from '../../indexer/store/entity.ts';
 import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
+import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import { BI, I, L, S, entity, header } from './store-fixture.ts';
 
 const schema = parseSubgraphSchema(`
@@ -102,32 +103,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface GraphQLResponse {
-  data?: Record<string, unknown> | null;
-  errors?: { message: string }[];
-}
-
-async function query(text: string): Promise<GraphQLResponse> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: text }),
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as GraphQLResponse;
-}
-
-async function data(text: string): Promise<Record<string, unknown>> {
-  const r = await query(text);
-  expect(r.errors).toBeUndefined();
-  return r.data!;
-}
-
-async function errorOf(text: string): Promise<string> {
-  const r = await query(text);
-  expect(r.errors?.length).toBeGreaterThan(0);
-  return r.errors!.map((e) => e.message).join('\n');
-}
+const data = (text: string) => queryIndexer(url, text);
+const errorOf = (text: string) => queryErrorOf(url, text);
 
 /** The ids a query's single top-level list holds. */
 async function ids(text: string): Promise<string[]> {

@@ -2,7 +2,6 @@
 // TextNote and VoiceNote implement Note): each stays in its own type, no two implementers may hold
 // the same id (graph-node's ConflictingId), and an interface is not a type store calls accept.
 import { describe, expect, it } from 'vitest';
-import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import { validateEntity } from '../../../indexer/runtime/entity-validation.ts';
 import type { StoreValue } from '../../../indexer/store/entity.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
@@ -11,20 +10,8 @@ import { useProbeHarness } from './runtime-harness.ts';
 describe('entities implementing an interface, written by the probe mapping', () => {
   const harness = useProbeHarness();
 
-  /** Runs a store script (text/voice/board/rm/get/load commands) as one block; returns each get's answer. */
-  function script(...commands: string[]): string[] {
-    return harness().probe(27, commands.join(';')).split(';');
-  }
-
-  function scriptError(...commands: string[]): string {
-    try {
-      script(...commands);
-    } catch (error) {
-      if (error instanceof HandlerError) return error.message;
-      throw error;
-    }
-    throw new Error(`script ${commands.join(';')} did not fail`);
-  }
+  const script = (...commands: string[]) => harness().storeScript(...commands);
+  const scriptError = (...commands: string[]) => harness().storeScriptError(...commands);
 
   const textOf = (type: string, id: string) => {
     const text = harness().store.getCurrent(type, id)?.get('text');

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
 import { relatedEntities } from '../../../indexer/store/related-entities.ts';
 import type { BlockWriteBuffer } from '../../../indexer/store/sqlite-store.ts';
@@ -171,20 +170,8 @@ describe('related entities in the SQLite store', () => {
 describe('store.loadRelated through the probe wasm', () => {
   const harness = useProbeHarness();
 
-  /** Runs a store script (set/rm/load commands) as one block; returns each load's id:label:parent list. */
-  function script(...commands: string[]): string[] {
-    return harness().probe(27, commands.join(';')).split(';');
-  }
-
-  function scriptError(...commands: string[]): string {
-    try {
-      script(...commands);
-    } catch (error) {
-      if (error instanceof HandlerError) return error.message;
-      throw error;
-    }
-    throw new Error(`script ${commands.join(';')} did not fail`);
-  }
+  const script = (...commands: string[]) => harness().storeScript(...commands);
+  const scriptError = (...commands: string[]) => harness().storeScriptError(...commands);
 
   it('lists the children stored in earlier blocks with all their fields, in id order', () => {
     script('set c2 p1 two', 'set c1 p1 one', 'set c3 p2 three');

@@ -132,6 +132,19 @@ export class RuntimeHarness {
     throw new Error(`probe ${kind}(${input}) did not fail`);
   }
 
+  /**
+   * Runs the probe's store script (kind 27; its commands are listed in probe.as) as one block and
+   * returns what each of its load and get commands returned.
+   */
+  storeScript(...commands: string[]): string[] {
+    return this.probe(27, commands.join(';')).split(';');
+  }
+
+  /** The message of the HandlerError with which a store script fails (an error if it does not). */
+  storeScriptError(...commands: string[]): string {
+    return this.probeError(27, commands.join(';')).message;
+  }
+
   close(): void {
     this.store.close();
     rmSync(this.dir, { recursive: true, force: true });
