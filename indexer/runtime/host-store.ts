@@ -8,6 +8,8 @@
 // A file data source's handler may touch only the entity types its template lists, and an entity
 // belongs to the causality region that created it (chain handlers, or one file data source): the
 // others neither see it nor may write its id (graph-node's causality-region isolation).
+// An interface is not a type store calls take, and two types sharing an interface may not hold the
+// same id, as an interface's queries find its entities by id across their tables.
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
