@@ -27,7 +27,7 @@ import {
 import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
 import { idFromSql, sqlToJson, type TableLayout } from '../store/layout.ts';
 import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
-import { queryFieldNames, type QueryableType } from './filter-model.ts';
+import { queryableTypes, queryFieldNames } from './filter-model.ts';
 import {
   compileByVids,
   compileCollection,
@@ -111,11 +111,8 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     return t;
   };
 
-  const queryableTypes: QueryableType[] = [
-    ...model.schema.entities.values(),
-    ...model.schema.interfaces.values(),
-  ];
-  for (const entity of queryableTypes) {
+  const queryable = queryableTypes(model.schema);
+  for (const entity of queryable) {
     const entries = model.filters.get(entity.name)!;
     const filterType: GraphQLInputObjectType = new GraphQLInputObjectType({
       name: `${entity.name}_filter`,
@@ -159,32 +156,34 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     block,
   });
 
-  /** The entity with id `id` (its SQL value) among those `typeName` (an entity type or an interface) covers. */
+  // A type's tables (one for an entity type, each implementer's for an interface) are looked up once,
+  // when the schema is built: resolvers run for every entity a response holds.
+
+  /** The entity with id `id` (its SQL value) in one of `tables`. */
   const entityById = (
     ctx: QueryContext,
-    typeName: string,
+    tables: readonly TableLayout[],
     id: unknown,
     block: number,
   ): EntitySource | null => {
-    for (const table of tablesOf(model, typeName)) {
+    for (const table of tables) {
       const row = ctx.reader.byId(table, id, block);
       if (row) return { table, row, block };
     }
     return null;
   };
 
-  /** The entities a collection of `typeName` (an entity type or an interface) selects, in order. */
+  /** The entities a collection over `tables` selects, in order. */
   const collection = (
     ctx: QueryContext,
-    typeName: string,
+    tables: readonly TableLayout[],
     args: CollectionArgs,
     block: number,
     scope?: CollectionScope,
   ): EntitySource[] => {
-    const table = model.layouts.get(typeName);
-    if (table)
+    const [table] = tables;
+    if (table && tables.length === 1)
       return ctx.reader.all(compileCollection(model, table, args, block, scope)).map(wrap(table, block));
-    const tables = tablesOf(model, typeName);
     const picks = ctx.reader.all(compileInterfaceCollection(model, tables, args, block, scope));
     // each implementer's picked versions in one read (a version id is unique within its table only),
     // then put back in the collection's order
@@ -228,9 +227,10 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       const column = table.byField.get(field.name)!;
       return { type, resolve: (src) => sqlToJson(column, src.row[field.name]) };
     }
+    const targets = tablesOf(model, field.typeName);
     const back = field.derivedFrom;
     if (back !== undefined) {
-      for (const target of tablesOf(model, field.typeName)) {
+      for (const target of targets) {
         if (!target.byField.has(back))
           throw new Error(`${entity.name}.${field.name}: ${target.entity.name} has no field ${back}`);
       }
@@ -249,14 +249,13 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
         return {
           type,
           resolve: (src, _args, ctx) =>
-            collection(ctx, field.typeName, { first: 1 }, src.block, scope(src))[0] ?? null,
+            collection(ctx, targets, { first: 1 }, src.block, scope(src))[0] ?? null,
         };
       }
       return {
         type,
         args,
-        resolve: (src, args: CollectionArgs, ctx) =>
-          collection(ctx, field.typeName, args, src.block, scope(src)),
+        resolve: (src, args: CollectionArgs, ctx) => collection(ctx, targets, args, src.block, scope(src)),
       };
     }
     if (!field.list) {
@@ -265,7 +264,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
         resolve: (src, _args, ctx) => {
           const id = src.row[field.name];
           if (id === null || id === undefined) return null;
-          return entityById(ctx, field.typeName, id, src.block);
+          return entityById(ctx, targets, id, src.block);
         },
       };
     }
@@ -279,7 +278,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
           sql: `${idAsText(`${alias}."id"`, target.idKind)} IN (SELECT value FROM json_each(?))`,
           params: [raw],
         });
-        return collection(ctx, field.typeName, args, src.block, scope);
+        return collection(ctx, targets, args, src.block, scope);
       },
     };
   };
@@ -322,23 +321,24 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
   };
 
   const queryFields: Record<string, GraphQLFieldConfig<unknown, QueryContext>> = {};
-  for (const entity of queryableTypes) {
+  for (const entity of queryable) {
     const type = objectTypes.get(entity.name) ?? interfaceTypes.get(entity.name)!;
+    const tables = tablesOf(model, entity.name);
     const { singular, plural } = queryFieldNames(entity.name);
     queryFields[singular] = {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) }, block: blockArg, subgraphError: subgraphErrorArg },
       resolve: (_src, args: { id: string; block?: BlockHeightArg }, ctx) => {
         const block = ctx.reader.resolveBlock(args.block, ctx.latest);
-        const [table] = tablesOf(model, entity.name);
-        return table ? entityById(ctx, entity.name, idArgument(table, args.id), block) : null;
+        const [table] = tables;
+        return table ? entityById(ctx, tables, idArgument(table, args.id), block) : null;
       },
     };
     queryFields[plural] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
       args: { ...collectionArgs(entity.name), block: blockArg, subgraphError: subgraphErrorArg },
       resolve: (_src, args: CollectionArgs & { block?: BlockHeightArg }, ctx) =>
-        collection(ctx, entity.name, args, ctx.reader.resolveBlock(args.block, ctx.latest)),
+        collection(ctx, tables, args, ctx.reader.resolveBlock(args.block, ctx.latest)),
     };
   }
 

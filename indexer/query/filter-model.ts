@@ -13,6 +13,11 @@ import {
 /** What filters and orderings are generated from: an entity type's or an interface's fields. */
 export type QueryableType = EntityTypeModel | InterfaceModel;
 
+/** The types the query API serves: the entity types, then the interfaces. */
+export function queryableTypes(schema: SubgraphSchema): QueryableType[] {
+  return [...schema.entities.values(), ...schema.interfaces.values()];
+}
+
 export type FilterOp =
   | ''
   | 'not'

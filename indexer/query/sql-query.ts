@@ -8,7 +8,13 @@
 import { referencedTypes, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, hexToBytes, type ColumnLayout, type TableLayout } from '../store/layout.ts';
 import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
-import { filterEntries, orderByValues, type FilterEntry, type OrderByValue } from './filter-model.ts';
+import {
+  filterEntries,
+  orderByValues,
+  queryableTypes,
+  type FilterEntry,
+  type OrderByValue,
+} from './filter-model.ts';
 
 /** An error in what the client asked for; its message is returned to the client as is. */
 export class QueryError extends Error {}
@@ -23,7 +29,7 @@ export interface QueryModel {
 export function buildQueryModel(schema: SubgraphSchema, layouts: Map<string, TableLayout>): QueryModel {
   const filters = new Map<string, Map<string, FilterEntry>>();
   const orderBy = new Map<string, Map<string, OrderByValue>>();
-  for (const type of [...schema.entities.values(), ...schema.interfaces.values()]) {
+  for (const type of queryableTypes(schema)) {
     filters.set(type.name, new Map(filterEntries(schema, type).map((e) => [e.key, e])));
     orderBy.set(type.name, new Map(orderByValues(schema, type).map((o) => [o.name, o])));
   }
@@ -456,7 +462,7 @@ export function compileCollection(
  */
 export function compileInterfaceCollection(
   model: QueryModel,
-  tables: TableLayout[],
+  tables: readonly TableLayout[],
   args: CollectionArgs,
   block: number,
   scope?: CollectionScope,

@@ -7,6 +7,7 @@ import {
   referencedIdKind,
   type EntityTypeModel,
   type FieldModel,
+  type IdKind,
   type ScalarKind,
   type SubgraphSchema,
 } from '../subgraph-schema.ts';
@@ -37,7 +38,7 @@ export interface TableLayout {
   /** stored columns in declaration order, `id` first */
   columns: ColumnLayout[];
   byField: Map<string, ColumnLayout>;
-  idKind: 'String' | 'Bytes' | 'Int8';
+  idKind: IdKind;
   /**
    * whether versions record their causality region (`__region`): 0 for chain handlers, one of its
    * own for each file data source (graph-node's causality_region column, on the same types)

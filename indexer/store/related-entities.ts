@@ -6,6 +6,7 @@
 // handlers see only the versions chain handlers wrote (causality region 0); a file data source's
 // handler sees only its own writes.
 import type Database from 'better-sqlite3';
+import type { IdKind } from '../subgraph-schema.ts';
 import type { Entity, StoreValue } from './entity.ts';
 import {
   OPEN_BLOCK,
@@ -17,8 +18,6 @@ import {
   type TableLayout,
 } from './layout.ts';
 import type { IndexerStore } from './sqlite-store.ts';
-
-type IdKind = TableLayout['idKind'];
 
 /** One prepared lookup per (type, field), per store: mappings call loadRelated from hot handlers. */
 const lookups = new WeakMap<IndexerStore, Map<string, Database.Statement>>();

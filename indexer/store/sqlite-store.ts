@@ -430,7 +430,6 @@ export class IndexerStore {
     this.inTransaction = false;
   }
 
-  /** Records that indexing stopped on a deterministic handler failure. */
   /** Records the handler failure that stopped indexing: its message, and the block and handler it names. */
   recordFatalError(message: string, block: number, handler: string): void {
     this.db.prepare(`UPDATE "__checkpoint" SET "fatal_error" = ?`).run(message);
