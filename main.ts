@@ -43,11 +43,11 @@ try {
     const dataDir = resolve(config.dataDir, 'devnet');
     const scenario = scenarioParamsFromEnv(process.env, dataDir);
     console.log('devnet: starting anvil, deploying the protocol and seeding the scenario...');
-    const anvil = await startAnvil();
+    mkdirSync(dataDir, { recursive: true });
+    const anvil = await startAnvil({ homeParent: dataDir });
     cleanups.push(() => anvil.stop());
     const deployment = await deployProtocol(anvil.rpcUrl);
     const ledger = await runScenario(anvil.rpcUrl, deployment, scenario);
-    mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
     console.log(summarizeLedger(deployment, ledger));
     // a fresh chain every start: an index of a previous chain would not match it

@@ -13,7 +13,8 @@ const dataDir = resolve(process.env.DEVNET_DATA_DIR || join('data', 'devnet'));
 const params = scenarioParamsFromEnv(process.env, dataDir);
 
 compileContracts();
-const anvil = await startAnvil();
+mkdirSync(dataDir, { recursive: true });
+const anvil = await startAnvil({ homeParent: dataDir });
 const stop = (): void => {
   void anvil.stop().then(() => process.exit(0));
 };
@@ -23,7 +24,6 @@ process.once('SIGTERM', stop);
 try {
   const deployment = await deployProtocol(anvil.rpcUrl);
   const ledger = await runScenario(anvil.rpcUrl, deployment, params);
-  mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
   writeFileSync(join(dataDir, 'ledger.json'), JSON.stringify(ledger));
   console.log(summarizeLedger(deployment, ledger));
