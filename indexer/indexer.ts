@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { createBlockProcessor } from './runtime/block-processor.ts';
 import { loadSubgraph, type Subgraph, type TemplateSpec } from './runtime/manifest.ts';
@@ -15,7 +16,12 @@ import { createIpfsClient } from './follower/ipfs-client.ts';
 import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
 import { ChainSource } from './follower/chain-source.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
-import { openStore, type Checkpoint, type IndexerStore } from './store/sqlite-store.ts';
+import {
+  isTransientStoreError,
+  openStore,
+  type Checkpoint,
+  type IndexerStore,
+} from './store/sqlite-store.ts';
 import { parseSubgraphSchema } from './subgraph-schema.ts';
 
 /** Address and first block of one data source on a network (an entry of networks.json). */
@@ -84,6 +90,8 @@ export interface IndexerConfig {
 
 export interface IndexerStatus extends FollowerProgress {
   fatalError: string | null;
+  /** why the store cannot be written (a full disk, say) while indexing waits to try again */
+  storeError: string | null;
   lastCommitAt: number | null;
 }
 
@@ -101,6 +109,10 @@ export interface Indexer {
   /** resolves once the indexer has reached the chain head it last saw */
   waitForHead(): Promise<void>;
 }
+
+/** first and longest wait before writing to a store that could not be written is tried again */
+const STORE_RETRY_MIN_MS = 1_000;
+const STORE_RETRY_MAX_MS = 60_000;
 
 // one level below the repository, as are the bundles of `npm run build` in build/ that include this
 const repoRoot = resolve(import.meta.dirname, '..');
@@ -223,6 +235,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   let running: Promise<void> | null = null;
   let abort: AbortController | null = null;
   let stoppedError: Error | null = null;
+  /** why the store could not be written, while the indexer waits to try again */
+  let storeFailure: { message: string; committed: number } | null = null;
   const waiters = new Set<() => void>();
   const notify = () => {
     for (const w of [...waiters]) w();
@@ -242,6 +256,45 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       waiters.add(check);
       check();
     });
+
+  /**
+   * Runs followers until one stops for good, and resolves with the handler failure that stopped it,
+   * if any. A store that cannot be written (a full disk, an I/O error) does not stop indexing: the
+   * open transaction is dropped and, after a doubling wait, a new follower starts from the last
+   * commit, as a restarted process would; graph-node restarts a subgraph after such errors too.
+   */
+  const followUntilStopped = async (
+    startFollower: () => ChainFollower,
+    signal: AbortSignal,
+  ): Promise<Error | null> => {
+    let wait = STORE_RETRY_MIN_MS;
+    for (;;) {
+      const f = startFollower();
+      const from = store!.committed().number;
+      try {
+        await f.run();
+        return f.failure;
+      } catch (error) {
+        if (signal.aborted || !isTransientStoreError(error)) throw error;
+        if (store!.committed().number > from) wait = STORE_RETRY_MIN_MS;
+        store!.rollback();
+        closeFileFetchers();
+        const committed = store!.committed().number;
+        storeFailure = { message: (error as Error).message, committed };
+        log(
+          `store: ${storePath} could not be written (${storeFailure.message}); nothing after block ${committed} was kept, and indexing goes on from there in ${wait / 1000} s`,
+        );
+        notify();
+        await sleep(wait, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return null;
+        wait = Math.min(wait * 2, STORE_RETRY_MAX_MS);
+      }
+    }
+  };
+  const closeFileFetchers = () => {
+    for (const fetcher of new Set(fileFetchers.values())) fetcher.close();
+    fileFetchers = new Map();
+  };
 
   const indexer: Indexer = {
     deployment,
@@ -264,6 +317,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         subgraphName: config.subgraphName ?? 'fund-protocol',
         network: config.network,
         startBlock,
+        transientFailure: () => storeFailure?.message ?? null,
       });
       indexer.queryUrl = await query.listen(config.port, config.host);
       abort = new AbortController();
@@ -286,37 +340,44 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
             `rpc eth_getLogs: the node refused an answer that large ("${reason}"); ranges aim at ${logs} logs from now on`,
           ),
       });
-      chainReader = createChainReader({ rpcUrl: config.rpcUrl });
-      fileFetchers = createFileFetchers(fileTemplates, config.files ?? {}, log);
-      follower = new ChainFollower({
-        store,
-        subgraph,
-        processor: createBlockProcessor(subgraph, schema, {
-          chain: chainReader,
-          maxInstanceMemoryBytes: 2 * 1024 * 1024,
-          logger: (level, message) => {
-            if (level !== 'debug' && level !== 'info') log(`mapping ${level}: ${message}`);
+      const reader = createChainReader({ rpcUrl: config.rpcUrl });
+      chainReader = reader;
+      const { signal } = abort;
+      const startFollower = (): ChainFollower => {
+        fileFetchers = createFileFetchers(fileTemplates, config.files ?? {}, log);
+        follower = new ChainFollower({
+          store: store!,
+          subgraph,
+          processor: createBlockProcessor(subgraph, schema, {
+            chain: reader,
+            maxInstanceMemoryBytes: 2 * 1024 * 1024,
+            logger: (level, message) => {
+              if (level !== 'debug' && level !== 'info') log(`mapping ${level}: ${message}`);
+            },
+          }),
+          chain,
+          pollIntervalMs: config.pollIntervalMs ?? 1000,
+          commitIntervalMs: config.commitIntervalMs,
+          maxRangesAhead: config.maxRangesAhead,
+          transactions: config.transactions,
+          fileFetchers,
+          staticFiltersAbove: config.staticFiltersAbove,
+          signal,
+          log,
+          onProgress: (p) => {
+            if (storeFailure && p.checkpoint > storeFailure.committed) {
+              storeFailure = null;
+              log(`store: ${storePath} is written again; indexing went on from where it stopped`);
+            }
+            config.onProgress?.(p);
+            notify();
           },
-        }),
-        chain,
-        pollIntervalMs: config.pollIntervalMs ?? 1000,
-        commitIntervalMs: config.commitIntervalMs,
-        maxRangesAhead: config.maxRangesAhead,
-        transactions: config.transactions,
-        fileFetchers,
-        staticFiltersAbove: config.staticFiltersAbove,
-        signal: abort.signal,
-        log,
-        onProgress: (p) => {
-          config.onProgress?.(p);
-          notify();
-        },
-      });
-      const f = follower;
-      running = f.run().then(
-        () => {
-          if (f.failure) stoppedError = f.failure;
-          else stoppedError ??= new Error('indexer stopped');
+        });
+        return follower;
+      };
+      running = followUntilStopped(startFollower, signal).then(
+        (failure) => {
+          stoppedError = failure ?? stoppedError ?? new Error('indexer stopped');
           notify();
         },
         (error: Error) => {
@@ -331,8 +392,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       await running;
       await query?.close();
       await chainReader?.close();
-      for (const fetcher of new Set(fileFetchers.values())) fetcher.close();
-      fileFetchers = new Map();
+      closeFileFetchers();
       store?.close();
       store = null;
       chainReader = null;
@@ -345,7 +405,12 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
     status() {
       if (!store || !follower) throw new Error('indexer not started');
       const cp: Checkpoint = store.committed();
-      return { ...follower.progress(), fatalError: cp.fatalError, lastCommitAt: cp.updatedAt };
+      return {
+        ...follower.progress(),
+        fatalError: cp.fatalError,
+        storeError: storeFailure?.message ?? null,
+        lastCommitAt: cp.updatedAt,
+      };
     },
     waitForBlock(number) {
       return waitUntil(() => store !== null && store.committed().number >= number);

@@ -18,6 +18,8 @@ export interface QueryServiceOptions {
   /** the chain indexed, and the first block indexed: what the index-node status API reports */
   network: string;
   startBlock: number;
+  /** what holds indexing up while it waits to try again, for the index-node status API */
+  transientFailure?: () => string | null;
 }
 
 export interface QueryService {

@@ -114,6 +114,12 @@ export interface IndexNodeDeployment {
   startBlock: number;
   /** the entity tables */
   tables: TableLayout[];
+  /**
+   * why indexing is held up, if it is, by a failure it waits out (a store that cannot be written):
+   * graph-node reports such a non-deterministic error as a failure until the restarted subgraph
+   * gets past it
+   */
+  transientFailure?: () => string | null;
 }
 
 export interface IndexNodeApi {
@@ -138,6 +144,11 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
       handler: at.handler,
       deterministic: true,
     };
+  } else {
+    const transient = d.transientFailure?.() ?? null;
+    // a batch of blocks failed to commit, not one block
+    if (transient !== null)
+      fatalError = { message: transient, block: null, handler: null, deterministic: false };
   }
   return {
     subgraph: d.deployment,

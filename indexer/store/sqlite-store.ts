@@ -169,6 +169,16 @@ export class ImmutableEntityConflict extends Error {
   }
 }
 
+/**
+ * Whether a store failure came from the disk or the file system rather than from what was written:
+ * a full disk, an I/O error, a file made read-only or locked. Writing again later can succeed, as
+ * it cannot after a constraint failure.
+ */
+export function isTransientStoreError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM)/.test(code);
+}
+
 /** Opens (creating if needed) the store at `options.path` and prepares its statements. */
 export function openStore(options: StoreOptions): IndexerStore {
   return new IndexerStore(options);
@@ -426,8 +436,9 @@ export class IndexerStore {
   /** Drops everything written since begin(). */
   rollback(): void {
     if (!this.inTransaction) return;
-    this.db.exec('ROLLBACK');
     this.inTransaction = false;
+    // after some failures (a full disk among them) SQLite has rolled the transaction back itself
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
   }
 
   /** Records the handler failure that stopped indexing: its message, and the block and handler it names. */
@@ -535,8 +546,11 @@ export class IndexerStore {
       }
       this.db.exec('RELEASE "write_changes"');
     } catch (error) {
-      this.db.exec('ROLLBACK TO "write_changes"');
-      this.db.exec('RELEASE "write_changes"');
+      // unless the failure ended the whole transaction, as a full disk can
+      if (this.db.inTransaction) {
+        this.db.exec('ROLLBACK TO "write_changes"');
+        this.db.exec('RELEASE "write_changes"');
+      }
       throw error;
     }
   }

@@ -1,9 +1,11 @@
-// Indexer faults on the test's own chain, with the RPC behind a flaky proxy that fails a fixed share
-// of requests (connection resets and 503s): a sync through it, runs killed with SIGKILL at random
-// blocks while it is flaky, and a reorg followed through it. Each time the store must hold exactly
-// the entity versions (full table dumps) that a clean, uninterrupted run over a healthy RPC builds.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// Indexer faults on the test's own chain: a store on a file system that fills up mid-sync (a small
+// tmpfs of the test's own, which needs root to mount); then the RPC behind a flaky proxy that fails a
+// fixed share of requests (connection resets and 503s): a sync through it, runs killed with SIGKILL
+// at random blocks while it is flaky, and a reorg followed through it. Each time the store must hold
+// exactly the entity versions (full table dumps) that a clean, uninterrupted run over a healthy RPC
+// builds.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,6 +30,7 @@ let proxy: FaultProxy;
 let head: number;
 let cleanDump: ReturnType<typeof dumpEntityVersions>;
 const dirs: string[] = [];
+const mounts: string[] = [];
 const children = new Set<ChildProcess>();
 const indexers = devnetIndexers(() => devnetContracts(deployment), 'h6-indexer-');
 
@@ -74,8 +77,22 @@ afterAll(async () => {
   await indexers.stopAll();
   await proxy?.close();
   await anvil?.stop();
+  for (const m of mounts) spawnSync('umount', ['--lazy', m]);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+/** A new tmpfs of `bytes`: a file system this test can fill without touching anything else's. */
+function smallFileSystem(bytes: number): string {
+  const dir = tempDir('h6-small-fs-');
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], {
+    encoding: 'utf8',
+  });
+  if (mount.status !== 0) {
+    throw new Error(`this test fills a tmpfs of its own and must mount one, as root: ${mount.stderr}`);
+  }
+  mounts.push(dir);
+  return dir;
+}
 
 /** `indexer/main.ts` as `npm run indexer` runs it, against the flaky proxy; resolves with its query URL. */
 function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
@@ -119,6 +136,59 @@ const exited = (child: ChildProcess) =>
   new Promise<void>((r) =>
     child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
   );
+
+async function graphql<T>(url: string, query: string): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  return ((await response.json()) as { data: T }).data;
+}
+
+describe('indexer on a disk that fills up', () => {
+  it('waits, serving what it committed, and goes on to exactly the clean store once space is freed', async () => {
+    const dataDir = smallFileSystem(8 * 1024 * 1024);
+    // room for the empty store and part of the chain (the whole store takes about 1.7 MB while written)
+    const filler = join(dataDir, 'filler');
+    writeFileSync(filler, Buffer.alloc(8 * 1024 * 1024 - 640 * 1024));
+    const lines: string[] = [];
+    const run = await indexers.start(anvil.rpcUrl, {
+      dataDir,
+      maxRange: 8,
+      pollIntervalMs: 50,
+      log: (line) => lines.push(line),
+    });
+    while (run.status().storeError === null) await sleep(20);
+
+    expect(run.status().storeError).toBe('database or disk is full');
+    const committed = run.status().checkpoint;
+    expect(committed).toBeLessThan(head);
+    expect(lines.find((l) => l.startsWith('store: '))).toBe(
+      `store: ${run.storePath} could not be written (database or disk is full); nothing after block ${committed} was kept, and indexing goes on from there in 1 s`,
+    );
+    const meta = await graphql<{ _meta: { block: { number: number } } }>(
+      run.queryUrl,
+      '{ _meta { block { number } } }',
+    );
+    expect(meta._meta.block.number).toBe(committed);
+    const status = await graphql<{
+      indexingStatuses: { health: string; fatalError: { message: string; deterministic: boolean } }[];
+    }>(
+      new URL('/graphql', run.queryUrl).href,
+      '{ indexingStatuses { health fatalError { message deterministic } } }',
+    );
+    expect(status.indexingStatuses).toEqual([
+      { health: 'failed', fatalError: { message: 'database or disk is full', deterministic: false } },
+    ]);
+
+    rmSync(filler);
+    await run.waitForBlock(head);
+    expect(run.status().storeError).toBeNull();
+    await run.stop();
+    expect(dumpEntityVersions(run.storePath)).toEqual(cleanDump);
+  });
+});
 
 describe('indexer under RPC faults', () => {
   it('syncs through an RPC failing a fixed share of requests to exactly the clean store', async () => {
