@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/follower.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
+import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';
 import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
 
 export interface IndexerEnvConfig {
@@ -23,6 +24,8 @@ export interface IndexerEnvConfig {
   staticFiltersThreshold: number;
   /** how often catch-up commits, in ms (0: every range) */
   commitIntervalMs: number;
+  /** blocks of history the store keeps, in place of the manifest's indexerHints.prune */
+  historyBlocks?: number;
   subgraphName: string;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
@@ -95,6 +98,9 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
       Number.MAX_SAFE_INTEGER,
     ),
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
+    historyBlocks: env.INDEXER_HISTORY_BLOCKS
+      ? integer(env, 'INDEXER_HISTORY_BLOCKS', 0, 1, UNPRUNED_HISTORY_BLOCKS)
+      : undefined,
     subgraphName,
     transactions,
     files: {

@@ -84,6 +84,11 @@ export interface IndexerConfig {
     minRetryMs?: number;
     maxRetryMs?: number;
   };
+  /**
+   * blocks of history the store keeps, in place of the manifest's `indexerHints.prune`
+   * (graph-node's GRAPH_HISTORY_BLOCKS_OVERRIDE)
+   */
+  historyBlocks?: number;
   onProgress?: (progress: FollowerProgress) => void;
   log?: (line: string) => void;
 }
@@ -210,6 +215,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const ipfsTemplates = fileTemplates.filter((t) => t.kind === 'file/ipfs');
   const deployment = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
+  const historyBlocks = config.historyBlocks ?? subgraph.historyBlocks;
   const storeDir = join(resolve(config.dataDir), 'indexer');
   mkdirSync(storeDir, { recursive: true });
   const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
@@ -309,6 +315,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         startBlock,
         deployment,
         fileEntityTypes: subgraph.fileEntityTypes,
+        historyBlocks,
       });
       query = createQueryService({
         storePath,
@@ -317,6 +324,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         subgraphName: config.subgraphName ?? 'fund-protocol',
         network: config.network,
         startBlock,
+        historyBlocks,
         transientFailure: () => storeFailure?.message ?? null,
       });
       indexer.queryUrl = await query.listen(config.port, config.host);

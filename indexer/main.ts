@@ -26,6 +26,7 @@ const indexer = await createIndexer({
   transactions: config.transactions,
   files: config.files,
   commitIntervalMs: config.commitIntervalMs,
+  historyBlocks: config.historyBlocks,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),
   log: (line) => process.stdout.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),

@@ -900,12 +900,14 @@ export class ChainFollower {
       if (ancestor) break;
       below = candidates[candidates.length - 1]!.number - 1;
     }
+    // the history kept holds no block of the canonical chain: all is indexed again
+    const beyondHistory = !ancestor && store.earliestBlock > store.startBlock;
     store.revertTo(ancestor);
     this.sources = this.loadSources();
     this.files.reload();
     this.caughtUp = false;
     this.options.log?.(
-      `reorg: block ${checkpoint} is no longer canonical; reverted to block ${ancestor ? ancestor.number : store.startBlock - 1}`,
+      `reorg: block ${checkpoint} is no longer canonical; reverted to block ${ancestor ? ancestor.number : store.startBlock - 1}${beyondHistory ? ' (the reorg goes deeper than the history the store keeps: indexing starts over)' : ''}`,
     );
   }
 }

@@ -103,15 +103,14 @@ enum Health {
 }
 `;
 
-/** graph-node's history_blocks for a deployment that is never pruned (BLOCK_NUMBER_MAX). */
-const UNPRUNED_HISTORY_BLOCKS = 2_147_483_647;
-
 export interface IndexNodeDeployment {
   deployment: string;
   subgraphName: string;
   network: string;
   /** the first block the subgraph indexes */
   startBlock: number;
+  /** blocks of history the store keeps */
+  historyBlocks: number;
   /** the entity tables */
   tables: TableLayout[];
   /**
@@ -161,7 +160,7 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
         __typename: 'EthereumIndexingStatus',
         network: d.network,
         chainHeadBlock: latest.headSeen === null ? null : block(latest.headSeen, hashAt(latest.headSeen)),
-        earliestBlock: { hash: '0x0', number: String(d.startBlock) },
+        earliestBlock: { hash: '0x0', number: String(latest.earliest ?? d.startBlock) },
         latestBlock,
         lastHealthyBlock: fatalError ? latestBlock : null,
       },
@@ -169,7 +168,7 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
     entityCount: String(reader.entityCount(d.tables)),
     node: 'embedded',
     paused: false,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+    historyBlocks: d.historyBlocks,
   };
 }
 

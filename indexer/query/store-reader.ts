@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { bytesToHex, hexToBytes, OPEN_BLOCK, type TableLayout } from '../store/layout.ts';
 import {
   readCheckpoint,
+  readEarliestBlock,
   readFatalErrorContext,
   readStoredBlock,
   type BlockHeader,
@@ -18,6 +19,8 @@ export interface LatestBlock {
   fatalError: string | null;
   /** the chain head the follower saw at its last commit */
   headSeen: number | null;
+  /** the first block whose state the store holds, once pruning removed older history; else null */
+  earliest: number | null;
 }
 
 export interface BlockHeightArg {
@@ -51,6 +54,7 @@ export class StoreReader {
       header: checkpoint.block,
       fatalError: checkpoint.fatalError,
       headSeen: checkpoint.headSeen,
+      earliest: readEarliestBlock(this.db),
     };
   }
 
@@ -122,6 +126,11 @@ export class StoreReader {
     if (arg.number !== undefined && arg.number !== null) {
       if (arg.number < 0) throw new QueryError('Failed to decode `block.number` value: must not be negative');
       if (arg.number > latest.number) throw notYet('block.number', arg.number);
+      if (latest.earliest !== null && arg.number < latest.earliest) {
+        throw new QueryError(
+          `Failed to decode \`block.number\` value: \`subgraph ${this.deployment} only has data starting at block number ${latest.earliest} and data for block number ${arg.number} is therefore not available\``,
+        );
+      }
       return arg.number;
     }
     const min = arg.number_gte!;

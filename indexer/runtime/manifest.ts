@@ -8,7 +8,8 @@
 // signature equals the manifest's. An event handler's declared eth calls (`calls:`) are parsed and
 // checked against the mapping's ABIs here (declared-calls.ts). A `file/ipfs` or `file/arweave`
 // template (specVersion 0.0.7) is a file data source: its one handler gets a file's bytes, and it
-// may write only the entity types it lists.
+// may write only the entity types it lists. `indexerHints.prune` (specVersion 1.0.0) says how many
+// blocks of history the store keeps.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -114,7 +115,14 @@ export interface Subgraph {
   declaresCalls: boolean;
   /** the entity types file data sources may write: their tables record each version's causality region */
   fileEntityTypes: ReadonlySet<string>;
+  /** how many blocks of history the store keeps (`indexerHints.prune`); UNPRUNED_HISTORY_BLOCKS: all */
+  historyBlocks: number;
 }
+
+/** graph-node's history for a deployment that is never pruned (BLOCK_NUMBER_MAX). */
+export const UNPRUNED_HISTORY_BLOCKS = 2_147_483_647;
+/** `prune: auto`: graph-node's GRAPH_MIN_HISTORY_BLOCKS default, twice its reorg threshold of 250 */
+export const AUTO_HISTORY_BLOCKS = 500;
 
 export interface LoadSubgraphOptions {
   /** directory `graph build` wrote (holds subgraph.yaml, schema.graphql, wasm and ABIs) */
@@ -160,6 +168,7 @@ interface RawDataSource {
 
 interface RawManifest {
   specVersion?: unknown;
+  indexerHints?: { prune?: unknown } | null;
   schema?: { file?: string };
   dataSources?: RawDataSource[];
   templates?: RawDataSource[];
@@ -494,12 +503,34 @@ async function loadTemplate(
 }
 
 /** Reads a `graph build` output directory into a runnable subgraph. */
+/** The blocks of history `indexerHints.prune` asks to keep: `never`, `auto` or a number of blocks. */
+function historyBlocks(manifest: RawManifest, specVersion: string): number {
+  if (manifest.indexerHints === undefined || manifest.indexerHints === null) return UNPRUNED_HISTORY_BLOCKS;
+  if (!apiVersionAtLeast(specVersion, '1.0.0'))
+    throw new Error(`\`indexerHints\` are not supported prior to 1.0.0 (this manifest has ${specVersion})`);
+  const prune = manifest.indexerHints.prune;
+  if (prune === undefined || prune === 'never') return UNPRUNED_HISTORY_BLOCKS;
+  if (prune === 'auto') return AUTO_HISTORY_BLOCKS;
+  const blocks = typeof prune === 'string' && /^\d+$/.test(prune) ? Number(prune) : prune;
+  if (
+    typeof blocks !== 'number' ||
+    !Number.isInteger(blocks) ||
+    blocks < 1 ||
+    blocks > UNPRUNED_HISTORY_BLOCKS
+  )
+    throw new Error(
+      `indexerHints.prune must be auto, never or a number of blocks from 1 to ${UNPRUNED_HISTORY_BLOCKS}, not ${JSON.stringify(prune)}`,
+    );
+  return blocks;
+}
+
 export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgraph> {
   const buildDir = path.resolve(options.buildDir);
   const manifestPath = path.resolve(options.manifestPath ?? path.join(buildDir, 'subgraph.yaml'));
   const dir = path.dirname(manifestPath);
   const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
   const specVersion = String(manifest.specVersion ?? '0.0.4');
+  const history = historyBlocks(manifest, specVersion);
   const fileTemplate = (manifest.templates ?? []).find((t) => t.kind?.startsWith('file/'));
   if (fileTemplate && !apiVersionAtLeast(specVersion, '0.0.7'))
     throw new Error(
@@ -543,5 +574,6 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     fileEntityTypes: new Set(
       [...templates.values()].filter((t) => t.kind !== 'ethereum').flatMap((t) => t.mapping.entities),
     ),
+    historyBlocks: history,
   };
 }

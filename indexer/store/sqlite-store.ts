@@ -76,7 +76,15 @@ export interface StoreOptions {
   deployment: string;
   /** the entity types file data sources may write, whose versions record their causality region */
   fileEntityTypes?: ReadonlySet<string>;
+  /** blocks of history kept (default all): older versions are deleted as the chain advances */
+  historyBlocks?: number;
 }
+
+/**
+ * How far the history held may exceed the history kept before it is pruned: graph-node's
+ * GRAPH_STORE_HISTORY_SLACK_FACTOR default, so that pruning runs every fifth of the history kept.
+ */
+const HISTORY_SLACK_FACTOR = 1.2;
 
 const metaDdl = [
   `CREATE TABLE IF NOT EXISTS "__info" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`,
@@ -123,6 +131,12 @@ export function readCheckpoint(db: Database.Database): Checkpoint {
     updatedAt: row.updated_at === null ? null : Number(row.updated_at),
     fatalError: (row.fatal_error as string | null) ?? null,
   };
+}
+
+/** The first block whose state the store still holds, once pruning has removed older history; else null. */
+export function readEarliestBlock(db: Database.Database): number | null {
+  const value = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = 'earliest_block'`).pluck().get();
+  return value === undefined ? null : Number(value);
 }
 
 /** The block and handler of the failure that stopped indexing, as recordFatalError stored them. */
@@ -202,6 +216,8 @@ export class IndexerStore {
   private readonly updateCheckpoint: Database.Statement;
   private readonly checkpointer: WalCheckpointer;
   private committedCheckpoint: Checkpoint;
+  private readonly historyBlocks: number;
+  private earliest: number;
 
   constructor(options: StoreOptions) {
     this.db = new Database(options.path);
@@ -239,6 +255,8 @@ export class IndexerStore {
     })();
     this.checkpointer = startWalCheckpointer(options.path);
     this.committedCheckpoint = this.checkpoint();
+    this.historyBlocks = options.historyBlocks ?? Infinity;
+    this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
     this.insertBlock = this.db.prepare(`INSERT OR REPLACE INTO "__blocks" VALUES (?, ?, ?, ?)`);
     this.insertDataSource = this.db.prepare(
       `INSERT INTO "__data_sources" ("template", "address", "context", "created_block") VALUES (?, ?, ?, ?)`,
@@ -412,6 +430,7 @@ export class IndexerStore {
       headSeen,
       Date.now(),
     );
+    this.pruneIfDue(block.number);
   }
 
   /** Commits everything since begin(), after moving the checkpoint to `block` when given. */
@@ -421,6 +440,11 @@ export class IndexerStore {
     this.db.exec('COMMIT');
     this.inTransaction = false;
     this.committedCheckpoint = this.checkpoint();
+  }
+
+  /** The first block whose state the store holds: later than the start block once pruned. */
+  get earliestBlock(): number {
+    return this.earliest;
   }
 
   /** Whether a transaction is open (writes not yet committed). */
@@ -439,6 +463,25 @@ export class IndexerStore {
     this.inTransaction = false;
     // after some failures (a full disk among them) SQLite has rolled the transaction back itself
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
+  }
+
+  /**
+   * Once the history held exceeds the history kept by the slack factor, deletes the versions no
+   * block from `latest - historyBlocks` on can see (those closed by then) and the older block
+   * headers, as graph-node prunes; queries at older blocks are refused from then on. A version
+   * reopened by a reorg was closed after the checkpoint, so reorgs within the history kept revert.
+   */
+  private pruneIfDue(latest: number): void {
+    if (latest - this.earliest <= this.historyBlocks * HISTORY_SLACK_FACTOR) return;
+    const earliest = latest - this.historyBlocks;
+    for (const { layout } of this.tables.values()) {
+      // OPEN_BLOCK, the mark of current versions, is past any block
+      this.db.prepare(`DELETE FROM ${layout.sql} WHERE "__to" <= ?`).run(earliest);
+    }
+    this.db.prepare(`DELETE FROM "__blocks" WHERE "number" < ?`).run(earliest);
+    this.db.prepare(`INSERT OR REPLACE INTO "__info" VALUES ('earliest_block', ?)`).run(String(earliest));
+    this.earliest = earliest;
   }
 
   /** Records the handler failure that stopped indexing: its message, and the block and handler it names. */
@@ -473,6 +516,8 @@ export class IndexerStore {
           .run(number);
       }
       this.db.prepare(`DELETE FROM "__blocks" WHERE "number" > ?`).run(number);
+      // back before the history kept (a reorg deeper than it): everything is indexed again
+      if (number < this.earliest) this.db.exec(`DELETE FROM "__info" WHERE "key" = 'earliest_block'`);
       this.db.prepare(`DELETE FROM "__data_sources" WHERE "created_block" > ?`).run(number);
       this.db.prepare(`DELETE FROM "__file_data_sources" WHERE "created_block" > ?`).run(number);
       this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = NULL WHERE "done_at" > ?`).run(number);
@@ -486,6 +531,7 @@ export class IndexerStore {
         );
     })();
     this.committedCheckpoint = this.checkpoint();
+    this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
   }
 
   /**

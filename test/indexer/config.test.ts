@@ -1,6 +1,7 @@
 // `npm run indexer`'s environment: INDEXER_TRANSACTIONS chooses what handlers get in
 // event.transaction, INDEXER_GET_LOGS_MAX_ADDRESSES how many addresses one eth_getLogs names,
-// IPFS_URL, ARWEAVE_URL and INDEXER_FILE_* where file data sources read files, and a value any of them does not
+// IPFS_URL, ARWEAVE_URL and INDEXER_FILE_* where file data sources read files, INDEXER_HISTORY_BLOCKS
+// how much history the store keeps, and a value any of them does not
 // take stops start-up with a message naming it.
 import { describe, expect, it } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
@@ -18,6 +19,14 @@ describe('the indexer configuration', () => {
   it('refuses an INDEXER_TRANSACTIONS it does not know, naming the values it takes', () => {
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_TRANSACTIONS: 'none' })).toThrow(
       'INDEXER_TRANSACTIONS must be full or hash-only, got "none"',
+    );
+  });
+
+  it('keeps the history the manifest asks for unless INDEXER_HISTORY_BLOCKS says otherwise', () => {
+    expect(indexerConfigFromEnv(base).historyBlocks).toBeUndefined();
+    expect(indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '1000' }).historyBlocks).toBe(1000);
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '0' })).toThrow(
+      'INDEXER_HISTORY_BLOCKS must be an integer between 1 and 2147483647, got "0"',
     );
   });
 

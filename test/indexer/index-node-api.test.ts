@@ -3,6 +3,7 @@
 // its chain's blocks, the entity count, the changes one block made, and block hashes; then the status
 // of a store whose indexing failed. Requests go through the real HTTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import {
@@ -38,6 +39,7 @@ async function serve(prepare: (fixture: Fixture) => void = () => {}): Promise<Se
     subgraphName: 'fund-protocol',
     network: 'devnet',
     startBlock: 10,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
   });
   const subgraphUrl = await service.listen(0);
   return { fixture, service, url: `${new URL(subgraphUrl).origin}/graphql` };

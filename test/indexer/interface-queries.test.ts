@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import type { Entity, StoreValue } from '../../indexer/store/entity.ts';
 import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
@@ -93,6 +94,7 @@ beforeAll(async () => {
     subgraphName: 'notes',
     network: 'devnet',
     startBlock: 1,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
   });
   url = await service.listen(0);
 });

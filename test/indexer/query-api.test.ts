@@ -3,6 +3,7 @@
 // @derivedFrom lists, caps, _meta, and validation errors for anything unsupported. Requests go
 // through the real HTTP server on an OS-assigned port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import {
   createFixture,
@@ -61,6 +62,7 @@ beforeAll(async () => {
     subgraphName: 'fund-protocol',
     network: 'devnet',
     startBlock: 10,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
   });
   url = await service.listen(0);
 });

@@ -1,7 +1,8 @@
 // A reorg made with anvil snapshots on the test's own chain: the indexer indexes a branch, the chain
 // is reverted to a snapshot and a different, longer branch is mined. The indexer must drop every
 // entity version the lost branch wrote (including dynamic data source effects), index the new one,
-// and end with exactly the versions a fresh indexer builds from the final chain.
+// and end with exactly the versions a fresh indexer builds from the final chain. An indexer keeping
+// two blocks of history meets a reorg deeper than that and indexes the chain again from the start.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
@@ -261,5 +262,38 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
     const fresh = await startIndexer();
     await fresh.waitForBlock(pausedBlock);
     expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
+  });
+});
+
+describe('indexer: a reorg deeper than the history the store keeps', () => {
+  it('indexes the chain again from the start, to the state a fresh run builds', async () => {
+    const lines: string[] = [];
+    const pruned = await indexers.start(anvil.rpcUrl, { historyBlocks: 2, log: (l) => lines.push(l) });
+    const snapshot = await actions.snapshot();
+    await actions.draftAll(20, 2_000_000n);
+    await actions.rpc.request('anvil_mine', ['0x5']);
+    const lostHead = (await actions.head()).number;
+    await pruned.waitForBlock(lostHead);
+    await actions.revert(snapshot);
+    await actions.draftAll(20, 2_100_000n);
+    await actions.rpc.request('anvil_mine', ['0x6']);
+    const head = await actions.head();
+    await pruned.waitForBlock(head.number);
+
+    expect(lines.filter((l) => l.startsWith('reorg:'))).toEqual([
+      expect.stringMatching(
+        /reverted to block \d+ \(the reorg goes deeper than the history the store keeps: indexing starts over\)$/,
+      ),
+    ]);
+    const fresh = await startIndexer();
+    await fresh.waitForBlock(head.number);
+    const current = `{
+      funds(orderBy: id) { id closed pausedModules latestNav { id navPerShare } }
+      navRecords(first: 1000, orderBy: id) { id status navPerShare }
+    }`;
+    expect(await queryIndexer(pruned.queryUrl, current)).toEqual(await queryIndexer(fresh.queryUrl, current));
+    expect((await navsOfEpoch(pruned.queryUrl, 20)).map((n) => n.navPerShare)).toEqual(
+      deployment.funds.map(() => '2100000'),
+    );
   });
 });

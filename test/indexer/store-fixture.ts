@@ -202,10 +202,10 @@ export function writeFixture(store: IndexerStore, upTo = 13, from = 10): void {
   }
 }
 
-export function createFixture(): Fixture {
+export function createFixture(options: { historyBlocks?: number } = {}): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'indexer-store-'));
   const path = join(dir, 'store.sqlite');
-  const store = openStore({ path, schema, startBlock: 10, deployment });
+  const store = openStore({ path, schema, startBlock: 10, deployment, ...options });
   return {
     dir,
     path,

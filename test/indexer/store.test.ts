@@ -1,8 +1,11 @@
 // The SQLite store on its own: a block's write buffer (EntityStoreTx) shows the block its own
 // writes, a transaction that never commits leaves nothing behind, a revert restores exactly the
-// versions of the ancestor block, and a file made for another deployment is refused.
+// versions of the ancestor block, and a file made for another deployment is refused. A store keeping
+// a few blocks of history reverts within them, and starts over after a reorg deeper than them.
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../indexer/store/sqlite-store.ts';
+import Database from 'better-sqlite3';
+import { OPEN_BLOCK } from '../../indexer/store/layout.ts';
+import { openStore, readEarliestBlock, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import {
   BI,
   createFixture,
@@ -89,5 +92,64 @@ describe('indexer store', () => {
     expect(() => openStore({ path: fixture!.path, schema, startBlock: 10, deployment: 'Lother' })).toThrow(
       `holds deployment ${deployment}`,
     );
+  });
+});
+
+/** Blocks 10..`last`, each renaming fund 1 after its block (`f<block>`). */
+function renameEachBlock(store: IndexerStore, last: number): void {
+  for (let block = 10; block <= last; block++) {
+    store.begin();
+    const w = store.blockWriter(block);
+    w.set('Fund', vault1, fund(vault1, `f${block}`, false, [], 10));
+    w.flush();
+    store.commit(header(block), last);
+  }
+}
+
+function earliestIn(path: string): number | null {
+  const db = new Database(path, { readonly: true });
+  try {
+    return readEarliestBlock(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('indexer store keeping 5 blocks of history', () => {
+  it('keeps the versions the blocks from 5 before its checkpoint see, and no older ones', () => {
+    fixture = createFixture({ historyBlocks: 5 });
+    renameEachBlock(fixture.store, 20);
+    // pruned at 17 (to 12) and 19 (to 14): each time the history held passed 6 blocks
+    expect(earliestIn(fixture.path)).toBe(14);
+    expect(dumpEntityVersions(fixture.path).Fund!.map((v) => [v.slug, v.__from, v.__to])).toEqual([
+      ['f14', 14, 15],
+      ['f15', 15, 16],
+      ['f16', 16, 17],
+      ['f17', 17, 18],
+      ['f18', 18, 19],
+      ['f19', 19, 20],
+      ['f20', 20, OPEN_BLOCK],
+    ]);
+  });
+
+  it('reverts a reorg within that history as a store keeping all of it does', () => {
+    fixture = createFixture({ historyBlocks: 5 });
+    renameEachBlock(fixture.store, 20);
+    fixture.store.revertTo(fixture.store.storedBlock(16));
+    expect(fixture.store.getCurrent('Fund', vault1)?.get('slug')).toEqual({ kind: 'String', value: 'f16' });
+    expect(earliestIn(fixture.path)).toBe(14);
+  });
+
+  it('starts over from its start block after a reorg deeper than that history', () => {
+    fixture = createFixture({ historyBlocks: 5 });
+    renameEachBlock(fixture.store, 20);
+    expect(fixture.store.storedBlock(13)).toBeNull();
+    fixture.store.revertTo(null);
+    expect(fixture.store.checkpoint().number).toBe(9);
+    expect(earliestIn(fixture.path)).toBeNull();
+    expect(fixture.store.earliestBlock).toBe(10);
+    expect(dumpEntityVersions(fixture.path).Fund).toEqual([]);
+    renameEachBlock(fixture.store, 12);
+    expect(dumpEntityVersions(fixture.path).Fund).toHaveLength(3);
   });
 });

@@ -10,6 +10,7 @@ import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-stor
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import type { ActiveDataSource } from '../../../indexer/runtime/data-sources.ts';
 import { BlockState, HostEnv } from '../../../indexer/runtime/host-context.ts';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
 import { parseEntityId, storeGet, storeRemove, storeSet } from '../../../indexer/runtime/host-store.ts';
 
 const schema = parseSubgraphSchema(
@@ -156,6 +157,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
       templates: new Map(),
       declaresCalls: false,
       fileEntityTypes: new Set(),
+      historyBlocks: UNPRUNED_HISTORY_BLOCKS,
     },
     schema,
     logger: () => undefined,
