@@ -6,7 +6,9 @@
 // against their targets; then it indexes again with handlers getting only transaction hashes
 // (INDEXER_TRANSACTIONS=hash-only), does the same through the proxy that delays every RPC request, and
 // times a catch-up over a chain of empty blocks behind such a proxy, one range fetched at a time
-// against several, and indexes a factory subgraph's thousands of data sources (bench/many-funds.ts).
+// against several, indexes keeping only the last 50 blocks of history (the scenario's chain is a
+// couple of hundred blocks long) to weigh pruning's cost and the disk it saves, and indexes a factory subgraph's thousands of data sources
+// (bench/many-funds.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,6 +35,8 @@ const SPARSE_RANGE = 10;
 /** the factory subgraph run: funds registered, and subscription requests spread over them */
 const MANY_FUNDS = 20_000;
 const FUND_SUBSCRIPTIONS = 20_000;
+/** history the pruned run keeps: a quarter of the scenario's chain, so that it prunes a few times */
+const PRUNED_HISTORY_BLOCKS = 50;
 
 export interface MeasureInput {
   rpcUrl: string;
@@ -55,6 +59,16 @@ interface RunFigures {
   fetchSeconds: number;
   peakRss: number;
   storeOnly: { versions: number; seconds: number } | null;
+  /** what the store holds once the indexer stopped: entity versions, and the bytes of its pages in use */
+  held: { versions: number; bytes: number };
+}
+
+interface RunOptions {
+  /** also time the store alone on what the run wrote */
+  storeFloor?: boolean;
+  transactions?: TransactionFetch;
+  historyBlocks?: number;
+  reorgThreshold?: number;
 }
 
 /** The process's peak resident set so far as the kernel counts it (Linux), else 0. */
@@ -79,8 +93,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 async function indexAndFetch(
   input: MeasureInput,
   rpcUrl: string,
-  storeFloor: boolean,
-  transactions: TransactionFetch = 'full',
+  options: RunOptions = {},
 ): Promise<RunFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-indexer-'));
   // the indexer's footprint: sampled every 20 ms while it runs, and the kernel's high-water mark
@@ -100,7 +113,9 @@ async function indexAndFetch(
     port: 0,
     contracts: input.contracts,
     pollIntervalMs: 50,
-    transactions,
+    transactions: options.transactions,
+    historyBlocks: options.historyBlocks,
+    reorgThreshold: options.reorgThreshold,
     onProgress: display,
   });
   const started = performance.now();
@@ -113,7 +128,8 @@ async function indexAndFetch(
   await indexer.stop();
   clearInterval(sampler);
   peakRss = Math.max(peakRss, highWaterMark());
-  const storeOnly = storeFloor ? storeWritesAlone(indexer.storePath, dataDir) : null;
+  const held = storeHeld(indexer.storePath);
+  const storeOnly = options.storeFloor ? storeWritesAlone(indexer.storePath, dataDir) : null;
   rmSync(dataDir, { recursive: true, force: true });
 
   const subgraph = await loadSubgraph({ buildDir: resolve(import.meta.dirname, '..', 'subgraph', 'build') });
@@ -148,13 +164,14 @@ async function indexAndFetch(
     fetchSeconds,
     peakRss,
     storeOnly,
+    held,
   };
 }
 
 const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW TARGET');
 
 async function measure(input: MeasureInput): Promise<void> {
-  const run = await indexAndFetch(input, input.rpcUrl, true);
+  const run = await indexAndFetch(input, input.rpcUrl, { storeFloor: true });
   const eventsPerSecond = run.events / run.indexSeconds;
   const ratio = run.fetchSeconds / run.indexSeconds;
   const budget = run.fetchSeconds / TARGET_RATIO;
@@ -174,19 +191,28 @@ indexer benchmark (${fmt(run.blocks)} blocks, anvil on loopback; handlers get wh
   if (run.decoded !== run.events)
     console.log(`  note: fetch-only saw ${run.decoded} logs, the indexer ${run.events}`);
 
-  const hashOnly = await indexAndFetch(input, input.rpcUrl, false, 'hash-only');
+  const hashOnly = await indexAndFetch(input, input.rpcUrl, { transactions: 'hash-only' });
   console.log(`
 the same with INDEXER_TRANSACTIONS=hash-only (transaction hash and index only: all our mappings read)
   events indexed            ${fmt(hashOnly.events)} in ${hashOnly.indexSeconds.toFixed(2)} s (${fmt(hashOnly.events / hashOnly.indexSeconds)} events/s)
   fetch + decode only       ${fmt(hashOnly.decoded)} logs in ${hashOnly.fetchSeconds.toFixed(2)} s
   ratio fetch+decode/index  ${(hashOnly.fetchSeconds / hashOnly.indexSeconds).toFixed(2)}`);
 
-  const slow = await indexAndFetch(input, input.slowRpcUrl, false);
+  const slow = await indexAndFetch(input, input.slowRpcUrl);
   console.log(`
 the same, every RPC request delayed ${input.rpcLatencyMs} ms (a hosted provider's round trip)
   events indexed            ${fmt(slow.events)} in ${slow.indexSeconds.toFixed(2)} s (${fmt(slow.events / slow.indexSeconds)} events/s)
   fetch + decode only       ${fmt(slow.decoded)} logs in ${slow.fetchSeconds.toFixed(2)} s
   ratio fetch+decode/index  ${(slow.fetchSeconds / slow.indexSeconds).toFixed(2)}`);
+
+  const pruned = await indexAndFetch(input, input.rpcUrl, {
+    historyBlocks: PRUNED_HISTORY_BLOCKS,
+    reorgThreshold: PRUNED_HISTORY_BLOCKS - 1,
+  });
+  console.log(`
+the same keeping the last ${fmt(PRUNED_HISTORY_BLOCKS)} blocks of history (INDEXER_HISTORY_BLOCKS), anvil on loopback
+  events indexed            ${fmt(pruned.events)} in ${pruned.indexSeconds.toFixed(2)} s (${fmt(pruned.events / pruned.indexSeconds)} events/s; ${(pruned.indexSeconds / run.indexSeconds).toFixed(2)}x the time keeping all)
+  store holds               ${fmt(pruned.held.versions)} entity versions in ${mb(pruned.held.bytes)} MB of pages (keeping all history: ${fmt(run.held.versions)} in ${mb(run.held.bytes)} MB)`);
 
   const oneAhead = await sparseCatchUp(input, 1);
   const severalAhead = await sparseCatchUp(input, MAX_RANGES_AHEAD);
@@ -246,6 +272,27 @@ async function sparseCatchUp(input: MeasureInput, maxRangesAhead: number): Promi
  * fresh store through the same write buffer and commit cadence, with no chain and no handlers.
  * Only the store calls are timed (reading the versions back is not).
  */
+/** The entity versions of a store file and the bytes of its pages in use (a deleted row's page is free). */
+function storeHeld(path: string): { versions: number; bytes: number } {
+  const db = new Database(path, { readonly: true });
+  try {
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\'`)
+      .pluck()
+      .all() as string[];
+    const versions = tables.reduce(
+      (sum, t) => sum + Number(db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get()),
+      0,
+    );
+    const pages =
+      Number(db.pragma('page_count', { simple: true })) -
+      Number(db.pragma('freelist_count', { simple: true }));
+    return { versions, bytes: pages * Number(db.pragma('page_size', { simple: true })) };
+  } finally {
+    db.close();
+  }
+}
+
 function storeWritesAlone(indexedPath: string, dataDir: string): { versions: number; seconds: number } {
   const schema = parseSubgraphSchema(
     readFileSync(resolve(import.meta.dirname, '..', 'subgraph', 'schema.graphql'), 'utf8'),

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/follower.ts';
+import { REORG_THRESHOLD } from './indexer.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';
 import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
@@ -26,6 +27,8 @@ export interface IndexerEnvConfig {
   commitIntervalMs: number;
   /** blocks of history the store keeps, in place of the manifest's indexerHints.prune */
   historyBlocks?: number;
+  /** the deepest reorg a store keeping limited history must still revert */
+  reorgThreshold: number;
   subgraphName: string;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
@@ -101,6 +104,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     historyBlocks: env.INDEXER_HISTORY_BLOCKS
       ? integer(env, 'INDEXER_HISTORY_BLOCKS', 0, 1, UNPRUNED_HISTORY_BLOCKS)
       : undefined,
+    reorgThreshold: integer(env, 'INDEXER_REORG_THRESHOLD', REORG_THRESHOLD, 0, 1_000_000),
     subgraphName,
     transactions,
     files: {

@@ -89,6 +89,11 @@ export interface IndexerConfig {
    * (graph-node's GRAPH_HISTORY_BLOCKS_OVERRIDE)
    */
   historyBlocks?: number;
+  /**
+   * the deepest reorg a store keeping limited history must still revert (default 250, graph-node's
+   * ETHEREUM_REORG_THRESHOLD): such a store keeps at least one block more, and `prune: auto` twice it
+   */
+  reorgThreshold?: number;
   onProgress?: (progress: FollowerProgress) => void;
   log?: (line: string) => void;
 }
@@ -114,6 +119,9 @@ export interface Indexer {
   /** resolves once the indexer has reached the chain head it last saw */
   waitForHead(): Promise<void>;
 }
+
+/** graph-node's ETHEREUM_REORG_THRESHOLD default */
+export const REORG_THRESHOLD = 250;
 
 /** first and longest wait before writing to a store that could not be written is tried again */
 const STORE_RETRY_MIN_MS = 1_000;
@@ -198,6 +206,28 @@ function deploymentId(
   return 'L' + hash.digest('hex').slice(0, 45);
 }
 
+/**
+ * The blocks of history the store keeps: INDEXER_HISTORY_BLOCKS, else the manifest's, and never as
+ * few as the reorg threshold, which would leave a reorg that deep nothing to revert to (graph-node
+ * refuses to prune such a deployment at all; here it keeps what is safe and says so).
+ */
+export function historyToKeep(
+  config: IndexerConfig,
+  subgraph: Subgraph,
+  log: (line: string) => void,
+): number {
+  const reorgThreshold = config.reorgThreshold ?? REORG_THRESHOLD;
+  const asked = config.historyBlocks ?? subgraph.historyBlocks;
+  const wanted = asked === 'auto' ? 2 * reorgThreshold : asked;
+  const kept = Math.max(wanted, reorgThreshold + 1);
+  if (kept > wanted) {
+    log(
+      `history: ${wanted} blocks asked for (${config.historyBlocks === undefined ? 'indexerHints.prune' : 'INDEXER_HISTORY_BLOCKS'}); keeping ${kept}, one more than the reorg threshold (${reorgThreshold}, INDEXER_REORG_THRESHOLD), so that a reorg that deep can be reverted`,
+    );
+  }
+  return kept;
+}
+
 export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const buildDir = resolve(config.buildDir ?? join(repoRoot, 'subgraph', 'build'));
   const subgraph = await loadSubgraph({ buildDir });
@@ -215,11 +245,11 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const ipfsTemplates = fileTemplates.filter((t) => t.kind === 'file/ipfs');
   const deployment = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
-  const historyBlocks = config.historyBlocks ?? subgraph.historyBlocks;
   const storeDir = join(resolve(config.dataDir), 'indexer');
   mkdirSync(storeDir, { recursive: true });
   const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
   const log = config.log ?? ((line: string) => console.log(line));
+  const historyBlocks = historyToKeep(config, subgraph, log);
   if (ipfsTemplates.length > 0 && !config.files?.ipfsUrl) {
     // the chain is indexed all the same, and the file data sources are kept: none is lost
     log(
@@ -270,22 +300,23 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
    * commit, as a restarted process would; graph-node restarts a subgraph after such errors too.
    */
   const followUntilStopped = async (
+    written: IndexerStore,
     startFollower: () => ChainFollower,
     signal: AbortSignal,
   ): Promise<Error | null> => {
     let wait = STORE_RETRY_MIN_MS;
     for (;;) {
       const f = startFollower();
-      const from = store!.committed().number;
+      const from = written.committed().number;
       try {
         await f.run();
         return f.failure;
       } catch (error) {
         if (signal.aborted || !isTransientStoreError(error)) throw error;
-        if (store!.committed().number > from) wait = STORE_RETRY_MIN_MS;
-        store!.rollback();
+        if (written.committed().number > from) wait = STORE_RETRY_MIN_MS;
+        written.rollback();
         closeFileFetchers();
-        const committed = store!.committed().number;
+        const committed = written.committed().number;
         storeFailure = { message: (error as Error).message, committed };
         log(
           `store: ${storePath} could not be written (${storeFailure.message}); nothing after block ${committed} was kept, and indexing goes on from there in ${wait / 1000} s`,
@@ -309,7 +340,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
     async start() {
       if (store) throw new Error('indexer already started');
       stoppedError = null;
-      store = openStore({
+      const opened = openStore({
         path: storePath,
         schema,
         startBlock,
@@ -317,6 +348,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         fileEntityTypes: subgraph.fileEntityTypes,
         historyBlocks,
       });
+      store = opened;
       query = createQueryService({
         storePath,
         schema,
@@ -354,7 +386,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       const startFollower = (): ChainFollower => {
         fileFetchers = createFileFetchers(fileTemplates, config.files ?? {}, log);
         follower = new ChainFollower({
-          store: store!,
+          store: opened,
           subgraph,
           processor: createBlockProcessor(subgraph, schema, {
             chain: reader,
@@ -383,7 +415,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         });
         return follower;
       };
-      running = followUntilStopped(startFollower, signal).then(
+      running = followUntilStopped(opened, startFollower, signal).then(
         (failure) => {
           stoppedError = failure ?? stoppedError ?? new Error('indexer stopped');
           notify();

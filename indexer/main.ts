@@ -27,6 +27,7 @@ const indexer = await createIndexer({
   files: config.files,
   commitIntervalMs: config.commitIntervalMs,
   historyBlocks: config.historyBlocks,
+  reorgThreshold: config.reorgThreshold,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),
   log: (line) => process.stdout.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),

@@ -115,14 +115,15 @@ export interface Subgraph {
   declaresCalls: boolean;
   /** the entity types file data sources may write: their tables record each version's causality region */
   fileEntityTypes: ReadonlySet<string>;
-  /** how many blocks of history the store keeps (`indexerHints.prune`); UNPRUNED_HISTORY_BLOCKS: all */
-  historyBlocks: number;
+  /**
+   * how many blocks of history the store keeps (`indexerHints.prune`): UNPRUNED_HISTORY_BLOCKS for
+   * all, 'auto' for twice the reorg threshold (graph-node's GRAPH_MIN_HISTORY_BLOCKS default)
+   */
+  historyBlocks: number | 'auto';
 }
 
 /** graph-node's history for a deployment that is never pruned (BLOCK_NUMBER_MAX). */
 export const UNPRUNED_HISTORY_BLOCKS = 2_147_483_647;
-/** `prune: auto`: graph-node's GRAPH_MIN_HISTORY_BLOCKS default, twice its reorg threshold of 250 */
-export const AUTO_HISTORY_BLOCKS = 500;
 
 export interface LoadSubgraphOptions {
   /** directory `graph build` wrote (holds subgraph.yaml, schema.graphql, wasm and ABIs) */
@@ -504,13 +505,13 @@ async function loadTemplate(
 
 /** Reads a `graph build` output directory into a runnable subgraph. */
 /** The blocks of history `indexerHints.prune` asks to keep: `never`, `auto` or a number of blocks. */
-function historyBlocks(manifest: RawManifest, specVersion: string): number {
+function historyBlocks(manifest: RawManifest, specVersion: string): number | 'auto' {
   if (manifest.indexerHints === undefined || manifest.indexerHints === null) return UNPRUNED_HISTORY_BLOCKS;
   if (!apiVersionAtLeast(specVersion, '1.0.0'))
     throw new Error(`\`indexerHints\` are not supported prior to 1.0.0 (this manifest has ${specVersion})`);
   const prune = manifest.indexerHints.prune;
   if (prune === undefined || prune === 'never') return UNPRUNED_HISTORY_BLOCKS;
-  if (prune === 'auto') return AUTO_HISTORY_BLOCKS;
+  if (prune === 'auto') return 'auto';
   const blocks = typeof prune === 'string' && /^\d+$/.test(prune) ? Number(prune) : prune;
   if (
     typeof blocks !== 'number' ||

@@ -476,8 +476,12 @@ export class IndexerStore {
     if (latest - this.earliest <= this.historyBlocks * HISTORY_SLACK_FACTOR) return;
     const earliest = latest - this.historyBlocks;
     for (const { layout } of this.tables.values()) {
-      // OPEN_BLOCK, the mark of current versions, is past any block
-      this.db.prepare(`DELETE FROM ${layout.sql} WHERE "__to" <= ?`).run(earliest);
+      // an immutable entity is never closed (nor removed once committed): nothing to prune there
+      if (layout.entity.immutable) continue;
+      // current versions (OPEN_BLOCK) are past any block; naming them lets the closed-versions index serve
+      this.db
+        .prepare(`DELETE FROM ${layout.sql} WHERE "__to" <= ? AND "__to" <> ${OPEN_BLOCK}`)
+        .run(earliest);
     }
     this.db.prepare(`DELETE FROM "__blocks" WHERE "number" < ?`).run(earliest);
     this.db.prepare(`INSERT OR REPLACE INTO "__info" VALUES ('earliest_block', ?)`).run(String(earliest));

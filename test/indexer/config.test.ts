@@ -1,7 +1,7 @@
 // `npm run indexer`'s environment: INDEXER_TRANSACTIONS chooses what handlers get in
 // event.transaction, INDEXER_GET_LOGS_MAX_ADDRESSES how many addresses one eth_getLogs names,
 // IPFS_URL, ARWEAVE_URL and INDEXER_FILE_* where file data sources read files, INDEXER_HISTORY_BLOCKS
-// how much history the store keeps, and a value any of them does not
+// and INDEXER_REORG_THRESHOLD how much history the store keeps, and a value any of them does not
 // take stops start-up with a message naming it.
 import { describe, expect, it } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
@@ -27,6 +27,14 @@ describe('the indexer configuration', () => {
     expect(indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '1000' }).historyBlocks).toBe(1000);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '0' })).toThrow(
       'INDEXER_HISTORY_BLOCKS must be an integer between 1 and 2147483647, got "0"',
+    );
+  });
+
+  it("counts on reverting reorgs of 250 blocks, graph-node's threshold, unless INDEXER_REORG_THRESHOLD says otherwise", () => {
+    expect(indexerConfigFromEnv(base).reorgThreshold).toBe(250);
+    expect(indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '64' }).reorgThreshold).toBe(64);
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '-1' })).toThrow(
+      'INDEXER_REORG_THRESHOLD must be an integer between 0 and 1000000, got "-1"',
     );
   });
 

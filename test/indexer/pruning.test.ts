@@ -26,7 +26,7 @@ const stateAt = (block: number) => `{
 }`;
 
 beforeAll(async () => {
-  pruned = await indexers.start(rpcUrl, { historyBlocks: HISTORY_BLOCKS, maxRange: 10 });
+  pruned = await indexers.start(rpcUrl, { historyBlocks: HISTORY_BLOCKS, reorgThreshold: 10, maxRange: 10 });
   await pruned.waitForBlock(head);
   const status = await queryIndexer<{
     indexingStatuses: { historyBlocks: number; chains: { earliestBlock: { number: string } }[] }[];

@@ -268,7 +268,11 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
 describe('indexer: a reorg deeper than the history the store keeps', () => {
   it('indexes the chain again from the start, to the state a fresh run builds', async () => {
     const lines: string[] = [];
-    const pruned = await indexers.start(anvil.rpcUrl, { historyBlocks: 2, log: (l) => lines.push(l) });
+    const pruned = await indexers.start(anvil.rpcUrl, {
+      historyBlocks: 2,
+      reorgThreshold: 1,
+      log: (l) => lines.push(l),
+    });
     const snapshot = await actions.snapshot();
     await actions.draftAll(20, 2_000_000n);
     await actions.rpc.request('anvil_mine', ['0x5']);

@@ -1,8 +1,10 @@
 // The manifest's indexerHints.prune, read as graph-node reads it: how many blocks of history the
-// store keeps (all without it, or with `never`; 500 with `auto`; else the number given), accepted
-// from specVersion 1.0.0 only.
+// store keeps (all without it, or with `never`; `auto`, which the indexer makes twice its reorg
+// threshold; else the number given), accepted from specVersion 1.0.0 only; and the history the
+// indexer keeps from it, never as few blocks as its reorg threshold.
 import { describe, expect, it } from 'vitest';
-import { AUTO_HISTORY_BLOCKS, UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
+import { historyToKeep } from '../../../indexer/indexer.ts';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
 import { loadEditedProbe } from './runtime-harness.ts';
 
 const withPrune =
@@ -16,9 +18,8 @@ describe("a manifest's indexerHints", () => {
     expect((await loadEditedProbe(withPrune('never'))).historyBlocks).toBe(UNPRUNED_HISTORY_BLOCKS);
   });
 
-  it("keep graph-node's minimum history for prune: auto, and the number of blocks given otherwise", async () => {
-    expect((await loadEditedProbe(withPrune('auto'))).historyBlocks).toBe(AUTO_HISTORY_BLOCKS);
-    expect(AUTO_HISTORY_BLOCKS).toBe(500);
+  it('leave prune: auto to the indexer, and keep the number of blocks given otherwise', async () => {
+    expect((await loadEditedProbe(withPrune('auto'))).historyBlocks).toBe('auto');
     expect((await loadEditedProbe(withPrune('1200'))).historyBlocks).toBe(1200);
     expect((await loadEditedProbe(withPrune('"1200"'))).historyBlocks).toBe(1200);
   });
@@ -40,5 +41,31 @@ describe("a manifest's indexerHints", () => {
     await expect(loadEditedProbe(withPrune('auto', '0.0.9'))).rejects.toThrow(
       '`indexerHints` are not supported prior to 1.0.0 (this manifest has 0.0.9)',
     );
+  });
+});
+
+describe('the history the indexer keeps', () => {
+  const config = { rpcUrl: '', network: 'devnet', dataDir: '', port: 0 };
+  const subgraph = async (prune: string) => loadEditedProbe(withPrune(prune));
+
+  it('is twice the reorg threshold for prune: auto (500 by default, as graph-node)', async () => {
+    expect(historyToKeep(config, await subgraph('auto'), () => undefined)).toBe(500);
+    expect(historyToKeep({ ...config, reorgThreshold: 20 }, await subgraph('auto'), () => undefined)).toBe(
+      40,
+    );
+  });
+
+  it('is INDEXER_HISTORY_BLOCKS when set, whatever the manifest says', async () => {
+    expect(historyToKeep({ ...config, historyBlocks: 900 }, await subgraph('auto'), () => undefined)).toBe(
+      900,
+    );
+  });
+
+  it('is one block more than the reorg threshold when fewer are asked for, and a log line says so', async () => {
+    const lines: string[] = [];
+    expect(historyToKeep(config, await subgraph('100'), (l) => lines.push(l))).toBe(251);
+    expect(lines).toEqual([
+      'history: 100 blocks asked for (indexerHints.prune); keeping 251, one more than the reorg threshold (250, INDEXER_REORG_THRESHOLD), so that a reorg that deep can be reverted',
+    ]);
   });
 });
