@@ -405,7 +405,12 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           signal,
           log,
           onProgress: (p) => {
-            if (storeFailure && p.checkpoint > storeFailure.committed) {
+            // past the failed commit, or at the head with nothing to commit (the failed write was
+            // the head's number alone)
+            const recovered =
+              storeFailure !== null &&
+              (p.checkpoint > storeFailure.committed || (p.caughtUp && p.checkpoint >= p.head));
+            if (recovered) {
               storeFailure = null;
               log(`store: ${storePath} is written again; indexing went on from where it stopped`);
             }
