@@ -18,6 +18,7 @@ export interface QueryServiceOptions {
   /** the chain indexed, and the first block indexed: what the index-node status API reports */
   network: string;
   startBlock: number;
+  /** blocks of history the store keeps (graph-node's historyBlocks) */
   historyBlocks: number;
   /** what holds indexing up while it waits to try again, for the index-node status API */
   transientFailure?: () => string | null;

@@ -503,7 +503,6 @@ async function loadTemplate(
   };
 }
 
-/** Reads a `graph build` output directory into a runnable subgraph. */
 /** The blocks of history `indexerHints.prune` asks to keep: `never`, `auto` or a number of blocks. */
 function historyBlocks(manifest: RawManifest, specVersion: string): number | 'auto' {
   if (manifest.indexerHints === undefined || manifest.indexerHints === null) return UNPRUNED_HISTORY_BLOCKS;
@@ -525,6 +524,7 @@ function historyBlocks(manifest: RawManifest, specVersion: string): number | 'au
   return blocks;
 }
 
+/** Reads a `graph build` output directory into a runnable subgraph. */
 export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgraph> {
   const buildDir = path.resolve(options.buildDir);
   const manifestPath = path.resolve(options.manifestPath ?? path.join(buildDir, 'subgraph.yaml'));
