@@ -653,7 +653,10 @@ export class ChainFollower {
     // During catch-up the head last seen is still ahead, so asking again on every range would only
     // queue a round trip behind the node's work on the prefetched range; it is refreshed each second.
     if (cp.number >= this.head || Date.now() - this.headAt >= HEAD_REFRESH_MS) {
-      this.head = await chain.headNumber();
+      const chainHead = await chain.headNumber();
+      // a subgraph whose data sources all end stops at the last end block, as graph-node stops it
+      const last = this.options.subgraph.endBlock;
+      this.head = last === null ? chainHead : Math.min(chainHead, Number(last));
       this.headAt = Date.now();
     }
     const head = this.head;

@@ -14,6 +14,7 @@ import type { Hex, Log, TransactionReceipt } from 'viem';
 import type { Entity, EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import {
+  activeAt,
   blockHandlersAt,
   type ActiveDataSource,
   type DataSourceSet,
@@ -145,7 +146,7 @@ export function declaringTriggers(logs: readonly Log[], dataSources: DataSourceV
     const topic0 = log.topics[0] as Hex | undefined;
     if (!topic0) continue;
     for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
-      if ((log.blockNumber ?? 0n) < ds.startBlock) continue;
+      if (!activeAt(ds, log.blockNumber ?? 0n)) continue;
       for (const spec of ds.mapping.handlers.get(topic0) ?? []) {
         if (spec.calls.length === 0 || !matchesTopicFilters(spec, log.topics)) continue;
         const params = spec.decode(log);
@@ -314,7 +315,7 @@ export function createBlockProcessor(
     let calls = 0;
     if (!call.transactionSucceeded) return calls;
     for (const ds of dataSources.forAddress(call.to)) {
-      if (block.number < ds.startBlock) continue;
+      if (!activeAt(ds, block.number)) continue;
       if (runCallHandler(ds, call, block)) calls++;
     }
     return calls;
@@ -341,7 +342,7 @@ export function createBlockProcessor(
     for (const call of calls) {
       const targets = dataSources.forAddress(call.to).flatMap((ds) => {
         const spec = ds.mapping.blockHandlers.find((h) => h.filter === 'call');
-        return spec && block.number >= ds.startBlock ? [{ ds, handler: spec.handler }] : [];
+        return spec && activeAt(ds, block.number) ? [{ ds, handler: spec.handler }] : [];
       });
       if (targets.length === 0 || call.to === lastTo) continue;
       lastTo = call.to;
@@ -463,7 +464,7 @@ export function createBlockProcessor(
       const topic0 = log!.topics[0];
       if (!topic0) continue;
       for (const ds of dataSources.forAddress(log!.address.toLowerCase())) {
-        if (block.number < ds.startBlock) continue;
+        if (!activeAt(ds, block.number)) continue;
         if (!ds.mapping.handlers.has(topic0)) continue;
         if (runHandler(ds, log!, block)) handled++;
       }
@@ -515,6 +516,7 @@ export function createBlockProcessor(
         name: template.name,
         address: null,
         startBlock: file.createdAtBlock,
+        endBlock: null,
         context: file.context,
         mapping: template.mapping,
         seq: -1,

@@ -26,12 +26,19 @@ export interface ActiveDataSource {
   name: string;
   address: Hex | null;
   startBlock: bigint;
+  /** the last block it handles (a static data source's `endBlock`), or null */
+  endBlock: bigint | null;
   context: Entity | null;
   mapping: MappingSpec;
   /** its place in processing order: static in manifest order, then dynamic in creation order */
   seq: number;
   /** a file data source's content path and causality region (see file-data-sources.ts) */
   file?: { source: string; region: number };
+}
+
+/** Whether `ds` handles the triggers of block `number`: from its start block to its end block, both included. */
+export function activeAt(ds: ActiveDataSource, number: bigint): boolean {
+  return number >= ds.startBlock && (ds.endBlock === null || number <= ds.endBlock);
 }
 
 /** Data sources as the block processor dispatches triggers to them. */
@@ -89,7 +96,7 @@ export function blockHandlersAt(
 ): { start: BlockHandlerSpec | null; end: BlockHandlerSpec | null } {
   let start: BlockHandlerSpec | null = null;
   let end: BlockHandlerSpec | null = null;
-  if (number < ds.startBlock) return { start, end };
+  if (!activeAt(ds, number)) return { start, end };
   for (const h of ds.mapping.blockHandlers) {
     if (h.filter === 'once' && number === ds.startBlock) start ??= h;
     else if (h.filter === 'every') end ??= h;
@@ -192,6 +199,7 @@ export class DataSourceSet implements DataSourceView {
         name: ds.name,
         address: ds.address,
         startBlock: ds.startBlock,
+        endBlock: ds.endBlock,
         context: null,
         mapping: ds.mapping,
         seq: this.active.length,
@@ -215,6 +223,7 @@ export class DataSourceSet implements DataSourceView {
       name: template.name,
       address,
       startBlock: ds.createdAtBlock,
+      endBlock: null,
       context: ds.context,
       mapping: template.mapping,
       seq: this.active.length,
@@ -306,7 +315,7 @@ export class DataSourceSet implements DataSourceView {
     if (!topic0) return false;
     return this.forAddress(log.address.toLowerCase()).some(
       (ds) =>
-        (log.blockNumber ?? 0n) >= ds.startBlock &&
+        activeAt(ds, log.blockNumber ?? 0n) &&
         (ds.mapping.handlers.get(topic0)?.some((h) => h.receipt) ?? false),
     );
   }

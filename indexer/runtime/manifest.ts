@@ -91,6 +91,8 @@ export interface DataSourceSpec {
   /** lowercase address, or null when the data source matches every address */
   address: Hex | null;
   startBlock: bigint;
+  /** the last block whose triggers it handles (`source.endBlock`, specVersion 0.0.9), or null */
+  endBlock: bigint | null;
   mapping: MappingSpec;
 }
 
@@ -115,6 +117,11 @@ export interface Subgraph {
   declaresCalls: boolean;
   /** the entity types file data sources may write: their tables record each version's causality region */
   fileEntityTypes: ReadonlySet<string>;
+  /**
+   * the last block worth indexing: the latest end block when every data source has one and there
+   * are no templates (graph-node stops such a subgraph there), else null
+   */
+  endBlock: bigint | null;
   /**
    * how many blocks of history the store keeps (`indexerHints.prune`): UNPRUNED_HISTORY_BLOCKS for
    * all, 'auto' for twice the reorg threshold (graph-node's GRAPH_MIN_HISTORY_BLOCKS default)
@@ -152,7 +159,7 @@ interface RawDataSource {
   kind?: string;
   name?: string;
   network?: string;
-  source?: { address?: string; abi?: string; startBlock?: number };
+  source?: { address?: string; abi?: string; startBlock?: number; endBlock?: unknown };
   mapping?: {
     kind?: string;
     apiVersion?: string;
@@ -503,6 +510,21 @@ async function loadTemplate(
   };
 }
 
+/** A data source's `source.endBlock`: the last block it handles triggers of, inclusive, as in graph-node. */
+function endBlock(raw: RawDataSource, specVersion: string): bigint | null {
+  const end = raw.source?.endBlock;
+  if (end === undefined || end === null) return null;
+  if (!apiVersionAtLeast(specVersion, '0.0.9'))
+    throw new Error(
+      `data source ${raw.name ?? ''}: defining \`endBlock\` in the manifest is not supported prior to 0.0.9 (this manifest has ${specVersion})`,
+    );
+  if (typeof end !== 'number' || !Number.isInteger(end) || end < 0)
+    throw new Error(
+      `data source ${raw.name ?? ''}: source.endBlock must be a block number, not ${JSON.stringify(end)}`,
+    );
+  return BigInt(end);
+}
+
 /** The blocks of history `indexerHints.prune` asks to keep: `never`, `auto` or a number of blocks. */
 function historyBlocks(manifest: RawManifest, specVersion: string): number | 'auto' {
   if (manifest.indexerHints === undefined || manifest.indexerHints === null) return UNPRUNED_HISTORY_BLOCKS;
@@ -553,6 +575,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
       network: raw.network ?? '',
       address: raw.source?.address ? (raw.source.address.toLowerCase() as Hex) : null,
       startBlock: BigInt(raw.source?.startBlock ?? 0),
+      endBlock: endBlock(raw, specVersion),
       mapping: await loadMapping(raw, dir, modules, specVersion),
     });
   }
@@ -563,6 +586,11 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const network =
     dataSources[0]?.network ?? [...templates.values()].find((t) => t.kind === 'ethereum')?.network ?? '';
   const mappings = [...dataSources, ...templates.values()].map((d) => d.mapping);
+  const ends = dataSources.map((d) => d.endBlock);
+  const lastBlock =
+    templates.size === 0 && ends.length > 0 && ends.every((e) => e !== null)
+      ? ends.reduce((a, b) => (b! > a! ? b : a))
+      : null;
   return {
     buildDir,
     network,
@@ -575,6 +603,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     fileEntityTypes: new Set(
       [...templates.values()].filter((t) => t.kind !== 'ethereum').flatMap((t) => t.mapping.entities),
     ),
+    endBlock: lastBlock,
     historyBlocks: history,
   };
 }

@@ -151,7 +151,7 @@ export function probeHandledBy(
 export async function startProbeIndexer(
   chain: ProbeChain,
   rpcUrl = chain.anvil.rpcUrl,
-  options: Pick<IndexerConfig, 'transactions' | 'log' | 'contracts' | 'files'> = {},
+  options: Pick<IndexerConfig, 'transactions' | 'log' | 'contracts' | 'files' | 'buildDir'> = {},
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
   const indexer = await createIndexer({

@@ -126,6 +126,7 @@ function dataSource(apiVersion: string): ActiveDataSource {
     name: 'Test',
     address: null,
     startBlock: 0n,
+    endBlock: null,
     context: null,
     seq: 0,
     mapping: {
@@ -157,6 +158,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
       templates: new Map(),
       declaresCalls: false,
       fileEntityTypes: new Set(),
+      endBlock: null,
       historyBlocks: UNPRUNED_HISTORY_BLOCKS,
     },
     schema,

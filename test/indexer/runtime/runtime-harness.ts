@@ -72,9 +72,12 @@ export class RuntimeHarness {
   }
 
   static async open(buildDir: string): Promise<RuntimeHarness> {
-    const subgraph = await loadSubgraph({ buildDir });
-    const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
-    return new RuntimeHarness(subgraph, schema);
+    return RuntimeHarness.forSubgraph(await loadSubgraph({ buildDir }));
+  }
+
+  /** A harness running a subgraph already loaded (an edited probe manifest, say). */
+  static forSubgraph(subgraph: Subgraph): RuntimeHarness {
+    return new RuntimeHarness(subgraph, parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')));
   }
 
   /** Processes one block and commits it; on a handler error the block is rolled back and the error rethrown. */
