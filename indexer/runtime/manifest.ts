@@ -9,7 +9,7 @@
 // checked against the mapping's ABIs here (declared-calls.ts). A `file/ipfs` or `file/arweave`
 // template (specVersion 0.0.7) is a file data source: its one handler gets a file's bytes, and it
 // may write only the entity types it lists. `indexerHints.prune` (specVersion 1.0.0) says how many
-// blocks of history the store keeps.
+// blocks of history the store keeps. A grafted manifest is refused: it needs a base deployment's data.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -177,6 +177,7 @@ interface RawDataSource {
 interface RawManifest {
   specVersion?: unknown;
   indexerHints?: { prune?: unknown } | null;
+  graft?: { base?: unknown; block?: unknown } | null;
   schema?: { file?: string };
   dataSources?: RawDataSource[];
   templates?: RawDataSource[];
@@ -553,6 +554,13 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const dir = path.dirname(manifestPath);
   const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
   const specVersion = String(manifest.specVersion ?? '0.0.4');
+  if (manifest.graft) {
+    // graph-node copies the base deployment's entities up to the graft block; there is no such
+    // deployment here, and indexing from the start blocks would not give what graph-node gives
+    throw new Error(
+      `graft (base ${String(manifest.graft.base)}, block ${String(manifest.graft.block)}) is not supported: the embedded indexer holds no copy of the base deployment's data; remove \`graft\` to index from the data sources' start blocks`,
+    );
+  }
   const history = historyBlocks(manifest, specVersion);
   const fileTemplate = (manifest.templates ?? []).find((t) => t.kind?.startsWith('file/'));
   if (fileTemplate && !apiVersionAtLeast(specVersion, '0.0.7'))

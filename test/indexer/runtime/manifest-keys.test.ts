@@ -1,4 +1,5 @@
-// The manifest's indexerHints.prune, read as graph-node reads it: how many blocks of history the
+// The manifest's top-level keys besides its data sources. A graft is refused, since the embedded
+// indexer has no base deployment to copy from. indexerHints.prune is read as graph-node reads it: how many blocks of history the
 // store keeps (all without it, or with `never`; `auto`, which the indexer makes twice its reorg
 // threshold; else the number given), accepted from specVersion 1.0.0 only; and the history the
 // indexer keeps from it, never as few blocks as its reorg threshold.
@@ -67,5 +68,18 @@ describe('the history the indexer keeps', () => {
     expect(lines).toEqual([
       'history: 100 blocks asked for (indexerHints.prune); keeping 251, one more than the reorg threshold (250, INDEXER_REORG_THRESHOLD), so that a reorg that deep can be reverted',
     ]);
+  });
+});
+
+describe('a grafted manifest', () => {
+  it('is refused, naming the base deployment and block, and what to do instead', async () => {
+    const grafted = (manifest: string) =>
+      manifest.replace(
+        'specVersion: 1.3.0',
+        'specVersion: 1.3.0\nfeatures:\n  - grafting\ngraft:\n  base: QmBase\n  block: 1200',
+      );
+    await expect(loadEditedProbe(grafted)).rejects.toThrow(
+      "graft (base QmBase, block 1200) is not supported: the embedded indexer holds no copy of the base deployment's data; remove `graft` to index from the data sources' start blocks",
+    );
   });
 });
