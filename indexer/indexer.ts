@@ -250,6 +250,11 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
   const log = config.log ?? ((line: string) => console.log(line));
   const historyBlocks = historyToKeep(config, subgraph, log);
+  if (subgraph.features.has('nonFatalErrors')) {
+    log(
+      'the manifest declares nonFatalErrors, which this indexer does not support: a handler error stops indexing, as it does without the feature',
+    );
+  }
   if (ipfsTemplates.length > 0 && !config.files?.ipfsUrl) {
     // the chain is indexed all the same, and the file data sources are kept: none is lost
     log(

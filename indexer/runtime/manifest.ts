@@ -117,6 +117,8 @@ export interface Subgraph {
   declaresCalls: boolean;
   /** the entity types file data sources may write: their tables record each version's causality region */
   fileEntityTypes: ReadonlySet<string>;
+  /** the features the manifest declares (`features:`, graph-node's names) */
+  features: ReadonlySet<string>;
   /**
    * the last block worth indexing: the latest end block when every data source has one and there
    * are no templates (graph-node stops such a subgraph there), else null
@@ -178,6 +180,7 @@ interface RawManifest {
   specVersion?: unknown;
   indexerHints?: { prune?: unknown } | null;
   graft?: { base?: unknown; block?: unknown } | null;
+  features?: unknown;
   schema?: { file?: string };
   dataSources?: RawDataSource[];
   templates?: RawDataSource[];
@@ -611,6 +614,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     fileEntityTypes: new Set(
       [...templates.values()].filter((t) => t.kind !== 'ethereum').flatMap((t) => t.mapping.entities),
     ),
+    features: new Set(Array.isArray(manifest.features) ? manifest.features.map(String) : []),
     endBlock: lastBlock,
     historyBlocks: history,
   };

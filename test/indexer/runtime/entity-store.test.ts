@@ -158,6 +158,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
       templates: new Map(),
       declaresCalls: false,
       fileEntityTypes: new Set(),
+      features: new Set(),
       endBlock: null,
       historyBlocks: UNPRUNED_HISTORY_BLOCKS,
     },

@@ -1,8 +1,9 @@
-// The manifest's top-level keys besides its data sources. A graft is refused, since the embedded
-// indexer has no base deployment to copy from. indexerHints.prune is read as graph-node reads it: how many blocks of history the
-// store keeps (all without it, or with `never`; `auto`, which the indexer makes twice its reorg
-// threshold; else the number given), accepted from specVersion 1.0.0 only; and the history the
-// indexer keeps from it, never as few blocks as its reorg threshold.
+// The manifest's top-level keys besides its data sources. Features are read by their names. A
+// graft is refused, since the embedded indexer has no base deployment to copy from.
+// indexerHints.prune is read as graph-node reads it: how many blocks of history the store keeps
+// (all without it, or with `never`; `auto`, which the indexer makes twice its reorg threshold; else
+// the number given), accepted from specVersion 1.0.0 only; and the history the indexer keeps from
+// it, never as few blocks as its reorg threshold.
 import { describe, expect, it } from 'vitest';
 import { historyToKeep } from '../../../indexer/indexer.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
@@ -80,6 +81,20 @@ describe('a grafted manifest', () => {
       );
     await expect(loadEditedProbe(grafted)).rejects.toThrow(
       "graft (base QmBase, block 1200) is not supported: the embedded indexer holds no copy of the base deployment's data; remove `graft` to index from the data sources' start blocks",
+    );
+  });
+});
+
+describe("a manifest's features", () => {
+  it('are read by their graph-node names', async () => {
+    expect((await loadEditedProbe((m) => m)).features).toEqual(new Set());
+    const declaring = (manifest: string) =>
+      manifest.replace(
+        'specVersion: 1.3.0',
+        'specVersion: 1.3.0\nfeatures:\n  - nonFatalErrors\n  - fullTextSearch',
+      );
+    expect((await loadEditedProbe(declaring)).features).toEqual(
+      new Set(['nonFatalErrors', 'fullTextSearch']),
     );
   });
 });
