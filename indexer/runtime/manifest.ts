@@ -8,8 +8,9 @@
 // signature equals the manifest's. An event handler's declared eth calls (`calls:`) are parsed and
 // checked against the mapping's ABIs here (declared-calls.ts). A `file/ipfs` or `file/arweave`
 // template (specVersion 0.0.7) is a file data source: its one handler gets a file's bytes, and it
-// may write only the entity types it lists. `indexerHints.prune` (specVersion 1.0.0) says how many
-// blocks of history the store keeps. A grafted manifest is refused: it needs a base deployment's data.
+// may write only the entity types it lists. A data source's `source.endBlock` (specVersion 0.0.9)
+// is the last block it handles; `indexerHints.prune` (specVersion 1.0.0) says how many blocks of
+// history the store keeps. A grafted manifest is refused: it needs a base deployment's data.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
