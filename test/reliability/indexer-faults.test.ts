@@ -19,6 +19,7 @@ import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
 import { ChainActions } from '../indexer/chain-actions.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from '../indexer/devnet-indexers.ts';
+import { queryIndexer } from '../indexer/graphql-client.ts';
 import { dumpEntityVersions } from '../indexer/store-dump.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
@@ -137,15 +138,6 @@ const exited = (child: ChildProcess) =>
     child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
   );
 
-async function graphql<T>(url: string, query: string): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  return ((await response.json()) as { data: T }).data;
-}
-
 describe('indexer on a disk that fills up', () => {
   it('waits, serving what it committed, and goes on to exactly the clean store once space is freed', async () => {
     const dataDir = smallFileSystem(8 * 1024 * 1024);
@@ -167,12 +159,12 @@ describe('indexer on a disk that fills up', () => {
     expect(lines.find((l) => l.startsWith('store: '))).toBe(
       `store: ${run.storePath} could not be written (database or disk is full); nothing after block ${committed} was kept, and indexing goes on from there in 1 s`,
     );
-    const meta = await graphql<{ _meta: { block: { number: number } } }>(
+    const meta = await queryIndexer<{ _meta: { block: { number: number } } }>(
       run.queryUrl,
       '{ _meta { block { number } } }',
     );
     expect(meta._meta.block.number).toBe(committed);
-    const status = await graphql<{
+    const status = await queryIndexer<{
       indexingStatuses: { health: string; fatalError: { message: string; deterministic: boolean } }[];
     }>(
       new URL('/graphql', run.queryUrl).href,
