@@ -16,6 +16,7 @@ import { createIpfsClient } from './follower/ipfs-client.ts';
 import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
 import { ChainSource } from './follower/chain-source.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
+import { deploymentFeatures } from './query/index-node-api.ts';
 import {
   isTransientStoreError,
   openStore,
@@ -363,6 +364,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         startBlock,
         historyBlocks,
         transientFailure: () => storeFailure?.message ?? null,
+        features: deploymentFeatures(subgraph, schema),
       });
       indexer.queryUrl = await query.listen(config.port, config.host);
       abort = new AbortController();

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import { buildLayouts } from '../store/layout.ts';
 import { buildApiSchema } from './api-schema.ts';
-import { buildIndexNodeApi } from './index-node-api.ts';
+import { buildIndexNodeApi, type DeploymentFeatures } from './index-node-api.ts';
 import { createQueryServer, executeQuery, listen, type GraphQLRequest } from './server.ts';
 import { buildQueryModel } from './sql-query.ts';
 import { StoreReader } from './store-reader.ts';
@@ -22,6 +22,8 @@ export interface QueryServiceOptions {
   historyBlocks: number;
   /** what holds indexing up while it waits to try again, for the index-node status API */
   transientFailure?: () => string | null;
+  /** the deployment's features, for the index-node API's subgraphFeatures */
+  features?: DeploymentFeatures;
 }
 
 export interface QueryService {

@@ -1,9 +1,12 @@
 // graph-node's index-node status API (server/index-node/src/schema.graphql), served at /graphql
 // beside the subgraph's endpoints: the part one embedded deployment can answer from its store, so
 // tools that ask graph-node whether a subgraph is synced, healthy or failed (and where) get the same
-// answers here. Proofs of indexing, cached calls, block data and subgraph sizes are not served: asking
-// for them fails validation. Where graph-node knows more than the store records, the field says so.
+// answers here, and what features the deployment uses. Proofs of indexing, cached calls, block data
+// and subgraph sizes are not served: asking for them fails validation. Where graph-node knows more
+// than the store records, the field says so.
 import { buildSchema, type GraphQLSchema } from 'graphql';
+import type { Subgraph } from '../runtime/manifest.ts';
+import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 import { sqlToJson, idFromSql, type TableLayout } from '../store/layout.ts';
 import type { QueryContext } from './api-schema.ts';
@@ -23,6 +26,27 @@ type Query {
   entityChangesInBlock(subgraphId: String!, blockNumber: Int!): EntityChanges!
   "The hash of an indexed block; null for a block the store has no header of"
   blockHashFromNumber(network: String!, blockNumber: Int!): Bytes
+  subgraphFeatures(subgraphId: String!): SubgraphFeatures!
+}
+
+type SubgraphFeatures {
+  apiVersion: String
+  specVersion: String!
+  features: [Feature!]!
+  dataSources: [String!]!
+  handlers: [String!]!
+  network: String
+}
+
+enum Feature {
+  nonFatalErrors
+  grafting
+  fullTextSearch
+  ipfsOnEthereumContracts
+  aggregations
+  declaredEthCalls
+  immutableEntities
+  bytesAsIds
 }
 
 type SubgraphIndexingStatus {
@@ -103,6 +127,68 @@ enum Health {
 }
 `;
 
+/** What graph-node's subgraphFeatures reports of a deployment. */
+export interface DeploymentFeatures {
+  /** the mappings' apiVersion when they all share one, else null */
+  apiVersion: string | null;
+  specVersion: string;
+  /** declared in the manifest, then those graph-node detects: declared calls, immutable entities, Bytes ids */
+  features: string[];
+  /** the kinds of the data sources and templates (`ethereum`, `file/ipfs`, `file/arweave`) */
+  dataSources: string[];
+  /** the kinds of the data sources' handlers: `event`, `call`, `block`, `block_filter_once`, ... */
+  handlers: string[];
+  network: string;
+}
+
+/** graph-node's Feature enum: a declared name outside it is not reported (graph-node refuses it). */
+const FEATURES = new Set([
+  'nonFatalErrors',
+  'grafting',
+  'fullTextSearch',
+  'ipfsOnEthereumContracts',
+  'aggregations',
+  'declaredEthCalls',
+  'immutableEntities',
+  'bytesAsIds',
+]);
+
+const BLOCK_HANDLER_KINDS = {
+  every: 'block',
+  once: 'block_filter_once',
+  polling: 'block_filter_polling',
+  call: 'block_filter_call',
+} as const;
+
+/** A deployment's features as graph-node's deployment_features and subgraphFeatures resolver give them. */
+export function deploymentFeatures(subgraph: Subgraph, schema: SubgraphSchema): DeploymentFeatures {
+  const mappings = [...subgraph.dataSources, ...subgraph.templates.values()].map((d) => d.mapping);
+  const apiVersions = new Set(mappings.map((m) => m.apiVersion));
+  const features = new Set([...subgraph.features].filter((f) => FEATURES.has(f)));
+  const entities = [...schema.entities.values()];
+  if (subgraph.declaresCalls) features.add('declaredEthCalls');
+  if (entities.some((e) => e.immutable)) features.add('immutableEntities');
+  if (entities.some((e) => e.idKind === 'Bytes')) features.add('bytesAsIds');
+  const handlers = new Set<string>();
+  for (const { mapping } of subgraph.dataSources) {
+    if (mapping.handlers.size > 0) handlers.add('event');
+    if (mapping.callHandlers.size > 0) handlers.add('call');
+    for (const h of mapping.blockHandlers) handlers.add(BLOCK_HANDLER_KINDS[h.filter]);
+  }
+  const kinds = new Set<string>([
+    ...subgraph.dataSources.map(() => 'ethereum'),
+    ...[...subgraph.templates.values()].map((t) => t.kind),
+  ]);
+  return {
+    apiVersion: apiVersions.size === 1 ? [...apiVersions][0]! : null,
+    specVersion: subgraph.specVersion,
+    features: [...features],
+    dataSources: [...kinds].sort(),
+    handlers: [...handlers].sort(),
+    network: subgraph.network,
+  };
+}
+
 export interface IndexNodeDeployment {
   deployment: string;
   subgraphName: string;
@@ -113,6 +199,8 @@ export interface IndexNodeDeployment {
   historyBlocks: number;
   /** the entity tables */
   tables: TableLayout[];
+  /** what subgraphFeatures reports; unknown to a query service opened over a store file alone */
+  features?: DeploymentFeatures;
   /**
    * why indexing is held up, if it is, by a failure it waits out (a store that cannot be written):
    * graph-node reports such a non-deterministic error as a failure until the restarted subgraph
@@ -184,8 +272,16 @@ function entityJson(table: TableLayout, row: Record<string, unknown>): Record<st
 
 export function buildIndexNodeApi(d: IndexNodeDeployment): IndexNodeApi {
   const status = (ctx: QueryContext) => indexingStatus(d, ctx);
+  const notIndexed = (deployment: string) =>
+    new QueryError(`deployment \`${deployment}\` is not indexed here; this node indexes \`${d.deployment}\``);
   const ours = (subgraphName: string) => subgraphName === d.subgraphName;
   const rootValue = {
+    subgraphFeatures: (args: { subgraphId: string }) => {
+      if (args.subgraphId !== d.deployment) throw notIndexed(args.subgraphId);
+      if (!d.features)
+        throw new QueryError(`the manifest of deployment \`${d.deployment}\` is not known here`);
+      return d.features;
+    },
     indexingStatusForCurrentVersion: (args: { subgraphName: string }, ctx: QueryContext) =>
       ours(args.subgraphName) ? status(ctx) : null,
     indexingStatusForPendingVersion: () => null,
@@ -194,11 +290,7 @@ export function buildIndexNodeApi(d: IndexNodeDeployment): IndexNodeApi {
     indexingStatuses: (args: { subgraphs?: string[] | null }, ctx: QueryContext) =>
       !args.subgraphs || args.subgraphs.includes(d.deployment) ? [status(ctx)] : [],
     entityChangesInBlock: (args: { subgraphId: string; blockNumber: number }, ctx: QueryContext) => {
-      if (args.subgraphId !== d.deployment) {
-        throw new QueryError(
-          `deployment \`${args.subgraphId}\` is not indexed here; this node indexes \`${d.deployment}\``,
-        );
-      }
+      if (args.subgraphId !== d.deployment) throw notIndexed(args.subgraphId);
       const updates = [];
       const deletions = [];
       for (const table of d.tables) {

@@ -118,6 +118,7 @@ export interface Subgraph {
   declaresCalls: boolean;
   /** the entity types file data sources may write: their tables record each version's causality region */
   fileEntityTypes: ReadonlySet<string>;
+  specVersion: string;
   /** the features the manifest declares (`features:`, graph-node's names) */
   features: ReadonlySet<string>;
   /**
@@ -615,6 +616,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     fileEntityTypes: new Set(
       [...templates.values()].filter((t) => t.kind !== 'ethereum').flatMap((t) => t.mapping.entities),
     ),
+    specVersion,
     features: new Set(Array.isArray(manifest.features) ? manifest.features.map(String) : []),
     endBlock: lastBlock,
     historyBlocks: history,

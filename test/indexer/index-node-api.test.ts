@@ -1,9 +1,14 @@
 // graph-node's index-node status API at /graphql, over the store holding the known history of
 // store-fixture.ts (blocks 10..13, the head seen at 20): the deployment's status, sync and health,
 // its chain's blocks, the entity count, the changes one block made, and block hashes; then the status
-// of a store whose indexing failed. Requests go through the real HTTP server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+// of a store whose indexing failed; and the features of the probe subgraph and of the harness
+// indexer's deployment. Requests go through the real HTTP server.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { deploymentFeatures } from '../../indexer/query/index-node-api.ts';
+import { loadSubgraph, UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
+import { buildProbeSubgraph } from './probe-build.ts';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import {
@@ -202,5 +207,41 @@ describe('the index-node status of a deployment whose indexing failed', () => {
       number: '13',
       hash: header(13).hash,
     });
+  });
+});
+
+describe('the features of a deployment (subgraphFeatures)', () => {
+  it('are what graph-node reports of the probe subgraph: declared and detected features, data source and handler kinds', async () => {
+    const probe = await loadSubgraph({ buildDir: buildProbeSubgraph() });
+    const probeSchema = parseSubgraphSchema(readFileSync(probe.schemaFile, 'utf8'));
+    expect(deploymentFeatures(probe, probeSchema)).toEqual({
+      apiVersion: '0.0.9',
+      specVersion: '1.3.0',
+      features: ['declaredEthCalls', 'immutableEntities'],
+      dataSources: ['ethereum', 'file/arweave', 'file/ipfs'],
+      handlers: ['block', 'block_filter_call', 'block_filter_once', 'block_filter_polling', 'call', 'event'],
+      network: 'devnet',
+    });
+  });
+
+  it("are served for the indexer's deployment, and refused for another, naming the one indexed", async () => {
+    const indexer = inject('indexer');
+    const url = `${new URL(indexer.queryUrl).origin}/graphql`;
+    const fields = 'apiVersion specVersion features dataSources handlers network';
+    const data = await queryIndexer<{ subgraphFeatures: unknown }>(
+      url,
+      `{ subgraphFeatures(subgraphId: "${indexer.deployment}") { ${fields} } }`,
+    );
+    expect(data.subgraphFeatures).toEqual({
+      apiVersion: '0.0.9',
+      specVersion: '1.3.0',
+      features: ['immutableEntities', 'bytesAsIds'],
+      dataSources: ['ethereum'],
+      handlers: ['event'],
+      network: 'devnet',
+    });
+    expect(await queryErrorOf(url, `{ subgraphFeatures(subgraphId: "QmOther") { ${fields} } }`)).toBe(
+      `deployment \`QmOther\` is not indexed here; this node indexes \`${indexer.deployment}\``,
+    );
   });
 });
