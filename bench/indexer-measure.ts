@@ -7,8 +7,8 @@
 // (INDEXER_TRANSACTIONS=hash-only), does the same through the proxy that delays every RPC request, and
 // times a catch-up over a chain of empty blocks behind such a proxy, one range fetched at a time
 // against several, indexes keeping only the last 50 blocks of history (the scenario's chain is a
-// couple of hundred blocks long) to weigh pruning's cost and the disk it saves, and indexes a factory subgraph's thousands of data sources
-// (bench/many-funds.ts).
+// couple of hundred blocks long) to weigh pruning's cost and the disk it saves, and indexes a
+// factory subgraph's thousands of data sources (bench/many-funds.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,7 @@ import { loadSubgraph } from '../indexer/runtime/manifest.ts';
 import { idFromSql, rowToEntity } from '../indexer/store/layout.ts';
 import { openStore } from '../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../indexer/subgraph-schema.ts';
+import { entityTables } from '../test/indexer/store-dump.ts';
 import { indexManyFunds } from './many-funds.ts';
 import { STATIC_FILTERS_ABOVE } from '../indexer/runtime/data-sources.ts';
 
@@ -267,20 +268,11 @@ async function sparseCatchUp(input: MeasureInput, maxRangesAhead: number): Promi
   return seconds;
 }
 
-/**
- * The floor the store sets: the entity versions the run wrote, block by block, written again into a
- * fresh store through the same write buffer and commit cadence, with no chain and no handlers.
- * Only the store calls are timed (reading the versions back is not).
- */
 /** The entity versions of a store file and the bytes of its pages in use (a deleted row's page is free). */
 function storeHeld(path: string): { versions: number; bytes: number } {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\'`)
-      .pluck()
-      .all() as string[];
-    const versions = tables.reduce(
+    const versions = entityTables(db).reduce(
       (sum, t) => sum + Number(db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get()),
       0,
     );
@@ -293,6 +285,11 @@ function storeHeld(path: string): { versions: number; bytes: number } {
   }
 }
 
+/**
+ * The floor the store sets: the entity versions the run wrote, block by block, written again into a
+ * fresh store through the same write buffer and commit cadence, with no chain and no handlers.
+ * Only the store calls are timed (reading the versions back is not).
+ */
 function storeWritesAlone(indexedPath: string, dataDir: string): { versions: number; seconds: number } {
   const schema = parseSubgraphSchema(
     readFileSync(resolve(import.meta.dirname, '..', 'subgraph', 'schema.graphql'), 'utf8'),

@@ -3,13 +3,18 @@
 // indexed the same chain must dump identically, however their runs were interrupted or reorged.
 import Database from 'better-sqlite3';
 
+/** The names of a store's entity tables (the store's own tables start with `__`). */
+export function entityTables(db: Database.Database): string[] {
+  return db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\'`)
+    .pluck()
+    .all() as string[];
+}
+
 export function dumpEntityVersions(storePath: string): Record<string, Record<string, unknown>[]> {
   const db = new Database(storePath, { readonly: true, fileMustExist: true });
   try {
-    const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\'`)
-      .pluck()
-      .all() as string[];
+    const tables = entityTables(db);
     const out: Record<string, Record<string, unknown>[]> = {};
     for (const table of tables.sort()) {
       const rows = db.prepare(`SELECT * FROM "${table}" ORDER BY "id", "__from"`).all() as Record<
