@@ -2,6 +2,8 @@
 // hosted graph-node or the embedded indexer. It speaks the graph-node query dialect
 // (collections with `where`/`orderBy`/`first`, `_meta`) over HTTP with graphql-request.
 // Every query also asks for `_meta`, so each request knows which block its data reflects.
+// Entity fields say `subgraphError: allow`: a subgraph with indexing errors still has its data
+// served, flagged in freshness (health says `degraded`), rather than every request failing.
 // Loaders are created per request: a request's lookups of funds or rounds are batched into
 // one upstream query sized with `first`, and nothing is shared between requests.
 import DataLoader from 'dataloader';
@@ -87,7 +89,30 @@ const FUND_FIELDS = `id slug closed pausedModules latestPublishedNav { ${NAV_FIE
 const ROUND_FIELDS =
   'id epoch merkleRoot total leafCount uri claimedCount claimedAmount postedAtBlock postedAt postedTxHash';
 const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logIndex sortKey args';
-const META_FIELDS = '_meta { block { number timestamp } hasIndexingErrors }';
+
+/**
+ * graph-node runs consecutive top-level fields with the same `block` argument together, under
+ * `subgraphError: deny` unless every one of them says `allow`, and `_meta` has no such argument
+ * (graphql/src/execution/query.rs, `block_constraint`): asked with the entity field, `_meta`
+ * would withhold the entity data of a subgraph with indexing errors. A `block` of its own that
+ * still means the latest block (`number_gte: 0`) keeps it apart.
+ */
+const META_FIELDS = '_meta(block: { number_gte: 0 }) { block { number timestamp } hasIndexingErrors }';
+
+/** The one error graph-node adds to the data of a subgraph with indexing errors. */
+const INDEXING_ERROR = 'indexing_error';
+
+/**
+ * What an answer's `errors` say: nothing, only graph-node's `indexing_error` (the data is
+ * served, flagged), or anything else (the request fails).
+ */
+function errorsKind(errors: unknown): 'none' | 'indexing' | 'other' {
+  if (errors === undefined || (Array.isArray(errors) && errors.length === 0)) return 'none';
+  const indexingOnly =
+    Array.isArray(errors) &&
+    errors.every((e) => (e as { message?: unknown } | null)?.message === INDEXING_ERROR);
+  return indexingOnly ? 'indexing' : 'other';
+}
 
 /**
  * Renders a `where` object as a GraphQL input literal. Values are inlined rather than sent
@@ -209,34 +234,61 @@ function isTransient(error: unknown): boolean {
   return error instanceof Error;
 }
 
+/** One answer as received: its data (missing or null if the subgraph sent none) and its errors. */
+interface SubgraphAnswer<T> {
+  data: T | null | undefined;
+  errors?: unknown;
+}
+
 export interface SubgraphClient {
   query<T>(document: string, freshness: Freshness): Promise<T>;
   readonly config: SubgraphConfig;
 }
 
 export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
-  const client = new GraphQLClient(config.url, config.fetch ? { fetch: config.fetch } : {});
-  async function once<T>(document: string): Promise<T> {
-    return client.request<T>({ document, signal: AbortSignal.timeout(config.timeoutMs) });
+  // errorPolicy 'all': an answer's GraphQL errors come back with its data instead of being
+  // thrown, so that graph-node's `indexing_error` can be told apart from real failures
+  const client = new GraphQLClient(config.url, {
+    errorPolicy: 'all',
+    ...(config.fetch ? { fetch: config.fetch } : {}),
+  });
+  async function once<T>(document: string): Promise<SubgraphAnswer<T>> {
+    return client.rawRequest<T>({ query: document, signal: AbortSignal.timeout(config.timeoutMs) });
   }
   return {
     config,
     async query<T>(document: string, freshness: Freshness): Promise<T> {
       const withMeta = document.replace(/\}\s*$/, ` ${META_FIELDS} }`);
-      let data: T & { _meta: SubgraphMeta };
+      let response: SubgraphAnswer<T & { _meta: SubgraphMeta }>;
       try {
         try {
-          data = await once(withMeta);
+          response = await once(withMeta);
         } catch (error) {
           if (!isTransient(error)) throw error;
-          data = await once(withMeta);
+          response = await once(withMeta);
         }
       } catch (error) {
         throw upstreamUnavailable('subgraph', error);
       }
+      const { data, errors } = response;
+      const kind = errorsKind(errors);
+      if (kind === 'other')
+        throw upstreamUnavailable(
+          'subgraph',
+          new Error(`the subgraph answered errors: ${JSON.stringify(errors)}`),
+        );
       if (typeof data?._meta?.block?.number !== 'number')
         throw upstreamUnavailable('subgraph', new Error('response without _meta'));
-      freshness.record(data._meta);
+      // graph-node's answer to a field left at `subgraphError: deny`: nothing but `_meta`
+      if (kind === 'indexing' && Object.keys(data).every((field) => field === '_meta'))
+        throw upstreamUnavailable(
+          'subgraph',
+          new Error('the subgraph withheld its data for indexing errors'),
+        );
+      freshness.record({
+        ...data._meta,
+        hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
+      });
       return data;
     },
   };
@@ -276,7 +328,7 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
     async (keys) => {
       const where = literal({ id_in: keys });
       const data = await query<{ funds: FundRow[] }>(
-        `{ funds(first: ${keys.length}, where: ${where}) { ${FUND_FIELDS} } }`,
+        `{ funds(first: ${keys.length}, where: ${where}, subgraphError: allow) { ${FUND_FIELDS} } }`,
       );
       return byId(keys, data.funds);
     },
@@ -290,7 +342,7 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
       async (keys) => {
         const where = literal({ id_in: keys });
         const data = await query<{ dividendRounds: DividendRoundRow[] }>(
-          `{ dividendRounds(first: ${keys.length}, where: ${where}) { ${ROUND_FIELDS} } }`,
+          `{ dividendRounds(first: ${keys.length}, where: ${where}, subgraphError: allow) { ${ROUND_FIELDS} } }`,
         );
         return byId(keys, data.dividendRounds);
       },
@@ -303,14 +355,14 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
       const data = await query<{ navRecords: NavRow[] }>(
         `{ navRecords(first: ${Math.min(limit, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: ${
           ascending ? 'asc' : 'desc'
-        }) { ${NAV_FIELDS} } }`,
+        }, subgraphError: allow) { ${NAV_FIELDS} } }`,
       );
       return ascending ? data.navRecords : data.navRecords.reverse();
     },
     async dividendRounds({ vault, beforeEpoch, first }) {
       const where = literal({ fund: vault, epoch_lt: beforeEpoch });
       const data = await query<{ dividendRounds: DividendRoundRow[] }>(
-        `{ dividendRounds(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: desc) { ${ROUND_FIELDS} } }`,
+        `{ dividendRounds(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: desc, subgraphError: allow) { ${ROUND_FIELDS} } }`,
       );
       return data.dividendRounds;
     },
@@ -323,13 +375,13 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
         sortKey_lt: beforeSortKey,
       });
       const data = await query<{ protocolEvents: ProtocolEventRow[] }>(
-        `{ protocolEvents(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc) { ${EVENT_FIELDS} } }`,
+        `{ protocolEvents(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc, subgraphError: allow) { ${EVENT_FIELDS} } }`,
       );
       return data.protocolEvents;
     },
     async allFunds() {
       const data = await query<{ funds: FundRow[] }>(
-        `{ funds(first: ${maxBatch}, orderBy: registeredAtBlock, orderDirection: asc) { ${FUND_FIELDS} } }`,
+        `{ funds(first: ${maxBatch}, orderBy: registeredAtBlock, orderDirection: asc, subgraphError: allow) { ${FUND_FIELDS} } }`,
       );
       for (const row of data.funds) fund.prime(row.id.toLowerCase(), row);
       return data.funds;

@@ -6,6 +6,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, print, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
@@ -220,6 +221,140 @@ describe('subgraph faults', () => {
     const caughtUp = JSON.parse((await get(base, '/v1/health')).text) as typeof body;
     expect(caughtUp.indexer.maxIndexedBlock).toBeGreaterThanOrEqual(head);
     expect(caughtUp.status).toBe('ok');
+  });
+});
+
+/** The top-level fields of a GraphQL document the gateway sent (no fragments, no variables). */
+function topLevelFields(document: string): FieldNode[] {
+  const operation = parse(document).definitions[0] as OperationDefinitionNode;
+  return operation.selectionSet.selections as FieldNode[];
+}
+
+/** A field's argument as written in the document, or undefined. */
+function argument(field: FieldNode, name: string): string | undefined {
+  const found = field.arguments?.find((arg) => arg.name.value === name);
+  return found && print(found.value);
+}
+
+interface SubgraphAnswer {
+  data: Record<string, unknown> & { _meta?: { hasIndexingErrors: boolean } };
+  errors?: { message: string }[];
+}
+
+/**
+ * graph-node's answer for a subgraph with a deterministic indexing error at or before the
+ * queried block, made from the indexer's clean answer to the same document, by graph-node's
+ * rules (graphql/src/execution/query.rs `block_constraint`, store/resolver.rs `post_process`):
+ * consecutive top-level fields with the same `block` argument run together, under `deny` unless
+ * every one of them says `subgraphError: allow`; a group asking for more than `_meta` gets an
+ * `indexing_error`, and under `deny` keeps nothing but its `_meta`.
+ */
+function withIndexingErrors(json: unknown, request: string): unknown {
+  const answer = json as SubgraphAnswer;
+  const groups: FieldNode[][] = [];
+  let lastBlock: string | undefined;
+  for (const field of topLevelFields((JSON.parse(request) as { query: string }).query)) {
+    const block = argument(field, 'block') ?? 'latest';
+    if (groups.length > 0 && block === lastBlock) groups.at(-1)!.push(field);
+    else groups.push([field]);
+    lastBlock = block;
+  }
+  for (const group of groups) {
+    const entityFields = group.filter((field) => field.name.value !== '_meta');
+    if (entityFields.length === 0) continue;
+    answer.errors = [{ message: 'indexing_error' }];
+    if (group.every((field) => argument(field, 'subgraphError') === 'allow')) continue;
+    for (const field of entityFields) delete answer.data[(field.alias ?? field.name).value];
+  }
+  if (answer.data._meta) answer.data._meta.hasIndexingErrors = true;
+  return answer;
+}
+
+describe('subgraph indexing errors', () => {
+  const indexedPaths = () => ['/v1/funds', `/v1/funds/${fundSlug()}/nav/history`];
+
+  async function health(): Promise<{ rest: { status: string }; indexer: { hasIndexingErrors: boolean } }> {
+    const rest = await get(base, '/v1/health');
+    expect(rest.status, rest.text.slice(0, 200)).toBe(200);
+    // the REST health record has no hasIndexingErrors; GraphQL clients read it from the same service
+    const graphql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ health { indexer { hasIndexingErrors } } }' }),
+    });
+    const { data } = (await graphql.json()) as {
+      data: { health: { indexer: { hasIndexingErrors: boolean } } };
+    };
+    return { rest: JSON.parse(rest.text) as { status: string }, indexer: data.health.indexer };
+  }
+
+  it('serves the indexed data of a subgraph with indexing errors and says so in health', async () => {
+    const clean = new Map<string, unknown>();
+    for (const path of indexedPaths()) clean.set(path, JSON.parse((await get(base, path)).text));
+    expect(clean.get('/v1/funds')).toMatchObject({ count: stack.devnet.ledger.funds.length });
+    expect(await health()).toMatchObject({ rest: { status: 'ok' }, indexer: { hasIndexingErrors: false } });
+
+    subgraph.set({ kind: 'rewrite', rewrite: withIndexingErrors });
+    for (const path of indexedPaths()) {
+      const response = await get(base, path);
+      expect(response.status, `${path}: ${response.text.slice(0, 200)}`).toBe(200);
+      expect(JSON.parse(response.text)).toEqual(clean.get(path));
+    }
+    expect(await health()).toMatchObject({
+      rest: { status: 'degraded' },
+      indexer: { hasIndexingErrors: true },
+    });
+
+    subgraph.set({ kind: 'pass' });
+    expect(await health()).toMatchObject({ rest: { status: 'ok' }, indexer: { hasIndexingErrors: false } });
+  });
+
+  it('answers 503 when the subgraph withholds its data for indexing errors or adds other errors', async () => {
+    // what graph-node answers to a query left at `subgraphError: deny`
+    subgraph.set({
+      kind: 'rewrite',
+      rewrite: (json) => {
+        const { _meta } = (json as SubgraphAnswer).data;
+        return {
+          data: { _meta: { ..._meta, hasIndexingErrors: true } },
+          errors: [{ message: 'indexing_error' }],
+        };
+      },
+    });
+    await expectAllUnavailable(SUBGRAPH_PATHS());
+    subgraph.set({
+      kind: 'rewrite',
+      rewrite: (json, request) => {
+        const answer = withIndexingErrors(json, request) as SubgraphAnswer;
+        answer.errors!.push({ message: `store error: ${UPSTREAM_SECRET}` });
+        return answer;
+      },
+    });
+    await expectAllUnavailable(SUBGRAPH_PATHS());
+    subgraph.set({ kind: 'pass' });
+    await expectAllOk(SUBGRAPH_PATHS());
+  });
+
+  it('asks for every entity collection with subgraphError: allow, and for _meta apart from them', async () => {
+    const round = firstRound();
+    const before = subgraph.graphqlDocuments().length;
+    await expectAllOk([...SUBGRAPH_PATHS(), `/v1/funds/${round.fund}/dividends/${round.epoch}`]);
+    const documents = subgraph.graphqlDocuments().slice(before);
+    const asked = new Set<string>();
+    for (const document of documents) {
+      const fields = topLevelFields(document);
+      const meta = fields.filter((field) => field.name.value === '_meta');
+      const entityFields = fields.filter((field) => field.name.value !== '_meta');
+      expect(meta, document).toHaveLength(1);
+      expect(entityFields.length, document).toBeGreaterThan(0);
+      for (const field of entityFields) {
+        asked.add(field.name.value);
+        expect(argument(field, 'subgraphError'), document).toBe('allow');
+        // a block of its own keeps _meta out of the entity fields' error policy
+        expect(argument(meta[0]!, 'block'), document).not.toBe(argument(field, 'block'));
+      }
+    }
+    expect([...asked].sort()).toEqual(['dividendRounds', 'funds', 'navRecords', 'protocolEvents']);
   });
 });
 

@@ -15,8 +15,8 @@ export type Fault =
   | { kind: 'hang' }
   /** answer every request with this status and body */
   | { kind: 'answer'; status: number; body: string; contentType?: string }
-  /** forward, then rewrite the upstream's JSON answer */
-  | { kind: 'rewrite'; rewrite: (json: unknown) => unknown }
+  /** forward, then rewrite the upstream's JSON answer (`request`: the body the proxy was sent) */
+  | { kind: 'rewrite'; rewrite: (json: unknown, request: string) => unknown }
   /** forward most requests, fail each one whose ordinal `fails` says (a flaky upstream) */
   | { kind: 'flaky'; fails: (ordinal: number) => 'reset' | 'status' | null }
   /** forward every request after `ms` milliseconds (a distant upstream) */
@@ -37,6 +37,8 @@ export interface FaultProxy {
   peakInFlight(method: string): number;
   /** the JSON-RPC requests received since start, in arrival order (what was not JSON-RPC left out) */
   rpcRequests(): RpcRequest[];
+  /** the documents of the GraphQL requests (JSON bodies with a `query`) received since start, in arrival order */
+  graphqlDocuments(): string[];
   set(fault: Fault): void;
   close(): Promise<void>;
 }
@@ -87,17 +89,20 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const inFlight = new Map<string, number>();
   const peaks = new Map<string, number>();
   const rpcRequests: RpcRequest[] = [];
+  const graphqlDocuments: string[] = [];
 
   function record(body: Buffer): void {
     try {
       const json = JSON.parse(body.toString()) as unknown;
+      const query = (json as { query?: unknown } | null)?.query;
+      if (typeof query === 'string') graphqlDocuments.push(query);
       const calls = (Array.isArray(json) ? json : [json]) as { method?: unknown; params?: unknown }[];
       if (calls.every((c) => typeof c?.method === 'string'))
         rpcRequests.push(
           calls.map((c) => ({ method: c.method as string, params: (c.params ?? []) as unknown[] })),
         );
     } catch {
-      // not JSON-RPC
+      // not JSON
     }
   }
 
@@ -170,7 +175,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (current.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, current.ms));
     const answer = await forward(origin, req, body);
     if (current.kind === 'rewrite') {
-      const rewritten = Buffer.from(JSON.stringify(current.rewrite(JSON.parse(answer.body.toString()))));
+      const rewritten = Buffer.from(
+        JSON.stringify(current.rewrite(JSON.parse(answer.body.toString()), body.toString())),
+      );
       res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json' });
       res.end(rewritten);
       return;
@@ -203,6 +210,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     },
     peakInFlight: (method) => peaks.get(method) ?? 0,
     rpcRequests: () => [...rpcRequests],
+    graphqlDocuments: () => [...graphqlDocuments],
     set(next) {
       fault = next;
       // a fault takes effect on the next request, not on keep-alive connections of the last one
