@@ -29,6 +29,8 @@ export interface IndexerEnvConfig {
   historyBlocks?: number;
   /** the deepest reorg a store keeping limited history must still revert */
   reorgThreshold: number;
+  /** under nonFatalErrors, index on past handler errors before the first sync too (no pause) */
+  disableFailFast: boolean;
   subgraphName: string;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
@@ -61,6 +63,13 @@ function httpUrl(name: string, value: string, what = ''): string {
     // refused below
   }
   throw new Error(`${name} must be an http(s) URL${what && ` (${what})`}, got "${value}"`);
+}
+
+/** A true/false variable; unset or empty is false. */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name] || 'false';
+  if (value !== 'true' && value !== 'false') throw new Error(`${name} must be true or false, got "${value}"`);
+  return value === 'true';
 }
 
 export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
@@ -105,6 +114,7 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
       ? integer(env, 'INDEXER_HISTORY_BLOCKS', 0, 1, UNPRUNED_HISTORY_BLOCKS)
       : undefined,
     reorgThreshold: integer(env, 'INDEXER_REORG_THRESHOLD', REORG_THRESHOLD, 0, 1_000_000),
+    disableFailFast: flag(env, 'INDEXER_DISABLE_FAIL_FAST'),
     subgraphName,
     transactions,
     files: {

@@ -95,6 +95,8 @@ export interface IndexerConfig {
    * ETHEREUM_REORG_THRESHOLD): such a store keeps at least one block more, and `prune: auto` twice it
    */
   reorgThreshold?: number;
+  /** see FollowerOptions.disableFailFast (graph-node's GRAPH_DISABLE_FAIL_FAST) */
+  disableFailFast?: boolean;
   onProgress?: (progress: FollowerProgress) => void;
   log?: (line: string) => void;
 }
@@ -251,11 +253,6 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const storePath = join(storeDir, `${config.network}-${deployment}.sqlite`);
   const log = config.log ?? ((line: string) => console.log(line));
   const historyBlocks = historyToKeep(config, subgraph, log);
-  if (subgraph.features.has('nonFatalErrors')) {
-    log(
-      'the manifest declares nonFatalErrors, which this indexer does not support: a handler error stops indexing, as it does without the feature',
-    );
-  }
   if (ipfsTemplates.length > 0 && !config.files?.ipfsUrl) {
     // the chain is indexed all the same, and the file data sources are kept: none is lost
     log(
@@ -409,6 +406,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           transactions: config.transactions,
           fileFetchers,
           staticFiltersAbove: config.staticFiltersAbove,
+          disableFailFast: config.disableFailFast,
           signal,
           log,
           onProgress: (p) => {

@@ -28,6 +28,7 @@ const indexer = await createIndexer({
   commitIntervalMs: config.commitIntervalMs,
   historyBlocks: config.historyBlocks,
   reorgThreshold: config.reorgThreshold,
+  disableFailFast: config.disableFailFast,
   subgraphName: config.subgraphName,
   onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),
   log: (line) => process.stdout.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),

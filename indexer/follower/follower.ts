@@ -83,6 +83,11 @@ export interface FollowerOptions {
   fileFetchers?: ReadonlyMap<string, FileFetcher>;
   /** past this many data sources, eth_getLogs asks for the templates' events from any address (see DataSourceSet) */
   staticFiltersAbove?: number;
+  /**
+   * under nonFatalErrors, go on past handler errors also before the subgraph first reaches the chain
+   * head (graph-node's GRAPH_DISABLE_FAIL_FAST); by default indexing pauses at such an error
+   */
+  disableFailFast?: boolean;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every range and every head poll */
@@ -118,6 +123,19 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 
 /** Thrown inside a range when the chain changed under it; the range is fetched again. */
 class ChainMoved extends Error {}
+
+/**
+ * Indexing paused at a block where handlers failed under nonFatalErrors before the subgraph first
+ * reached the chain head (see ChainFollower.pausesOnErrors). The block is committed; indexing goes
+ * on from it once fail-fast is off.
+ */
+export class IndexingPaused extends Error {
+  constructor(readonly block: number) {
+    super(
+      `indexing paused at block ${block}: a handler failed before the subgraph first reached the chain head (graph-node pauses such a subgraph); restart with INDEXER_DISABLE_FAIL_FAST=true to index on past handler errors`,
+    );
+  }
+}
 
 /**
  * A range to fetch again: the node's answers disagreed (`reason`: a chain moving under the fetch, or
@@ -266,13 +284,16 @@ export class ChainFollower {
   private retriesInARow = 0;
   /** how many data sources the set held at the last commit, to return to on a rollback */
   private sourcesAtCommit = 0;
-  /** the error that stopped indexing, if a handler failed */
-  failure: HandlerError | null = null;
+  /** what stopped indexing, if a handler failure did: the failure, or the pause it caused */
+  failure: HandlerError | IndexingPaused | null = null;
 
   private readonly files: FileDataSources;
+  /** whether the subgraph has reached the chain head once (see IndexerStore.synced) */
+  private synced: boolean;
 
   constructor(private readonly options: FollowerOptions) {
     this.sources = this.loadSources();
+    this.synced = options.store.synced;
     this.files = new FileDataSources(
       options.store,
       options.processor,
@@ -304,9 +325,20 @@ export class ChainFollower {
     };
   }
 
-  /** Indexes until stopped or until a handler fails (then the failure is recorded in the store). */
+  /** Indexes until stopped, or until a handler fails or pauses indexing (recorded in the store). */
   async run(): Promise<void> {
-    const { signal } = this.options;
+    const { signal, store } = this.options;
+    const pausedAt = store.pausedAt;
+    if (pausedAt !== null && !this.options.disableFailFast) {
+      this.failure = new IndexingPaused(pausedAt);
+      this.options.log?.(this.failure.message);
+      return;
+    }
+    if (pausedAt !== null) {
+      store.setPausedAt(null);
+      this.options.log?.(`indexing paused at block ${pausedAt} goes on (fail-fast is off)`);
+    }
+    this.runFailedBlockAgain();
     try {
       while (!signal.aborted) {
         const result = await this.step();
@@ -322,12 +354,35 @@ export class ChainFollower {
       if (error instanceof StoppedError) return;
       if (error instanceof HandlerError) {
         this.failure = error;
-        this.options.store.recordFatalError(error.message, Number(error.blockNumber), error.handler);
         this.options.log?.(`indexing stopped: ${error.message}`);
+        return;
+      }
+      if (error instanceof IndexingPaused) {
+        this.failure = error;
+        this.options.log?.(error.message);
         return;
       }
       throw error;
     }
+  }
+
+  /**
+   * A store whose indexing stopped at a failed block goes back before it and runs it again, as
+   * graph-node reverts the errored block when a failed subgraph starts: a deterministic failure
+   * fails again the same way, and one that came from bad answers of a node does not.
+   */
+  private runFailedBlockAgain(): void {
+    const { store } = this.options;
+    const failed = store.fatalErrorBlock;
+    if (failed === null || failed !== store.checkpoint().number) return;
+    // the newest stored block before it: its state is what the blocks after it are indexed from
+    const before = store.storedBlocksDescending(failed - 1, 1)[0] ?? null;
+    store.revertTo(before);
+    this.sources = this.loadSources();
+    this.files.reload();
+    this.options.log?.(
+      `indexing stopped at block ${failed} when a handler failed; it runs again from block ${before ? before.number : store.startBlock - 1}`,
+    );
   }
 
   /**
@@ -672,6 +727,10 @@ export class ChainFollower {
         }
       }
       this.caughtUp = true;
+      if (!this.synced) {
+        store.markSynced(cp.number);
+        this.synced = true;
+      }
       if (cp.headSeen !== head) store.recordHeadSeen(head);
       return 'idle';
     }
@@ -717,9 +776,14 @@ export class ChainFollower {
       this.sourcesAtCommit = this.sources.size;
     }
     let processed = 0;
+    // the block being run: a handler failure commits the blocks before it, and it without its writes
+    let current: BlockHeader | null = null;
+    let pause = false;
     try {
       for (const n of [...byBlock.keys()].sort((a, b) => a - b)) {
         const header = fetched.known.get(n)!;
+        current = header;
+        store.beginBlockWrites();
         const result = await this.processBlock(
           header,
           sortedByLogIndex(byBlock.get(n)!),
@@ -728,6 +792,11 @@ export class ChainFollower {
           fetched.declaredCalls.get(header.hash.toLowerCase() as Hex),
         );
         processed += result.logs;
+        if (result.errors > 0 && this.pausesOnErrors()) {
+          committed = header;
+          pause = true;
+          break;
+        }
         // New data sources change the filter: the range ends here, and the rest of it runs next,
         // with their logs added
         if (result.created && n < to) {
@@ -737,9 +806,21 @@ export class ChainFollower {
           break;
         }
       }
-      this.files.runArrived(committed);
+      if (current?.number !== committed.number) {
+        current = committed;
+        store.beginBlockWrites();
+      }
+      const fileErrors = this.files.runArrived(committed);
+      if (fileErrors.length > 0) {
+        store.recordHandlerErrors(committed, fileErrors);
+        pause ||= this.pausesOnErrors();
+      }
       store.setCheckpoint(committed, head);
     } catch (error) {
+      if (error instanceof HandlerError && current) {
+        this.commitFailedBlock(current, error, head);
+        throw error;
+      }
       // back to the last commit: the ranges written since then are fetched and run again
       store.rollback();
       this.ahead = [];
@@ -752,7 +833,16 @@ export class ChainFollower {
       throw error;
     }
     this.pendingEvents += processed;
+    if (pause) {
+      store.setPausedAt(committed.number);
+      this.commitPending();
+      throw new IndexingPaused(committed.number);
+    }
     this.caughtUp = committed.number >= head;
+    if (this.caughtUp && !this.synced) {
+      store.markSynced(committed.number);
+      this.synced = true;
+    }
     // Ranges are committed together (fewer, larger commits write hot index pages fewer times);
     // at the head, after enough events or after a second, whatever comes first.
     if (
@@ -766,11 +856,33 @@ export class ChainFollower {
   }
 
   /**
+   * Whether a handler error indexing goes past (nonFatalErrors) pauses indexing: graph-node pauses
+   * a subgraph that has not yet reached the chain head, so that a version with a bug is stopped
+   * before it could replace one that works, unless fail-fast is off.
+   */
+  private pausesOnErrors(): boolean {
+    return !this.synced && !this.options.disableFailFast;
+  }
+
+  /**
+   * Commits the blocks before `header`, and `header` without the writes of its handlers, one of
+   * which failed with `error`: graph-node transacts a failed block without its changes, so that the
+   * subgraph's latest block is the failed one and queries at it see the error.
+   */
+  private commitFailedBlock(header: BlockHeader, error: HandlerError, head: number): void {
+    const { store } = this.options;
+    store.dropBlockWrites();
+    store.setCheckpoint(header, head);
+    store.recordFatalError(error.message, Number(error.blockNumber), error.handler);
+    this.commitPending();
+  }
+
+  /**
    * Runs one block. When its handlers create data sources, their logs (and calls) in this block are
    * fetched and, if there are any, the block is run again from scratch with them (and the data
    * source set as it was before the block): graph-node's order, where the new data sources' triggers
-   * run after the block's others. Returns how many logs the block handed to handlers and whether it
-   * created data sources.
+   * run after the block's others. Returns how many logs the block handed to handlers, whether it
+   * created data sources, and how many handlers failed under nonFatalErrors (their errors recorded).
    */
   private async processBlock(
     blockHeader: ChainHeader,
@@ -778,7 +890,7 @@ export class ChainFollower {
     initialCalls: RangeCall[],
     receipts: Map<Hex, TransactionReceipt>,
     declaredCalls: ReadonlyMap<string, Hex | null> | undefined,
-  ): Promise<{ logs: number; created: boolean }> {
+  ): Promise<{ logs: number; created: boolean; errors: number }> {
     const { store, processor, chain } = this.options;
     const sourcesBefore = this.sources.size;
     // what the block's logs and calls were fetched for
@@ -881,12 +993,13 @@ export class ChainFollower {
         });
       }
       this.files.record(result.createdFiles, header.number);
+      if (result.errors.length > 0) store.recordHandlerErrors(header, result.errors);
       store.recordBlock(header);
       // past the static filters threshold, logs of contracts that are not instances come too
       const handed = this.sources.usesStaticFilters()
         ? logs.filter((l) => this.sources.forAddress(l.address.toLowerCase()).length > 0).length
         : logs.length;
-      return { logs: handed, created: result.createdDataSources.length > 0 };
+      return { logs: handed, created: result.createdDataSources.length > 0, errors: result.errors.length };
     }
   }
 

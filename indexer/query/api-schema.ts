@@ -22,6 +22,7 @@ import {
   type GraphQLInputFieldConfigMap,
   type GraphQLInputType,
   type GraphQLOutputType,
+  type GraphQLResolveInfo,
   type GraphQLScalarType,
 } from 'graphql';
 import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
@@ -44,6 +45,34 @@ export interface QueryContext {
   reader: StoreReader;
   /** the checkpoint read at the start of the request's read transaction */
   latest: LatestBlock;
+  /** the top-level fields resolved, in order: what graph-node's error policy applies to (see executeQuery) */
+  reads: TopLevelRead[];
+}
+
+/** A top-level field of a query: its response key, its `block` argument and the block it read. */
+export interface TopLevelRead {
+  key: string;
+  /** the `block` argument as written (fields with equal ones form one group in graph-node) */
+  constraint: string;
+  block: number;
+  /** `subgraphError: allow` */
+  allowsErrors: boolean;
+}
+
+/** Notes a top-level field read (see QueryContext.reads). */
+function noteRead(
+  ctx: QueryContext,
+  info: GraphQLResolveInfo,
+  arg: BlockHeightArg | undefined,
+  block: number,
+  subgraphError: string | undefined,
+): void {
+  ctx.reads.push({
+    key: info.path.key as string,
+    constraint: arg ? JSON.stringify([arg.hash?.toString('hex'), arg.number, arg.number_gte]) : 'latest',
+    block,
+    allowsErrors: subgraphError === 'allow',
+  });
 }
 
 /** What an entity object resolves from: one stored version, read at `block`. */
@@ -328,8 +357,9 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     queryFields[singular] = {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) }, block: blockArg, subgraphError: subgraphErrorArg },
-      resolve: (_src, args: { id: string; block?: BlockHeightArg }, ctx) => {
+      resolve: (_src, args: { id: string; block?: BlockHeightArg; subgraphError: string }, ctx, info) => {
         const block = ctx.reader.resolveBlock(args.block, ctx.latest);
+        noteRead(ctx, info, args.block, block, args.subgraphError);
         const [table] = tables;
         return table ? entityById(ctx, tables, idArgument(table, args.id), block) : null;
       },
@@ -337,8 +367,16 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     queryFields[plural] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
       args: { ...collectionArgs(entity.name), block: blockArg, subgraphError: subgraphErrorArg },
-      resolve: (_src, args: CollectionArgs & { block?: BlockHeightArg }, ctx) =>
-        collection(ctx, tables, args, ctx.reader.resolveBlock(args.block, ctx.latest)),
+      resolve: (
+        _src,
+        args: CollectionArgs & { block?: BlockHeightArg; subgraphError: string },
+        ctx,
+        info,
+      ) => {
+        const block = ctx.reader.resolveBlock(args.block, ctx.latest);
+        noteRead(ctx, info, args.block, block, args.subgraphError);
+        return collection(ctx, tables, args, block);
+      },
     };
   }
 
@@ -370,8 +408,9 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     type: metaType,
     description: 'Access to subgraph metadata',
     args: { block: blockArg },
-    resolve: (_src, args: { block?: BlockHeightArg }, ctx) => {
+    resolve: (_src, args: { block?: BlockHeightArg }, ctx, info) => {
       const number = ctx.reader.resolveBlock(args.block, ctx.latest);
+      noteRead(ctx, info, args.block, number, undefined);
       const header = number === ctx.latest.number ? ctx.latest.header : ctx.reader.storedBlock(number);
       return {
         block: {
@@ -381,7 +420,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
           parentHash: header?.parentHash ?? null,
         },
         deployment: ctx.reader.deployment,
-        hasIndexingErrors: ctx.latest.fatalError !== null,
+        hasIndexingErrors: ctx.latest.firstErrorBlock !== null && ctx.latest.firstErrorBlock <= number,
       };
     },
   };

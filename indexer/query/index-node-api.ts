@@ -219,15 +219,19 @@ const block = (number: number, hash: string | null) => ({ number: String(number)
 function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
   const { latest, reader } = ctx;
   const hashAt = (number: number): string | null =>
-    number === latest.number ? (latest.header?.hash ?? null) : (reader.storedBlock(number)?.hash ?? null);
+    number === latest.number
+      ? (latest.header?.hash ?? null)
+      : number === latest.number - 1
+        ? (latest.header?.parentHash ?? null)
+        : (reader.storedBlock(number)?.hash ?? null);
   const latestBlock = latest.header ? block(latest.header.number, latest.header.hash) : null;
   let fatalError = null;
   if (latest.fatalError !== null) {
     const at = reader.fatalErrorContext();
     fatalError = {
       message: latest.fatalError,
-      // the failed block's writes were rolled back, its header with them
-      block: at.block === null ? null : block(at.block, null),
+      // the failed block is the latest, committed without its changes
+      block: at.block === null ? null : block(at.block, hashAt(at.block)),
       handler: at.handler,
       deterministic: true,
     };
@@ -237,12 +241,23 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
     if (transient !== null)
       fatalError = { message: transient, block: null, handler: null, deterministic: false };
   }
+  const nonFatalErrors = reader.handlerErrors().map((e) => ({
+    message: e.message,
+    block: block(e.block, e.hash),
+    handler: e.handler,
+    deterministic: true,
+  }));
+  // the block before the first error, as graph-node reports it for a failed subgraph
+  const lastHealthyBlock =
+    fatalError && latest.firstErrorBlock !== null
+      ? block(latest.firstErrorBlock - 1, hashAt(latest.firstErrorBlock - 1))
+      : null;
   return {
     subgraph: d.deployment,
     synced: latest.headSeen !== null && latest.number >= latest.headSeen,
-    health: fatalError ? 'failed' : 'healthy',
+    health: fatalError ? 'failed' : nonFatalErrors.length > 0 ? 'unhealthy' : 'healthy',
     fatalError,
-    nonFatalErrors: [],
+    nonFatalErrors,
     chains: [
       {
         __typename: 'EthereumIndexingStatus',
@@ -250,12 +265,12 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
         chainHeadBlock: latest.headSeen === null ? null : block(latest.headSeen, hashAt(latest.headSeen)),
         earliestBlock: { hash: '0x0', number: String(latest.earliest ?? d.startBlock) },
         latestBlock,
-        lastHealthyBlock: fatalError ? latestBlock : null,
+        lastHealthyBlock,
       },
     ],
     entityCount: String(reader.entityCount(d.tables)),
     node: 'embedded',
-    paused: false,
+    paused: reader.pausedAt() !== null,
     historyBlocks: d.historyBlocks,
   };
 }

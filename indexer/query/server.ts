@@ -15,7 +15,7 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import type { QueryContext } from './api-schema.ts';
+import type { QueryContext, TopLevelRead } from './api-schema.ts';
 import type { IndexNodeApi } from './index-node-api.ts';
 import { QueryError } from './sql-query.ts';
 import type { StoreReader } from './store-reader.ts';
@@ -44,6 +44,36 @@ export interface GraphQLRequest {
 const MAX_BODY_BYTES = 1 << 20;
 
 /** Executes one GraphQL request against the store; the result is what graph-node would send. */
+/**
+ * graph-node's error policy: consecutive top-level fields with the same `block` argument form a
+ * group, which allows indexing errors only if each of its fields says `subgraphError: allow`
+ * (`_meta` cannot). A group reading a block at or after the first indexing error gets the answer's
+ * `indexing_error`, unless it holds `_meta` alone; where it does not allow errors, its fields other
+ * than `_meta` are left out of the data (null when nothing is left).
+ */
+function applyErrorPolicy(
+  result: ExecutionResult,
+  reads: readonly TopLevelRead[],
+  firstErrorBlock: number | null,
+): ExecutionResult {
+  if (firstErrorBlock === null || result.errors) return result;
+  const groups: TopLevelRead[][] = [];
+  for (const read of reads) {
+    const last = groups.at(-1);
+    if (last && last[0]!.constraint === read.constraint) last.push(read);
+    else groups.push([read]);
+  }
+  const data: Record<string, unknown> = { ...result.data };
+  let indexingError = false;
+  for (const group of groups) {
+    if (group[0]!.block < firstErrorBlock || group.every((r) => r.key === '_meta')) continue;
+    indexingError = true;
+    if (group.some((r) => !r.allowsErrors)) for (const r of group) if (r.key !== '_meta') delete data[r.key];
+  }
+  if (!indexingError) return result;
+  return { data: Object.keys(data).length > 0 ? data : null, errors: [new GraphQLError('indexing_error')] };
+}
+
 export function executeQuery(
   options: ExecutableApi & { reader: StoreReader },
   request: GraphQLRequest,
@@ -61,8 +91,9 @@ export function executeQuery(
     request.variables && typeof request.variables === 'object'
       ? (request.variables as Record<string, unknown>)
       : {};
+  let contextValue: QueryContext | null = null;
   const result = options.reader.read(() => {
-    const contextValue: QueryContext = { reader: options.reader, latest: options.reader.latest() };
+    contextValue = { reader: options.reader, latest: options.reader.latest(), reads: [] };
     return execute({
       schema: options.schema,
       rootValue: options.rootValue,
@@ -73,7 +104,8 @@ export function executeQuery(
     });
   });
   if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');
-  if (!result.errors) return result;
+  const { reads, latest } = contextValue!;
+  if (!result.errors) return applyErrorPolicy(result, reads, latest.firstErrorBlock);
   return {
     ...result,
     errors: result.errors.map((error) => {

@@ -8,7 +8,11 @@ import {
   readCheckpoint,
   readEarliestBlock,
   readFatalErrorContext,
+  readFirstErrorBlock,
+  readHandlerErrors,
+  readPausedAt,
   readStoredBlock,
+  type HandlerErrorRecord,
   type BlockHeader,
 } from '../store/sqlite-store.ts';
 import { compileById, QueryError, type SqlFragment } from './sql-query.ts';
@@ -21,6 +25,8 @@ export interface LatestBlock {
   headSeen: number | null;
   /** the first block whose state the store holds, once pruning removed older history; else null */
   earliest: number | null;
+  /** the first block with an indexing error, fatal or not; null if none */
+  firstErrorBlock: number | null;
 }
 
 export interface BlockHeightArg {
@@ -55,11 +61,22 @@ export class StoreReader {
       fatalError: checkpoint.fatalError,
       headSeen: checkpoint.headSeen,
       earliest: readEarliestBlock(this.db),
+      firstErrorBlock: readFirstErrorBlock(this.db),
     };
   }
 
   fatalErrorContext(): { block: number | null; handler: string | null } {
     return readFatalErrorContext(this.db);
+  }
+
+  /** The handler errors indexing went past (nonFatalErrors), in block order. */
+  handlerErrors(): HandlerErrorRecord[] {
+    return readHandlerErrors(this.db);
+  }
+
+  /** Where indexing is paused after a handler error; null if it is not. */
+  pausedAt(): number | null {
+    return readPausedAt(this.db);
   }
 
   /** The entities that exist now, over all the given tables. */

@@ -7,7 +7,9 @@
 // instances created by handlers start after the pass over the block: the block's triggers are run
 // again for them alone, repeatedly while handlers keep creating data sources. Before each pass, the
 // eth calls its log handlers declare that the follower did not make ahead are made at the block in
-// one go (see declared-calls.ts). Any handler failure is a deterministic error that fails the block.
+// one go (see declared-calls.ts). Any handler failure is a deterministic error that fails the block;
+// with the `nonFatalErrors` feature, the handler's changes (writes, data sources created) are
+// discarded instead and the error is reported with the block's result, as graph-node does.
 // A file data source's handler runs on its own, given the file's bytes, in the pass of the block the
 // follower is at when the file has arrived (graph-node's offchain triggers), over a writer of its own.
 import type { Hex, Log, TransactionReceipt } from 'viem';
@@ -51,6 +53,14 @@ export interface BlockResult {
   /** file data sources created in this block, in creation order (the caller records them) */
   createdFiles: CreatedFile[];
   handlerCalls: number;
+  /** handlers that failed and whose changes were discarded (nonFatalErrors only), in the order they ran */
+  errors: HandlerError[];
+}
+
+/** What a file data source's handler did: the file data sources it created, or its error under nonFatalErrors. */
+export interface FileHandlerResult {
+  createdFiles: CreatedFile[];
+  error: HandlerError | null;
 }
 
 /** A file data source whose file has arrived: what its handler runs with, besides the bytes. */
@@ -65,7 +75,10 @@ export interface FileTrigger {
 }
 
 export interface BlockProcessor {
-  /** Runs the handlers of `block`; throws HandlerError when a handler fails (the block must be rolled back). */
+  /**
+   * Runs the handlers of `block`; throws HandlerError when a handler fails (the block must be rolled
+   * back), unless the subgraph declares nonFatalErrors.
+   */
   processBlock(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): BlockResult;
   /**
    * processBlock as steps: the generator pauses after every few logs so that a caller can let other
@@ -80,15 +93,15 @@ export interface BlockProcessor {
   ): Generator<void, BlockResult>;
   /**
    * Runs the handler of file data source `file` with its file's bytes in the pass of `block`, over
-   * `tx`, a writer of the data source's own causality region. Returns the file data sources it
-   * created; throws HandlerError when it fails, as processBlock does.
+   * `tx`, a writer of the data source's own causality region. Throws HandlerError when it fails,
+   * as processBlock does.
    */
   runFileHandler(
     file: FileTrigger,
     content: Uint8Array,
     block: { number: bigint; hash: Hex },
     tx: EntityStoreTx,
-  ): CreatedFile[];
+  ): FileHandlerResult;
   /** instances created so far (one at start per module, plus replacements) */
   readonly instancesCreated: number;
   /** bytes of linear memory held by the mapping modules (one memory per module) */
@@ -171,6 +184,9 @@ export function createBlockProcessor(
     dataSource: null,
   };
   const maxMemory = options.maxInstanceMemoryBytes ?? 8 * 1024 * 1024;
+  const nonFatalErrors = subgraph.features.has('nonFatalErrors');
+  /** the handlers of the current block that failed under nonFatalErrors */
+  let errors: HandlerError[] = [];
   const instances = new Map<WebAssembly.Module, MappingInstance>();
   const memories = new Map<WebAssembly.Module, WebAssembly.Memory>();
   let instancesCreated = 0;
@@ -256,8 +272,29 @@ export function createBlockProcessor(
     );
   }
 
+  /** Under nonFatalErrors, starts recording what the handler about to run changes. */
+  function enterHandler(): void {
+    if (nonFatalErrors) runtime.block!.enterHandler();
+  }
+
+  /**
+   * Throws a handler's failure (see handlerFailure), unless nonFatalErrors lets indexing go past it:
+   * then the handler's changes are discarded and the error is kept for the block's result.
+   */
+  function fail(failure: unknown): void {
+    if (!nonFatalErrors || !(failure instanceof HandlerError)) throw failure;
+    runtime.block!.discardHandler();
+    errors.push(failure);
+    runtime.logger(
+      'error',
+      `${failure.message}; its changes are discarded (nonFatalErrors)`,
+      failure.dataSource,
+    );
+  }
+
   function runHandler(ds: ActiveDataSource, log: Log, block: BlockWithLogs): boolean {
     let handler: string | null = null;
+    enterHandler();
     try {
       const decoded = matchHandler(ds, log);
       if (!decoded) return false;
@@ -276,7 +313,8 @@ export function createBlockProcessor(
       instance.call(decoded.spec.handler, event);
       return true;
     } catch (error) {
-      throw handlerFailure(error, ds, handler, block, { log });
+      fail(handlerFailure(error, ds, handler, block, { log }));
+      return true;
     } finally {
       runtime.dataSource = null;
     }
@@ -289,6 +327,7 @@ export function createBlockProcessor(
   function runCallHandler(ds: ActiveDataSource, call: ContractCall, block: BlockWithLogs): boolean {
     const spec = ds.mapping.callHandlers.get(call.input.slice(0, 10) as Hex);
     if (!spec) return false;
+    enterHandler();
     try {
       const decoded = decodeCall(spec, call);
       if (!decoded) {
@@ -304,7 +343,8 @@ export function createBlockProcessor(
       instance.call(spec.handler, writeCall(instance.heap, call, block, decoded));
       return true;
     } catch (error) {
-      throw handlerFailure(error, ds, spec.handler, block, { call });
+      fail(handlerFailure(error, ds, spec.handler, block, { call }));
+      return true;
     } finally {
       runtime.dataSource = null;
     }
@@ -375,12 +415,13 @@ export function createBlockProcessor(
     block: BlockWithLogs,
     call: ContractCall | null,
   ): void {
+    enterHandler();
     try {
       const instance = instanceFor(ds.mapping);
       runtime.dataSource = ds;
       instance.call(handler, writeTriggerBlock(instance.heap, block));
     } catch (error) {
-      throw handlerFailure(error, ds, handler, block, call && { call });
+      fail(handlerFailure(error, ds, handler, block, call && { call }));
     } finally {
       runtime.dataSource = null;
     }
@@ -492,6 +533,7 @@ export function createBlockProcessor(
     *blockSteps(block, tx, sources, deferImmutableChecks = false) {
       const state = new BlockState(block.number, block.hash, tx, deferImmutableChecks);
       runtime.block = state;
+      errors = [];
       try {
         const logs = sortedLogs(block.logs);
         const createdDataSources: DynamicDataSource[] = [];
@@ -502,7 +544,7 @@ export function createBlockProcessor(
           if (sources.size === before) break;
           handlerCalls += yield* runPass(logs, sources.since(before), block);
         }
-        return { createdDataSources, createdFiles: state.createdFiles, handlerCalls };
+        return { createdDataSources, createdFiles: state.createdFiles, handlerCalls, errors };
       } finally {
         runtime.block = null;
       }
@@ -524,17 +566,19 @@ export function createBlockProcessor(
       };
       const state = new BlockState(block.number, block.hash, tx);
       runtime.block = state;
+      errors = [];
+      enterHandler();
       try {
         const instance = instanceFor(ds.mapping);
         runtime.dataSource = ds;
         instance.call(handler, instance.heap.writeBytes(content));
-        return state.createdFiles;
       } catch (error) {
-        throw handlerFailure(error, ds, handler, block, { file: file.source });
+        fail(handlerFailure(error, ds, handler, block, { file: file.source }));
       } finally {
         runtime.dataSource = null;
         runtime.block = null;
       }
+      return { createdFiles: state.createdFiles, error: errors[0] ?? null };
     },
   };
 }

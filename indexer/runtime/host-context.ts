@@ -40,6 +40,40 @@ export class BlockState {
      */
     readonly deferImmutableChecks = false,
   ) {}
+
+  /** set by enterHandler(): what discardHandler() puts back */
+  private handlerMark: {
+    created: number;
+    createdFiles: number;
+    writes: { key: string; was: boolean | undefined }[];
+  } | null = null;
+
+  /** Records that the entity of `key` (see `writes`) was set (true) or removed (false). */
+  noteWrite(key: string, set: boolean): void {
+    this.handlerMark?.writes.push({ key, was: this.writes.get(key) });
+    this.writes.set(key, set);
+  }
+
+  /** Marks the start of a handler whose changes may have to be discarded (nonFatalErrors). */
+  enterHandler(): void {
+    this.tx.mark();
+    this.handlerMark = { created: this.created.length, createdFiles: this.createdFiles.length, writes: [] };
+  }
+
+  /** Discards what the handler since enterHandler() did: its writes, the data sources it created. */
+  discardHandler(): void {
+    const mark = this.handlerMark;
+    if (!mark) throw new Error('discardHandler() without enterHandler()');
+    this.tx.undo();
+    this.created.length = mark.created;
+    this.createdFiles.length = mark.createdFiles;
+    for (let i = mark.writes.length - 1; i >= 0; i--) {
+      const { key, was } = mark.writes[i]!;
+      if (was === undefined) this.writes.delete(key);
+      else this.writes.set(key, was);
+    }
+    this.handlerMark = null;
+  }
 }
 
 /**

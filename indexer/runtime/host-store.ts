@@ -174,7 +174,7 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
   }
   validateEntity(env.runtime.schema, type, key, merged);
   access(() => block.tx.set(type.name, key, merged));
-  block.writes.set(writeKeyOfEntity, true);
+  block.noteWrite(writeKeyOfEntity, true);
 }
 
 /**
@@ -200,7 +200,7 @@ export function storeRemove(env: HostEnv, typeName: string, id: string): void {
     throw new EntityValidationError(`Entity ${type.name}[${key}] is immutable and cannot be removed`);
   }
   access(() => block.tx.remove(type.name, key));
-  block.writes.set(writeKey(type.name, key), false);
+  block.noteWrite(writeKey(type.name, key), false);
 }
 
 /** store.get (scope 'store') or store.get_in_block (scope 'block') on host values. */

@@ -30,4 +30,8 @@ export interface EntityStoreTx {
   otherRegionHolding(entityType: string, id: string): number | null;
   set(entityType: string, id: string, entity: Entity): void;
   remove(entityType: string, id: string): void;
+  /** Starts recording set and remove, so that undo() can take them back (a failed handler's, under nonFatalErrors). */
+  mark(): void;
+  /** Takes back the sets and removes since mark(). */
+  undo(): void;
 }

@@ -101,6 +101,10 @@ const metaDdl = [
   `CREATE INDEX IF NOT EXISTS "__file_data_sources_source" ON "__file_data_sources" ("source")`,
   // what a start, a rollback or a reorg reads: the few awaited among possibly millions done
   `CREATE INDEX IF NOT EXISTS "__file_data_sources_awaited" ON "__file_data_sources" ("region") WHERE "done_at" IS NULL`,
+  // handler errors a subgraph with nonFatalErrors indexed past, by block (graph-node's subgraph_error)
+  `CREATE TABLE IF NOT EXISTS "__errors" ("block" INTEGER NOT NULL, "hash" BLOB NOT NULL,
+     "data_source" TEXT NOT NULL, "handler" TEXT NOT NULL, "message" TEXT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS "__errors_block" ON "__errors" ("block")`,
 ];
 
 export function headerFromRow(row: Record<string, unknown>): BlockHeader {
@@ -148,6 +152,50 @@ export function readFatalErrorContext(db: Database.Database): {
   const block = info.get('fatal_block') as string | undefined;
   const handler = info.get('fatal_handler') as string | undefined;
   return { block: block === undefined ? null : Number(block), handler: handler ?? null };
+}
+
+/** A handler error indexing went on past (nonFatalErrors): its changes were discarded. */
+export interface HandlerErrorRecord {
+  block: number;
+  hash: string;
+  dataSource: string;
+  handler: string;
+  message: string;
+}
+
+/** The handler errors indexing went on past, in block order. */
+export function readHandlerErrors(db: Database.Database): HandlerErrorRecord[] {
+  const rows = db.prepare(`SELECT * FROM "__errors" ORDER BY "block", rowid`).all() as Record<
+    string,
+    unknown
+  >[];
+  return rows.map((row) => ({
+    block: Number(row.block),
+    hash: bytesToHex(row.hash as Uint8Array),
+    dataSource: row.data_source as string,
+    handler: row.handler as string,
+    message: row.message as string,
+  }));
+}
+
+/**
+ * The first block with an indexing error, fatal or not; null if none. Queries at it or later see
+ * `hasIndexingErrors`, and their entity fields the `indexing_error` (graph-node's first_error_block).
+ */
+export function readFirstErrorBlock(db: Database.Database): number | null {
+  const nonFatal = db.prepare(`SELECT min("block") FROM "__errors"`).pluck().get() as bigint | number | null;
+  const fatal = readCheckpoint(db).fatalError === null ? null : readFatalErrorContext(db).block;
+  const blocks = [nonFatal, fatal].filter((b) => b !== null).map(Number);
+  return blocks.length === 0 ? null : Math.min(...blocks);
+}
+
+/**
+ * Where indexing stopped after a handler error that nonFatalErrors would have let it go past: the
+ * subgraph had not yet reached the chain head (graph-node's fail-fast pause); null if not paused.
+ */
+export function readPausedAt(db: Database.Database): number | null {
+  const value = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = 'paused_at'`).pluck().get();
+  return value === undefined ? null : Number(value);
 }
 
 /** The stored header of a block, if it had triggers or ended a batch. */
@@ -205,6 +253,8 @@ export class IndexerStore {
   readonly deployment: string;
   private readonly tables = new Map<string, TableStatements>();
   private inTransaction = false;
+  /** whether the open transaction holds the savepoint of beginBlockWrites() */
+  private blockSavepoint = false;
   private readonly insertBlock: Database.Statement;
   private readonly insertDataSource: Database.Statement;
   /** per file data source created or run: a handler may create thousands in one block */
@@ -384,6 +434,25 @@ export class IndexerStore {
     this.inTransaction = true;
   }
 
+  /**
+   * Marks the start of one block's writes in the open transaction, so that dropBlockWrites() can
+   * take them back alone (a block whose handler failed is committed without its changes).
+   */
+  beginBlockWrites(): void {
+    if (!this.inTransaction) throw new Error('beginBlockWrites() outside a store transaction');
+    if (this.blockSavepoint) this.db.exec('RELEASE "block_writes"');
+    this.db.exec('SAVEPOINT "block_writes"');
+    this.blockSavepoint = true;
+  }
+
+  /** Takes back the writes since beginBlockWrites(); the earlier blocks' stay in the transaction. */
+  dropBlockWrites(): void {
+    if (!this.blockSavepoint) throw new Error('dropBlockWrites() without beginBlockWrites()');
+    this.db.exec('ROLLBACK TO "block_writes"');
+    this.db.exec('RELEASE "block_writes"');
+    this.blockSavepoint = false;
+  }
+
   /** A write buffer for one block's chain handlers; its writes reach the open transaction when flushed. */
   blockWriter(blockNumber: number): BlockWriteBuffer {
     if (!this.inTransaction) throw new Error('blockWriter() outside a store transaction');
@@ -439,6 +508,7 @@ export class IndexerStore {
     if (block) this.setCheckpoint(block, headSeen);
     this.db.exec('COMMIT');
     this.inTransaction = false;
+    this.blockSavepoint = false;
     this.committedCheckpoint = this.checkpoint();
   }
 
@@ -461,6 +531,7 @@ export class IndexerStore {
   rollback(): void {
     if (!this.inTransaction) return;
     this.inTransaction = false;
+    this.blockSavepoint = false;
     // after some failures (a full disk among them) SQLite has rolled the transaction back itself
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
@@ -488,13 +559,57 @@ export class IndexerStore {
     this.earliest = earliest;
   }
 
-  /** Records the handler failure that stopped indexing: its message, and the block and handler it names. */
+  /**
+   * Records, inside the open transaction, the handler errors of block `block` that indexing goes on
+   * past (nonFatalErrors); the handlers' changes were discarded.
+   */
+  recordHandlerErrors(
+    block: BlockHeader,
+    errors: readonly { dataSource: string; handler: string; message: string }[],
+  ): void {
+    if (!this.inTransaction) throw new Error('recordHandlerErrors() outside a store transaction');
+    const insert = this.db.prepare(`INSERT INTO "__errors" VALUES (?, ?, ?, ?, ?)`);
+    for (const e of errors)
+      insert.run(block.number, hexToBytes(block.hash), e.dataSource, e.handler, e.message);
+  }
+
+  /** Whether the subgraph has ever reached the chain head (graph-node's `synced`). */
+  get synced(): boolean {
+    return this.db.prepare(`SELECT 1 FROM "__info" WHERE "key" = 'synced_at'`).get() !== undefined;
+  }
+
+  /** Records that the subgraph reached the chain head at block `block`, the first time it does. */
+  markSynced(block: number): void {
+    this.db.prepare(`INSERT OR IGNORE INTO "__info" VALUES ('synced_at', ?)`).run(String(block));
+  }
+
+  /** Where indexing is paused (see readPausedAt); null if it is not. */
+  get pausedAt(): number | null {
+    return readPausedAt(this.db);
+  }
+
+  /** Pauses indexing at block `block` (null: resumes it). */
+  setPausedAt(block: number | null): void {
+    if (block === null) this.db.exec(`DELETE FROM "__info" WHERE "key" = 'paused_at'`);
+    else this.db.prepare(`INSERT OR REPLACE INTO "__info" VALUES ('paused_at', ?)`).run(String(block));
+  }
+
+  /**
+   * Records the handler failure that stopped indexing: its message, and the block and handler it
+   * names. The follower records it in the transaction that moves the checkpoint to that block, with
+   * none of the block's changes, as graph-node transacts a failed block.
+   */
   recordFatalError(message: string, block: number, handler: string): void {
     this.db.prepare(`UPDATE "__checkpoint" SET "fatal_error" = ?`).run(message);
     const info = this.db.prepare(`INSERT OR REPLACE INTO "__info" VALUES (?, ?)`);
     info.run('fatal_block', String(block));
     info.run('fatal_handler', handler);
     if (!this.inTransaction) this.committedCheckpoint = this.checkpoint();
+  }
+
+  /** The block whose handler failure stopped indexing; null if none did. */
+  get fatalErrorBlock(): number | null {
+    return this.checkpoint().fatalError === null ? null : readFatalErrorContext(this.db).block;
   }
 
   /** Records the chain head seen while the checkpoint did not move (e.g. waiting at the head). */
@@ -525,6 +640,13 @@ export class IndexerStore {
       this.db.prepare(`DELETE FROM "__data_sources" WHERE "created_block" > ?`).run(number);
       this.db.prepare(`DELETE FROM "__file_data_sources" WHERE "created_block" > ?`).run(number);
       this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = NULL WHERE "done_at" > ?`).run(number);
+      this.db.prepare(`DELETE FROM "__errors" WHERE "block" > ?`).run(number);
+      // a failed (or paused) block reverted is run again, as graph-node unfails a reverted failure
+      if ((readFatalErrorContext(this.db).block ?? -Infinity) > number) {
+        this.db.exec(`UPDATE "__checkpoint" SET "fatal_error" = NULL`);
+        this.db.exec(`DELETE FROM "__info" WHERE "key" IN ('fatal_block', 'fatal_handler')`);
+      }
+      if ((readPausedAt(this.db) ?? -Infinity) > number) this.setPausedAt(null);
       this.db
         .prepare(`UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?`)
         .run(
@@ -629,6 +751,10 @@ function normalizeHex(id: string): string {
  */
 export class BlockWriteBuffer implements EntityStoreTx {
   private readonly changes = new Map<string, Map<string, Entity | null>>();
+  /** what set and remove replaced since mark(), to put back on undo(); null when not marked */
+  private journal:
+    | { byId: Map<string, Entity | null>; key: string; had: boolean; was: Entity | null }[]
+    | null = null;
 
   constructor(
     private readonly store: IndexerStore,
@@ -669,15 +795,32 @@ export class BlockWriteBuffer implements EntityStoreTx {
 
   /** Takes ownership of `entity`: the caller does not change it afterwards. */
   set(entityType: string, id: string, entity: Entity): void {
+    this.write(entityType, id, entity);
+  }
+
+  remove(entityType: string, id: string): void {
+    this.write(entityType, id, null);
+  }
+
+  private write(entityType: string, id: string, entity: Entity | null): void {
     const { byId, key } = this.key(entityType, id);
+    this.journal?.push({ byId, key, had: byId.has(key), was: byId.get(key) ?? null });
     byId.delete(key); // keep insertion order = last write order
     byId.set(key, entity);
   }
 
-  remove(entityType: string, id: string): void {
-    const { byId, key } = this.key(entityType, id);
-    byId.delete(key);
-    byId.set(key, null);
+  mark(): void {
+    this.journal = [];
+  }
+
+  undo(): void {
+    const journal = this.journal ?? [];
+    for (let i = journal.length - 1; i >= 0; i--) {
+      const { byId, key, had, was } = journal[i]!;
+      if (had) byId.set(key, was);
+      else byId.delete(key);
+    }
+    this.journal = null;
   }
 
   loadRelated(entityType: string, field: string, id: string): Entity[] {

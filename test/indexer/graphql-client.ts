@@ -13,13 +13,21 @@ export async function queryErrorOf(url: string, query: string): Promise<string> 
   return body.errors!.map((e) => e.message).join('\n');
 }
 
-export async function queryIndexer<T = Record<string, unknown>>(url: string, query: string): Promise<T> {
+/** The whole answer to a query: its data and its errors, as the endpoint sent them. */
+export async function queryAnswer<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+): Promise<{ data?: T | null; errors?: { message: string }[] }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query }),
   });
-  const body = (await res.json()) as { data?: T; errors?: { message: string }[] };
+  return (await res.json()) as { data?: T | null; errors?: { message: string }[] };
+}
+
+export async function queryIndexer<T = Record<string, unknown>>(url: string, query: string): Promise<T> {
+  const body = await queryAnswer<T>(url, query);
   expect(body.errors).toBeUndefined();
   return body.data!;
 }

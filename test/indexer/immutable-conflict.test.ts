@@ -1,12 +1,13 @@
 // An immutable entity written again by a later block, met by the chain follower on a real chain.
 // While following, store.set does not look a new immutable entity up; the store's unique id index
 // refuses the repeated insert and the follower runs the block again with the lookups, so the
-// subgraph fails exactly as graph-node words it, naming the handler, and keeps the earlier block.
+// subgraph fails exactly as graph-node words it, naming the handler; as in graph-node, the failed
+// block is committed without its changes, and queries at it get the `indexing_error`.
 // The host-probe subgraph (kind 28 writes the immutable ProbeResult `fixed`) runs over a contract
 // that emits its events on the test's own anvil.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
-import { queryIndexer } from './graphql-client.ts';
+import { queryAnswer, queryIndexer } from './graphql-client.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
@@ -25,27 +26,65 @@ afterAll(async () => {
 });
 
 describe('indexer: an immutable entity written again by a later block', () => {
-  it('fails the subgraph naming the handler and keeps the state of the block before', async () => {
+  it('fails the subgraph naming the handler, at the failed block committed without its changes', async () => {
     const first = await chain.probe(28, 'first');
     await indexer.waitForBlock(first);
     const second = await chain.probe(28, 'second');
-    await expect(indexer.waitForBlock(second)).rejects.toThrow(
+    await expect(indexer.waitForBlock(second + 1)).rejects.toThrow(
       `Handler handleProbe of data source ProbeEmitter failed at block ${second}`,
     );
     const status = indexer.status();
     expect(status.fatalError).toContain(
       'Entity ProbeResult[fixed] is immutable and was inserted at an earlier block; it cannot be updated',
     );
-    expect(status.checkpoint).toBe(first);
-    const stored = await queryIndexer<{
-      probeResult: { input: string };
-      _meta: { hasIndexingErrors: boolean };
-    }>(indexer.queryUrl, '{ probeResult(id: "fixed") { input } _meta { hasIndexingErrors } }');
-    expect(stored).toEqual({ probeResult: { input: 'first' }, _meta: { hasIndexingErrors: true } });
+    expect(status.checkpoint).toBe(second);
+    const allowed = await queryAnswer(
+      indexer.queryUrl,
+      '{ probeResult(id: "fixed", subgraphError: allow) { input } }',
+    );
+    expect(allowed).toEqual({
+      data: { probeResult: { input: 'first' } },
+      errors: [{ message: 'indexing_error' }],
+    });
+    const meta = await queryAnswer(indexer.queryUrl, '{ _meta { block { number } hasIndexingErrors } }');
+    expect(meta).toEqual({ data: { _meta: { block: { number: second }, hasIndexingErrors: true } } });
+  });
+
+  it('withholds entity data at the failed block from queries that do not allow indexing errors', async () => {
+    const answer = await queryAnswer(
+      indexer.queryUrl,
+      '{ probeResult(id: "fixed") { input } _meta { hasIndexingErrors } }',
+    );
+    expect(answer).toEqual({
+      data: { _meta: { hasIndexingErrors: true } },
+      errors: [{ message: 'indexing_error' }],
+    });
+  });
+
+  it('withholds it also when a field beside it at the same block does not allow errors, as graph-node groups them', async () => {
+    const answer = await queryAnswer(
+      indexer.queryUrl,
+      '{ probeResult(id: "fixed", subgraphError: allow) { input } _meta { hasIndexingErrors } }',
+    );
+    expect(answer).toEqual({
+      data: { _meta: { hasIndexingErrors: true } },
+      errors: [{ message: 'indexing_error' }],
+    });
+  });
+
+  it('answers queries at blocks before the failure without an error', async () => {
+    const before = indexer.status().checkpoint - 1;
+    const answer = await queryAnswer(
+      indexer.queryUrl,
+      `{ probeResult(id: "fixed", block: { number: ${before} }) { input } _meta(block: { number: ${before} }) { hasIndexingErrors } }`,
+    );
+    expect(answer).toEqual({
+      data: { probeResult: { input: 'first' }, _meta: { hasIndexingErrors: false } },
+    });
   });
 
   it('then reports the failure through the index-node status API, naming its block and handler', async () => {
-    const failedAt = indexer.status().checkpoint + 1;
+    const failedAt = indexer.status().checkpoint;
     const data = await queryIndexer<{
       indexingStatuses: { health: string; fatalError: unknown; chains: { lastHealthyBlock: unknown }[] }[];
     }>(
