@@ -5,7 +5,7 @@
 // block, in creation order, each over a writer of its own region. The store is the truth: after a
 // rollback or a reorg the files still awaited are read from it again.
 import type { Hex } from 'viem';
-import type { BlockProcessor, FileTrigger, HandlerError } from '../runtime/block-processor.ts';
+import type { BlockProcessor, FileTrigger } from '../runtime/block-processor.ts';
 import type { CreatedFile } from '../runtime/host-context.ts';
 import type { Entity } from '../store/entity.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
@@ -95,25 +95,24 @@ export class FileDataSources {
   /**
    * Runs, in the pass of block `header`, the handlers of the file data sources whose file has
    * arrived, in creation order, and records them done; those their handlers create wait for a later
-   * pass. Throws HandlerError when a handler fails; under nonFatalErrors, returns the errors of
-   * those that failed instead (their changes discarded, their data sources done all the same).
+   * pass. Throws HandlerError when a handler fails. Returns how many ran.
    */
-  runArrived(header: { number: number; hash: string }): HandlerError[] {
-    const errors: HandlerError[] = [];
-    if (this.waiting.size === 0) return errors;
+  runArrived(header: { number: number; hash: string }): number {
+    if (this.waiting.size === 0) return 0;
     const block = { number: BigInt(header.number), hash: header.hash as Hex };
+    let ran = 0;
     for (const file of [...this.waiting.values()]) {
       const content = this.fetchers.get(file.template)?.content(file.source);
       if (!content) continue;
       const writer = this.store.fileWriter(header.number, file.region);
-      const { createdFiles, error } = this.processor.runFileHandler(file, content, block, writer);
+      const created = this.processor.runFileHandler(file, content, block, writer);
       writer.flush();
       this.store.markFileDataSourceDone(file.region, header.number);
       this.done(file);
-      this.record(createdFiles, header.number);
-      if (error) errors.push(error);
+      this.record(created, header.number);
+      ran++;
     }
-    return errors;
+    return ran;
   }
 
   private await(file: FileTrigger): void {

@@ -810,11 +810,7 @@ export class ChainFollower {
         current = committed;
         store.beginBlockWrites();
       }
-      const fileErrors = this.files.runArrived(committed);
-      if (fileErrors.length > 0) {
-        store.recordHandlerErrors(committed, fileErrors);
-        pause ||= this.pausesOnErrors();
-      }
+      this.files.runArrived(committed);
       store.setCheckpoint(committed, head);
     } catch (error) {
       if (error instanceof HandlerError && current) {

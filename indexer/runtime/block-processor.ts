@@ -57,12 +57,6 @@ export interface BlockResult {
   errors: HandlerError[];
 }
 
-/** What a file data source's handler did: the file data sources it created, or its error under nonFatalErrors. */
-export interface FileHandlerResult {
-  createdFiles: CreatedFile[];
-  error: HandlerError | null;
-}
-
 /** A file data source whose file has arrived: what its handler runs with, besides the bytes. */
 export interface FileTrigger {
   template: string;
@@ -93,15 +87,16 @@ export interface BlockProcessor {
   ): Generator<void, BlockResult>;
   /**
    * Runs the handler of file data source `file` with its file's bytes in the pass of `block`, over
-   * `tx`, a writer of the data source's own causality region. Throws HandlerError when it fails,
-   * as processBlock does.
+   * `tx`, a writer of the data source's own causality region. Returns the file data sources it
+   * created; throws HandlerError when it fails, as processBlock does, also under nonFatalErrors
+   * (graph-node retries such a failure as non-deterministic: it never indexes past it).
    */
   runFileHandler(
     file: FileTrigger,
     content: Uint8Array,
     block: { number: bigint; hash: Hex },
     tx: EntityStoreTx,
-  ): FileHandlerResult;
+  ): CreatedFile[];
   /** instances created so far (one at start per module, plus replacements) */
   readonly instancesCreated: number;
   /** bytes of linear memory held by the mapping modules (one memory per module) */
@@ -566,19 +561,17 @@ export function createBlockProcessor(
       };
       const state = new BlockState(block.number, block.hash, tx);
       runtime.block = state;
-      errors = [];
-      enterHandler();
       try {
         const instance = instanceFor(ds.mapping);
         runtime.dataSource = ds;
         instance.call(handler, instance.heap.writeBytes(content));
+        return state.createdFiles;
       } catch (error) {
-        fail(handlerFailure(error, ds, handler, block, { file: file.source }));
+        throw handlerFailure(error, ds, handler, block, { file: file.source });
       } finally {
         runtime.dataSource = null;
         runtime.block = null;
       }
-      return { createdFiles: state.createdFiles, error: errors[0] ?? null };
     },
   };
 }

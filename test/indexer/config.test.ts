@@ -1,8 +1,9 @@
 // `npm run indexer`'s environment: INDEXER_TRANSACTIONS chooses what handlers get in
 // event.transaction, INDEXER_GET_LOGS_MAX_ADDRESSES how many addresses one eth_getLogs names,
 // IPFS_URL, ARWEAVE_URL and INDEXER_FILE_* where file data sources read files, INDEXER_HISTORY_BLOCKS
-// and INDEXER_REORG_THRESHOLD how much history the store keeps, and a value any of them does not
-// take stops start-up with a message naming it.
+// and INDEXER_REORG_THRESHOLD how much history the store keeps, INDEXER_DISABLE_FAIL_FAST whether
+// handler errors pause indexing before the first sync, and a value any of them does not take stops
+// start-up with a message naming it.
 import { describe, expect, it } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
 
@@ -35,6 +36,14 @@ describe('the indexer configuration', () => {
     expect(indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '64' }).reorgThreshold).toBe(64);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '-1' })).toThrow(
       'INDEXER_REORG_THRESHOLD must be an integer between 0 and 1000000, got "-1"',
+    );
+  });
+
+  it('pauses at handler errors before the first sync, as graph-node fails fast, unless INDEXER_DISABLE_FAIL_FAST is true', () => {
+    expect(indexerConfigFromEnv(base).disableFailFast).toBe(false);
+    expect(indexerConfigFromEnv({ ...base, INDEXER_DISABLE_FAIL_FAST: 'true' }).disableFailFast).toBe(true);
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_DISABLE_FAIL_FAST: 'yes' })).toThrow(
+      'INDEXER_DISABLE_FAIL_FAST must be true or false, got "yes"',
     );
   });
 

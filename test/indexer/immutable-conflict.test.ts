@@ -14,9 +14,11 @@ let chain: ProbeChain;
 let running: { indexer: Indexer; stop(): Promise<void> };
 let indexer: Indexer;
 
+const logged: string[] = [];
+
 beforeAll(async () => {
   chain = await startProbeChain();
-  running = await startProbeIndexer(chain);
+  running = await startProbeIndexer(chain, undefined, { log: (line) => logged.push(line) });
   indexer = running.indexer;
 }, 180_000);
 
@@ -98,5 +100,22 @@ describe('indexer: an immutable entity written again by a later block', () => {
         chains: [{ lastHealthyBlock: { number: String(failedAt - 1) } }],
       },
     ]);
+  });
+
+  it('runs the failed block again when restarted, as graph-node unfails a failed subgraph, and fails it the same way', async () => {
+    const failedAt = indexer.status().checkpoint;
+    const fatalError = indexer.status().fatalError;
+    await indexer.stop();
+    logged.length = 0;
+    await indexer.start();
+    await expect(indexer.waitForBlock(failedAt + 1)).rejects.toThrow(
+      `Handler handleProbe of data source ProbeEmitter failed at block ${failedAt}`,
+    );
+    expect(logged[0]).toMatch(
+      new RegExp(
+        `^indexing stopped at block ${failedAt} when a handler failed; it runs again from block \\d+$`,
+      ),
+    );
+    expect(indexer.status()).toMatchObject({ checkpoint: failedAt, fatalError });
   });
 });

@@ -1,11 +1,18 @@
 // The SQLite store on its own: a block's write buffer (EntityStoreTx) shows the block its own
 // writes, a transaction that never commits leaves nothing behind, a revert restores exactly the
-// versions of the ancestor block, and a file made for another deployment is refused. A store keeping
+// versions of the ancestor block (and forgets the errors of the blocks it removes), a failed
+// handler's or block's writes can be taken back alone, and a file made for another deployment is refused. A store keeping
 // a few blocks of history reverts within them, and starts over after a reorg deeper than them.
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { OPEN_BLOCK } from '../../indexer/store/layout.ts';
-import { openStore, readEarliestBlock, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
+import {
+  openStore,
+  readEarliestBlock,
+  readFirstErrorBlock,
+  readHandlerErrors,
+  type IndexerStore,
+} from '../../indexer/store/sqlite-store.ts';
 import {
   BI,
   createFixture,
@@ -85,6 +92,72 @@ describe('indexer store', () => {
       kind: 'String',
       value: 'Published',
     });
+  });
+
+  it("takes back a failed handler's writes to a block's buffer, and only those made since its mark", () => {
+    fixture = createFixture();
+    const { store } = fixture;
+    store.begin();
+    const w = store.blockWriter(10);
+    w.set('Fund', vault1, fund(vault1, 'kept', false, [], 10));
+    w.mark();
+    w.set('Fund', vault1, fund(vault1, 'changed', false, [], 10));
+    w.set('Fund', vault2, fund(vault2, 'added', false, [], 10));
+    w.remove('Fund', vault1);
+    w.undo();
+    expect(w.get('Fund', vault1)?.get('slug')).toEqual({ kind: 'String', value: 'kept' });
+    expect(w.get('Fund', vault2)).toBeNull();
+    w.flush();
+    store.commit(header(10), 10);
+    expect(store.getCurrent('Fund', vault1)?.get('slug')).toEqual({ kind: 'String', value: 'kept' });
+    expect(store.getCurrent('Fund', vault2)).toBeNull();
+  });
+
+  it("drops one block's writes from the open transaction, keeping the blocks' before it", () => {
+    fixture = createFixture();
+    const { store } = fixture;
+    writeFixture(store, 10);
+    store.begin();
+    store.beginBlockWrites();
+    const w = store.blockWriter(11);
+    w.set('Fund', vault2, fund(vault2, 'from-11', false, [], 11));
+    w.flush();
+    store.beginBlockWrites();
+    const failed = store.blockWriter(12);
+    failed.set('Fund', vault1, fund(vault1, 'from-12', false, [], 12));
+    failed.flush();
+    store.dropBlockWrites();
+    store.commit(header(12), 12);
+    expect(store.getCurrent('Fund', vault2)?.get('slug')).toEqual({ kind: 'String', value: 'from-11' });
+    expect(store.getCurrent('Fund', vault1)?.get('slug')).toEqual({ kind: 'String', value: 'alpha-income' });
+    const versions = Object.values(dumpEntityVersions(fixture.path)).flat();
+    expect(versions.filter((v) => Number(v.__from) === 12)).toEqual([]);
+    expect(versions.filter((v) => Number(v.__from) === 11)).toHaveLength(1);
+  });
+
+  it('forgets the errors, the failure and the pause of the blocks a revert removes, and keeps those before', () => {
+    fixture = createFixture();
+    const { store } = fixture;
+    writeFixture(store, 13);
+    const error = (message: string) => [{ dataSource: 'FundVault', handler: 'handleNav', message }];
+    store.begin();
+    store.recordHandlerErrors(header(11), error('at 11'));
+    store.recordHandlerErrors(header(13), error('at 13'));
+    store.setPausedAt(13);
+    store.recordFatalError('failed at 13', 13, 'handleNav');
+    store.commit(header(13), 13);
+    const db = new Database(fixture.path, { readonly: true });
+    try {
+      expect([readFirstErrorBlock(db), store.fatalErrorBlock, store.pausedAt]).toEqual([11, 13, 13]);
+      store.revertTo(store.storedBlock(12));
+      expect(readHandlerErrors(db).map((e) => [e.block, e.message])).toEqual([[11, 'at 11']]);
+      expect([readFirstErrorBlock(db), store.fatalErrorBlock, store.pausedAt]).toEqual([11, null, null]);
+      expect(store.checkpoint().fatalError).toBeNull();
+      store.revertTo(store.storedBlock(10));
+      expect(readFirstErrorBlock(db)).toBeNull();
+    } finally {
+      db.close();
+    }
   });
 
   it('refuses a store file made for another deployment', () => {

@@ -1,0 +1,158 @@
+// A subgraph declaring nonFatalErrors on a real chain: the host-probe subgraph with the feature, on
+// the test's own anvil, with probes whose handler aborts (kind 17). As in graph-node, a handler
+// error before the subgraph first reached the chain head pauses indexing at its block (committed
+// without the handler's changes), and a restart stays paused unless fail-fast is off; once synced,
+// indexing goes on past such errors. Queries apply graph-node's error policy to the errors' blocks.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import { queryAnswer, queryIndexer } from './graphql-client.ts';
+import { buildProbeSubgraph } from './probe-build.ts';
+import { startProbeChain, type ProbeChain } from './probe-chain.ts';
+
+/** probe kinds: the handler stores the keccak of the input; the handler aborts with the input */
+const STORES = 14;
+const ABORTS = 17;
+
+let chain: ProbeChain;
+let buildDir: string;
+let dataDir: string;
+let indexer: Indexer | null = null;
+/** the block of the first aborting probe */
+let failedAt: number;
+
+beforeAll(async () => {
+  chain = await startProbeChain();
+  buildDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-'));
+  cpSync(buildProbeSubgraph(), buildDir, { recursive: true });
+  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8');
+  writeFileSync(
+    join(buildDir, 'subgraph.yaml'),
+    manifest.replace(/^specVersion: (.*)$/m, 'specVersion: $1\nfeatures:\n  - nonFatalErrors'),
+  );
+  dataDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-data-'));
+}, 180_000);
+
+afterAll(async () => {
+  await indexer?.stop();
+  await chain?.stop();
+  rmSync(buildDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** (Re)starts the indexer over the test's data directory. */
+async function restart(disableFailFast = false): Promise<Indexer> {
+  await indexer?.stop();
+  indexer = await createIndexer({
+    rpcUrl: chain.anvil.rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    buildDir,
+    contracts: chain.contracts,
+    pollIntervalMs: 20,
+    disableFailFast,
+    log: () => undefined,
+  });
+  await indexer.start();
+  return indexer;
+}
+
+const storedInputs = async (running: Indexer): Promise<string[]> => {
+  const answer = await queryAnswer<{ probeResults: { input: string }[] }>(
+    running.queryUrl,
+    `{ probeResults(where: { kind: ${STORES} }, orderBy: sequence, subgraphError: allow) { input } }`,
+  );
+  return answer.data!.probeResults.map((r) => r.input);
+};
+
+interface Status {
+  synced: boolean;
+  health: string;
+  paused: boolean;
+  fatalError: unknown;
+  nonFatalErrors: { message: string; handler: string; deterministic: boolean; block: { number: string } }[];
+}
+const indexingStatus = async (running: Indexer): Promise<Status> => {
+  const data = await queryIndexer<{ indexingStatuses: Status[] }>(
+    `${new URL(running.queryUrl).origin}/graphql`,
+    '{ indexingStatuses { synced health paused fatalError { message } nonFatalErrors { message handler deterministic block { number } } } }',
+  );
+  return data.indexingStatuses[0]!;
+};
+
+describe('indexer: a subgraph with nonFatalErrors', () => {
+  it('pauses at a handler error met before it first reached the chain head, its block committed without that handler', async () => {
+    const block = await chain.probesInOneBlock([
+      { kind: STORES, input: 'a' },
+      { kind: ABORTS, input: 'boom' },
+      { kind: STORES, input: 'b' },
+    ]);
+    failedAt = block.number;
+    await chain.probe(STORES, 'after the pause');
+    const running = await restart();
+    await expect(running.waitForHead()).rejects.toThrow(
+      `indexing paused at block ${failedAt}: a handler failed before the subgraph first reached the chain head`,
+    );
+    expect(running.status().checkpoint).toBe(failedAt);
+    expect(await storedInputs(running)).toEqual(['a', 'b']);
+  });
+
+  it('reports the error and the pause through the index-node status API', async () => {
+    const status = await indexingStatus(indexer!);
+    expect(status).toMatchObject({ synced: false, health: 'unhealthy', paused: true, fatalError: null });
+    expect(status.nonFatalErrors).toHaveLength(1);
+    expect(status.nonFatalErrors[0]).toMatchObject({
+      handler: 'handleProbe',
+      deterministic: true,
+      block: { number: String(failedAt) },
+    });
+    expect(status.nonFatalErrors[0]!.message).toContain('boom');
+  });
+
+  it('stays paused when restarted', async () => {
+    const running = await restart();
+    await expect(running.waitForHead()).rejects.toThrow(`indexing paused at block ${failedAt}`);
+    expect(running.status().checkpoint).toBe(failedAt);
+  });
+
+  it('goes on from the paused block when restarted with fail-fast off', async () => {
+    const running = await restart(true);
+    await running.waitForHead();
+    expect(await storedInputs(running)).toEqual(['a', 'b', 'after the pause']);
+    expect(await indexingStatus(running)).toMatchObject({ synced: true, health: 'unhealthy', paused: false });
+  });
+
+  it('once synced, indexes on past later handler errors, recording each', async () => {
+    const running = await restart();
+    await running.waitForHead();
+    const block = await chain.probesInOneBlock([
+      { kind: ABORTS, input: 'boom again' },
+      { kind: STORES, input: 'c' },
+    ]);
+    await running.waitForBlock(await chain.probe(STORES, 'd'));
+    expect(await storedInputs(running)).toEqual(['a', 'b', 'after the pause', 'c', 'd']);
+    const status = await indexingStatus(running);
+    expect(status.paused).toBe(false);
+    expect(status.nonFatalErrors.map((e) => Number(e.block.number))).toEqual([failedAt, block.number]);
+  });
+
+  it('withholds entity data from queries that do not allow indexing errors', async () => {
+    const answer = await queryAnswer(
+      indexer!.queryUrl,
+      `{ probeResults(where: { kind: ${STORES} }) { input } }`,
+    );
+    expect(answer).toEqual({ data: null, errors: [{ message: 'indexing_error' }] });
+  });
+
+  it('answers queries at blocks before the first error without one', async () => {
+    const before = failedAt - 1;
+    const answer = await queryAnswer(
+      indexer!.queryUrl,
+      `{ probeResults(where: { kind: ${STORES} }, block: { number: ${before} }) { input } _meta(block: { number: ${before} }) { hasIndexingErrors } }`,
+    );
+    expect(answer).toEqual({ data: { probeResults: [], _meta: { hasIndexingErrors: false } } });
+  });
+});
