@@ -254,7 +254,7 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
       : null;
   return {
     subgraph: d.deployment,
-    synced: latest.headSeen !== null && latest.number >= latest.headSeen,
+    synced: reader.synced(),
     health: fatalError ? 'failed' : nonFatalErrors.length > 0 ? 'unhealthy' : 'healthy',
     fatalError,
     nonFatalErrors,

@@ -12,6 +12,7 @@ import {
   readHandlerErrors,
   readPausedAt,
   readStoredBlock,
+  readSynced,
   type HandlerErrorRecord,
   type BlockHeader,
 } from '../store/sqlite-store.ts';
@@ -61,7 +62,7 @@ export class StoreReader {
       fatalError: checkpoint.fatalError,
       headSeen: checkpoint.headSeen,
       earliest: readEarliestBlock(this.db),
-      firstErrorBlock: readFirstErrorBlock(this.db),
+      firstErrorBlock: readFirstErrorBlock(this.db, checkpoint),
     };
   }
 
@@ -72,6 +73,11 @@ export class StoreReader {
   /** The handler errors indexing went past (nonFatalErrors), in block order. */
   handlerErrors(): HandlerErrorRecord[] {
     return readHandlerErrors(this.db);
+  }
+
+  /** Whether the subgraph has ever reached the chain head. */
+  synced(): boolean {
+    return readSynced(this.db);
   }
 
   /** Where indexing is paused after a handler error; null if it is not. */

@@ -182,11 +182,16 @@ export function readHandlerErrors(db: Database.Database): HandlerErrorRecord[] {
  * The first block with an indexing error, fatal or not; null if none. Queries at it or later see
  * `hasIndexingErrors`, and their entity fields the `indexing_error` (graph-node's first_error_block).
  */
-export function readFirstErrorBlock(db: Database.Database): number | null {
+export function readFirstErrorBlock(db: Database.Database, checkpoint: Checkpoint): number | null {
   const nonFatal = db.prepare(`SELECT min("block") FROM "__errors"`).pluck().get() as bigint | number | null;
-  const fatal = readCheckpoint(db).fatalError === null ? null : readFatalErrorContext(db).block;
+  const fatal = checkpoint.fatalError === null ? null : readFatalErrorContext(db).block;
   const blocks = [nonFatal, fatal].filter((b) => b !== null).map(Number);
   return blocks.length === 0 ? null : Math.min(...blocks);
+}
+
+/** Whether the subgraph has ever reached the chain head (graph-node's `synced`, which stays true). */
+export function readSynced(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM "__info" WHERE "key" = 'synced_at'`).get() !== undefined;
 }
 
 /**
@@ -573,9 +578,9 @@ export class IndexerStore {
       insert.run(block.number, hexToBytes(block.hash), e.dataSource, e.handler, e.message);
   }
 
-  /** Whether the subgraph has ever reached the chain head (graph-node's `synced`). */
+  /** Whether the subgraph has ever reached the chain head (see readSynced). */
   get synced(): boolean {
-    return this.db.prepare(`SELECT 1 FROM "__info" WHERE "key" = 'synced_at'`).get() !== undefined;
+    return readSynced(this.db);
   }
 
   /** Records that the subgraph reached the chain head at block `block`, the first time it does. */
