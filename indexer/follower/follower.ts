@@ -327,19 +327,9 @@ export class ChainFollower {
 
   /** Indexes until stopped, or until a handler fails or pauses indexing (recorded in the store). */
   async run(): Promise<void> {
-    const { signal, store } = this.options;
-    const pausedAt = store.pausedAt;
-    if (pausedAt !== null && !this.options.disableFailFast) {
-      this.failure = new IndexingPaused(pausedAt);
-      this.options.log?.(this.failure.message);
-      return;
-    }
-    if (pausedAt !== null) {
-      store.setPausedAt(null);
-      this.options.log?.(`indexing paused at block ${pausedAt} goes on (fail-fast is off)`);
-    }
-    this.runFailedBlockAgain();
+    const { signal } = this.options;
     try {
+      this.resumeAfterHandlerErrors();
       while (!signal.aborted) {
         const result = await this.step();
         if (result === 'retry') {
@@ -352,14 +342,11 @@ export class ChainFollower {
       }
     } catch (error) {
       if (error instanceof StoppedError) return;
-      if (error instanceof HandlerError) {
+      if (error instanceof HandlerError || error instanceof IndexingPaused) {
         this.failure = error;
-        this.options.log?.(`indexing stopped: ${error.message}`);
-        return;
-      }
-      if (error instanceof IndexingPaused) {
-        this.failure = error;
-        this.options.log?.(error.message);
+        this.options.log?.(
+          error instanceof HandlerError ? `indexing stopped: ${error.message}` : error.message,
+        );
         return;
       }
       throw error;
@@ -367,12 +354,19 @@ export class ChainFollower {
   }
 
   /**
-   * A store whose indexing stopped at a failed block goes back before it and runs it again, as
-   * graph-node reverts the errored block when a failed subgraph starts: a deterministic failure
-   * fails again the same way, and one that came from bad answers of a node does not.
+   * Where indexing starts in a store that a handler error stopped. A paused one stays paused
+   * (throws IndexingPaused) unless fail-fast is off. A failed one goes back before its failed block
+   * and runs it again, as graph-node reverts the errored block when a failed subgraph starts: a
+   * deterministic failure fails again the same way, and one that came from a node's bad answers does not.
    */
-  private runFailedBlockAgain(): void {
+  private resumeAfterHandlerErrors(): void {
     const { store } = this.options;
+    const pausedAt = store.pausedAt;
+    if (pausedAt !== null) {
+      if (!this.options.disableFailFast) throw new IndexingPaused(pausedAt);
+      store.setPausedAt(null);
+      this.options.log?.(`indexing paused at block ${pausedAt} goes on (fail-fast is off)`);
+    }
     const failed = store.fatalErrorBlock;
     if (failed === null || failed !== store.checkpoint().number) return;
     // the newest stored block before it: its state is what the blocks after it are indexed from

@@ -605,11 +605,11 @@ export class IndexerStore {
    * none of the block's changes, as graph-node transacts a failed block.
    */
   recordFatalError(message: string, block: number, handler: string): void {
+    if (!this.inTransaction) throw new Error('recordFatalError() outside a store transaction');
     this.db.prepare(`UPDATE "__checkpoint" SET "fatal_error" = ?`).run(message);
     const info = this.db.prepare(`INSERT OR REPLACE INTO "__info" VALUES (?, ?)`);
     info.run('fatal_block', String(block));
     info.run('fatal_handler', handler);
-    if (!this.inTransaction) this.committedCheckpoint = this.checkpoint();
   }
 
   /** The block whose handler failure stopped indexing; null if none did. */

@@ -182,9 +182,12 @@ describe('the index-node status of a deployment indexing', () => {
 describe('the index-node status of a deployment whose indexing failed', () => {
   let served: Served;
   beforeAll(async () => {
-    served = await serve((fixture) =>
-      fixture.store.recordFatalError('Handler handleNav failed at block 14: boom', 14, 'handleNav'),
-    );
+    // the follower commits the failed block without its changes, with the failure
+    served = await serve(({ store }) => {
+      store.begin();
+      store.recordFatalError('Handler handleNav failed at block 14: boom', 14, 'handleNav');
+      store.commit(header(14), 20);
+    });
   });
   afterAll(() => close(served));
 
@@ -200,13 +203,54 @@ describe('the index-node status of a deployment whose indexing failed', () => {
         message: 'Handler handleNav failed at block 14: boom',
         handler: 'handleNav',
         deterministic: true,
-        block: { number: '14', hash: null },
+        block: { number: '14', hash: header(14).hash },
       },
     });
     expect((status!.chains as Record<string, unknown>[])[0]!.lastHealthyBlock).toEqual({
       number: '13',
       hash: header(13).hash,
     });
+  });
+});
+
+describe('the index-node status of a deployment indexing past handler errors (nonFatalErrors)', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve(({ store }) => {
+      store.begin();
+      store.recordHandlerErrors(header(14), [
+        {
+          dataSource: 'FundVault',
+          handler: 'handleNav',
+          message: 'Handler handleNav failed at block 14: boom',
+        },
+      ]);
+      store.setPausedAt(14);
+      store.commit(header(14), 20);
+    });
+  });
+  afterAll(() => close(served));
+
+  it('reports it unhealthy and paused, listing the errors with their blocks and handlers', async () => {
+    const data = await queryIndexer<{ indexingStatuses: Record<string, unknown>[] }>(
+      served.url,
+      '{ indexingStatuses { health paused fatalError { message } nonFatalErrors { message handler deterministic block { number hash } } } }',
+    );
+    expect(data.indexingStatuses).toEqual([
+      {
+        health: 'unhealthy',
+        paused: true,
+        fatalError: null,
+        nonFatalErrors: [
+          {
+            message: 'Handler handleNav failed at block 14: boom',
+            handler: 'handleNav',
+            deterministic: true,
+            block: { number: '14', hash: header(14).hash },
+          },
+        ],
+      },
+    ]);
   });
 });
 
