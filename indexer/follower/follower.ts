@@ -728,6 +728,8 @@ export class ChainFollower {
       if (cp.headSeen !== head) store.recordHeadSeen(head);
       return 'idle';
     }
+    // data sources that ended before this range are left out of what it fetches
+    this.sources.filterFrom(BigInt(cp.number + 1));
     const filter = this.sources.logFilter();
     const continuesCheckpoint = (range: FetchedRange) => !cp.block || range.parentHash === cp.block.hash;
     let fetched = await this.takeAhead(cp.number, filter);

@@ -184,9 +184,13 @@ export class DataSourceSet implements DataSourceView {
   /** the filters as last worked out, until the set changes */
   private filter: DataSourceLogFilter | null = null;
   private readonly staticFiltersAbove: number;
-  /** the filter past staticFiltersAbove: fixed, since it names no instance */
+  /** the filter past staticFiltersAbove: it names no instance, so only data sources ending change it */
   private staticFilter: DataSourceLogFilter | null = null;
   private calls: readonly Hex[] | null = null;
+  /** the static data sources with an address and an end block, by end block (see filterFrom) */
+  private readonly ending: ActiveDataSource[];
+  /** how many of `ending` the filters leave out */
+  private ended = 0;
 
   constructor(
     private readonly subgraph: Subgraph,
@@ -205,7 +209,26 @@ export class DataSourceSet implements DataSourceView {
         seq: this.active.length,
       });
     }
+    this.ending = this.active
+      .filter((ds) => ds.address !== null && ds.endBlock !== null)
+      .sort((a, b) => (a.endBlock! < b.endBlock! ? -1 : a.endBlock! > b.endBlock! ? 1 : 0));
     for (const d of dynamic) this.add(d);
+  }
+
+  /**
+   * Makes the filters (logFilter, callAddresses) leave out the static data sources that end before
+   * block `number`, and only those, as graph-node rebuilds its filter without the data sources past
+   * their end block: their contracts' logs are no longer fetched. They stay in the set, where
+   * activeAt keeps them from later triggers. Called with the block the next range starts at, which
+   * a rollback or a reorg may move back.
+   */
+  filterFrom(number: bigint): void {
+    const before = this.ended;
+    while (this.ended < this.ending.length && this.ending[this.ended]!.endBlock! < number)
+      this.count(this.ending[this.ended++]!, -1);
+    while (this.ended > 0 && this.ending[this.ended - 1]!.endBlock! >= number)
+      this.count(this.ending[--this.ended]!, 1);
+    if (this.ended !== before) this.staticFilter = null;
   }
 
   /** Adds a template instance; returns false (and adds nothing) for an identical existing one. */
@@ -346,7 +369,7 @@ export class DataSourceSet implements DataSourceView {
 
   /**
    * What an eth_getLogs filter must cover; the same object until the set changes, or, past the
-   * static filters threshold, for as long as the set stays past it.
+   * static filters threshold, for as long as the set stays past it (and no data source ends).
    */
   logFilter(): DataSourceLogFilter {
     if (this.usesStaticFilters()) return (this.staticFilter ??= this.staticLogFilter());
@@ -365,8 +388,9 @@ export class DataSourceSet implements DataSourceView {
   private staticLogFilter(): DataSourceLogFilter {
     const addresses = new Set<Hex>();
     const topics = new Set<Hex>();
-    for (const ds of this.subgraph.dataSources) {
-      if (ds.address === null) continue;
+    const ended = new Set(this.ending.slice(0, this.ended));
+    for (const ds of this.active.slice(0, this.subgraph.dataSources.length)) {
+      if (ds.address === null || ended.has(ds)) continue;
       addresses.add(ds.address);
       for (const topic of ds.mapping.handlers.keys()) topics.add(topic);
     }

@@ -1,6 +1,7 @@
 // The data source set as the block processor and the follower use it, over the fund subgraph's
 // build: which data sources a log's address reaches and in what order, which instances count as
-// the same, and what a rollback to an earlier size leaves.
+// the same, what a rollback to an earlier size leaves, and which data sources its filters leave out
+// once they have ended.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { DataSourceSet, type DynamicDataSource } from '../../../indexer/runtime/data-sources.ts';
@@ -137,6 +138,43 @@ describe('DataSourceSet', () => {
     expect(set.logFilter()).toBe(beyond);
     set.truncate(4);
     expect(set.logFilter().addresses).toEqual([...statics, vault(1)]);
+  });
+
+  it('leaves the static data sources that end before a block out of its filters, and only those', () => {
+    const oracle = subgraph.dataSources[1]!;
+    const ending = {
+      ...subgraph,
+      dataSources: subgraph.dataSources.map((ds, i) => (i === 1 ? { ...ds, endBlock: 100n } : ds)),
+    };
+    const set = new DataSourceSet(ending, [fundVault(1)]);
+    const all = set.logFilter();
+    set.filterFrom(100n);
+    expect(set.logFilter()).toBe(all);
+    set.filterFrom(101n);
+    const after = set.logFilter();
+    expect(new Set(after.addresses)).toEqual(new Set(all.addresses.filter((a) => a !== oracle.address)));
+    const othersTopics = [...ending.dataSources, subgraph.templates.get('FundVault')!].flatMap((ds) =>
+      ds === ending.dataSources[1] ? [] : [...ds.mapping.handlers.keys()],
+    );
+    expect(new Set(after.topics)).toEqual(new Set(othersTopics));
+    // still in the set, for the blocks up to its end
+    expect(names(set, oracle.address!)).toEqual([`NavOracle@${oracle.address}#1`]);
+  });
+
+  it('puts an ended data source back in its filters when the block it is asked from moves back (a rollback, a reorg)', () => {
+    const oracle = subgraph.dataSources[1]!;
+    const ending = {
+      ...subgraph,
+      dataSources: subgraph.dataSources.map((ds, i) => (i === 1 ? { ...ds, endBlock: 100n } : ds)),
+    };
+    const set = new DataSourceSet(ending, [fundVault(1)], { staticFiltersAbove: 3 });
+    const all = set.logFilter();
+    expect(all.addresses).toContain(oracle.address);
+    set.filterFrom(200n);
+    expect(set.logFilter().addresses).not.toContain(oracle.address);
+    set.filterFrom(90n);
+    expect(new Set(set.logFilter().addresses)).toEqual(new Set(all.addresses));
+    expect(new Set(set.logFilter().topics)).toEqual(new Set(all.topics));
   });
 
   it('refuses to truncate below its static data sources', () => {
