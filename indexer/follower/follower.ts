@@ -116,6 +116,12 @@ const RETRY_MAX_MS = 15_000;
 /** How often the head is asked for while the checkpoint is behind it. */
 const HEAD_REFRESH_MS = 1000;
 
+/**
+ * A block at most this far behind the chain head is caught up (graph-node's CAUGHT_UP_DISTANCE): the
+ * subgraph counts as synced from the first such block on.
+ */
+const CAUGHT_UP_DISTANCE = 10;
+
 /** Uncommitted ranges are committed once they hold this many events. */
 export const COMMIT_EVENTS = 20_000;
 
@@ -126,13 +132,13 @@ class ChainMoved extends Error {}
 
 /**
  * Indexing paused at a block where handlers failed under nonFatalErrors before the subgraph first
- * reached the chain head (see ChainFollower.pausesOnErrors). The block is committed; indexing goes
+ * caught up with the chain head (see ChainFollower.pausesOnErrors). The block is committed; indexing goes
  * on from it once fail-fast is off.
  */
 export class IndexingPaused extends Error {
   constructor(readonly block: number) {
     super(
-      `indexing paused at block ${block}: a handler failed before the subgraph first reached the chain head (graph-node pauses such a subgraph); restart with INDEXER_DISABLE_FAIL_FAST=true to index on past handler errors`,
+      `indexing paused at block ${block}: a handler failed before the subgraph was first synced, within ${CAUGHT_UP_DISTANCE} blocks of the chain head (graph-node pauses such a subgraph); restart with INDEXER_DISABLE_FAIL_FAST=true to index on past handler errors`,
     );
   }
 }
@@ -288,7 +294,7 @@ export class ChainFollower {
   failure: HandlerError | IndexingPaused | null = null;
 
   private readonly files: FileDataSources;
-  /** whether the subgraph has reached the chain head once (see IndexerStore.synced) */
+  /** whether the subgraph has caught up with the chain head once (see IndexerStore.synced) */
   private synced: boolean;
 
   constructor(private readonly options: FollowerOptions) {
@@ -788,7 +794,7 @@ export class ChainFollower {
           fetched.declaredCalls.get(header.hash.toLowerCase() as Hex),
         );
         processed += result.logs;
-        if (result.errors > 0 && this.pausesOnErrors()) {
+        if (result.errors > 0 && this.pausesOnErrors(n, head)) {
           committed = header;
           pause = true;
           break;
@@ -831,7 +837,7 @@ export class ChainFollower {
       throw new IndexingPaused(committed.number);
     }
     this.caughtUp = committed.number >= head;
-    if (this.caughtUp && !this.synced) {
+    if (!this.synced && committed.number >= head - CAUGHT_UP_DISTANCE) {
       store.markSynced(committed.number);
       this.synced = true;
     }
@@ -848,12 +854,13 @@ export class ChainFollower {
   }
 
   /**
-   * Whether a handler error indexing goes past (nonFatalErrors) pauses indexing: graph-node pauses
-   * a subgraph that has not yet reached the chain head, so that a version with a bug is stopped
-   * before it could replace one that works, unless fail-fast is off.
+   * Whether a handler error indexing goes past (nonFatalErrors) at block `block` pauses indexing:
+   * graph-node pauses a subgraph that has not yet been synced (caught up with the chain head), so
+   * that a version with a bug is stopped before it could replace one that works, unless fail-fast
+   * is off; a block that catches up syncs the subgraph before the check.
    */
-  private pausesOnErrors(): boolean {
-    return !this.synced && !this.options.disableFailFast;
+  private pausesOnErrors(block: number, head: number): boolean {
+    return !this.synced && block < head - CAUGHT_UP_DISTANCE && !this.options.disableFailFast;
   }
 
   /**

@@ -51,7 +51,7 @@ enum Feature {
 
 type SubgraphIndexingStatus {
   subgraph: String!
-  "Whether indexing had reached the chain head the follower last saw"
+  "Whether the subgraph has ever caught up with the chain head (to within 10 blocks)"
   synced: Boolean!
   health: Health!
   "If the subgraph has failed, this is the error caused it"

@@ -75,7 +75,7 @@ export class StoreReader {
     return readHandlerErrors(this.db);
   }
 
-  /** Whether the subgraph has ever reached the chain head. */
+  /** Whether the subgraph has ever caught up with the chain head (graph-node's `synced`). */
   synced(): boolean {
     return readSynced(this.db);
   }

@@ -189,14 +189,17 @@ export function readFirstErrorBlock(db: Database.Database, checkpoint: Checkpoin
   return blocks.length === 0 ? null : Math.min(...blocks);
 }
 
-/** Whether the subgraph has ever reached the chain head (graph-node's `synced`, which stays true). */
+/**
+ * Whether the subgraph has ever caught up with the chain head, to within graph-node's 10 blocks
+ * (graph-node's `synced`, which stays true).
+ */
 export function readSynced(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM "__info" WHERE "key" = 'synced_at'`).get() !== undefined;
 }
 
 /**
  * Where indexing stopped after a handler error that nonFatalErrors would have let it go past: the
- * subgraph had not yet reached the chain head (graph-node's fail-fast pause); null if not paused.
+ * subgraph had not yet caught up with the chain head (graph-node's fail-fast pause); null if not paused.
  */
 export function readPausedAt(db: Database.Database): number | null {
   const value = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = 'paused_at'`).pluck().get();
@@ -578,12 +581,12 @@ export class IndexerStore {
       insert.run(block.number, hexToBytes(block.hash), e.dataSource, e.handler, e.message);
   }
 
-  /** Whether the subgraph has ever reached the chain head (see readSynced). */
+  /** Whether the subgraph has ever caught up with the chain head (see readSynced). */
   get synced(): boolean {
     return readSynced(this.db);
   }
 
-  /** Records that the subgraph reached the chain head at block `block`, the first time it does. */
+  /** Records that the subgraph caught up with the chain head at block `block`, the first time it does. */
   markSynced(block: number): void {
     this.db.prepare(`INSERT OR IGNORE INTO "__info" VALUES ('synced_at', ?)`).run(String(block));
   }

@@ -1,8 +1,9 @@
 // A subgraph declaring nonFatalErrors on a real chain: the host-probe subgraph with the feature, on
 // the test's own anvil, with probes whose handler aborts (kind 17). As in graph-node, a handler
-// error before the subgraph first reached the chain head pauses indexing at its block (committed
-// without the handler's changes), and a restart stays paused unless fail-fast is off; once synced,
-// indexing goes on past such errors. Queries apply graph-node's error policy to the errors' blocks.
+// error before the subgraph first caught up with the chain head (to within 10 blocks) pauses
+// indexing at its block (committed without the handler's changes), and a restart stays paused
+// unless fail-fast is off; once synced, indexing goes on past such errors. Queries apply
+// graph-node's error policy to the errors' blocks.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,21 +43,27 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** (Re)starts the indexer over the test's data directory. */
-async function restart(disableFailFast = false): Promise<Indexer> {
-  await indexer?.stop();
-  indexer = await createIndexer({
-    rpcUrl: chain.anvil.rpcUrl,
+/** An indexer of the subgraph with nonFatalErrors on `on`, over data directory `dir`, started. */
+async function startIndexer(on: ProbeChain, dir: string, disableFailFast: boolean): Promise<Indexer> {
+  const started = await createIndexer({
+    rpcUrl: on.anvil.rpcUrl,
     network: 'devnet',
-    dataDir,
+    dataDir: dir,
     port: 0,
     buildDir,
-    contracts: chain.contracts,
+    contracts: on.contracts,
     pollIntervalMs: 20,
     disableFailFast,
     log: () => undefined,
   });
-  await indexer.start();
+  await started.start();
+  return started;
+}
+
+/** (Re)starts the indexer over the test's data directory. */
+async function restart(disableFailFast = false): Promise<Indexer> {
+  await indexer?.stop();
+  indexer = await startIndexer(chain, dataDir, disableFailFast);
   return indexer;
 }
 
@@ -84,7 +91,7 @@ const indexingStatus = async (running: Indexer): Promise<Status> => {
 };
 
 describe('indexer: a subgraph with nonFatalErrors', () => {
-  it('pauses at a handler error met before it first reached the chain head, its block committed without that handler', async () => {
+  it('pauses at a handler error met before it first caught up with the chain head, its block committed without that handler', async () => {
     const block = await chain.probesInOneBlock([
       { kind: STORES, input: 'a' },
       { kind: ABORTS, input: 'boom' },
@@ -92,9 +99,11 @@ describe('indexer: a subgraph with nonFatalErrors', () => {
     ]);
     failedAt = block.number;
     await chain.probe(STORES, 'after the pause');
+    // more than 10 blocks (graph-node's caught-up distance) behind the head: not yet synced
+    for (let i = 0; i < 10; i++) await chain.mine([]);
     const running = await restart();
     await expect(running.waitForHead()).rejects.toThrow(
-      `indexing paused at block ${failedAt}: a handler failed before the subgraph first reached the chain head`,
+      `indexing paused at block ${failedAt}: a handler failed before the subgraph was first synced, within 10 blocks of the chain head`,
     );
     expect(running.status().checkpoint).toBe(failedAt);
     expect(await storedInputs(running)).toEqual(['a', 'b']);
@@ -154,5 +163,34 @@ describe('indexer: a subgraph with nonFatalErrors', () => {
       `{ probeResults(where: { kind: ${STORES} }, block: { number: ${before} }) { input } _meta(block: { number: ${before} }) { hasIndexingErrors } }`,
     );
     expect(answer).toEqual({ data: { probeResults: [], _meta: { hasIndexingErrors: false } } });
+  });
+});
+
+describe('indexer: a subgraph with nonFatalErrors syncing for the first time', () => {
+  let fresh: ProbeChain;
+  let freshDir: string;
+  let running: Indexer | null = null;
+  beforeAll(async () => {
+    fresh = await startProbeChain();
+    freshDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-fresh-'));
+  }, 180_000);
+  afterAll(async () => {
+    await running?.stop();
+    await fresh?.stop();
+    rmSync(freshDir, { recursive: true, force: true });
+  });
+
+  it('does not pause at a handler error within 10 blocks of the chain head, where graph-node counts it synced', async () => {
+    const block = await fresh.probesInOneBlock([
+      { kind: ABORTS, input: 'near the head' },
+      { kind: STORES, input: 'kept' },
+    ]);
+    for (let i = 0; i < 9; i++) await fresh.mine([]);
+    running = await startIndexer(fresh, freshDir, false);
+    await running.waitForHead();
+    expect(await storedInputs(running)).toEqual(['kept']);
+    const status = await indexingStatus(running);
+    expect(status).toMatchObject({ synced: true, paused: false, health: 'unhealthy' });
+    expect(status.nonFatalErrors.map((e) => Number(e.block.number))).toEqual([block.number]);
   });
 });
