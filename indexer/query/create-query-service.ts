@@ -42,7 +42,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
   const indexNode = buildIndexNodeApi({ ...options, tables: [...layouts.values()] });
   let server: Server | null = null;
   return {
-    execute: (request) => executeQuery({ schema, reader }, request),
+    execute: (request) => executeQuery({ schema, reader, subgraphErrors: true }, request),
     async listen(port, host) {
       server = createQueryServer({ schema, reader, subgraphName: options.subgraphName, indexNode });
       const base = await listen(server, port, host);

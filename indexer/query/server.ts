@@ -18,7 +18,7 @@ import {
 import type { QueryContext, TopLevelRead } from './api-schema.ts';
 import type { IndexNodeApi } from './index-node-api.ts';
 import { QueryError } from './sql-query.ts';
-import type { StoreReader } from './store-reader.ts';
+import type { LatestBlock, StoreReader } from './store-reader.ts';
 
 export interface QueryServerOptions {
   schema: GraphQLSchema;
@@ -33,6 +33,8 @@ export interface QueryServerOptions {
 export interface ExecutableApi {
   schema: GraphQLSchema;
   rootValue?: unknown;
+  /** a subgraph's API: its answers follow graph-node's error policy (see applyErrorPolicy) */
+  subgraphErrors?: boolean;
 }
 
 export interface GraphQLRequest {
@@ -44,21 +46,29 @@ export interface GraphQLRequest {
 const MAX_BODY_BYTES = 1 << 20;
 
 /** Executes one GraphQL request against the store; the result is what graph-node would send. */
+/** What a query withholding its data for indexing errors still answers (graph-node's post_process). */
+const KEPT_ON_DENY = new Set(['_meta', '__schema', '__type']);
+
 /**
  * graph-node's error policy: consecutive top-level fields with the same `block` argument form a
  * group, which allows indexing errors only if each of its fields says `subgraphError: allow`
- * (`_meta` cannot). A group reading a block at or after the first indexing error gets the answer's
- * `indexing_error`, unless it holds `_meta` alone; where it does not allow errors, its fields other
- * than `_meta` are left out of the data (null when nothing is left).
+ * (`_meta`, `__typename` and the introspection fields cannot). A group reading a block at or after
+ * the first indexing error gets the answer's `indexing_error`, unless it holds `_meta` alone; where
+ * it does not allow errors, its fields other than `_meta` and introspection are left out of the
+ * data (null when nothing is left).
  */
 function applyErrorPolicy(
   result: ExecutionResult,
   reads: readonly TopLevelRead[],
-  firstErrorBlock: number | null,
+  latest: LatestBlock,
 ): ExecutionResult {
-  if (firstErrorBlock === null || result.errors) return result;
+  const first = latest.firstErrorBlock;
+  if (first === null || result.errors || !result.data) return result;
+  const noted = new Map(reads.map((r) => [r.key, r]));
   const groups: TopLevelRead[][] = [];
-  for (const read of reads) {
+  // the data's keys are in the query's order; fields without a read noted take no `block`
+  for (const key of Object.keys(result.data)) {
+    const read = noted.get(key) ?? { key, constraint: 'latest', block: latest.number, allowsErrors: false };
     const last = groups.at(-1);
     if (last && last[0]!.constraint === read.constraint) last.push(read);
     else groups.push([read]);
@@ -66,9 +76,10 @@ function applyErrorPolicy(
   const data: Record<string, unknown> = { ...result.data };
   let indexingError = false;
   for (const group of groups) {
-    if (group[0]!.block < firstErrorBlock || group.every((r) => r.key === '_meta')) continue;
+    if (group[0]!.block < first || group.every((r) => r.key === '_meta')) continue;
     indexingError = true;
-    if (group.some((r) => !r.allowsErrors)) for (const r of group) if (r.key !== '_meta') delete data[r.key];
+    if (group.some((r) => !r.allowsErrors))
+      for (const r of group) if (!KEPT_ON_DENY.has(r.key)) delete data[r.key];
   }
   if (!indexingError) return result;
   return { data: Object.keys(data).length > 0 ? data : null, errors: [new GraphQLError('indexing_error')] };
@@ -105,7 +116,7 @@ export function executeQuery(
   });
   if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');
   const { reads, latest } = contextValue!;
-  if (!result.errors) return applyErrorPolicy(result, reads, latest.firstErrorBlock);
+  if (!result.errors) return options.subgraphErrors ? applyErrorPolicy(result, reads, latest) : result;
   return {
     ...result,
     errors: result.errors.map((error) => {
@@ -148,7 +159,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export function createQueryServer(options: QueryServerOptions): Server {
-  const subgraph: ExecutableApi = { schema: options.schema };
+  const subgraph: ExecutableApi = { schema: options.schema, subgraphErrors: true };
   const apis = new Map<string, ExecutableApi>([
     [`/subgraphs/name/${options.subgraphName}`, subgraph],
     [`/subgraphs/id/${options.reader.deployment}`, subgraph],

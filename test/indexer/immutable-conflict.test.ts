@@ -74,6 +74,19 @@ describe('indexer: an immutable entity written again by a later block', () => {
     });
   });
 
+  it('counts __typename and introspection fields as the latest block without subgraphError, as graph-node does', async () => {
+    const typename = await queryAnswer(
+      indexer.queryUrl,
+      '{ __typename probeResult(id: "fixed", subgraphError: allow) { input } }',
+    );
+    expect(typename).toEqual({ data: null, errors: [{ message: 'indexing_error' }] });
+    const introspection = await queryAnswer(indexer.queryUrl, '{ __schema { queryType { name } } }');
+    expect(introspection).toEqual({
+      data: { __schema: { queryType: { name: 'Query' } } },
+      errors: [{ message: 'indexing_error' }],
+    });
+  });
+
   it('answers queries at blocks before the failure without an error', async () => {
     const before = indexer.status().checkpoint - 1;
     const answer = await queryAnswer(
