@@ -2,12 +2,10 @@
 // anvil, the host-probe subgraph with every data source ending two blocks after the emitter's
 // deployment, while probes go on being mined. The indexer stops at that block, as graph-node stops
 // such a subgraph, and handles nothing after it.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryIndexer } from './graphql-client.ts';
-import { buildProbeSubgraph } from './probe-build.ts';
+import { editedProbeBuild } from './probe-build.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
@@ -17,13 +15,12 @@ let stopIndexer: (() => Promise<void>) | undefined;
 beforeAll(async () => {
   chain = await startProbeChain();
   // the probe build, its data sources ending at `end` and its templates gone
-  buildDir = mkdtempSync(join(tmpdir(), 'probe-ending-'));
-  cpSync(buildProbeSubgraph(), buildDir, { recursive: true });
   const end = chain.deployBlock + 2;
-  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8')
-    .replace(/\ntemplates:\n[\s\S]*$/, '\n')
-    .replace(/^(\s+)startBlock: .*$/gm, (line, indent: string) => `${line}\n${indent}endBlock: ${end}`);
-  writeFileSync(join(buildDir, 'subgraph.yaml'), manifest);
+  buildDir = editedProbeBuild((manifest) =>
+    manifest
+      .replace(/\ntemplates:\n[\s\S]*$/, '\n')
+      .replace(/^(\s+)startBlock: .*$/gm, (line, indent: string) => `${line}\n${indent}endBlock: ${end}`),
+  );
 }, 180_000);
 
 afterAll(async () => {

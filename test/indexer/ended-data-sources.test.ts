@@ -3,14 +3,12 @@
 // deployment, while the block handler ones go on. As graph-node rebuilds its filter without data
 // sources past their end block, the ranges after it no longer ask for the emitter's logs (seen
 // through a proxy recording the node's requests), and its later probes are not indexed.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { queryIndexer } from './graphql-client.ts';
-import { buildProbeSubgraph } from './probe-build.ts';
+import { editedProbeBuild } from './probe-build.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 const ENDING = new Set(['ProbeEmitter', 'ProbeCalls']);
@@ -25,13 +23,11 @@ beforeAll(async () => {
   chain = await startProbeChain();
   proxy = await startFaultProxy(chain.anvil.rpcUrl);
   end = chain.deployBlock + 2;
-  buildDir = mkdtempSync(join(tmpdir(), 'probe-ended-'));
-  cpSync(buildProbeSubgraph(), buildDir, { recursive: true });
-  const manifest = parse(readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8')) as {
-    dataSources: { name: string; source: Record<string, unknown> }[];
-  };
-  for (const ds of manifest.dataSources) if (ENDING.has(ds.name)) ds.source.endBlock = end;
-  writeFileSync(join(buildDir, 'subgraph.yaml'), stringify(manifest));
+  buildDir = editedProbeBuild((text) => {
+    const manifest = parse(text) as { dataSources: { name: string; source: Record<string, unknown> }[] };
+    for (const ds of manifest.dataSources) if (ENDING.has(ds.name)) ds.source.endBlock = end;
+    return stringify(manifest);
+  });
 }, 180_000);
 
 afterAll(async () => {

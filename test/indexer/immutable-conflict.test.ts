@@ -52,23 +52,17 @@ describe('indexer: an immutable entity written again by a later block', () => {
     expect(meta).toEqual({ data: { _meta: { block: { number: second }, hasIndexingErrors: true } } });
   });
 
-  it('withholds entity data at the failed block from queries that do not allow indexing errors', async () => {
-    const answer = await queryAnswer(
-      indexer.queryUrl,
+  it.each([
+    [
+      'the entity field does not allow them',
       '{ probeResult(id: "fixed") { input } _meta { hasIndexingErrors } }',
-    );
-    expect(answer).toEqual({
-      data: { _meta: { hasIndexingErrors: true } },
-      errors: [{ message: 'indexing_error' }],
-    });
-  });
-
-  it('withholds it also when a field beside it at the same block does not allow errors, as graph-node groups them', async () => {
-    const answer = await queryAnswer(
-      indexer.queryUrl,
+    ],
+    [
+      'a field beside it at the same block does not allow them, as graph-node groups fields',
       '{ probeResult(id: "fixed", subgraphError: allow) { input } _meta { hasIndexingErrors } }',
-    );
-    expect(answer).toEqual({
+    ],
+  ])('withholds entity data at the failed block when %s', async (_case, query) => {
+    expect(await queryAnswer(indexer.queryUrl, query)).toEqual({
       data: { _meta: { hasIndexingErrors: true } },
       errors: [{ message: 'indexing_error' }],
     });

@@ -4,13 +4,13 @@
 // indexing at its block (committed without the handler's changes), and a restart stays paused
 // unless fail-fast is off; once synced, indexing goes on past such errors. Queries apply
 // graph-node's error policy to the errors' blocks.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { queryAnswer, queryIndexer } from './graphql-client.ts';
-import { buildProbeSubgraph } from './probe-build.ts';
+import { editedProbeBuild } from './probe-build.ts';
 import { startProbeChain, type ProbeChain } from './probe-chain.ts';
 
 /** probe kinds: the handler stores the keccak of the input; the handler aborts with the input */
@@ -26,11 +26,7 @@ let failedAt: number;
 
 beforeAll(async () => {
   chain = await startProbeChain();
-  buildDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-'));
-  cpSync(buildProbeSubgraph(), buildDir, { recursive: true });
-  const manifest = readFileSync(join(buildDir, 'subgraph.yaml'), 'utf8');
-  writeFileSync(
-    join(buildDir, 'subgraph.yaml'),
+  buildDir = editedProbeBuild((manifest) =>
     manifest.replace(/^specVersion: (.*)$/m, 'specVersion: $1\nfeatures:\n  - nonFatalErrors'),
   );
   dataDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-data-'));

@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,4 +65,17 @@ export function buildProbeSubgraph(): string {
     rmSync(dir, { recursive: true, force: true });
   }
   return join(cached, 'build');
+}
+
+/**
+ * A copy of the probe build in a temporary directory of its own, its manifest changed by
+ * `editManifest`: how the end-to-end tests run manifests that `graph build` would not write (end
+ * blocks, features). The caller removes the directory.
+ */
+export function editedProbeBuild(editManifest: (manifest: string) => string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'probe-edited-'));
+  cpSync(buildProbeSubgraph(), dir, { recursive: true });
+  const manifest = join(dir, 'subgraph.yaml');
+  writeFileSync(manifest, editManifest(readFileSync(manifest, 'utf8')));
+  return dir;
 }
