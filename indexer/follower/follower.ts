@@ -374,8 +374,9 @@ export class ChainFollower {
       this.options.log?.(`indexing paused at block ${pausedAt} goes on (fail-fast is off)`);
     }
     const failed = store.fatalErrorBlock;
-    if (failed === null || failed !== store.checkpoint().number) return;
-    // the newest stored block before it: its state is what the blocks after it are indexed from
+    if (failed === null) return;
+    // the newest stored block before it: its state is what the blocks after it are indexed from (in a
+    // store written before failed blocks were committed, the checkpoint: only the failure is cleared)
     const before = store.storedBlocksDescending(failed - 1, 1)[0] ?? null;
     store.revertTo(before);
     this.sources = this.loadSources();
@@ -825,6 +826,7 @@ export class ChainFollower {
       this.pendingEvents = 0;
       this.sources.truncate(this.sourcesAtCommit);
       this.files.reload();
+      this.synced = store.synced;
       if (error instanceof ChainMoved) return this.retry(error.message);
       // the node, not the mapping, failed: the same ranges run again once it answers
       if (error instanceof ChainAccessError) return this.retry(error.message, true);
