@@ -175,15 +175,11 @@ export function deploymentFeatures(subgraph: Subgraph, schema: SubgraphSchema): 
     if (mapping.callHandlers.size > 0) handlers.add('call');
     for (const h of mapping.blockHandlers) handlers.add(BLOCK_HANDLER_KINDS[h.filter]);
   }
-  const kinds = new Set<string>([
-    ...subgraph.dataSources.map(() => 'ethereum'),
-    ...[...subgraph.templates.values()].map((t) => t.kind),
-  ]);
   return {
     apiVersion: apiVersions.size === 1 ? [...apiVersions][0]! : null,
     specVersion: subgraph.specVersion,
     features: [...features],
-    dataSources: [...kinds].sort(),
+    dataSources: [...subgraph.declaredKinds].sort(),
     handlers: [...handlers].sort(),
     network: subgraph.network,
   };

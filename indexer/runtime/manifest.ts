@@ -122,6 +122,11 @@ export interface Subgraph {
   /** the features the manifest declares (`features:`, graph-node's names) */
   features: ReadonlySet<string>;
   /**
+   * the kinds of the data sources and templates as the manifest spells them (`ethereum/contract`
+   * and `ethereum` both run as `ethereum`), which graph-node's subgraphFeatures reports
+   */
+  declaredKinds: ReadonlySet<string>;
+  /**
    * the last block worth indexing: the latest end block when every data source has one and there
    * are no templates (graph-node stops such a subgraph there), else null
    */
@@ -618,6 +623,9 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     ),
     specVersion,
     features: new Set(Array.isArray(manifest.features) ? manifest.features.map(String) : []),
+    declaredKinds: new Set(
+      [...(manifest.dataSources ?? []), ...(manifest.templates ?? [])].map((raw) => raw.kind ?? ''),
+    ),
     endBlock: lastBlock,
     historyBlocks: history,
   };

@@ -11,6 +11,7 @@ import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
 import { buildProbeSubgraph } from './probe-build.ts';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryErrorOf, queryIndexer } from './graphql-client.ts';
+import { loadEditedProbe } from './runtime/runtime-harness.ts';
 import {
   createFixture,
   deployment,
@@ -266,6 +267,20 @@ describe('the features of a deployment (subgraphFeatures)', () => {
       handlers: ['block', 'block_filter_call', 'block_filter_once', 'block_filter_polling', 'call', 'event'],
       network: 'devnet',
     });
+  });
+
+  it('name the data source kinds as the manifest spells them, as graph-node reports them', async () => {
+    // older graph-cli versions wrote `ethereum/contract`; both run as `ethereum`
+    const probe = await loadEditedProbe((manifest) =>
+      manifest.replace(/^( {2}- kind: )ethereum\n( {4}name: EveryBlock)$/m, '$1ethereum/contract\n$2'),
+    );
+    const probeSchema = parseSubgraphSchema(readFileSync(probe.schemaFile, 'utf8'));
+    expect(deploymentFeatures(probe, probeSchema).dataSources).toEqual([
+      'ethereum',
+      'ethereum/contract',
+      'file/arweave',
+      'file/ipfs',
+    ]);
   });
 
   it("are served for the indexer's deployment, and refused for another, naming the one indexed", async () => {

@@ -158,6 +158,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
       templates: new Map(),
       declaresCalls: false,
       fileEntityTypes: new Set(),
+      declaredKinds: new Set(['ethereum']),
       specVersion: '1.3.0',
       features: new Set(),
       endBlock: null,
