@@ -378,9 +378,7 @@ export class ChainFollower {
     // the newest stored block before it: its state is what the blocks after it are indexed from (in a
     // store written before failed blocks were committed, the checkpoint: only the failure is cleared)
     const before = store.storedBlocksDescending(failed - 1, 1)[0] ?? null;
-    store.revertTo(before);
-    this.sources = this.loadSources();
-    this.files.reload();
+    this.revertTo(before);
     this.options.log?.(
       `indexing stopped at block ${failed} when a handler failed; it runs again from block ${before ? before.number : store.startBlock - 1}`,
     );
@@ -728,10 +726,7 @@ export class ChainFollower {
         }
       }
       this.caughtUp = true;
-      if (!this.synced) {
-        store.markSynced(cp.number);
-        this.synced = true;
-      }
+      this.noteSynced(cp.number);
       if (cp.headSeen !== head) store.recordHeadSeen(head);
       return 'idle';
     }
@@ -839,10 +834,7 @@ export class ChainFollower {
       throw new IndexingPaused(committed.number);
     }
     this.caughtUp = committed.number >= head;
-    if (!this.synced && committed.number >= head - CAUGHT_UP_DISTANCE) {
-      store.markSynced(committed.number);
-      this.synced = true;
-    }
+    if (committed.number >= head - CAUGHT_UP_DISTANCE) this.noteSynced(committed.number);
     // Ranges are committed together (fewer, larger commits write hot index pages fewer times);
     // at the head, after enough events or after a second, whatever comes first.
     if (
@@ -1004,6 +996,21 @@ export class ChainFollower {
     }
   }
 
+  /** Reverts the store to the state after `ancestor` (null: before the start block) and reloads what follows from it. */
+  private revertTo(ancestor: BlockHeader | null): void {
+    this.options.store.revertTo(ancestor);
+    this.sources = this.loadSources();
+    this.files.reload();
+    this.caughtUp = false;
+  }
+
+  /** Records, the first time, that the subgraph caught up with the chain head at block `block`. */
+  private noteSynced(block: number): void {
+    if (this.synced) return;
+    this.options.store.markSynced(block);
+    this.synced = true;
+  }
+
   /** Reverts the store to the newest stored block still on the canonical chain. */
   private async revertReorg(checkpoint: number): Promise<void> {
     const { store, chain } = this.options;
@@ -1019,10 +1026,7 @@ export class ChainFollower {
     }
     // the history kept holds no block of the canonical chain: all is indexed again
     const beyondHistory = !ancestor && store.earliestBlock > store.startBlock;
-    store.revertTo(ancestor);
-    this.sources = this.loadSources();
-    this.files.reload();
-    this.caughtUp = false;
+    this.revertTo(ancestor);
     this.options.log?.(
       `reorg: block ${checkpoint} is no longer canonical; reverted to block ${ancestor ? ancestor.number : store.startBlock - 1}${beyondHistory ? ' (the reorg goes deeper than the history the store keeps: indexing starts over)' : ''}`,
     );

@@ -3,6 +3,7 @@
 // per-block bookkeeping (entities written in this block, data sources created by handlers).
 import type { Hex } from 'viem';
 import type { Entity, EntityStoreTx } from '../store/entity.ts';
+import { MapJournal } from '../store/map-journal.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { AscHeap } from './asc-memory.ts';
 import type { ActiveDataSource, DynamicDataSource } from './data-sources.ts';
@@ -42,22 +43,22 @@ export class BlockState {
   ) {}
 
   /** set by enterHandler(): what discardHandler() puts back */
-  private handlerMark: {
-    created: number;
-    createdFiles: number;
-    writes: { key: string; was: boolean | undefined }[];
-  } | null = null;
+  private handlerMark: { created: number; createdFiles: number; writes: MapJournal } | null = null;
 
   /** Records that the entity of `key` (see `writes`) was set (true) or removed (false). */
   noteWrite(key: string, set: boolean): void {
-    this.handlerMark?.writes.push({ key, was: this.writes.get(key) });
+    this.handlerMark?.writes.record(this.writes, key);
     this.writes.set(key, set);
   }
 
   /** Marks the start of a handler whose changes may have to be discarded (nonFatalErrors). */
   enterHandler(): void {
     this.tx.mark();
-    this.handlerMark = { created: this.created.length, createdFiles: this.createdFiles.length, writes: [] };
+    this.handlerMark = {
+      created: this.created.length,
+      createdFiles: this.createdFiles.length,
+      writes: new MapJournal(),
+    };
   }
 
   /** Discards what the handler since enterHandler() did: its writes, the data sources it created. */
@@ -67,11 +68,7 @@ export class BlockState {
     this.tx.undo();
     this.created.length = mark.created;
     this.createdFiles.length = mark.createdFiles;
-    for (let i = mark.writes.length - 1; i >= 0; i--) {
-      const { key, was } = mark.writes[i]!;
-      if (was === undefined) this.writes.delete(key);
-      else this.writes.set(key, was);
-    }
+    mark.writes.undo();
     this.handlerMark = null;
   }
 }

@@ -20,6 +20,7 @@ import {
   type TableLayout,
 } from './layout.ts';
 import { relatedEntities } from './related-entities.ts';
+import { MapJournal } from './map-journal.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface BlockHeader {
@@ -137,10 +138,23 @@ export function readCheckpoint(db: Database.Database): Checkpoint {
   };
 }
 
+/**
+ * A value the store keeps in `__info` (its deployment, its earliest block, the failure, sync and
+ * pause marks); undefined if unset.
+ */
+function readInfo(db: Database.Database, key: string): string | undefined {
+  return db.prepare(`SELECT "value" FROM "__info" WHERE "key" = ?`).pluck().get(key) as string | undefined;
+}
+
+/** An `__info` value that is a block number; null if unset. */
+function readInfoBlock(db: Database.Database, key: string): number | null {
+  const value = readInfo(db, key);
+  return value === undefined ? null : Number(value);
+}
+
 /** The first block whose state the store still holds, once pruning has removed older history; else null. */
 export function readEarliestBlock(db: Database.Database): number | null {
-  const value = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = 'earliest_block'`).pluck().get();
-  return value === undefined ? null : Number(value);
+  return readInfoBlock(db, 'earliest_block');
 }
 
 /** The block and handler of the failure that stopped indexing, as recordFatalError stored them. */
@@ -148,10 +162,7 @@ export function readFatalErrorContext(db: Database.Database): {
   block: number | null;
   handler: string | null;
 } {
-  const info = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = ?`).pluck();
-  const block = info.get('fatal_block') as string | undefined;
-  const handler = info.get('fatal_handler') as string | undefined;
-  return { block: block === undefined ? null : Number(block), handler: handler ?? null };
+  return { block: readInfoBlock(db, 'fatal_block'), handler: readInfo(db, 'fatal_handler') ?? null };
 }
 
 /** A handler error indexing went on past (nonFatalErrors): its changes were discarded. */
@@ -194,7 +205,7 @@ export function readFirstErrorBlock(db: Database.Database, checkpoint: Checkpoin
  * (graph-node's `synced`, which stays true).
  */
 export function readSynced(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM "__info" WHERE "key" = 'synced_at'`).get() !== undefined;
+  return readInfo(db, 'synced_at') !== undefined;
 }
 
 /**
@@ -202,8 +213,7 @@ export function readSynced(db: Database.Database): boolean {
  * subgraph had not yet caught up with the chain head (graph-node's fail-fast pause); null if not paused.
  */
 export function readPausedAt(db: Database.Database): number | null {
-  const value = db.prepare(`SELECT "value" FROM "__info" WHERE "key" = 'paused_at'`).pluck().get();
-  return value === undefined ? null : Number(value);
+  return readInfoBlock(db, 'paused_at');
 }
 
 /** The stored header of a block, if it had triggers or ended a batch. */
@@ -296,10 +306,7 @@ export class IndexerStore {
     this.db.transaction(() => {
       for (const ddl of metaDdl) this.db.exec(ddl);
       for (const layout of this.layouts.values()) for (const ddl of tableDdl(layout)) this.db.exec(ddl);
-      const stored = this.db
-        .prepare(`SELECT "value" FROM "__info" WHERE "key" = 'deployment'`)
-        .pluck()
-        .get() as string | undefined;
+      const stored = readInfo(this.db, 'deployment');
       if (stored === undefined) {
         this.db.prepare(`INSERT INTO "__info" VALUES ('deployment', ?)`).run(options.deployment);
         this.db
@@ -760,9 +767,7 @@ function normalizeHex(id: string): string {
 export class BlockWriteBuffer implements EntityStoreTx {
   private readonly changes = new Map<string, Map<string, Entity | null>>();
   /** what set and remove replaced since mark(), to put back on undo(); null when not marked */
-  private journal:
-    | { byId: Map<string, Entity | null>; key: string; had: boolean; was: Entity | null }[]
-    | null = null;
+  private journal: MapJournal | null = null;
 
   constructor(
     private readonly store: IndexerStore,
@@ -812,22 +817,17 @@ export class BlockWriteBuffer implements EntityStoreTx {
 
   private write(entityType: string, id: string, entity: Entity | null): void {
     const { byId, key } = this.key(entityType, id);
-    this.journal?.push({ byId, key, had: byId.has(key), was: byId.get(key) ?? null });
+    this.journal?.record(byId, key);
     byId.delete(key); // keep insertion order = last write order
     byId.set(key, entity);
   }
 
   mark(): void {
-    this.journal = [];
+    this.journal = new MapJournal();
   }
 
   undo(): void {
-    const journal = this.journal ?? [];
-    for (let i = journal.length - 1; i >= 0; i--) {
-      const { byId, key, had, was } = journal[i]!;
-      if (had) byId.set(key, was);
-      else byId.delete(key);
-    }
+    this.journal?.undo();
     this.journal = null;
   }
 
