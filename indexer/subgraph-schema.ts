@@ -8,6 +8,7 @@ import {
   Kind,
   parse,
   print,
+  type DirectiveNode,
   type DocumentNode,
   type FieldDefinitionNode,
   type InterfaceTypeDefinitionNode,
@@ -45,6 +46,12 @@ export type IdKind = 'String' | 'Bytes' | 'Int8';
 export interface EntityTypeModel {
   name: string;
   immutable: boolean;
+  /**
+   * `@entity(immutable: true, skipDuplicates: true)`: a later block's insert, overwrite or removal
+   * of an entity an earlier block inserted is dropped rather than failing the subgraph, so the first
+   * version stays (graph-node's `ON CONFLICT DO NOTHING`)
+   */
+  skipDuplicates: boolean;
   idKind: IdKind;
   /** every field in declaration order, `id` included */
   fields: Map<string, FieldModel>;
@@ -130,6 +137,15 @@ function derivedFromField(field: FieldDefinitionNode): string | undefined {
   const directive = field.directives?.find((d) => d.name.value === 'derivedFrom');
   const arg = directive?.arguments?.find((a) => a.name.value === 'field');
   return arg && arg.value.kind === Kind.STRING ? arg.value.value : undefined;
+}
+
+/** A boolean argument of `@entity`, undefined when absent; any other value is graph-node's error. */
+function entityFlag(directive: DirectiveNode | undefined, name: string): boolean | undefined {
+  const value = directive?.arguments?.find((a) => a.name.value === name)?.value;
+  if (value === undefined) return undefined;
+  if (value.kind !== Kind.BOOLEAN)
+    throw new Error(`The \`${name}\` argument of the @entity directive must be a boolean`);
+  return value.value;
 }
 
 /** Throws on the first schema feature the embedded indexer does not support. */
@@ -219,9 +235,15 @@ export function parseSubgraphSchema(sdl: string): SubgraphSchema {
 
   const entities = new Map<string, EntityTypeModel>();
   for (const def of entityDefs) {
+    const name = def.name.value;
     const entityDirective = def.directives?.find((d) => d.name.value === 'entity');
-    const immutableArg = entityDirective?.arguments?.find((a) => a.name.value === 'immutable');
-    const immutable = immutableArg?.value.kind === Kind.BOOLEAN ? immutableArg.value.value : false;
+    const immutable = entityFlag(entityDirective, 'immutable') ?? false;
+    const skipDuplicates = entityFlag(entityDirective, 'skipDuplicates') ?? false;
+    if (skipDuplicates && !immutable) {
+      throw new Error(
+        `Entity type \`${name}\` has skipDuplicates: true but is not immutable; skipDuplicates requires immutable: true`,
+      );
+    }
     const interfaces = (def.interfaces ?? []).map((i) => i.name.value);
     for (const name of interfaces) {
       const intf = interfaceDefs.get(name);
@@ -229,10 +251,10 @@ export function parseSubgraphSchema(sdl: string): SubgraphSchema {
       checkImplementation(def, intf);
     }
     const fields = fieldsOf(def);
-    const name = def.name.value;
     entities.set(name, {
       name,
       immutable,
+      skipDuplicates,
       idKind: idKindOf(fields, name),
       fields,
       interfaces,

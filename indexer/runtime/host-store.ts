@@ -153,28 +153,50 @@ export function storeSet(env: HostEnv, typeName: string, id: string, data: Entit
       );
     }
   }
-  // An immutable entity not written in this block has nothing to merge with: it is new or an error.
+  // An immutable entity not written in this block has nothing to merge with: it is new, an error,
+  // or with skipDuplicates a duplicate that is dropped.
   if (
     type.immutable &&
     !writtenInBlock &&
     !block.deferImmutableChecks &&
     access(() => block.tx.has(type.name, key))
   ) {
+    if (type.skipDuplicates) {
+      // graph-node validates the dropped write all the same
+      validateEntity(
+        env.runtime.schema,
+        type,
+        key,
+        mergeInto(
+          access(() => block.tx.get(type.name, key)),
+          data,
+        ),
+      );
+      return;
+    }
     throw new EntityValidationError(
       `Entity ${type.name}[${key}] is immutable and was inserted at an earlier block; it cannot be updated`,
     );
   }
   const existing = type.immutable && !writtenInBlock ? null : access(() => block.tx.get(type.name, key));
   if (existing === null && type.sharesIdsWith.length > 0) checkIdUnshared(env, type, key);
-  // `data` was read from the mapping for this call alone, so with nothing to merge it becomes the entity
+  const merged = mergeInto(existing, data);
+  validateEntity(env.runtime.schema, type, key, merged);
+  access(() => block.tx.set(type.name, key, merged));
+  block.noteWrite(writeKeyOfEntity, true);
+}
+
+/**
+ * graph-node's merge of a set's fields into the stored entity: a null field removes it. `data` was
+ * read from the mapping for this call alone, so with nothing to merge it becomes the entity.
+ */
+function mergeInto(existing: Entity | null, data: Entity): Entity {
   const merged: Entity = existing ? new Map(existing) : data;
   for (const [field, value] of data) {
     if (value.kind === 'Null') merged.delete(field);
     else if (merged !== data) merged.set(field, value);
   }
-  validateEntity(env.runtime.schema, type, key, merged);
-  access(() => block.tx.set(type.name, key, merged));
-  block.noteWrite(writeKeyOfEntity, true);
+  return merged;
 }
 
 /**
@@ -197,6 +219,7 @@ export function storeRemove(env: HostEnv, typeName: string, id: string): void {
   const { key } = parseEntityId(type, id);
   const block = env.block;
   if (type.immutable && access(() => block.tx.has(type.name, key))) {
+    if (type.skipDuplicates && block.writes.get(writeKey(type.name, key)) === undefined) return;
     throw new EntityValidationError(`Entity ${type.name}[${key}] is immutable and cannot be removed`);
   }
   access(() => block.tx.remove(type.name, key));

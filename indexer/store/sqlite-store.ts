@@ -702,7 +702,7 @@ export class IndexerStore {
   /**
    * Writes one block's changes made in a causality region: closes the current versions and inserts
    * the new ones, all or none. An immutable entity inserted again (its id is already stored) is an
-   * ImmutableEntityConflict.
+   * ImmutableEntityConflict, or with skipDuplicates not written.
    */
   writeChanges(blockNumber: number, changes: Map<string, Map<string, Entity | null>>, region = 0): void {
     this.db.exec('SAVEPOINT "write_changes"');
@@ -725,8 +725,10 @@ export class IndexerStore {
             else t.insert.run(blockNumber, OPEN_BLOCK, ...row);
           } catch (error) {
             const code = (error as { code?: string }).code;
-            if (immutable && code === 'SQLITE_CONSTRAINT_UNIQUE')
+            if (immutable && code === 'SQLITE_CONSTRAINT_UNIQUE') {
+              if (t.layout.entity.skipDuplicates) continue;
               throw new ImmutableEntityConflict(entityType, id, { cause: error });
+            }
             throw error;
           }
         }

@@ -69,13 +69,21 @@ export function buildProbeSubgraph(): string {
 
 /**
  * A copy of the probe build in a temporary directory of its own, its manifest changed by
- * `editManifest`: how the end-to-end tests run manifests that `graph build` would not write (end
- * blocks, features). The caller removes the directory.
+ * `editManifest` and its schema by `editSchema`: how the end-to-end tests run manifests and schemas
+ * that the fixture's graph-cli would not write (end blocks, features, newer directives). The caller
+ * removes the directory.
  */
-export function editedProbeBuild(editManifest: (manifest: string) => string): string {
+export function editedProbeBuild(
+  editManifest: (manifest: string) => string,
+  editSchema: (schema: string) => string = (schema) => schema,
+): string {
   const dir = mkdtempSync(join(tmpdir(), 'probe-edited-'));
   cpSync(buildProbeSubgraph(), dir, { recursive: true });
-  const manifest = join(dir, 'subgraph.yaml');
-  writeFileSync(manifest, editManifest(readFileSync(manifest, 'utf8')));
+  for (const [file, edit] of [
+    ['subgraph.yaml', editManifest],
+    ['schema.graphql', editSchema],
+  ] as const) {
+    writeFileSync(join(dir, file), edit(readFileSync(join(dir, file), 'utf8')));
+  }
   return dir;
 }

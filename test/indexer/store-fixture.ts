@@ -202,7 +202,7 @@ export function writeFixture(store: IndexerStore, upTo = 13, from = 10): void {
   }
 }
 
-export function createFixture(options: { historyBlocks?: number } = {}): Fixture {
+export function createFixture(options: { historyBlocks?: number; schema?: SubgraphSchema } = {}): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'indexer-store-'));
   const path = join(dir, 'store.sqlite');
   const store = openStore({ path, schema, startBlock: 10, deployment, ...options });

@@ -15,7 +15,10 @@ import {
 } from '../../indexer/store/sqlite-store.ts';
 import {
   BI,
+  I,
+  S,
   createFixture,
+  entity,
   deployment,
   fund,
   header,
@@ -27,6 +30,7 @@ import {
   type Fixture,
 } from './store-fixture.ts';
 import { dumpEntityVersions } from './store-dump.ts';
+import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
 
 let fixture: Fixture | undefined;
 afterEach(() => {
@@ -159,6 +163,27 @@ describe('indexer store', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('drops a later block’s insert of an immutable entity marked skipDuplicates, keeping the first', () => {
+    const sales = parseSubgraphSchema(
+      'type Sale @entity(immutable: true, skipDuplicates: true) { id: ID! price: Int! }',
+    );
+    fixture = createFixture({ schema: sales });
+    const { store } = fixture;
+    const writes: [block: number, price: number][] = [
+      [10, 1],
+      [11, 2],
+    ];
+    for (const [block, price] of writes) {
+      store.begin();
+      const w = store.blockWriter(block);
+      w.set('Sale', 's', entity({ id: S('s'), price: I(price) }));
+      w.flush();
+      store.commit(header(block), 11);
+    }
+    expect(store.getCurrent('Sale', 's')?.get('price')).toEqual(I(1));
+    expect(store.checkpoint().number).toBe(11);
   });
 
   it('refuses a store file made for another deployment', () => {

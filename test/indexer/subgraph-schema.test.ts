@@ -36,6 +36,32 @@ describe('subgraph schemas the embedded indexer refuses', () => {
   });
 });
 
+describe('@entity arguments', () => {
+  it('reads immutable and skipDuplicates, both false unless set', () => {
+    const schema = parseSubgraphSchema(
+      `${token} type Sale @entity(immutable: true, skipDuplicates: true) { id: ID! } type Holder @entity { id: ID! }`,
+    );
+    const flags = [...schema.entities.values()].map((e) => [e.name, e.immutable, e.skipDuplicates]);
+    expect(flags).toEqual([
+      ['Token', true, false],
+      ['Sale', true, true],
+      ['Holder', false, false],
+    ]);
+  });
+
+  it('refuses skipDuplicates on a mutable entity type, in graph-node’s words', () => {
+    expect(() => parseSubgraphSchema('type Sale @entity(skipDuplicates: true) { id: ID! }')).toThrow(
+      'Entity type `Sale` has skipDuplicates: true but is not immutable; skipDuplicates requires immutable: true',
+    );
+  });
+
+  it('refuses an argument that is not a boolean, naming it', () => {
+    expect(() => parseSubgraphSchema('type Sale @entity(immutable: "yes") { id: ID! }')).toThrow(
+      'The `immutable` argument of the @entity directive must be a boolean',
+    );
+  });
+});
+
 describe('interfaces in a subgraph schema', () => {
   const notes = `
     interface Note { id: ID! text: String! }

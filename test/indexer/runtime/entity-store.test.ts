@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entity, EntityStoreTx, StoreValue } from '../../../indexer/store/entity.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
-import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import { parseSubgraphSchema, type SubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import type { ActiveDataSource } from '../../../indexer/runtime/data-sources.ts';
 import { BlockState, HostEnv } from '../../../indexer/runtime/host-context.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
@@ -84,16 +84,24 @@ function navData(overrides: Record<string, StoreValue> = {}): Entity {
 
 let dir: string;
 let store: IndexerStore;
+/** the schema the store and the host functions use: the project's, unless a test opens another */
+let activeSchema: SubgraphSchema;
 let blockNumber = 0;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'entity-store-'));
+/** Opens a fresh store, in the test's directory, for `subgraphSchema`. */
+function openStoreFor(subgraphSchema: SubgraphSchema, file: string): void {
+  activeSchema = subgraphSchema;
   store = openStore({
-    path: join(dir, 'store.sqlite'),
-    schema,
+    path: join(dir, file),
+    schema: subgraphSchema,
     startBlock: 0,
     deployment: 'entity-store-test',
   });
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'entity-store-'));
+  openStoreFor(schema, 'store.sqlite');
   blockNumber = 0;
   apiVersion = '0.0.9';
 });
@@ -164,7 +172,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
       endBlock: null,
       historyBlocks: UNPRUNED_HISTORY_BLOCKS,
     },
-    schema,
+    schema: activeSchema,
     logger: () => undefined,
     chain: null,
     block: new BlockState(BigInt(blockNumber), `0x${'00'.repeat(32)}`, writer),
@@ -336,6 +344,51 @@ describe('immutable entities', () => {
     expect(() => inBlock((env) => storeRemove(env, 'Settlement', id))).toThrow(
       `Entity Settlement[${id}] is immutable and cannot be removed`,
     );
+  });
+});
+
+describe('immutable entities with skipDuplicates', () => {
+  const id = `${vault}-3`;
+
+  beforeEach(() => {
+    store.close();
+    const sdl = readFileSync(new URL('../../../subgraph/schema.graphql', import.meta.url), 'utf8');
+    const marked = 'type Settlement @entity(immutable: true, skipDuplicates: true)';
+    expect(sdl).toContain('type Settlement @entity(immutable: true)');
+    openStoreFor(
+      parseSubgraphSchema(sdl.replace('type Settlement @entity(immutable: true)', marked)),
+      'skip.sqlite',
+    );
+  });
+
+  it('keep the first version when a later block sets them again', () => {
+    inBlock((env) => storeSet(env, 'Settlement', id, settlementData(1n)));
+    inBlock((env) => storeSet(env, 'Settlement', id, settlementData(2n)));
+    expect(current('Settlement', id)?.get('navPerShare')).toEqual(BI(1n));
+  });
+
+  it('still fail a later block’s set that does not validate, as graph-node validates it before dropping it', () => {
+    inBlock((env) => storeSet(env, 'Settlement', id, settlementData(1n)));
+    const invalid = new Map([['navPerShare', S('one')]]);
+    expect(() => inBlock((env) => storeSet(env, 'Settlement', id, invalid))).toThrow(
+      'Entity Settlement[' +
+        id +
+        ']: the value `one` for field `navPerShare` must have type BigInt! but has type String',
+    );
+  });
+
+  it('stay when a later block removes them', () => {
+    inBlock((env) => storeSet(env, 'Settlement', id, settlementData(1n)));
+    inBlock((env) => storeRemove(env, 'Settlement', id));
+    expect(current('Settlement', id)?.get('navPerShare')).toEqual(BI(1n));
+  });
+
+  it('may still be set again within the block that created them', () => {
+    inBlock((env) => {
+      storeSet(env, 'Settlement', id, settlementData(1n));
+      storeSet(env, 'Settlement', id, settlementData(2n));
+    });
+    expect(current('Settlement', id)?.get('navPerShare')).toEqual(BI(2n));
   });
 });
 
