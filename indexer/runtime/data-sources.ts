@@ -204,7 +204,7 @@ export class DataSourceSet implements DataSourceView {
         address: ds.address,
         startBlock: ds.startBlock,
         endBlock: ds.endBlock,
-        context: null,
+        context: ds.context,
         mapping: ds.mapping,
         seq: this.active.length,
       });

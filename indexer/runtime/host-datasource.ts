@@ -88,5 +88,14 @@ export const dataSourceFunctions: HostFunctions = {
     return env.heap.writeBytes(address === null ? new Uint8Array(0) : stringToH160(address));
   },
   'dataSource.network': (env) => () => env.heap.writeString(env.runtime.subgraph.network),
-  'dataSource.context': (env) => () => writeEntity(env.heap, env.dataSource.context ?? new Map()),
+  // graph-node hands the context over sorted by key, however it was created
+  'dataSource.context': (env) => () =>
+    writeEntity(
+      env.heap,
+      new Map(
+        [...(env.dataSource.context ?? [])].sort(([a], [b]) =>
+          Buffer.compare(Buffer.from(a), Buffer.from(b)),
+        ),
+      ),
+    ),
 };

@@ -23,9 +23,11 @@ import {
   type AbiParameter,
   type Hex,
 } from 'viem';
+import { contextFromManifest } from './manifest-context.ts';
 import { parseDeclaredCalls, type DeclaredCall } from './declared-calls.ts';
 import { createEventDecoder, handlerParameters, type EventDecoder } from './event-decoder.ts';
 import { importMemory, type MemoryLimits } from './wasm-memory-import.ts';
+import type { Entity } from '../store/entity.ts';
 
 export interface EventHandlerSpec {
   /** the manifest's event signature, e.g. `Transfer(indexed address,indexed address,uint256)` */
@@ -94,6 +96,8 @@ export interface DataSourceSpec {
   startBlock: bigint;
   /** the last block whose triggers it handles (`source.endBlock`, specVersion 0.0.9), or null */
   endBlock: bigint | null;
+  /** the manifest's `context`: what `dataSource.context()` returns to its handlers, or null */
+  context: Entity | null;
   mapping: MappingSpec;
 }
 
@@ -169,6 +173,7 @@ interface RawDataSource {
   name?: string;
   network?: string;
   source?: { address?: string; abi?: string; startBlock?: number; endBlock?: unknown };
+  context?: unknown;
   mapping?: {
     kind?: string;
     apiVersion?: string;
@@ -562,7 +567,12 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const buildDir = path.resolve(options.buildDir);
   const manifestPath = path.resolve(options.manifestPath ?? path.join(buildDir, 'subgraph.yaml'));
   const dir = path.dirname(manifestPath);
-  const manifest = parseYaml(await readFile(manifestPath, 'utf8')) as RawManifest;
+  const manifestText = await readFile(manifestPath, 'utf8');
+  const manifest = parseYaml(manifestText) as RawManifest;
+  // contexts are read again with integers as bigint: an Int8 needs all 64 bits
+  const exactDataSources = (manifest.dataSources ?? []).some((raw) => raw.context !== undefined)
+    ? (parseYaml(manifestText, { intAsBigInt: true }) as RawManifest).dataSources
+    : undefined;
   const specVersion = String(manifest.specVersion ?? '0.0.4');
   if (manifest.graft) {
     // graph-node copies the base deployment's entities up to the graft block; there is no such
@@ -579,7 +589,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     );
   const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
-  for (const raw of manifest.dataSources ?? []) {
+  for (const [index, raw] of (manifest.dataSources ?? []).entries()) {
     if (raw.kind?.startsWith('file/'))
       throw new Error(
         `data source ${raw.name ?? ''}: file data sources (kind ${raw.kind}) can only be templates`,
@@ -594,6 +604,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
       address: raw.source?.address ? (raw.source.address.toLowerCase() as Hex) : null,
       startBlock: BigInt(raw.source?.startBlock ?? 0),
       endBlock: endBlock(raw, specVersion),
+      context: contextFromManifest(exactDataSources?.[index]?.context, raw.name ?? ''),
       mapping: await loadMapping(raw, dir, modules, specVersion),
     });
   }
