@@ -27,6 +27,8 @@ export class BlockState {
   readonly writes = new Map<string, boolean>();
   readonly created: DynamicDataSource[] = [];
   readonly createdFiles: CreatedFile[] = [];
+  /** the sequence number the next generated entity id takes (see nextIdSequence) */
+  private idSequence = 0;
 
   constructor(
     readonly number: bigint,
@@ -44,6 +46,14 @@ export class BlockState {
 
   /** set by enterHandler(): what discardHandler() puts back */
   private handlerMark: { created: number; createdFiles: number; writes: MapJournal } | null = null;
+
+  /**
+   * The next number of the block's sequence of generated ids (`store.set(type, "auto", …)`), shared
+   * by all its handlers and entity types and not taken back with a discarded handler, as graph-node's.
+   */
+  nextIdSequence(): number {
+    return this.idSequence++;
+  }
 
   /** Records that the entity of `key` (see `writes`) was set (true) or removed (false). */
   noteWrite(key: string, set: boolean): void {
