@@ -6,9 +6,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Hex } from 'viem';
 import { createBlockProcessor } from './runtime/block-processor.ts';
-import { loadSubgraph, type Subgraph, type TemplateSpec } from './runtime/manifest.ts';
+import { loadSubgraph, type NetworkContract, type Subgraph, type TemplateSpec } from './runtime/manifest.ts';
 import { ChainFollower, type FollowerProgress, type TransactionFetch } from './follower/follower.ts';
 import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
 import { FileFetcher } from './follower/file-fetcher.ts';
@@ -26,11 +25,6 @@ import {
 import { parseSubgraphSchema } from './subgraph-schema.ts';
 
 /** Address and first block of one data source on a network (an entry of networks.json). */
-export interface NetworkContract {
-  address: string;
-  startBlock: number;
-}
-
 export interface IndexerConfig {
   rpcUrl: string;
   /** a network of networks.json; its addresses and start blocks replace the build's */
@@ -179,18 +173,6 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Applies the network's addresses and start blocks to the loaded manifest's data sources. */
-function applyNetwork(subgraph: Subgraph, network: string, contracts: Record<string, NetworkContract>): void {
-  for (const ds of subgraph.dataSources) {
-    const c = contracts[ds.name];
-    if (!c) throw new Error(`network ${network} has no entry for data source ${ds.name}`);
-    if (!/^0x[0-9a-fA-F]{40}$/.test(c.address))
-      throw new Error(`network ${network}: ${ds.name} address ${c.address} is invalid`);
-    ds.address = c.address.toLowerCase() as Hex;
-    ds.startBlock = BigInt(c.startBlock);
-    ds.network = network;
-  }
-}
-
 function deploymentId(
   buildDir: string,
   network: string,
@@ -203,7 +185,12 @@ function deploymentId(
     hash.update(relative(buildDir, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   hash.update(network);
-  for (const ds of subgraph.dataSources) hash.update(`${ds.name}:${ds.address}:${ds.startBlock}\n`);
+  for (const ds of subgraph.dataSources) {
+    // an end block (which networks.json may set) only when there is one, keeping the ids of stores without
+    hash.update(
+      `${ds.name}:${ds.address}:${ds.startBlock}${ds.endBlock === null ? '' : `:${ds.endBlock}`}\n`,
+    );
+  }
   // graph-node's behaviour, 'full', keeps the id stores made before the choice existed had
   if (transactions !== 'full') hash.update(`transactions:${transactions}`);
   return 'L' + hash.digest('hex').slice(0, 45);
@@ -233,7 +220,6 @@ export function historyToKeep(
 
 export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   const buildDir = resolve(config.buildDir ?? join(repoRoot, 'subgraph', 'build'));
-  const subgraph = await loadSubgraph({ buildDir });
   let contracts = config.contracts;
   if (!contracts) {
     const networks = JSON.parse(
@@ -242,8 +228,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
     contracts = networks[config.network];
     if (!contracts) throw new Error(`network ${config.network} is not in networks.json`);
   }
-  applyNetwork(subgraph, config.network, contracts);
-  const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'));
+  const subgraph = await loadSubgraph({ buildDir, network: { name: config.network, contracts } });
+  const schema = parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8'), subgraph.specVersion);
   const fileTemplates = [...subgraph.templates.values()].filter((t) => t.kind !== 'ethereum');
   const ipfsTemplates = fileTemplates.filter((t) => t.kind === 'file/ipfs');
   const deployment = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');

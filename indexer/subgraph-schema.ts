@@ -15,6 +15,8 @@ import {
   type ObjectTypeDefinitionNode,
   type TypeNode,
 } from 'graphql';
+import { LATEST_SPEC_VERSION } from './runtime/manifest.ts';
+import { validateSchemaDocument } from './schema-validation.ts';
 
 export type ScalarKind =
   | 'ID'
@@ -187,10 +189,14 @@ function idKindOf(fields: Map<string, FieldModel>, typeName: string): IdKind {
   return id.kind === 'Bytes' ? 'Bytes' : id.kind === 'Int8' ? 'Int8' : 'String';
 }
 
-/** Parses a subgraph schema.graphql into its entity, interface and enum model. */
-export function parseSubgraphSchema(sdl: string): SubgraphSchema {
+/**
+ * Parses a subgraph schema.graphql into its entity, interface and enum model, validated as graph-node
+ * validates it for a manifest of `specVersion` (the latest when there is no manifest).
+ */
+export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSION): SubgraphSchema {
   const document = parse(sdl);
   refuseUnsupported(document);
+  validateSchemaDocument(document, specVersion);
   const enums = new Map<string, string[]>();
   const interfaceDefs = new Map<string, InterfaceTypeDefinitionNode>();
   const entityDefs: ObjectTypeDefinitionNode[] = [];

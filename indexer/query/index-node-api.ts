@@ -141,18 +141,6 @@ export interface DeploymentFeatures {
   network: string;
 }
 
-/** graph-node's Feature enum: a declared name outside it is not reported (graph-node refuses it). */
-const FEATURES = new Set([
-  'nonFatalErrors',
-  'grafting',
-  'fullTextSearch',
-  'ipfsOnEthereumContracts',
-  'aggregations',
-  'declaredEthCalls',
-  'immutableEntities',
-  'bytesAsIds',
-]);
-
 const BLOCK_HANDLER_KINDS = {
   every: 'block',
   once: 'block_filter_once',
@@ -164,7 +152,7 @@ const BLOCK_HANDLER_KINDS = {
 export function deploymentFeatures(subgraph: Subgraph, schema: SubgraphSchema): DeploymentFeatures {
   const mappings = [...subgraph.dataSources, ...subgraph.templates.values()].map((d) => d.mapping);
   const apiVersions = new Set(mappings.map((m) => m.apiVersion));
-  const features = new Set([...subgraph.features].filter((f) => FEATURES.has(f)));
+  const features = new Set(subgraph.features);
   const entities = [...schema.entities.values()];
   if (subgraph.declaresCalls) features.add('declaredEthCalls');
   if (entities.some((e) => e.immutable)) features.add('immutableEntities');

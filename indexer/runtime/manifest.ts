@@ -123,7 +123,7 @@ export interface Subgraph {
   /** the entity types file data sources may write: their tables record each version's causality region */
   fileEntityTypes: ReadonlySet<string>;
   specVersion: string;
-  /** the features the manifest declares (`features:`, graph-node's names) */
+  /** the features the manifest declares (`features:`, graph-node's names, its alias read as the name) */
   features: ReadonlySet<string>;
   /**
    * the kinds of the data sources and templates as the manifest spells them (`ethereum/contract`
@@ -145,11 +145,23 @@ export interface Subgraph {
 /** graph-node's history for a deployment that is never pruned (BLOCK_NUMBER_MAX). */
 export const UNPRUNED_HISTORY_BLOCKS = 2_147_483_647;
 
+/** A data source's entry in networks.json: the `source` keys it sets, as graph-cli's `--network` does. */
+export interface NetworkContract {
+  address: string;
+  startBlock: number;
+  endBlock?: number;
+}
+
 export interface LoadSubgraphOptions {
   /** directory `graph build` wrote (holds subgraph.yaml, schema.graphql, wasm and ABIs) */
   buildDir: string;
   /** the built manifest; defaults to `<buildDir>/subgraph.yaml` */
   manifestPath?: string;
+  /**
+   * a network of networks.json: every data source takes its name as `network` and its entry's keys
+   * into `source`, replacing the build's (each data source must have an entry)
+   */
+  network?: { name: string; contracts: Record<string, NetworkContract> };
 }
 
 interface CompiledMapping {
@@ -197,6 +209,12 @@ interface RawManifest {
   dataSources?: RawDataSource[];
   templates?: RawDataSource[];
 }
+
+/** The manifest spec versions graph-node accepts (its MIN_SPEC_VERSION and default maximum). */
+export const MIN_SPEC_VERSION = '0.0.2';
+export const LATEST_SPEC_VERSION = '1.5.0';
+/** graph-node's default GRAPH_MAX_API_VERSION: the newest mapping apiVersion it runs */
+const MAX_API_VERSION = '0.0.9';
 
 /** `Name(type,...)` with `indexed ` prefixes removed and whitespace normalized. */
 export function canonicalSignature(event: string): string {
@@ -439,6 +457,10 @@ async function loadMappingBase(
   if (!mapping?.file || !mapping.apiVersion) throw new Error(`${where}: mapping file or apiVersion missing`);
   if (!apiVersionAtLeast(mapping.apiVersion, '0.0.5'))
     throw new Error(`${where}: apiVersion ${mapping.apiVersion} is not supported (0.0.5 or later)`);
+  if (!apiVersionAtLeast(MAX_API_VERSION, mapping.apiVersion))
+    throw new Error(
+      `The maximum supported mapping API version of this indexer is ${MAX_API_VERSION}, but \`${mapping.apiVersion}\` was found`,
+    );
   const named = mapping.abis ?? [];
   const abis = await Promise.all(named.map((a) => readAbi(path.resolve(dir, a.file))));
   const wasmFile = path.resolve(dir, mapping.file);
@@ -562,6 +584,109 @@ function historyBlocks(manifest: RawManifest, specVersion: string): number | 'au
   return blocks;
 }
 
+/** Puts a networks.json network's entries into the manifest's data sources, as `graph build --network` does. */
+function applyNetwork(
+  manifest: RawManifest,
+  network: string,
+  contracts: Record<string, NetworkContract>,
+): void {
+  for (const raw of manifest.dataSources ?? []) {
+    const entry = contracts[raw.name ?? ''];
+    if (!entry) throw new Error(`network ${network} has no entry for data source ${raw.name ?? ''}`);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(entry.address))
+      throw new Error(`network ${network}: ${raw.name ?? ''} address ${entry.address} is invalid`);
+    raw.network = network;
+    raw.source = { ...raw.source, ...entry };
+  }
+  for (const raw of manifest.templates ?? []) if (raw.network !== undefined) raw.network = network;
+}
+
+/** The names of the manifest's `features`: graph-node's SubgraphFeature, and the alias it reads as one. */
+const FEATURE_NAMES = new Set([
+  'nonFatalErrors',
+  'grafting',
+  'fullTextSearch',
+  'aggregations',
+  'bytesAsIds',
+  'declaredEthCalls',
+  'immutableEntities',
+  'ipfsOnEthereumContracts',
+  'nonDeterministicIpfs',
+]);
+const FEATURE_ALIASES: Readonly<Record<string, string>> = { nonDeterministicIpfs: 'ipfsOnEthereumContracts' };
+
+/** The spec version each data source's handlers need (graph-node's min_spec_version), in its words. */
+function checkHandlerSpecVersions(manifest: RawManifest, specVersion: string): void {
+  for (const raw of manifest.dataSources ?? []) {
+    const filtered = (raw.mapping?.blockHandlers ?? []).some(
+      (h) => h.filter?.kind === 'once' || h.filter?.kind === 'polling',
+    );
+    const topics = (raw.mapping?.eventHandlers ?? []).some(
+      (h) => h.topic1 !== undefined || h.topic2 !== undefined || h.topic3 !== undefined,
+    );
+    const needed = topics ? '1.2.0' : filtered ? '0.0.8' : null;
+    if (needed !== null && !apiVersionAtLeast(specVersion, needed))
+      throw new Error(
+        `Subgraph uses spec version ${specVersion}, but data source \`${raw.name ?? ''}\` requires at least version ${needed}`,
+      );
+  }
+}
+
+/**
+ * graph-node's checks of a manifest as a whole, in its words: data sources and their receipts, one
+ * mapping apiVersion, one network, and the features' names.
+ */
+function checkManifest(manifest: RawManifest): void {
+  const dataSources = manifest.dataSources ?? [];
+  if (dataSources.length === 0) throw new Error('subgraph has no data sources');
+  for (const raw of dataSources) {
+    const receipts = (raw.mapping?.eventHandlers ?? []).some((h) => h.receipt === true);
+    if (receipts && !apiVersionAtLeast(raw.mapping?.apiVersion ?? '0.0.0', '0.0.7'))
+      throw new Error(
+        `data source ${raw.name ?? ''} is invalid: data source has event handlers that require transaction receipts, but this is only supported for apiVersion >= 0.0.7`,
+      );
+  }
+  const apiVersions = [...dataSources, ...(manifest.templates ?? [])].map((raw) => raw.mapping?.apiVersion);
+  const distinct = [...new Set(apiVersions.filter((v): v is string => v !== undefined))];
+  if (distinct.length > 1)
+    throw new Error(
+      `subgraph must use a single apiVersion across its data sources. Found: ${distinct.join(', ')}`,
+    );
+  if (new Set(dataSources.map((raw) => raw.network).filter((n) => n !== undefined)).size > 1)
+    throw new Error('subgraph cannot index data from different Ethereum networks');
+  const features = manifest.features ?? [];
+  if (!Array.isArray(features)) throw new Error('features must be a list of feature names');
+  for (const feature of features)
+    if (!FEATURE_NAMES.has(String(feature)))
+      throw new Error(
+        `features: unknown variant \`${String(feature)}\`, expected one of ${[...FEATURE_NAMES].map((f) => `\`${f}\``).join(', ')}`,
+      );
+}
+
+/** The host functions whose imports make a mapping use graph-node's `ipfsOnEthereumContracts`. */
+const IPFS_ON_ETHEREUM_CONTRACTS_FUNCTIONS = new Set(['ipfs.cat', 'ipfs.getBlock', 'ipfs.map']);
+
+/**
+ * graph-node's validate_subgraph_features (spec version 0.0.4 on): a feature the subgraph uses must
+ * be declared. Of those it detects, only ipfsOnEthereumContracts reaches this point: grafting and
+ * fulltext search are refused on their own.
+ */
+function checkFeaturesDeclared(
+  specVersion: string,
+  features: ReadonlySet<string>,
+  mappings: readonly MappingSpec[],
+): void {
+  if (!apiVersionAtLeast(specVersion, '0.0.4')) return;
+  if (features.has('ipfsOnEthereumContracts')) return;
+  const usesIpfs = mappings.some((m) =>
+    WebAssembly.Module.imports(m.module).some((i) => IPFS_ON_ETHEREUM_CONTRACTS_FUNCTIONS.has(i.name)),
+  );
+  if (usesIpfs)
+    throw new Error(
+      'The feature `ipfsOnEthereumContracts` is used by the subgraph but it is not declared in the manifest.',
+    );
+}
+
 /** Reads a `graph build` output directory into a runnable subgraph. */
 export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgraph> {
   const buildDir = path.resolve(options.buildDir);
@@ -573,7 +698,15 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const exactDataSources = (manifest.dataSources ?? []).some((raw) => raw.context !== undefined)
     ? (parseYaml(manifestText, { intAsBigInt: true }) as RawManifest).dataSources
     : undefined;
+  if (options.network) applyNetwork(manifest, options.network.name, options.network.contracts);
   const specVersion = String(manifest.specVersion ?? '0.0.4');
+  if (
+    !apiVersionAtLeast(specVersion, MIN_SPEC_VERSION) ||
+    !apiVersionAtLeast(LATEST_SPEC_VERSION, specVersion)
+  )
+    throw new Error(
+      `The embedded indexer, as graph-node, only supports manifest spec versions between ${MIN_SPEC_VERSION} and ${LATEST_SPEC_VERSION}, but this subgraph uses \`${specVersion}\``,
+    );
   if (manifest.graft) {
     // graph-node copies the base deployment's entities up to the graft block; there is no such
     // deployment here, and indexing from the start blocks would not give what graph-node gives
@@ -587,6 +720,10 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     throw new Error(
       `template ${fileTemplate.name ?? ''}: file data sources (kind ${fileTemplate.kind}) are only supported from specVersion 0.0.7 (this manifest has ${specVersion})`,
     );
+  // graph-node's order: the versions the manifest's keys need, then those its handlers need, then
+  // the data sources one by one, then the manifest as a whole
+  const ends = (manifest.dataSources ?? []).map((raw) => endBlock(raw, specVersion));
+  checkHandlerSpecVersions(manifest, specVersion);
   const modules = new Map<string, Promise<CompiledMapping>>();
   const dataSources: DataSourceSpec[] = [];
   for (const [index, raw] of (manifest.dataSources ?? []).entries()) {
@@ -603,7 +740,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
       network: raw.network ?? '',
       address: raw.source?.address ? (raw.source.address.toLowerCase() as Hex) : null,
       startBlock: BigInt(raw.source?.startBlock ?? 0),
-      endBlock: endBlock(raw, specVersion),
+      endBlock: ends[index]!,
       context: contextFromManifest(exactDataSources?.[index]?.context, raw.name ?? ''),
       mapping: await loadMapping(raw, dir, modules, specVersion),
     });
@@ -615,7 +752,11 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   const network =
     dataSources[0]?.network ?? [...templates.values()].find((t) => t.kind === 'ethereum')?.network ?? '';
   const mappings = [...dataSources, ...templates.values()].map((d) => d.mapping);
-  const ends = dataSources.map((d) => d.endBlock);
+  checkManifest(manifest);
+  const features = new Set(
+    ((manifest.features as unknown[] | undefined) ?? []).map(String).map((f) => FEATURE_ALIASES[f] ?? f),
+  );
+  checkFeaturesDeclared(specVersion, features, mappings);
   const lastBlock =
     templates.size === 0 && ends.length > 0 && ends.every((e) => e !== null)
       ? ends.reduce((a, b) => (b! > a! ? b : a))
@@ -633,7 +774,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
       [...templates.values()].filter((t) => t.kind !== 'ethereum').flatMap((t) => t.mapping.entities),
     ),
     specVersion,
-    features: new Set(Array.isArray(manifest.features) ? manifest.features.map(String) : []),
+    features,
     declaredKinds: new Set(
       [...(manifest.dataSources ?? []), ...(manifest.templates ?? [])].map((raw) => raw.kind ?? ''),
     ),

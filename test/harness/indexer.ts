@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment } from '../../devnet/deploy.ts';
-import { createIndexer, type NetworkContract } from '../../indexer/indexer.ts';
+import { createIndexer } from '../../indexer/indexer.ts';
+import type { NetworkContract } from '../../indexer/runtime/manifest.ts';
 import type { DevnetFixture } from './devnet.ts';
 
 export interface IndexerFixture {

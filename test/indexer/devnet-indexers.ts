@@ -5,12 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createIndexer,
-  type Indexer,
-  type IndexerConfig,
-  type NetworkContract,
-} from '../../indexer/indexer.ts';
+import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
+import type { NetworkContract } from '../../indexer/runtime/manifest.ts';
 
 export interface DevnetIndexers {
   /** an indexer of the contracts through `rpcUrl`, started; `options` adds to or overrides the defaults */

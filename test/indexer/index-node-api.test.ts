@@ -262,7 +262,7 @@ describe('the features of a deployment (subgraphFeatures)', () => {
     expect(deploymentFeatures(probe, probeSchema)).toEqual({
       apiVersion: '0.0.9',
       specVersion: '1.3.0',
-      features: ['declaredEthCalls', 'immutableEntities'],
+      features: ['ipfsOnEthereumContracts', 'declaredEthCalls', 'immutableEntities'],
       dataSources: ['ethereum', 'file/arweave', 'file/ipfs'],
       handlers: ['block', 'block_filter_call', 'block_filter_once', 'block_filter_polling', 'call', 'event'],
       network: 'devnet',

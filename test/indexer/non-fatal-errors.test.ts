@@ -27,7 +27,7 @@ let failedAt: number;
 beforeAll(async () => {
   chain = await startProbeChain();
   buildDir = editedProbeBuild((manifest) =>
-    manifest.replace(/^specVersion: (.*)$/m, 'specVersion: $1\nfeatures:\n  - nonFatalErrors'),
+    manifest.replace(/^features:$/m, 'features:\n  - nonFatalErrors'),
   );
   dataDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-data-'));
 }, 180_000);

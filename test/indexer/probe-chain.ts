@@ -11,12 +11,8 @@ import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { compileSolidity } from '../../devnet/compile.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue } from '../../devnet/tx-queue.ts';
-import {
-  createIndexer,
-  type Indexer,
-  type IndexerConfig,
-  type NetworkContract,
-} from '../../indexer/indexer.ts';
+import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
+import type { NetworkContract } from '../../indexer/runtime/manifest.ts';
 import { buildProbeSubgraph } from './probe-build.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;

@@ -36,6 +36,79 @@ describe('subgraph schemas the embedded indexer refuses', () => {
   });
 });
 
+describe('graph-node’s schema validations, in its words', () => {
+  it.each([
+    [
+      'a type without @entity',
+      `${token} type Extra { id: ID! }`,
+      '@entity directive missing on the following types: `Extra`',
+    ],
+    [
+      'a reserved type name',
+      `${token} type Query @entity { id: ID! }`,
+      'The following type names are reserved: `Query`',
+    ],
+    [
+      'a generated type name',
+      `${token} type Token_filter @entity { id: ID! }`,
+      'The following type names are reserved: `Token_filter`',
+    ],
+    ['an entity without id', 'type Sale @entity { price: Int! }', 'Type Sale is missing an `id` field'],
+    [
+      'an illegal id type',
+      'type Sale @entity { id: BigInt! }',
+      'Entity type Sale uses illegal type BigInt for id column',
+    ],
+    [
+      'an undefined field type',
+      'type Sale @entity { id: ID! buyer: Person! }',
+      'Type `Sale`, field `buyer`: type `Person` is not defined',
+    ],
+    [
+      '_Schema_ with fields',
+      `${token} type _Schema_ { id: ID! }`,
+      '_Schema_ type is only for @fulltext and must not have any fields',
+    ],
+    [
+      '_Schema_ with another directive',
+      `${token} type _Schema_ @entity`,
+      'The _Schema_ type only allows @fulltext directives',
+    ],
+    [
+      '@derivedFrom without a field',
+      `${token} type Holder @entity { id: ID! tokens: [Token!]! @derivedFrom }`,
+      'Field `tokens` in type `Holder` has invalid @derivedFrom: the @derivedFrom directive must have a `field` argument',
+    ],
+    [
+      '@derivedFrom naming a missing field',
+      `${token} type Holder @entity { id: ID! tokens: [Token!]! @derivedFrom(field: "holder") }`,
+      'Field `tokens` in type `Holder` has invalid @derivedFrom: field `holder` does not exist on type `Token`',
+    ],
+    [
+      '@derivedFrom of a field pointing elsewhere',
+      `${token} type Holder @entity { id: ID! tokens: [Token!]! @derivedFrom(field: "owner") }`,
+      'Field `tokens` in type `Holder` has invalid @derivedFrom: field `owner` on type `Token` must have one of the following types: Holder, Holder!, [Holder!], [Holder!]!',
+    ],
+  ])('refuses %s', (_case, sdl, message) => {
+    expect(() => parseSubgraphSchema(sdl)).toThrow(message);
+  });
+
+  it('accepts Int8 ids from specVersion 1.1.0 on, and refuses them before', () => {
+    const sdl = 'type Tick @entity { id: Int8! }';
+    expect(parseSubgraphSchema(sdl, '1.1.0').entities.get('Tick')?.idKind).toBe('Int8');
+    expect(() => parseSubgraphSchema(sdl, '1.0.0')).toThrow(
+      'Using Int8 as the type for the `id` field is not supported with spec version 1.0.0; please migrate the subgraph to the latest version',
+    );
+  });
+
+  it('accepts @derivedFrom of a field pointing back, or of the target’s id', () => {
+    const sdl = `type Token @entity { id: ID! owner: Holder! } type Holder @entity { id: ID! tokens: [Token!]! @derivedFrom(field: "owner") self: [Token!]! @derivedFrom(field: "id") }`;
+    expect(
+      [...parseSubgraphSchema(sdl).entities.get('Holder')!.fields.values()].map((f) => f.derivedFrom),
+    ).toEqual([undefined, 'owner', 'id']);
+  });
+});
+
 describe('@entity arguments', () => {
   it('reads immutable and skipDuplicates, both false unless set', () => {
     const schema = parseSubgraphSchema(
@@ -70,7 +143,7 @@ describe('interfaces in a subgraph schema', () => {
     type VoiceNote implements Note @entity(immutable: true) { id: ID! text: String! seconds: Int! }
     type Memo @entity { id: ID! }
     interface Unused { id: ID! }
-    type Board @entity { id: ID! pinned: Note, notes: [Note!]! @derivedFrom(field: "board") }
+    type Board @entity { id: ID! pinned: Note, notes: [Note!]! @derivedFrom(field: "id") }
   `;
 
   it('lists each interface’s fields and implementers, and their shared id kind', () => {

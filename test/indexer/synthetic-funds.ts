@@ -2,7 +2,7 @@
 // without contracts on which the real subgraph registers as many funds as a test or benchmark
 // needs (anvil would deploy each vault), each registration creating a FundVault data source.
 import { encodeAbiParameters, pad, toEventSelector, type Hex } from 'viem';
-import type { NetworkContract } from '../../indexer/indexer.ts';
+import type { NetworkContract } from '../../indexer/runtime/manifest.ts';
 import type { SyntheticLog } from './log-density-node.ts';
 
 export const REGISTRY: Hex = '0x00000000000000000000000000000000000f0001';

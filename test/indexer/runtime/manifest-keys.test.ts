@@ -1,12 +1,14 @@
-// The manifest's top-level keys besides its data sources. Features are read by their names. A
-// graft is refused, since the embedded indexer has no base deployment to copy from.
+// The manifest's top-level keys besides its data sources. Features are read by their names, and
+// checked as graph-node checks them. A graft is refused, since the embedded indexer has no base
+// deployment to copy from. graph-node's checks of the whole manifest are made in its words.
 // indexerHints.prune is read as graph-node reads it: how many blocks of history the store keeps
 // (all without it, or with `never`; `auto`, which the indexer makes twice its reorg threshold; else
 // the number given), accepted from specVersion 1.0.0 only; and the history the indexer keeps from
 // it, never as few blocks as its reorg threshold.
 import { describe, expect, it } from 'vitest';
 import { historyToKeep } from '../../../indexer/indexer.ts';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
+import { UNPRUNED_HISTORY_BLOCKS, loadSubgraph } from '../../../indexer/runtime/manifest.ts';
+import { buildProbeSubgraph } from '../probe-build.ts';
 import { loadEditedProbe } from './runtime-harness.ts';
 
 const withPrune =
@@ -72,13 +74,22 @@ describe('the history the indexer keeps', () => {
   });
 });
 
+/** The probe manifest with its `features` list (which names ipfsOnEthereumContracts) replaced by `names`. */
+const withFeatures =
+  (...names: string[]) =>
+  (manifest: string) =>
+    manifest.replace(
+      /^features:\n {2}- ipfsOnEthereumContracts\n/m,
+      names.length === 0 ? '' : `features:\n${names.map((n) => `  - ${n}\n`).join('')}`,
+    );
+
 describe('a grafted manifest', () => {
   it('is refused, naming the base deployment and block, and what to do instead', async () => {
     const grafted = (manifest: string) =>
-      manifest.replace(
-        'specVersion: 1.3.0',
-        'specVersion: 1.3.0\nfeatures:\n  - grafting\ngraft:\n  base: QmBase\n  block: 1200',
-      );
+      withFeatures(
+        'ipfsOnEthereumContracts',
+        'grafting',
+      )(manifest).replace('specVersion: 1.3.0', 'specVersion: 1.3.0\ngraft:\n  base: QmBase\n  block: 1200');
     await expect(loadEditedProbe(grafted)).rejects.toThrow(
       "graft (base QmBase, block 1200) is not supported: the embedded indexer holds no copy of the base deployment's data; remove `graft` to index from the data sources' start blocks",
     );
@@ -86,15 +97,95 @@ describe('a grafted manifest', () => {
 });
 
 describe("a manifest's features", () => {
-  it('are read by their graph-node names', async () => {
-    expect((await loadEditedProbe((m) => m)).features).toEqual(new Set());
-    const declaring = (manifest: string) =>
-      manifest.replace(
-        'specVersion: 1.3.0',
-        'specVersion: 1.3.0\nfeatures:\n  - nonFatalErrors\n  - fullTextSearch',
-      );
+  it('are read by their graph-node names, its alias nonDeterministicIpfs as ipfsOnEthereumContracts', async () => {
+    expect((await loadEditedProbe((m) => m)).features).toEqual(new Set(['ipfsOnEthereumContracts']));
+    const declaring = withFeatures('nonDeterministicIpfs', 'nonFatalErrors', 'fullTextSearch');
     expect((await loadEditedProbe(declaring)).features).toEqual(
-      new Set(['nonFatalErrors', 'fullTextSearch']),
+      new Set(['ipfsOnEthereumContracts', 'nonFatalErrors', 'fullTextSearch']),
     );
+  });
+
+  it('refuse a name graph-node does not know, listing those it does', async () => {
+    await expect(loadEditedProbe(withFeatures('ipfsOnEthereumContracts', 'fastMode'))).rejects.toThrow(
+      'features: unknown variant `fastMode`, expected one of `nonFatalErrors`, `grafting`',
+    );
+  });
+
+  it('must name ipfsOnEthereumContracts when a mapping imports ipfs.cat, as graph-node detects it', async () => {
+    await expect(loadEditedProbe(withFeatures())).rejects.toThrow(
+      'The feature `ipfsOnEthereumContracts` is used by the subgraph but it is not declared in the manifest.',
+    );
+  });
+});
+
+describe("graph-node's checks of a whole manifest, in its words", () => {
+  it.each([
+    [
+      'a spec version past the latest',
+      (m: string) => m.replace('specVersion: 1.3.0', 'specVersion: 1.6.0'),
+      'only supports manifest spec versions between 0.0.2 and 1.5.0, but this subgraph uses `1.6.0`',
+    ],
+    [
+      'data sources on two networks',
+      (m: string) => m.replace(/^( {4}name: EveryBlock\n {4}network: )devnet$/m, '$1sepolia'),
+      'subgraph cannot index data from different Ethereum networks',
+    ],
+    [
+      'two mapping apiVersions',
+      (m: string) => m.replace('apiVersion: 0.0.9', 'apiVersion: 0.0.8'),
+      'subgraph must use a single apiVersion across its data sources. Found: 0.0.8, 0.0.9',
+    ],
+    [
+      'topic filters before specVersion 1.2.0',
+      (m: string) => m.replace('specVersion: 1.3.0', 'specVersion: 1.1.0'),
+      'Subgraph uses spec version 1.1.0, but data source `ProbeCalls` requires at least version 1.2.0',
+    ],
+    [
+      'receipts before apiVersion 0.0.7',
+      (m: string) => m.replaceAll('apiVersion: 0.0.9', 'apiVersion: 0.0.6'),
+      'data source ProbeEmitter is invalid: data source has event handlers that require transaction receipts, but this is only supported for apiVersion >= 0.0.7',
+    ],
+    [
+      'no data sources',
+      (m: string) => m.replace(/^dataSources:\n[\s\S]*?\ntemplates:/m, 'dataSources: []\ntemplates:'),
+      'subgraph has no data sources',
+    ],
+  ])('refuses %s', async (_case, edit, message) => {
+    await expect(loadEditedProbe(edit)).rejects.toThrow(message);
+  });
+});
+
+describe('a mapping apiVersion', () => {
+  it('is refused past 0.0.9, as graph-node refuses it by default', async () => {
+    await expect(
+      loadEditedProbe((m) => m.replaceAll('apiVersion: 0.0.9', 'apiVersion: 0.0.10')),
+    ).rejects.toThrow(
+      'The maximum supported mapping API version of this indexer is 0.0.9, but `0.0.10` was found',
+    );
+  });
+});
+
+describe("a network of networks.json applied to the build's data sources", () => {
+  it('sets their network and every source key of their entries, an end block included, as graph-cli does', async () => {
+    const built = await loadSubgraph({ buildDir: buildProbeSubgraph() });
+    const contracts = Object.fromEntries(
+      built.dataSources.map((ds) => [
+        ds.name,
+        { address: `0x${'AB'.repeat(20)}`, startBlock: 5, endBlock: 9 },
+      ]),
+    );
+    const applied = await loadSubgraph({
+      buildDir: buildProbeSubgraph(),
+      network: { name: 'testnet', contracts },
+    });
+    expect(applied.dataSources.map((ds) => [ds.network, ds.address, ds.startBlock, ds.endBlock])).toEqual(
+      built.dataSources.map(() => ['testnet', `0x${'ab'.repeat(20)}`, 5n, 9n]),
+    );
+  });
+
+  it('must have an entry for each data source', async () => {
+    await expect(
+      loadSubgraph({ buildDir: buildProbeSubgraph(), network: { name: 'testnet', contracts: {} } }),
+    ).rejects.toThrow('network testnet has no entry for data source ProbeEmitter');
   });
 });

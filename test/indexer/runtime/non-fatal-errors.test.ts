@@ -19,9 +19,7 @@ const TEMPLATE_ADDRESS = `0x${'bb'.repeat(20)}` as const;
 let harness: RuntimeHarness;
 beforeAll(async () => {
   harness = RuntimeHarness.forSubgraph(
-    await loadEditedProbe((text) =>
-      text.replace('specVersion: 1.3.0', 'specVersion: 1.3.0\nfeatures:\n  - nonFatalErrors'),
-    ),
+    await loadEditedProbe((text) => text.replace(/^features:$/m, 'features:\n  - nonFatalErrors')),
   );
 }, 180_000);
 afterAll(() => harness?.close());
