@@ -23,12 +23,27 @@ export class GatewayError extends GraphQLError {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { argument?: string; upstream?: string; cause?: unknown } = {},
+    options: {
+      argument?: string;
+      upstream?: string;
+      cause?: unknown;
+      /** the error whose place in the document this one names (its locations) */
+      at?: GraphQLError;
+      /** the HTTP status of a /graphql answer carrying this error; Yoga strips it from the body */
+      httpStatus?: number;
+    } = {},
   ) {
     const extensions: Record<string, unknown> = { code };
     if (options.argument !== undefined) extensions.argument = options.argument;
     if (options.upstream !== undefined) extensions.upstream = options.upstream;
-    super(message, { extensions, originalError: options.cause instanceof Error ? options.cause : undefined });
+    if (options.httpStatus !== undefined) extensions.http = { status: options.httpStatus };
+    super(message, {
+      nodes: options.at?.nodes,
+      source: options.at?.source,
+      positions: options.at?.positions,
+      extensions,
+      originalError: options.cause instanceof Error ? options.cause : undefined,
+    });
     this.name = 'GatewayError';
     this.code = code;
     this.argument = options.argument;
@@ -52,6 +67,16 @@ export function upstreamUnavailable(upstream: string, cause?: unknown): GatewayE
   });
 }
 
+/**
+ * A request to /graphql that cannot run because of the client's own mistake (a body that is not
+ * JSON, a syntax or validation error, an unknown operation name, a variable of the wrong type):
+ * BAD_INPUT with HTTP 400, as /v1 answers bad input. Yoga's own statuses would be 200 for some
+ * of these and 400 for others, depending on what the client accepts.
+ */
+export function badRequest(message: string, at?: GraphQLError): GatewayError {
+  return new GatewayError('BAD_INPUT', message, { at, httpStatus: 400 });
+}
+
 export function internalError(cause?: unknown): GatewayError {
   return new GatewayError('INTERNAL', 'Internal error.', { cause });
 }
@@ -71,4 +96,26 @@ export function classifyError(error: unknown): GatewayError {
     break;
   }
   return internalError(error);
+}
+
+/**
+ * classifyError for what Yoga reports on /graphql. graphql-js and Yoga raise the client's mistakes
+ * before any resolver runs: as GraphQL errors outside any field (no path) with nothing but GraphQL
+ * errors behind them (a resolver's or a bug's error would be another kind). Their message is
+ * graphql-js's or Yoga's and names what to fix, so it is kept; their extensions are not (Yoga's
+ * codes are not ours, and they may carry a parser's internal error).
+ */
+export function classifyGraphQLError(error: unknown): GatewayError {
+  if (error instanceof GraphQLError && error.path === undefined && raisedByGraphQL(error)) {
+    return badRequest(error.message, error);
+  }
+  return classifyError(error);
+}
+
+function raisedByGraphQL(error: GraphQLError): boolean {
+  for (let current: Error | undefined = error; current; ) {
+    if (!(current instanceof GraphQLError) || current instanceof GatewayError) return false;
+    current = current.originalError;
+  }
+  return true;
 }

@@ -3,14 +3,7 @@
 // that compiles a document once (graphql-jit) for the REST layer.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import {
-  GraphQLError,
-  parse,
-  validate,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
+import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import {
   createContext,
@@ -18,7 +11,8 @@ import {
   type GatewayContext,
   type GatewaySources,
 } from './context.ts';
-import { classifyError } from './errors.ts';
+import { classifyGraphQLError } from './errors.ts';
+import { useRequestErrors } from './request-errors.ts';
 import { schema } from './schema.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import { createDistributionSource, type DistributionsConfig } from './sources/distributions.ts';
@@ -105,17 +99,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     landingPage: false,
     maskedErrors: {
       maskError(error) {
-        // syntax, validation and armor errors concern the query itself: say so, unmasked
-        if (error instanceof GraphQLError && !error.originalError) {
-          return new GraphQLError(error.message, {
-            nodes: error.nodes,
-            source: error.source,
-            positions: error.positions,
-            path: error.path,
-            extensions: { ...error.extensions, code: 'BAD_INPUT' },
-          });
-        }
-        const classified = classifyError(error);
+        // the client's own mistakes (syntax, armor limits, variables) come back unmasked as BAD_INPUT
+        const classified = classifyGraphQLError(error);
         if (classified.code === 'INTERNAL') logError(error);
         else if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
         return classified;
@@ -133,6 +118,7 @@ export function createGateway(config: GatewayConfig): Gateway {
         maxTokens: { n: limits.maxTokens },
         blockFieldSuggestion: { enabled: true },
       }),
+      useRequestErrors(schema),
     ],
   });
 

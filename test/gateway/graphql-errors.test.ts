@@ -1,0 +1,124 @@
+// Client mistakes on /graphql over real HTTP: a body or query string that is not JSON, a syntax or
+// validation error, an unknown operation name, a variable of the wrong type. Each is answered with
+// BAD_INPUT, graphql-js's (or our) message naming what to fix, HTTP 400 whatever the client
+// accepts, and nothing from inside (no originalError, no stack). None of them reaches an upstream,
+// so the gateway has the registry only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRestApp } from '../../rest/app.ts';
+import { listen, registryOnlyGateway } from './stack.ts';
+
+let base: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  const app = createRestApp({
+    gateway: registryOnlyGateway(),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 10,
+    logError: () => {},
+  });
+  ({ url: base, close } = await listen(app));
+});
+afterAll(async () => {
+  await close?.();
+});
+
+async function answer(response: Response): Promise<{ status: number; body: unknown }> {
+  return { status: response.status, body: await response.json() };
+}
+
+const post = async (body: string) =>
+  answer(
+    await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+  );
+
+const postQuery = (query: string, extra: Record<string, unknown> = {}) =>
+  post(JSON.stringify({ query, ...extra }));
+
+/** The one answer to a client mistake: 400 and a single BAD_INPUT error. */
+const badInput = (message: string, locations?: { line: number; column: number }[]) => ({
+  status: 400,
+  body: { errors: [{ message, ...(locations ? { locations } : {}), extensions: { code: 'BAD_INPUT' } }] },
+});
+
+describe('client mistakes on /graphql', () => {
+  it("answers a String variable given a number with BAD_INPUT, graphql-js's message and 400, not INTERNAL", async () => {
+    expect(
+      await postQuery('query($s: String!) { fund(slug: $s) { slug } }', { variables: { s: 5 } }),
+    ).toEqual(
+      badInput('Variable "$s" got invalid value 5; String cannot represent a non string value: 5', [
+        { line: 1, column: 7 },
+      ]),
+    );
+  });
+
+  it("answers an Int variable given a string with BAD_INPUT, graphql-js's message and 400, not INTERNAL", async () => {
+    expect(
+      await postQuery('query($l: Int) { events(limit: $l) { nextCursor } }', { variables: { l: 'abc' } }),
+    ).toEqual(
+      badInput('Variable "$l" got invalid value "abc"; Int cannot represent non-integer value: "abc"', [
+        { line: 1, column: 7 },
+      ]),
+    );
+  });
+
+  it('answers a field the schema lacks with BAD_INPUT and 400, not GRAPHQL_VALIDATION_FAILED', async () => {
+    expect(await postQuery('{ fundz { slug } }')).toEqual(
+      badInput('Cannot query field "fundz" on type "Query". [Suggestion hidden]', [{ line: 1, column: 3 }]),
+    );
+  });
+
+  it('answers an argument literal of the wrong type with BAD_INPUT and 400, not GRAPHQL_VALIDATION_FAILED', async () => {
+    expect(await postQuery('{ fund(slug: 5) { slug } }')).toEqual(
+      badInput('String cannot represent a non string value: 5', [{ line: 1, column: 14 }]),
+    );
+  });
+
+  it('answers a syntax error with 400, as a variable error is answered', async () => {
+    expect(await postQuery('{ fund(')).toEqual(
+      badInput('Syntax Error: Expected Name, found <EOF>.', [{ line: 1, column: 8 }]),
+    );
+  });
+
+  it('answers a document over the depth limit with 400, as a variable error is answered', async () => {
+    const chain = 'ofType { '.repeat(22) + 'name' + ' }'.repeat(22);
+    expect(await postQuery(`{ __schema { types { fields { type { ${chain} } } } } }`)).toEqual(
+      badInput('Syntax Error: Query depth limit of 21 exceeded, found 27.'),
+    );
+  });
+
+  it("names an unknown operation in graphql-js's words with BAD_INPUT and 400", async () => {
+    expect(await postQuery('query A { protocol { name } }', { operationName: 'B' })).toEqual(
+      badInput('Unknown operation named "B".'),
+    );
+  });
+
+  it("asks in graphql-js's words for the operation name a document of several needs, with BAD_INPUT and 400", async () => {
+    expect(await postQuery('query A { protocol { name } } query B { protocol { name } }')).toEqual(
+      badInput('Must provide operation name if query contains multiple operations.'),
+    );
+  });
+
+  it('answers a request without a query with BAD_INPUT and 400', async () => {
+    expect(await post(JSON.stringify({ variables: {} }))).toEqual(badInput('Must provide query string.'));
+  });
+
+  it('answers a body that is not JSON with BAD_INPUT saying it must be JSON, and nothing from inside', async () => {
+    expect(await post('not json')).toEqual(
+      badInput('The request body must be a JSON object such as {"query": "{ protocol { name } }"}.'),
+    );
+  });
+
+  it('answers GET variables that are not JSON with BAD_INPUT and 400, not INTERNAL and 500', async () => {
+    const query = encodeURIComponent('{ protocol { name } }');
+    const response = await fetch(`${base}/graphql?query=${query}&variables=notjson`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(await answer(response)).toEqual(
+      badInput(
+        'The variables and extensions parameters must be JSON objects such as variables={"slug":"x"}.',
+      ),
+    );
+  });
+});
