@@ -14,7 +14,7 @@ import {
 import { apiVersionAtLeast } from './runtime/manifest.ts';
 
 /** The scalars a field may have, as graph-node's ValueType names them. */
-const SCALARS = new Set([
+export const SCALARS: ReadonlySet<string> = new Set([
   'ID',
   'String',
   'Bytes',

@@ -16,7 +16,7 @@ import {
   type TypeNode,
 } from 'graphql';
 import { LATEST_SPEC_VERSION } from './runtime/manifest.ts';
-import { validateSchemaDocument } from './schema-validation.ts';
+import { SCALARS, validateSchemaDocument } from './schema-validation.ts';
 
 export type ScalarKind =
   | 'ID'
@@ -94,18 +94,6 @@ export function referencedTypes(schema: SubgraphSchema, typeName: string): Entit
   if (!implementers) throw new Error(`unknown entity type ${typeName}`);
   return implementers.map((name) => schema.entities.get(name)!);
 }
-
-const scalarKinds = new Set<string>([
-  'ID',
-  'String',
-  'Bytes',
-  'BigInt',
-  'BigDecimal',
-  'Int',
-  'Int8',
-  'Boolean',
-  'Timestamp',
-]);
 
 interface Unwrapped {
   name: string;
@@ -222,7 +210,7 @@ export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSI
     for (const field of def.fields ?? []) {
       const t = unwrapType(field.type);
       let kind: FieldModel['kind'];
-      if (scalarKinds.has(t.name)) kind = t.name as ScalarKind;
+      if (SCALARS.has(t.name)) kind = t.name as ScalarKind;
       else if (enums.has(t.name)) kind = 'Enum';
       else if (entityNames.has(t.name) || interfaceDefs.has(t.name)) kind = 'Entity';
       else throw new Error(`${def.name.value}.${field.name.value}: unknown type ${t.name}`);

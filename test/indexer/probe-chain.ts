@@ -13,7 +13,7 @@ import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue } from '../../devnet/tx-queue.ts';
 import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
 import type { NetworkContract } from '../../indexer/runtime/manifest.ts';
-import { buildProbeSubgraph } from './probe-build.ts';
+import { buildProbeSubgraph, editedProbeBuild } from './probe-build.ts';
 
 const contractFile = new URL('../fixtures/host-probe/contracts/ProbeEmitter.sol', import.meta.url).pathname;
 const probeAbi = parseAbi([
@@ -167,6 +167,26 @@ export async function startProbeIndexer(
     async stop() {
       await indexer.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The probe subgraph, its build edited as editedProbeBuild edits it, indexing `chain`, started;
+ * stop() stops it and removes its build and data directories.
+ */
+export async function startEditedProbeIndexer(
+  chain: ProbeChain,
+  editManifest: (manifest: string) => string,
+  editSchema?: (schema: string) => string,
+): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
+  const buildDir = editedProbeBuild(editManifest, editSchema);
+  const running = await startProbeIndexer(chain, undefined, { buildDir });
+  return {
+    indexer: running.indexer,
+    async stop() {
+      await running.stop();
+      rmSync(buildDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,20 +4,18 @@
 // duplicate reaches the store's unique id index, which drops it (store.test.ts pins that alone).
 // The host-probe subgraph (kind 28 writes the immutable ProbeResult `fixed`) runs with its schema
 // edited to mark ProbeResult skipDuplicates.
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryAnswer } from './graphql-client.ts';
-import { editedProbeBuild } from './probe-build.ts';
-import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
+import { startEditedProbeIndexer, startProbeChain, type ProbeChain } from './probe-chain.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
 
 let chain: ProbeChain;
-let buildDir: string;
 let running: { indexer: Indexer; stop(): Promise<void> };
 
 beforeAll(async () => {
   chain = await startProbeChain();
-  buildDir = editedProbeBuild(
+  running = await startEditedProbeIndexer(
+    chain,
     (manifest) => manifest,
     (schema) =>
       schema.replace(
@@ -25,13 +23,11 @@ beforeAll(async () => {
         'type ProbeResult @entity(immutable: true, skipDuplicates: true)',
       ),
   );
-  running = await startProbeIndexer(chain, undefined, { buildDir });
 }, 180_000);
 
 afterAll(async () => {
   await running?.stop();
   await chain?.stop();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
 describe('indexer: an immutable entity with skipDuplicates written again by later blocks', () => {

@@ -3,11 +3,9 @@
 // handler (probe kind 21) lists what dataSource.context() returned to the wasm: sorted by key, as
 // graph-node hands it over, each value of its type and exact (an Int8 at 2^63-1, a BigInt past 64
 // bits, a Timestamp to the microsecond).
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryIndexer } from './graphql-client.ts';
-import { editedProbeBuild } from './probe-build.ts';
-import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
+import { startEditedProbeIndexer, startProbeChain, type ProbeChain } from './probe-chain.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
 
 const context = `
@@ -22,21 +20,18 @@ const context = `
       small: { type: Int, data: -7 }`;
 
 let chain: ProbeChain;
-let buildDir: string;
 let running: { indexer: Indexer; stop(): Promise<void> };
 
 beforeAll(async () => {
   chain = await startProbeChain();
-  buildDir = editedProbeBuild((manifest) =>
+  running = await startEditedProbeIndexer(chain, (manifest) =>
     manifest.replace(/^( {2}- kind: ethereum\n {4}name: ProbeEmitter)$/m, `$1${context}`),
   );
-  running = await startProbeIndexer(chain, undefined, { buildDir });
 }, 180_000);
 
 afterAll(async () => {
   await running?.stop();
   await chain?.stop();
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
 describe('indexer: a static data source with a context in the manifest', () => {
