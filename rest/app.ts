@@ -9,6 +9,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
+import type { GraphQLError } from 'graphql';
 import helmet from 'helmet';
 import { classifyError } from '../gateway/errors.ts';
 import type { Gateway } from '../gateway/server.ts';
@@ -16,7 +17,7 @@ import type { GatewayContext } from '../gateway/context.ts';
 import { agentsJson, aiPluginJson } from './agents.ts';
 import { llmsFullTxt, llmsTxt } from './llms.ts';
 import { buildOpenApi } from './openapi.ts';
-import { cacheKey, checkParams, type ParamValues } from './params.ts';
+import { cacheKey, checkParams, type KnownSlug, type ParamValues } from './params.ts';
 import {
   KIND_OF_CODE,
   PROBLEM_KINDS,
@@ -226,15 +227,33 @@ export function createRestApp(config: RestConfig): Express {
     return headers;
   }
 
-  function errorProblem(req: Request, res: Response, error: unknown): void {
+  /**
+   * `reword`: the route's own detail for a NOT_FOUND raised at a field of its document (found by
+   * the error's path, never its message), saying how to find the valid values.
+   */
+  function errorProblem(
+    req: Request,
+    res: Response,
+    error: unknown,
+    reword?: { route: RouteSpec; values: ParamValues },
+  ): void {
     const classified = classifyError(error);
     if (classified.code === 'INTERNAL') logError(error);
     if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
     const kind = KIND_OF_CODE[classified.code];
-    const detail =
+    let detail =
       kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
+    const path = (error as Partial<GraphQLError> | null)?.path;
+    if (kind === 'not-found' && reword && path) {
+      const field = path.filter((segment) => typeof segment === 'string').join('.');
+      detail = reword.route.notFoundDetail?.[field]?.(reword.values) ?? detail;
+    }
     problem(req, res, kind, detail, classified.argument);
   }
+
+  const registry = gateway.sources.registry;
+  const knownSlug: KnownSlug = (resource, slug) =>
+    (resource === 'fund' ? registry.fundBySlug : registry.strategyBySlug).has(slug);
 
   function routeHandler(route: RouteSpec): RequestHandler {
     const operation = gateway.compile(route.document);
@@ -244,10 +263,10 @@ export function createRestApp(config: RestConfig): Express {
         route,
         req.params as Record<string, string>,
         req.query as Record<string, unknown>,
+        knownSlug,
       );
       if (!check.ok) {
-        if (check.notFound)
-          problem(req, res, 'not-found', `No resource matches ${req.path}. ${check.detail}`);
+        if (check.notFound) problem(req, res, 'not-found', check.detail);
         else problem(req, res, 'invalid-parameter', check.detail, check.parameter);
         return;
       }
@@ -260,7 +279,7 @@ export function createRestApp(config: RestConfig): Express {
       const variables: ParamValues = check.values;
       const { result, context } = await operation.run(variables);
       if (result.errors?.length) {
-        errorProblem(req, res, result.errors[0]);
+        errorProblem(req, res, result.errors[0], { route, values: check.values });
         return;
       }
       let body: unknown;

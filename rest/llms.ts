@@ -2,7 +2,7 @@
 // (every endpoint with its parameters, fields, an example, errors, limits and caching) from
 // the route table, so the prose an agent reads can never disagree with the API.
 import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
-import { API_TITLE, exampleRequest, FRESHNESS_HEADERS } from './openapi.ts';
+import { API_TITLE, exampleRequest, FRESHNESS_HEADERS, GRAPHQL_EXAMPLE_QUERY } from './openapi.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES } from './routes.ts';
@@ -10,6 +10,10 @@ import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 const SUMMARY =
   'Anonymous, read-only JSON API over a fund-vault protocol on a public test network: funds and their NAV (latest and history), live strategy allocations and reserves, dividend rounds with Merkle proofs for claiming, a strategy catalogue with ratings, settlement policies, registered contracts, and the indexed on-chain event stream.';
+
+/** a query value inside a Markdown link: parentheses encoded too, or `)` would end the link */
+const linkEncode = (value: string) =>
+  encodeURIComponent(value).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 export function llmsTxt(baseUrl: string): string {
   const lines = [
@@ -31,7 +35,7 @@ export function llmsTxt(baseUrl: string): string {
     '',
     '## Optional',
     '',
-    `- [GraphQL](${baseUrl}/graphql): the gateway behind the REST API, for advanced clients`,
+    `- [GraphQL](${baseUrl}/graphql?query=${linkEncode(GRAPHQL_EXAMPLE_QUERY)}): the gateway behind the REST API, for advanced clients (GET with \`query\`, or POST JSON)`,
     `- [AI plugin manifest](${baseUrl}/.well-known/ai-plugin.json)`,
     '',
   ];
@@ -85,8 +89,8 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     '- Every endpoint is GET (HEAD and OPTIONS also answer); no request body, no authentication, CORS allows every origin.',
     '- Amounts and NAV values are exact decimal strings (never floats); navPerShare has 6 decimal places; amounts carry the base asset decimals (USDC: 6).',
     '- Bps fields are integer basis points (10000 = 100%). Timestamps are ISO 8601 UTC with milliseconds. Dates are YYYY-MM-DD. Addresses are 0x hex.',
-    '- Path `{slug}`: a fund slug from GET /v1/funds or a strategy slug from GET /v1/strategies. An unknown slug answers 404.',
-    `- Path \`{epoch}\`: an integer from 0 to ${MAX_INT}. Query \`address\` and \`contract\`: 0x followed by 40 hex digits (any case). \`eventName\`: an exact, case-sensitive Solidity event name. \`fromBlock\`/\`toBlock\`: integer block numbers, inclusive, toBlock >= fromBlock.`,
+    '- Path `{slug}`: a fund slug from GET /v1/funds or a strategy slug from GET /v1/strategies (lowercase letters, digits and single hyphens). An unknown slug, in any case or format, answers 404 whose detail names the endpoint listing the valid ones.',
+    `- Path \`{epoch}\`: an integer from 0 to ${MAX_INT}. Query \`address\` and \`contract\`: 0x followed by 40 hex digits (any case). \`eventName\`: one of the event names listed under GET /v1/events, exactly as written (case-sensitive); any other is refused with 400. \`fromBlock\`/\`toBlock\`: integer block numbers, inclusive, toBlock >= fromBlock.`,
     `- Paging (dividends, events): \`limit\` ${PAGE_LIMIT.minimum}..${PAGE_LIMIT.maximum}, default ${PAGE_LIMIT.default}; newest first; the body carries \`nextCursor\` (null on the last page); pass it back as \`cursor\`. Cursors encode the position (epoch, or block and log index), so new data never shifts or repeats pages.`,
     `- NAV history: \`limit\` ${NAV_HISTORY_LIMIT.minimum}..${NAV_HISTORY_LIMIT.maximum}, default ${NAV_HISTORY_LIMIT.default}; without parameters the last ${NAV_HISTORY_LIMIT.default} epochs; ascending by epoch.`,
     '- Unknown query parameters are refused with 400, so a misspelt parameter never goes unnoticed.',

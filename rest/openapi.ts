@@ -10,12 +10,15 @@ import {
   UPSTREAM_RETRY_AFTER_SECONDS,
   type ProblemKindName,
 } from './problems.ts';
+import { EXAMPLE_FUND, EXAMPLE_STRATEGY } from './examples.ts';
 import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type ParamSpec, type RouteSpec } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 export const API_TITLE = 'Fund Protocol Data Service';
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
+/** the `query` example of GET /graphql, linked from llms.txt */
+export const GRAPHQL_EXAMPLE_QUERY = `{ fund(slug: "${EXAMPLE_FUND.slug}") { name latestNav { epoch navPerShare } } }`;
 
 export const FRESHNESS_HEADERS = {
   'X-Indexed-Block': {
@@ -57,7 +60,7 @@ export function examplePath(route: { path: string; params?: ParamSpec[] }): stri
   let path = route.path;
   for (const p of route.params ?? [])
     if (p.in === 'path') path = path.replace(`{${p.name}}`, String(p.example));
-  return path.replace('{slug}', 'harbor-stable-yield');
+  return path.replace('{slug}', EXAMPLE_FUND.slug);
 }
 
 /** examplePath plus the required query parameters: a URL that answers 200 as it stands */
@@ -92,7 +95,9 @@ function problemResponse(
 }
 
 function commonProblems(problemBase: string, route: RouteSpec, instance: string): Record<string, JsonSchema> {
-  const firstParam = route.params.find((p) => p.in === 'query') ?? route.params[0];
+  // a slug that breaks its rule is a 404, never a 400: the example names another parameter
+  const firstParam =
+    route.params.find((p) => p.in === 'query') ?? route.params.find((p) => p.names === undefined);
   const badParam = firstParam?.name ?? 'limit';
   const notFound = route.notFoundWhen ?? 'the path names no resource';
   return {
@@ -113,7 +118,7 @@ function commonProblems(problemBase: string, route: RouteSpec, instance: string)
       route.path.includes('strategies')
         ? 'No strategy has slug "unknown"; list strategy slugs with GET /v1/strategies.'
         : 'No fund has slug "unknown"; list fund slugs with GET /v1/funds.',
-      instance.replace('harbor-stable-yield', 'unknown').replace('eth-basis-trade', 'unknown'),
+      instance.replace(EXAMPLE_FUND.slug, 'unknown').replace(EXAMPLE_STRATEGY.slug, 'unknown'),
     ),
     '429': problemResponse(
       problemBase,
@@ -213,6 +218,7 @@ function graphqlPath(): JsonSchema {
           required: true,
           description: 'the GraphQL document',
           schema: { type: 'string' },
+          example: GRAPHQL_EXAMPLE_QUERY,
         },
         {
           name: 'variables',
@@ -261,7 +267,14 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
         description: `${old.description} Always answers 410 Gone.`,
         deprecated: true,
         parameters: [
-          { name: 'slug', in: 'path', required: true, description: 'fund slug', schema: { type: 'string' } },
+          {
+            name: 'slug',
+            in: 'path',
+            required: true,
+            description: 'fund slug',
+            schema: { type: 'string' },
+            example: EXAMPLE_FUND.slug,
+          },
         ],
         responses: {
           '410': problemResponse(

@@ -1,6 +1,7 @@
 // Parameter checking driven by the route table: each value is parsed against its
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
+// A slug that breaks its rule names no fund or strategy: a 404 saying where the slugs are listed.
 import type { ParamSpec, RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -8,6 +9,9 @@ export type ParamValues = Record<string, string | number>;
 export type ParamCheck =
   | { ok: true; values: ParamValues }
   | { ok: false; parameter: string; detail: string; notFound?: boolean };
+
+/** whether the registry has a fund or strategy with this slug */
+export type KnownSlug = (resource: 'fund' | 'strategy', slug: string) => boolean;
 
 const patterns = new Map<string, RegExp>();
 function pattern(source: string): RegExp {
@@ -25,6 +29,12 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
     }
     return { value };
   }
+  if ('enum' in schema) {
+    if (schema.enum.includes(raw)) return { value: raw };
+    const folded = schema.enum.find((value) => value.toLowerCase() === raw.toLowerCase());
+    const hint = folded ? ` Did you mean '${folded}'? Names are case-sensitive.` : '';
+    return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw.slice(0, 80)}'.${hint}` };
+  }
   if (
     (schema.maxLength !== undefined && raw.length > schema.maxLength) ||
     !pattern(schema.pattern).test(raw)
@@ -34,10 +44,31 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
   return { value: raw };
 }
 
+/**
+ * The 404 detail of a value that cannot name a resource, in the words of an unknown slug's 404,
+ * with the rule it breaks and, when the value normalised (lowercase, single hyphens) is a known
+ * slug, that slug.
+ */
+function noSuchResource(
+  names: NonNullable<ParamSpec['names']>,
+  spec: ParamSpec,
+  raw: string,
+  knownSlug: KnownSlug | undefined,
+): string {
+  const normalised = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+  const suggestion =
+    normalised && knownSlug?.(names.resource, normalised) ? ` Did you mean "${normalised}"?` : '';
+  return `No ${names.resource} has ${spec.name} "${raw.slice(0, 80)}": ${names.resource} ${spec.name}s are ${spec.rule}.${suggestion} List ${names.resource} ${spec.name}s with ${names.list}.`;
+}
+
 export function checkParams(
   route: RouteSpec,
   pathParams: Record<string, string | undefined>,
   query: Record<string, unknown>,
+  knownSlug?: KnownSlug,
 ): ParamCheck {
   const accepted = route.params.filter((p) => p.in === 'query').map((p) => p.name);
   for (const name of Object.keys(query)) {
@@ -68,8 +99,12 @@ export function checkParams(
     }
     const checked = checkOne(spec, raw);
     if ('detail' in checked) {
-      // a malformed slug names no fund or strategy: that is a 404, not a 400
-      return { ok: false, parameter: spec.name, detail: checked.detail, notFound: spec.name === 'slug' };
+      // a malformed slug names no fund or strategy: that is a 404 (SPEC rule 3), not a 400
+      if (spec.names) {
+        const detail = noSuchResource(spec.names, spec, raw, knownSlug);
+        return { ok: false, parameter: spec.name, detail, notFound: true };
+      }
+      return { ok: false, parameter: spec.name, detail: checked.detail };
     }
     values[spec.name] = checked.value;
   }

@@ -6,11 +6,27 @@ import { notFound } from '../gateway/errors.ts';
 import {
   ADDRESS_PATTERN,
   CURSOR_PATTERN,
-  EVENT_NAME_PATTERN,
   MAX_INT,
   NAV_HISTORY_LIMIT,
   PAGE_LIMIT,
 } from '../gateway/inputs.ts';
+import { EVENT_NAMES, EVENT_SOURCES } from './event-names.ts';
+import {
+  contractOfKind,
+  DEVNET,
+  EXAMPLE_DIVIDENDS_CURSOR,
+  EXAMPLE_EVENT,
+  EXAMPLE_EVENTS_CURSOR,
+  EXAMPLE_FUND,
+  EXAMPLE_LATEST_NAV,
+  EXAMPLE_NAVS,
+  EXAMPLE_POLICY,
+  EXAMPLE_PROOF,
+  EXAMPLE_ROUND,
+  EXAMPLE_STRATEGY,
+  explorerUrl,
+  strategyAddress,
+} from './examples.ts';
 
 export const CACHE_TIERS = {
   reference: { maxAge: 3600, covers: 'protocol, contracts, policies, strategies, fund detail' },
@@ -23,7 +39,9 @@ export type CacheTier = keyof typeof CACHE_TIERS;
 
 export type ParamSchema =
   | { type: 'integer'; minimum: number; maximum: number; default?: number }
-  | { type: 'string'; pattern: string; maxLength?: number };
+  | { type: 'string'; pattern: string; maxLength?: number }
+  /** a closed list of values, matched exactly (case-sensitive) */
+  | { type: 'string'; enum: readonly string[] };
 
 export interface ParamSpec {
   name: string;
@@ -33,6 +51,11 @@ export interface ParamSpec {
   /** the rule in words, quoted in 400 problems */
   rule: string;
   example: string | number;
+  /**
+   * A path parameter naming a registry resource: a value breaking the rule names none, so it is
+   * a 404 (SPEC rule 3) whose detail says how to list the valid values.
+   */
+  names?: { resource: 'fund' | 'strategy'; list: string };
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL data is shaped by each route's own document */
@@ -54,6 +77,12 @@ export interface RouteSpec {
   example: unknown;
   /** the not-found cases, for the 404 description */
   notFoundWhen?: string;
+  /**
+   * The detail of a NOT_FOUND raised by a field of the document other than the slug lookup, keyed
+   * by the field's path (e.g. `fund.dividend`), built from the request's parameters: it says
+   * what is missing and how to find the valid values.
+   */
+  notFoundDetail?: Record<string, (values: Record<string, string | number>) => string>;
 }
 
 export interface DeprecatedRoute {
@@ -67,8 +96,9 @@ const slug = (what: 'fund' | 'strategy'): ParamSpec => ({
   in: 'path',
   description: what === 'fund' ? 'fund slug, from GET /v1/funds' : 'strategy slug, from GET /v1/strategies',
   schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64 },
-  rule: 'a slug of lowercase letters, digits and single hyphens',
-  example: what === 'fund' ? 'harbor-stable-yield' : 'eth-basis-trade',
+  rule: 'lowercase letters, digits and single hyphens',
+  example: what === 'fund' ? EXAMPLE_FUND.slug : EXAMPLE_STRATEGY.slug,
+  names: { resource: what, list: what === 'fund' ? 'GET /v1/funds' : 'GET /v1/strategies' },
 });
 
 const epochParam: ParamSpec = {
@@ -77,7 +107,7 @@ const epochParam: ParamSpec = {
   description: 'settlement epoch of the round, from GET /v1/funds/{slug}/dividends',
   schema: { type: 'integer', minimum: 0, maximum: MAX_INT },
   rule: `an integer from 0 to ${MAX_INT}`,
-  example: 3,
+  example: EXAMPLE_ROUND.epoch,
 };
 
 const limitParam = (what: string): ParamSpec => ({
@@ -94,14 +124,15 @@ const limitParam = (what: string): ParamSpec => ({
   example: 10,
 });
 
-const cursorParam: ParamSpec = {
+/** `example`: a nextCursor as this endpoint returns it (each endpoint's cursors are its own) */
+const cursorParam = (example: string): ParamSpec => ({
   name: 'cursor',
   in: 'query',
   description: 'opaque `nextCursor` of the previous page; omit for the first (newest) page',
   schema: { type: 'string', pattern: CURSOR_PATTERN, maxLength: 64 },
   rule: 'a nextCursor value returned by this endpoint',
-  example: 'ZDoz',
-};
+  example,
+});
 
 const blockParam = (name: string, description: string): ParamSpec => ({
   name,
@@ -119,44 +150,27 @@ const STRATEGY_FIELDS = `slug name nameCn address category description explorer 
   quantitative { sharpe maxDrawdownBps volatilityBps annualReturnBps score }
   qualitative { grade risk liquidity summary } }`;
 
-const HASH_A = `0x${'a1'.repeat(32)}`;
-const HASH_B = `0x${'b2'.repeat(32)}`;
-const VAULT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-const exampleNav = {
-  epoch: 12,
-  navPerShare: '1.012345',
-  totalAssets: '1520000.000000',
-  totalSupply: '1501465.000000',
-  publishedAt: '2025-01-13T00:05:12.000Z',
-  status: 'Published',
-  onchainTxHash: HASH_A,
-};
-const exampleRound = {
-  fund: 'harbor-stable-yield',
-  epoch: 3,
-  merkleRoot: HASH_A,
-  total: '1250.000000',
-  leafCount: 4,
-  uri: 'distributions/harbor-stable-yield/3.json',
-  claimedCount: 1,
-  claimedAmount: '500.000000',
-  postedAt: '2025-01-04T00:10:00.000Z',
-  postedBlock: 120,
-  postedTxHash: HASH_B,
-};
+const NAV_ORACLE = contractOfKind('NavOracle');
+const exampleRound = EXAMPLE_ROUND;
 const exampleStrategy = {
-  slug: 'eth-basis-trade',
-  name: 'ETH Basis Trade',
-  nameCn: '以太坊基差交易',
-  address: '0x1000000000000000000000000000000000000001',
-  category: 'market-neutral',
-  description: 'Captures the spread between spot and futures prices.',
-  explorer: 'https://explorer.example/address/0x1000000000000000000000000000000000000001',
-  ratings: {
-    quantitative: { sharpe: 1.8, maxDrawdownBps: 450, volatilityBps: 600, annualReturnBps: 900, score: 82 },
-    qualitative: { grade: 'A', risk: 'low', liquidity: 'daily', summary: 'Stable carry with low drawdowns.' },
-  },
+  slug: EXAMPLE_STRATEGY.slug,
+  name: EXAMPLE_STRATEGY.name,
+  nameCn: EXAMPLE_STRATEGY.nameCn,
+  address: EXAMPLE_STRATEGY.address,
+  category: EXAMPLE_STRATEGY.category,
+  description: EXAMPLE_STRATEGY.description,
+  explorer: explorerUrl(EXAMPLE_STRATEGY.address),
+  ratings: EXAMPLE_STRATEGY.ratings,
 };
+
+/** the detail of a 404 for an epoch without a round: the fund's rounds are listed by epoch */
+const noRound = (v: Record<string, string | number>) =>
+  `Fund ${v.slug} has no dividend round for epoch ${v.epoch}; list the epochs of its rounds with GET /v1/funds/${v.slug}/dividends.`;
+
+/** "FundRegistry: FundRegistered, OwnershipTransferred; ...; each fund vault (FundVault): ..." */
+const eventNamesByContract = EVENT_SOURCES.map(
+  (s) => `${s.template ? `each fund vault (${s.contract})` : s.contract}: ${s.events.join(', ')}`,
+).join('; ');
 
 function pickNav(nav: Data) {
   return {
@@ -190,15 +204,15 @@ export const ROUTES: RouteSpec[] = [
     toBody: (d) => d.protocol,
     responseSchema: 'Protocol',
     example: {
-      name: 'Fund Protocol',
-      slug: 'fund-protocol',
-      version: '1.0.0',
-      chain: { id: 31337, name: 'devnet', explorer: 'https://explorer.example', isTestnet: true },
-      contractsCount: 12,
-      funds: [{ slug: 'harbor-stable-yield', name: 'Harbor Stable Yield Fund', status: 'open' }],
-      policies: [{ slug: 'three-pool', name: 'ThreePoolPolicy', kind: 'fixed-plus-float' }],
-      deployedAt: '2025-01-01',
-      docs: 'https://docs.example/protocol',
+      name: DEVNET.protocol.name,
+      slug: DEVNET.protocol.slug,
+      version: DEVNET.protocol.version,
+      chain: DEVNET.chain,
+      contractsCount: DEVNET.contracts.length,
+      funds: [{ slug: EXAMPLE_FUND.slug, name: EXAMPLE_FUND.name, status: 'open' }],
+      policies: DEVNET.policies.map(({ slug, name, kind }) => ({ slug, name, kind })),
+      deployedAt: DEVNET.protocol.deployedAt,
+      docs: DEVNET.protocol.docs,
     },
   },
   {
@@ -214,13 +228,13 @@ export const ROUTES: RouteSpec[] = [
     example: {
       items: [
         {
-          name: 'NavOracle',
-          address: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
-          chainId: 31337,
-          role: '净值预言机',
-          roleEn: 'NAV oracle',
-          category: 'oracle',
-          explorer: 'https://explorer.example/address/0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+          name: NAV_ORACLE.name,
+          address: NAV_ORACLE.address,
+          chainId: DEVNET.chain.id,
+          role: NAV_ORACLE.role,
+          roleEn: NAV_ORACLE.roleEn,
+          category: NAV_ORACLE.category,
+          explorer: explorerUrl(NAV_ORACLE.address),
         },
       ],
       count: 1,
@@ -245,39 +259,29 @@ export const ROUTES: RouteSpec[] = [
     },
     responseSchema: 'PolicyList',
     example: {
-      items: [
-        {
-          slug: 'three-pool',
-          name: 'ThreePoolPolicy',
-          kind: 'fixed-plus-float',
-          address: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-          description: 'A fixed annual base plus a share of the profit.',
-          params: {
-            annualBaseBps: 400,
-            profitToHolderBps: 5000,
-            profitToReserveBps: 2000,
-            profitToNavBps: 3000,
-            reserveTargetMaxBps: 1500,
-            reserveTargetMinBps: 500,
-          },
-        },
-        {
-          slug: 'kelly',
-          name: 'KellyPolicy',
-          kind: 'fractional-kelly',
-          address: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
-          description: 'Runs a fraction of the Kelly-optimal exposure.',
-          params: {
-            kellyFractionBps: 5000,
-            expectedEdgeBps: 800,
-            varianceBps: 400,
-            maxExposureBps: 9000,
-            reserveTargetMinBps: 1000,
-            reserveTargetMaxBps: 3000,
-          },
-        },
-      ],
-      count: 2,
+      // params: the devnet's (devnet/README.md, Settlement policies)
+      items: DEVNET.policies.map((policy) => ({
+        ...policy,
+        params:
+          policy.kind === 'fixed-plus-float'
+            ? {
+                annualBaseBps: 400,
+                profitToHolderBps: 3000,
+                profitToReserveBps: 2000,
+                profitToNavBps: 5000,
+                reserveTargetMaxBps: 1000,
+                reserveTargetMinBps: 200,
+              }
+            : {
+                kellyFractionBps: 5000,
+                expectedEdgeBps: 900,
+                varianceBps: 600,
+                maxExposureBps: 9000,
+                reserveTargetMinBps: 300,
+                reserveTargetMaxBps: 1500,
+              },
+      })),
+      count: DEVNET.policies.length,
     },
   },
   {
@@ -297,14 +301,14 @@ export const ROUTES: RouteSpec[] = [
       status: 'ok',
       api: { version: '1.0.0' },
       indexer: {
-        chainId: 31337,
-        contractsTracked: 5,
-        maxIndexedBlock: 512,
-        lastUpdatedAt: '2025-01-13T00:05:12.000Z',
+        chainId: DEVNET.chain.id,
+        contractsTracked: 6,
+        maxIndexedBlock: 382,
+        lastUpdatedAt: EXAMPLE_LATEST_NAV.publishedAt,
       },
-      nav: { latestEpoch: 12, publishedAt: '2025-01-13T00:05:12.000Z' },
-      pausedModules: ['beta-growth:claims'],
-      now: '2025-01-13T00:05:20.123Z',
+      nav: { latestEpoch: EXAMPLE_LATEST_NAV.epoch, publishedAt: EXAMPLE_LATEST_NAV.publishedAt },
+      pausedModules: ['summit-kelly-growth:redemptions'],
+      now: '2025-07-10T01:00:12.345Z',
     },
   },
   {
@@ -335,15 +339,19 @@ export const ROUTES: RouteSpec[] = [
     example: {
       items: [
         {
-          slug: 'harbor-stable-yield',
-          name: 'Harbor Stable Yield Fund',
-          nameCn: '港湾稳健收益基金',
-          chainId: 31337,
-          baseAsset: 'USDC',
-          policy: { slug: 'three-pool', address: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9' },
+          slug: EXAMPLE_FUND.slug,
+          name: EXAMPLE_FUND.name,
+          nameCn: EXAMPLE_FUND.nameCn,
+          chainId: DEVNET.chain.id,
+          baseAsset: EXAMPLE_FUND.baseAsset.symbol,
+          policy: { slug: EXAMPLE_POLICY.slug, address: EXAMPLE_POLICY.address },
           status: 'open',
-          since: '2025-01-01',
-          nav: { epoch: 12, navPerShare: '1.012345', publishedAt: '2025-01-13T00:05:12.000Z' },
+          since: EXAMPLE_FUND.since,
+          nav: {
+            epoch: EXAMPLE_LATEST_NAV.epoch,
+            navPerShare: EXAMPLE_LATEST_NAV.navPerShare,
+            publishedAt: EXAMPLE_LATEST_NAV.publishedAt,
+          },
         },
       ],
       count: 1,
@@ -363,16 +371,16 @@ export const ROUTES: RouteSpec[] = [
     notFoundWhen: 'the slug names no fund',
     example: {
       data: {
-        slug: 'harbor-stable-yield',
-        name: 'Harbor Stable Yield Fund',
+        slug: EXAMPLE_FUND.slug,
+        name: EXAMPLE_FUND.name,
         addresses: {
-          vault: VAULT,
-          shareToken: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
-          policy: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-          multisig: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-          baseAsset: '0x9A676e781A523b5d0C0e43731313A708CB607508',
+          vault: EXAMPLE_FUND.vault,
+          shareToken: EXAMPLE_FUND.shareToken,
+          policy: EXAMPLE_POLICY.address,
+          multisig: EXAMPLE_FUND.multisig,
+          baseAsset: EXAMPLE_FUND.baseAsset.address,
         },
-        links: { website: 'https://alpha.example', portal: 'https://app.alpha.example' },
+        links: EXAMPLE_FUND.links,
       },
     },
   },
@@ -391,7 +399,7 @@ export const ROUTES: RouteSpec[] = [
     },
     responseSchema: 'LatestNav',
     notFoundWhen: 'the slug names no fund, or the fund has no published NAV yet',
-    example: { fund: 'harbor-stable-yield', nav: exampleNav },
+    example: { fund: EXAMPLE_FUND.slug, nav: EXAMPLE_LATEST_NAV },
   },
   {
     operationId: 'getNavHistory',
@@ -408,15 +416,16 @@ export const ROUTES: RouteSpec[] = [
         description: 'start epoch, inclusive',
         schema: { type: 'integer', minimum: 0, maximum: MAX_INT },
         rule: `an integer from 0 to ${MAX_INT}`,
-        example: 1,
+        example: EXAMPLE_NAVS[0].epoch,
       },
       {
         name: 'to',
         in: 'query',
         description: 'end epoch, inclusive; must be >= from',
         schema: { type: 'integer', minimum: 0, maximum: MAX_INT },
-        rule: `an integer from 0 to ${MAX_INT}, not below from`,
-        example: 30,
+        // `to` below `from` is refused by the query with its own detail naming both values
+        rule: `an integer from 0 to ${MAX_INT}`,
+        example: EXAMPLE_NAVS[2].epoch,
       },
       {
         name: 'limit',
@@ -438,12 +447,8 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'NavHistory',
     notFoundWhen: 'the slug names no fund',
     example: {
-      fund: 'harbor-stable-yield',
-      points: [
-        { ...exampleNav, epoch: 11, navPerShare: '1.010000', onchainTxHash: HASH_B },
-        exampleNav,
-        { ...exampleNav, epoch: 13, status: 'PendingVerification', publishedAt: null, onchainTxHash: null },
-      ],
+      fund: EXAMPLE_FUND.slug,
+      points: EXAMPLE_NAVS,
     },
   },
   {
@@ -460,17 +465,24 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'AllocationRecord',
     notFoundWhen: 'the slug names no fund',
     example: {
-      fund: 'harbor-stable-yield',
+      fund: EXAMPLE_FUND.slug,
       available: true,
-      totalAssets: '1520000.000000',
-      strategies: [
-        {
-          strategy: '0x1000000000000000000000000000000000000001',
-          targetBps: 6000,
-          capBps: 7000,
-          active: true,
-        },
-      ],
+      totalAssets: '7391778.556019',
+      // a retired strategy stays listed with active false
+      strategies: (
+        [
+          ['treasury-bill-ladder', 1376, 3466, true],
+          ['stablecoin-lending', 5505, 7837, true],
+          ['rwa-private-credit', 1376, 3154, true],
+          ['eth-basis-trade', 1029, 2204, false],
+          ['liquid-staking-yield', 1376, 2653, true],
+        ] as const
+      ).map(([slug, targetBps, capBps, active]) => ({
+        strategy: strategyAddress(slug),
+        targetBps,
+        capBps,
+        active,
+      })),
     },
   },
   {
@@ -487,12 +499,12 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'ReserveRecord',
     notFoundWhen: 'the slug names no fund',
     example: {
-      fund: 'harbor-stable-yield',
+      fund: EXAMPLE_FUND.slug,
       available: true,
-      balance: '152000.000000',
-      percentOfAum: 10,
-      targetMinBps: 500,
-      targetMaxBps: 1500,
+      balance: '32274.488512',
+      percentOfAum: 0.44,
+      targetMinBps: 200,
+      targetMaxBps: 1000,
     },
   },
   {
@@ -502,7 +514,7 @@ export const ROUTES: RouteSpec[] = [
     description:
       'Rounds newest epoch first, cursor paging: pass `nextCursor` back as `cursor` until it is null.',
     tier: 'history',
-    params: [slug('fund'), limitParam('rounds'), cursorParam],
+    params: [slug('fund'), limitParam('rounds'), cursorParam(EXAMPLE_DIVIDENDS_CURSOR)],
     document: `query($slug: String!, $limit: Int, $cursor: String) { fund(slug: $slug) { slug
       dividends(limit: $limit, cursor: $cursor) { items { ${ROUND_FIELDS} } nextCursor } } }`,
     toBody: (d) => ({
@@ -513,7 +525,7 @@ export const ROUTES: RouteSpec[] = [
     }),
     responseSchema: 'DividendRoundPage',
     notFoundWhen: 'the slug names no fund',
-    example: { fund: 'harbor-stable-yield', items: [exampleRound], count: 1, nextCursor: null },
+    example: { fund: EXAMPLE_FUND.slug, items: [exampleRound], count: 1, nextCursor: null },
   },
   {
     operationId: 'getDividendRound',
@@ -526,6 +538,7 @@ export const ROUTES: RouteSpec[] = [
     toBody: (d) => ({ data: d.fund.dividend }),
     responseSchema: 'DividendRoundDetail',
     notFoundWhen: 'the slug names no fund, or the fund has no round for the epoch',
+    notFoundDetail: { 'fund.dividend': noRound },
     example: { data: exampleRound },
   },
   {
@@ -544,7 +557,7 @@ export const ROUTES: RouteSpec[] = [
         description: 'the account to prove',
         schema: { type: 'string', pattern: ADDRESS_PATTERN },
         rule: 'a 0x-prefixed address of 40 hex digits',
-        example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        example: EXAMPLE_PROOF.account,
       },
     ],
     document: `query($slug: String!, $epoch: Int!, $address: String!) { fund(slug: $slug) { dividend(epoch: $epoch) {
@@ -552,22 +565,13 @@ export const ROUTES: RouteSpec[] = [
     toBody: (d) => ({ data: d.fund.dividend.proof }),
     responseSchema: 'MerkleProofDetail',
     notFoundWhen:
-      'the slug names no fund, the fund has no round for the epoch, or the address has no leaf in it',
-    example: {
-      data: {
-        fund: 'harbor-stable-yield',
-        vault: VAULT,
-        epoch: 3,
-        account: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-        amount: '500.000000',
-        amountRaw: '500000000',
-        merkleRoot: HASH_A,
-        leaf: HASH_B,
-        proof: [HASH_B, HASH_A],
-        claimed: false,
-        distributor: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
-      },
+      'the slug names no fund, the fund has no round for the epoch, or the address is not a recipient of the round (it has no leaf in it)',
+    notFoundDetail: {
+      'fund.dividend': noRound,
+      'fund.dividend.proof': (v) =>
+        `Address ${v.address} is not a recipient of dividend round ${v.epoch} of fund ${v.slug}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with GET /v1/funds/${v.slug}/dividends and ask for another epoch.`,
     },
+    example: { data: EXAMPLE_PROOF },
   },
   {
     operationId: 'listStrategies',
@@ -599,30 +603,29 @@ export const ROUTES: RouteSpec[] = [
     operationId: 'listEvents',
     path: '/v1/events',
     summary: 'Indexed on-chain events',
-    description:
-      'Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Event names include FundRegistered, NavDrafted, NavSubmitted, NavVerified, NavPublished, NavRejected, SubscriptionRequested, RedemptionRequested, EpochSettled, StrategyAllocationSet, ModulePaused, ModuleUnpaused, FundClosed, DividendRoundPosted, DividendClaimed, and the OpenZeppelin access events OwnershipTransferred, RoleGranted, RoleRevoked, RoleAdminChanged.',
+    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${eventNamesByContract}. Any other \`eventName\`, or one in another case, is refused with 400.`,
     tier: 'live',
     params: [
       {
         name: 'contract',
         in: 'query',
-        description: 'emitting contract address (any case)',
+        description: 'emitting contract address (any case), from GET /v1/contracts',
         schema: { type: 'string', pattern: ADDRESS_PATTERN },
         rule: 'a 0x-prefixed address of 40 hex digits',
-        example: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+        example: NAV_ORACLE.address,
       },
       {
         name: 'eventName',
         in: 'query',
-        description: 'exact event name, case-sensitive',
-        schema: { type: 'string', pattern: EVENT_NAME_PATTERN },
-        rule: 'a Solidity event name: a letter then up to 63 letters, digits or underscores',
+        description: 'name of the event',
+        schema: { type: 'string', enum: EVENT_NAMES },
+        rule: `one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}`,
         example: 'NavPublished',
       },
       blockParam('fromBlock', 'lowest block, inclusive'),
       blockParam('toBlock', 'highest block, inclusive; must be >= fromBlock'),
       limitParam('events'),
-      cursorParam,
+      cursorParam(EXAMPLE_EVENTS_CURSOR),
     ],
     document: `query($contract: String, $eventName: String, $fromBlock: Int, $toBlock: Int, $limit: Int, $cursor: String) {
       events(contract: $contract, eventName: $eventName, fromBlock: $fromBlock, toBlock: $toBlock, limit: $limit, cursor: $cursor) {
@@ -630,21 +633,9 @@ export const ROUTES: RouteSpec[] = [
     toBody: (d) => ({ items: d.events.items, count: d.events.items.length, nextCursor: d.events.nextCursor }),
     responseSchema: 'EventPage',
     example: {
-      items: [
-        {
-          id: `${HASH_A}00000003`,
-          contract: '0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0',
-          contractName: 'NavOracle',
-          eventName: 'NavPublished',
-          blockNumber: 512,
-          logIndex: 3,
-          txHash: HASH_A,
-          timestamp: '2025-01-13T00:05:12.000Z',
-          args: { fund: VAULT.toLowerCase(), epoch: '12', navPerShare: '1012345' },
-        },
-      ],
+      items: [EXAMPLE_EVENT],
       count: 1,
-      nextCursor: 'ZTo1NDk3NTU4MTM4ODg',
+      nextCursor: EXAMPLE_EVENTS_CURSOR,
     },
   },
 ];

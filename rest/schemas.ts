@@ -1,6 +1,9 @@
 // JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of every REST response body. They are
 // the components of openapi.json, and the test suite validates every response against them,
 // so a body that drifts from the documented contract fails a test.
+import { EVENT_NAMES } from './event-names.ts';
+import { contractAt, contractOfKind, EXAMPLE_FUND } from './examples.ts';
+
 export type JsonSchema = Record<string, unknown>;
 
 const string = { type: 'string' };
@@ -149,13 +152,22 @@ const strategy = object(
 
 const protocolEvent = object(
   {
-    id: { ...string, description: 'transaction hash ++ log index (0x hex)' },
+    id: {
+      ...string,
+      pattern: '^0x[0-9a-f]{72}$',
+      description:
+        'transaction hash ++ log index as 4 bytes little-endian, lowercase 0x hex: the 64 hex digits of txHash, then 8 (log index 7 ends in 07000000)',
+    },
     contract: { ...address, description: 'emitting contract (lowercase)' },
     contractName: {
       ...nullable(string),
-      description: 'registry name of the contract, or the fund slug for a vault',
+      description: `name of the emitting contract as GET /v1/contracts lists it, e.g. "${contractOfKind('NavOracle').name}"; for a fund vault the vault's name, e.g. "${contractAt(EXAMPLE_FUND.vault).name}" (a vault missing from that list: its fund slug); null for any other address`,
     },
-    eventName: { ...string, description: 'e.g. NavPublished, EpochSettled, DividendClaimed' },
+    eventName: {
+      ...string,
+      enum: EVENT_NAMES,
+      description: 'Solidity event name (the closed list of the eventName parameter of GET /v1/events)',
+    },
     blockNumber: { ...integer, minimum: 0 },
     logIndex: { ...integer, minimum: 0 },
     txHash: hash,

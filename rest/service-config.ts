@@ -9,7 +9,7 @@ import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
 
 // resolved from this file, so `npm start` works from any working directory
-const DEVNET_REGISTRY_PATH = fileURLToPath(new URL('../registry/devnet.json', import.meta.url));
+export const DEVNET_REGISTRY_PATH = fileURLToPath(new URL('../registry/devnet.json', import.meta.url));
 
 export interface ServiceConfig {
   mode: 'devnet' | 'network';

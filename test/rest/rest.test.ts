@@ -9,6 +9,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
+import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { ROUTES } from '../../rest/routes.ts';
 import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
@@ -41,6 +42,25 @@ const firstRound = () => {
   if (!round) throw new Error('scenario posted no round');
   return round;
 };
+/** the event names the scenario's tracked contracts emitted */
+const emittedEventNames = () => {
+  const tracked = [
+    stack.devnet.deployment.contracts.fundRegistry,
+    stack.devnet.deployment.contracts.navOracle,
+    stack.devnet.deployment.contracts.dividendDistributor,
+    ...stack.devnet.deployment.funds.map((f) => f.vault),
+  ].map((a) => a.toLowerCase());
+  return new Set(tracked.flatMap((address) => Object.keys(ledger().eventCountsByAddress[address] ?? {})));
+};
+/** a log index as the 4 little-endian bytes ending a ProtocolEvent id */
+const logIndexBytes = (logIndex: number) => {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32LE(logIndex);
+  return bytes.toString('hex');
+};
+const openapi = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+const eventsExample = () =>
+  openapi.paths['/v1/events'].get.responses['200'].content['application/json'].example;
 
 describe('the sixteen endpoints', () => {
   it('GET /v1/protocol lists the registry with each fund status', async () => {
@@ -188,17 +208,32 @@ describe('the sixteen endpoints', () => {
 describe('documentation of the event stream', () => {
   it('names every event kind the indexed stream carries', () => {
     const description = ROUTES.find((r) => r.path === '/v1/events')?.description ?? '';
-    const tracked = [
-      stack.devnet.deployment.contracts.fundRegistry,
-      stack.devnet.deployment.contracts.navOracle,
-      stack.devnet.deployment.contracts.dividendDistributor,
-      ...stack.devnet.deployment.funds.map((f) => f.vault),
-    ].map((a) => a.toLowerCase());
-    const names = new Set(
-      tracked.flatMap((address) => Object.keys(ledger().eventCountsByAddress[address] ?? {})),
-    );
+    const names = emittedEventNames();
     expect(names.size).toBeGreaterThan(10);
     for (const name of names) expect(description, name).toContain(name);
+  });
+
+  it('ends each event id with its log index in 4 little-endian bytes, in the example as in the stream', async () => {
+    const { body } = await get('/v1/events?limit=100');
+    expect(body.items.some((e: { logIndex: number }) => e.logIndex > 0)).toBe(true);
+    for (const event of body.items) expect(event.id).toBe(`${event.txHash}${logIndexBytes(event.logIndex)}`);
+    const [example] = eventsExample().items;
+    expect(example.id).toBe(`${example.txHash}${logIndexBytes(example.logIndex)}`);
+  });
+
+  it("documents a vault event's contractName as the vault's registry name it carries", async () => {
+    const fund = stack.registry.funds[0];
+    const { body } = await get(`/v1/events?contract=${fund?.vault}&limit=1`);
+    const vault = stack.registry.contracts.find((c) => c.address === fund?.vault);
+    expect(body.items[0].contractName).toBe(vault?.name);
+    const documented = openapi.components.schemas.ProtocolEvent.properties.contractName.description;
+    expect(documented).toContain(`"${vault?.name}"`);
+  });
+
+  it('gives the events example the registry name of the contract it names', () => {
+    const [example] = eventsExample().items;
+    const contract = stack.registry.contracts.find((c) => c.address.toLowerCase() === example.contract);
+    expect(example.contractName).toBe(contract?.name);
   });
 });
 
@@ -224,6 +259,39 @@ describe('problems', () => {
       expect(body.instance).toBe(path);
     },
   );
+
+  it('answers a fund slug in another case with 404 naming the registered slug and GET /v1/funds', async () => {
+    const { status, body } = await get('/v1/funds/Harbor-Stable-Yield');
+    expect(status).toBe(404);
+    expect(body.type).toBe(`${base}/problems/not-found`);
+    expect(body.detail).toBe(
+      'No fund has slug "Harbor-Stable-Yield": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? List fund slugs with GET /v1/funds.',
+    );
+  });
+
+  it.each(['', `/proof?address=0x${'12'.repeat(20)}`])(
+    'answers an epoch without a round (dividends/3%s) with 404 naming the endpoint listing the round epochs',
+    async (rest) => {
+      const slug = firstRound().fund;
+      const { status, body } = await get(`/v1/funds/${slug}/dividends/3${rest}`);
+      expect(status).toBe(404);
+      expect(body.detail).toBe(
+        `Fund ${slug} has no dividend round for epoch 3; list the epochs of its rounds with GET /v1/funds/${slug}/dividends.`,
+      );
+    },
+  );
+
+  it('answers an address outside a round with 404 saying it is not a recipient of that round', async () => {
+    const round = firstRound();
+    const outsider = `0x${'12'.repeat(20)}`;
+    const { status, body } = await get(
+      `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${outsider}`,
+    );
+    expect(status).toBe(404);
+    expect(body.detail).toBe(
+      `Address ${outsider} is not a recipient of dividend round ${round.epoch} of fund ${round.fund}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with GET /v1/funds/${round.fund}/dividends and ask for another epoch.`,
+    );
+  });
 
   it('answers 404 for an epoch without a round and an address without a leaf', async () => {
     const round = firstRound();
@@ -278,6 +346,35 @@ describe('problems', () => {
       parameter,
     });
     expect(body.detail).toContain(parameter);
+  });
+
+  it('answers a negative to, sent without from, with a detail about to alone', async () => {
+    const { status, body } = await get(`/v1/funds/${slug()}/nav/history?to=-3`);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      parameter: 'to',
+      detail: "Parameter 'to' must be an integer from 0 to 2147483647; got '-3'.",
+    });
+  });
+
+  it('refuses an eventName in another case with 400 suggesting the exact name', async () => {
+    const { status, body } = await get('/v1/events?eventName=navpublished');
+    expect(status).toBe(400);
+    expect(body.parameter).toBe('eventName');
+    expect(body.detail).toMatch(
+      /; got 'navpublished'\. Did you mean 'NavPublished'\? Names are case-sensitive\.$/,
+    );
+  });
+
+  it('refuses an eventName the stream does not carry with 400 listing every name it carries', async () => {
+    const { status, body } = await get('/v1/events?eventName=Transfer');
+    expect(status).toBe(400);
+    expect(body.parameter).toBe('eventName');
+    expect(body.detail).toMatch(
+      /^Parameter 'eventName' must be one of these event names, exactly as written \(case-sensitive\): /,
+    );
+    for (const name of emittedEventNames()) expect(body.detail, name).toContain(name);
+    expect(body.detail).not.toContain('Did you mean');
   });
 
   it('answers 410 for deprecated endpoints, naming the replacement', async () => {

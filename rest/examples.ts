@@ -1,0 +1,150 @@
+// The example values of the discovery documents, taken from the devnet the project ships, so that
+// every example an agent copies from openapi.json or llms.txt works against it (a test makes each
+// documented example request): addresses, slugs and names come from registry/devnet.json; epochs,
+// the dividend round and its recipient, NAVs, hashes and amounts are what the seeded scenario
+// deterministically produces (devnet/README.md: seed 20250101, 190 epochs, a round every 30
+// epochs per fund), as the devnet answers them.
+import { encodeCursor } from '../gateway/inputs.ts';
+import {
+  loadRegistry,
+  type ContractKind,
+  type RegistryContract,
+  type RegistryFund,
+  type RegistryStrategy,
+} from '../gateway/sources/registry.ts';
+import { explorerAddressUrl } from '../gateway/format.ts';
+import { DEVNET_REGISTRY_PATH } from './service-config.ts';
+
+export const DEVNET = loadRegistry(DEVNET_REGISTRY_PATH);
+
+function find<T>(items: T[], what: string, match: (item: T) => boolean): T {
+  const found = items.find(match);
+  if (found === undefined) throw new Error(`registry/devnet.json has no ${what}`);
+  return found;
+}
+
+export const contractOfKind = (kind: ContractKind): RegistryContract =>
+  find(DEVNET.contracts, kind, (c) => c.kind === kind);
+export const contractAt = (address: string): RegistryContract =>
+  find(DEVNET.contracts, address, (c) => c.address.toLowerCase() === address.toLowerCase());
+export const strategyAddress = (slug: string): string =>
+  find(DEVNET.strategies, slug, (s) => s.slug === slug).address;
+export const explorerUrl = (address: string): string => explorerAddressUrl(DEVNET.chain.explorer, address);
+
+export const EXAMPLE_FUND: RegistryFund = find(
+  DEVNET.funds,
+  'harbor-stable-yield',
+  (f) => f.slug === 'harbor-stable-yield',
+);
+export const EXAMPLE_STRATEGY: RegistryStrategy = find(
+  DEVNET.strategies,
+  'eth-basis-trade',
+  (s) => s.slug === 'eth-basis-trade',
+);
+export const EXAMPLE_POLICY = find(
+  DEVNET.policies,
+  EXAMPLE_FUND.policy,
+  (p) => p.slug === EXAMPLE_FUND.policy,
+);
+
+/** NAV records of EXAMPLE_FUND, epochs 11 to 13 */
+export const EXAMPLE_NAVS = [
+  {
+    epoch: 11,
+    navPerShare: '1.000940',
+    totalAssets: '3524586.981783',
+    totalSupply: '3521276.623902',
+    publishedAt: '2025-01-15T01:00:00.000Z',
+    status: 'Published',
+    onchainTxHash: '0x69c76435c6147c8d5eda0c3d5745fe4d4dc3bea74d9700756a0e98f442532ea5',
+  },
+  {
+    epoch: 12,
+    navPerShare: '1.001270',
+    totalAssets: '3856624.133551',
+    totalSupply: '3851729.948175',
+    publishedAt: '2025-01-16T01:00:00.000Z',
+    status: 'Published',
+    onchainTxHash: '0x4d1becb8f08888eb476b5c48abd0651ebc017fdd4d43b68c2beca468906bab26',
+  },
+  {
+    epoch: 13,
+    navPerShare: '1.001586',
+    totalAssets: '4166337.034320',
+    totalSupply: '4159736.449858',
+    publishedAt: '2025-01-17T01:00:00.000Z',
+    status: 'Published',
+    onchainTxHash: '0xb89b022d3ed90274f74b86d1fa485fb95691dd860cd741bc845534d2fc12a776',
+  },
+] as const;
+
+/** the latest published NAV of EXAMPLE_FUND at the end of the scenario */
+export const EXAMPLE_LATEST_NAV = {
+  epoch: 187,
+  navPerShare: '1.017508',
+  totalAssets: '7412443.022364',
+  totalSupply: '7284893.561347',
+  publishedAt: '2025-07-10T01:00:00.000Z',
+  status: 'Published',
+  onchainTxHash: '0x852cd150619f3d8defdbc71fdec3db2897faafb876b40cb8c38c2b7583c00468',
+} as const;
+
+/** the dividend round of EXAMPLE_FUND at epoch 30 */
+export const EXAMPLE_ROUND = {
+  fund: EXAMPLE_FUND.slug,
+  epoch: 30,
+  merkleRoot: '0x3701d114b441476986ca0655115c2039a73a4f8ba11c4d5971d4c7f720115896',
+  total: '5415.433693',
+  leafCount: 234,
+  uri: `distributions/${EXAMPLE_FUND.slug}/30.json`,
+  claimedCount: 28,
+  claimedAmount: '633.161305',
+  postedAt: '2025-01-31T01:00:00.000Z',
+  postedBlock: 62,
+  postedTxHash: '0xd9896270c2edbbb9f38bb0cb0d19fedf2ff5ac61aae628395711d2f615bbe32c',
+} as const;
+
+/** the proof of one recipient of EXAMPLE_ROUND, who has not claimed */
+export const EXAMPLE_PROOF = {
+  fund: EXAMPLE_FUND.slug,
+  vault: EXAMPLE_FUND.vault,
+  epoch: EXAMPLE_ROUND.epoch,
+  account: '0x7dE67bF9C98a9616A035f68674c3cAb85e498E66',
+  amount: '28.562719',
+  amountRaw: '28562719',
+  merkleRoot: EXAMPLE_ROUND.merkleRoot,
+  leaf: '0x6c58abeb644d921e0c4b3a258f74133013ed2f5ae4df434b5614ec3b92725401',
+  proof: [
+    '0x6f6c957ec1ca52b04661c3201bed1aa0d1aaf4a43c6d062b7399a165c838293f',
+    '0xea7aaf5abca7e75da8b93d6c15cd35516868a10a38e6779cd8311e80e542b3f5',
+    '0xb0c534b7b721945b5a6bf0aeb7de3b4445921a47eb083b1d08b595abd9864548',
+    '0x18414f3f9ce082ab0dcc0832351381f73065fade9839212689d6eef979acea3a',
+    '0x324d61267f7e9b5d65ab73f2a86236f52edc76272ff21da8ec48ad38ebade66d',
+    '0xc063b8b24277691f30a0f9472205f0818eee2c25d08397f0c1228eaf64dbb8d3',
+    '0x7949735d51e9e894cc2fc91c910262033617d3b38b2ec01c5b48e2ef1640b30f',
+    '0x30ec859892e77237a30571ccc2c4f31a1f5c4a9f0e575fddcb8790d5272bb751',
+  ],
+  claimed: false,
+  distributor: contractOfKind('DividendDistributor').address,
+} as const;
+
+/** the NAV oracle's publication of EXAMPLE_FUND's epoch 3 */
+export const EXAMPLE_EVENT = {
+  id: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f385802000000',
+  contract: contractOfKind('NavOracle').address.toLowerCase(),
+  contractName: contractOfKind('NavOracle').name,
+  eventName: 'NavPublished',
+  blockNumber: 18,
+  logIndex: 2,
+  txHash: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f3858',
+  timestamp: '2025-01-09T01:00:00.000Z',
+  args: { fund: EXAMPLE_FUND.vault.toLowerCase(), epoch: '3', navPerShare: '1000612' },
+} as const;
+
+/** the nextCursor a dividends page ends with when its last round is at epoch 150 */
+export const EXAMPLE_DIVIDENDS_CURSOR = encodeCursor('d', 150);
+/** the nextCursor an events page ends with when its last event is EXAMPLE_EVENT */
+export const EXAMPLE_EVENTS_CURSOR = encodeCursor(
+  'e',
+  (BigInt(EXAMPLE_EVENT.blockNumber) << 32n) + BigInt(EXAMPLE_EVENT.logIndex),
+);

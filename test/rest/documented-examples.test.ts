@@ -1,0 +1,175 @@
+// Every request the discovery documents show an agent must work against the devnet the project
+// ships: each operation of the committed openapi.json called with its parameters' examples, and
+// each URL of llms.txt and llms-full.txt, sent over real HTTP to the REST app over the harness's
+// indexed devnet. An example meant to show an error is marked in the document itself: a
+// deprecated operation documents only its 410, and that is the status expected of it.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRestApp } from '../../rest/app.ts';
+import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { call } from './openapi-responses.ts';
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query';
+  required?: boolean;
+  example?: unknown;
+}
+interface Operation {
+  operationId: string;
+  deprecated?: boolean;
+  parameters?: Parameter[];
+  responses: Record<string, unknown>;
+}
+
+const openapi = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as {
+  paths: Record<string, { get?: Operation }>;
+};
+
+/**
+ * The requests an agent can copy from one operation: its path with the path parameters'
+ * examples, then with the required query examples alone, with each optional query example
+ * added, and with every query example at once.
+ */
+function exampleRequests(template: string, operation: Operation): string[] {
+  const params = operation.parameters ?? [];
+  let path = template;
+  for (const p of params.filter((q) => q.in === 'path')) {
+    if (p.example === undefined)
+      throw new Error(`${operation.operationId}: path parameter ${p.name} has no example`);
+    path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example)));
+  }
+  const query = params.filter((p) => p.in === 'query');
+  for (const p of query) {
+    if (p.required && p.example === undefined)
+      throw new Error(`${operation.operationId}: required query parameter ${p.name} has no example`);
+  }
+  const required = query.filter((p) => p.required);
+  const optional = query.filter((p) => !p.required && p.example !== undefined);
+  const url = (ps: Parameter[]) =>
+    ps.length
+      ? `${path}?${ps.map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`).join('&')}`
+      : path;
+  return [
+    ...new Set([
+      url(required),
+      ...optional.map((p) => url([...required, p])),
+      url([...required, ...optional]),
+    ]),
+  ];
+}
+
+const operations = Object.entries(openapi.paths).flatMap(([template, item]) =>
+  item.get ? [{ template, operation: item.get }] : [],
+);
+
+let stack: IndexedStack;
+let base: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  stack = await indexedStack();
+  const app = createRestApp({
+    gateway: testGateway(stack),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 1000,
+    logError: () => {},
+  });
+  ({ url: base, close } = await listen(app));
+});
+afterAll(async () => {
+  await close?.();
+  await stack?.stop();
+});
+
+describe('openapi.json examples', () => {
+  it.each(operations.map(({ template, operation }) => [operation.operationId, template, operation] as const))(
+    '%s: every example request answers as documented',
+    async (_id, template, operation) => {
+      const failures: string[] = [];
+      for (const path of exampleRequests(template, operation)) {
+        const { status, body } = await call(base, path);
+        const works = operation.deprecated ? status === 410 : status >= 200 && status < 300;
+        // a GraphQL answer reports its failures beside a 200
+        const errors = (body as { errors?: unknown[] } | undefined)?.errors ?? [];
+        if (!works || errors.length) failures.push(`${path} -> ${status} ${JSON.stringify(body)}`);
+      }
+      expect(failures).toEqual([]);
+    },
+  );
+
+  const lists = operations.filter(({ template }) =>
+    ['/v1/funds/{slug}/nav/history', '/v1/funds/{slug}/dividends', '/v1/events'].includes(template),
+  );
+  it.each(lists.map(({ template, operation }) => [operation.operationId, template, operation] as const))(
+    '%s: every example request finds data',
+    async (_id, template, operation) => {
+      const empty: string[] = [];
+      for (const path of exampleRequests(template, operation)) {
+        const { body } = await call(base, path);
+        const items = (body?.items ?? body?.points) as unknown[] | undefined;
+        if (!items?.length) empty.push(path);
+      }
+      expect(empty).toEqual([]);
+    },
+  );
+});
+
+describe('openapi.json response examples', () => {
+  const example200 = (template: string) =>
+    (openapi.paths[template]?.get?.responses['200'] as { content: Record<string, { example: unknown }> })
+      .content['application/json']?.example;
+
+  // what the seeded scenario wrote does not move: the example is the devnet's own answer to the
+  // request made of every example parameter
+  it.each([
+    '/v1/policies',
+    '/v1/funds/{slug}',
+    '/v1/funds/{slug}/nav',
+    '/v1/funds/{slug}/nav/history',
+    '/v1/funds/{slug}/dividends/{epoch}',
+    '/v1/funds/{slug}/dividends/{epoch}/proof',
+    '/v1/strategies/{slug}',
+  ])('the %s example is what the devnet answers to its example request', async (template) => {
+    const operation = openapi.paths[template]?.get as Operation;
+    const path = exampleRequests(template, operation).at(-1) as string;
+    const { status, body } = await call(base, path);
+    expect(status).toBe(200);
+    expect(example200(template)).toEqual(body);
+  });
+
+  it('the /v1/events example event is one the devnet indexed', async () => {
+    const [example] = (example200('/v1/events') as { items: { blockNumber: number }[] }).items;
+    const block = example?.blockNumber;
+    const { body } = await call(base, `/v1/events?fromBlock=${block}&toBlock=${block}&limit=100`);
+    expect(body.items).toContainEqual(example);
+  });
+
+  it('the /v1/contracts example is one of the contracts the devnet lists', async () => {
+    const { body } = await call(base, '/v1/contracts');
+    const [example] = (example200('/v1/contracts') as { items: unknown[] }).items;
+    expect(body.items).toContainEqual(example);
+  });
+});
+
+describe('llms.txt and llms-full.txt links', () => {
+  it.each(['/llms.txt', '/llms-full.txt'])('every URL of %s answers 2xx', async (document) => {
+    const text = await (await fetch(`${base}${document}`)).text();
+    // a URL ends at a space, a closing parenthesis or quote; a trailing colon or full stop is prose
+    const found = text.match(new RegExp(`${base}[^\\s)\`"]*`, 'g')) ?? [];
+    const urls = [...new Set(found.map((url) => url.replace(/[.,:;]+$/, '')))].filter(
+      // llms-full.txt names the base URL itself as the base, not as a request
+      (url) => url !== base,
+    );
+    expect(urls.length).toBeGreaterThan(16);
+    const failures: string[] = [];
+    for (const url of urls) {
+      const response = await fetch(url);
+      if (response.status < 200 || response.status >= 300)
+        failures.push(`${url} -> ${response.status} ${(await response.text()).slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
