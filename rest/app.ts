@@ -28,8 +28,10 @@ import {
 } from './problems.ts';
 import { createRateLimiters, type RateLimitConfig, type RedisCommander } from './rate-limit.ts';
 import {
+  DEFAULT_INDEXED_BLOCK_CHECK_MS,
   DEFAULT_RESPONSE_CACHE_BYTES,
   etagOf,
+  IndexedBlockWatch,
   matchesIfNoneMatch,
   ResponseCache,
   type CachedResponse,
@@ -52,6 +54,11 @@ export interface RestConfig {
   responseCacheEntries: number;
   /** total bytes of the bodies held in the server cache (default DEFAULT_RESPONSE_CACHE_BYTES) */
   responseCacheBytes?: number;
+  /**
+   * how often, at most, a cache hit asks the subgraph for its latest indexed block, to drop a body
+   * built at an older one (default DEFAULT_INDEXED_BLOCK_CHECK_MS)
+   */
+  indexedBlockCheckMs?: number;
   logError?: (error: unknown) => void;
 }
 
@@ -120,6 +127,10 @@ export function createRestApp(config: RestConfig): Express {
   const cache = new ResponseCache(
     config.responseCacheEntries,
     config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
+  );
+  const indexedBlocks = new IndexedBlockWatch(
+    () => gateway.sources.subgraph.indexedBlock(),
+    config.indexedBlockCheckMs ?? DEFAULT_INDEXED_BLOCK_CHECK_MS,
   );
 
   const app = express();
@@ -271,8 +282,9 @@ export function createRestApp(config: RestConfig): Express {
         return;
       }
       const key = cacheKey(route, check.values);
-      const hit = cache.get(key, Date.now());
-      if (hit) {
+      const now = Date.now();
+      const hit = cache.get(key, now);
+      if (hit && !(await indexedBlocks.outdates(hit, now))) {
         send(req, res, hit, 'application/json; charset=utf-8');
         return;
       }
@@ -296,6 +308,7 @@ export function createRestApp(config: RestConfig): Express {
         headers: await freshnessHeaders(context),
         storedAt: Date.now(),
         maxAgeSeconds: maxAge,
+        indexedBlock: context.subgraph.freshness.indexedBlock,
       };
       cache.set(key, entry);
       send(req, res, entry, 'application/json; charset=utf-8');
@@ -335,6 +348,7 @@ export function createRestApp(config: RestConfig): Express {
           headers: {},
           storedAt: Date.now(),
           maxAgeSeconds: CACHE_TIERS.reference.maxAge,
+          indexedBlock: null,
         };
         documents.set(key, entry);
       }

@@ -1,6 +1,6 @@
 // The server-side response cache: a 200 body with its ETag is kept for its tier's
-// lifetime, so repeated requests and If-None-Match revalidations are answered before any
-// query runs. Entries are bounded in number and their bodies in total bytes (oldest evicted
+// lifetime, or until the subgraph indexes a newer block than the body reflects, so repeated
+// requests and If-None-Match revalidations are answered before any query runs. Entries are bounded in number and their bodies in total bytes (oldest evicted
 // first): the key space is open-ended (NAV history `from` x `limit` alone has billions of keys,
 // bodies up to hundreds of KiB), so a count alone would let traffic pin gigabytes.
 import { createHash } from 'node:crypto';
@@ -12,6 +12,43 @@ export interface CachedResponse {
   headers: Record<string, string>;
   storedAt: number;
   maxAgeSeconds: number;
+  /** the indexed block the body reflects; null when it reads no indexed data */
+  indexedBlock: number | null;
+}
+
+/** How often, at most, a cache hit asks the subgraph whether it has indexed a newer block. */
+export const DEFAULT_INDEXED_BLOCK_CHECK_MS = 2000;
+
+/**
+ * The subgraph's latest indexed block, read at most once per `intervalMs` however many requests
+ * ask (they share the read in flight). A cached body built at an older block is stale: the chain
+ * has moved on (a claim, a new NAV), and serving it for the rest of its tier's lifetime would hide
+ * that from a client that does not cache, as most agents do not. A failed read is null: the
+ * cached body then stands, within its lifetime.
+ */
+export class IndexedBlockWatch {
+  private latestRead: Promise<number | null> | null = null;
+  private readAt = 0;
+
+  constructor(
+    private readonly read: () => Promise<number>,
+    private readonly intervalMs: number,
+  ) {}
+
+  latest(now: number): Promise<number | null> {
+    if (this.latestRead === null || now - this.readAt >= this.intervalMs) {
+      this.readAt = now;
+      this.latestRead = this.read().catch(() => null);
+    }
+    return this.latestRead;
+  }
+
+  /** whether `entry` reflects an older block than the latest indexed one */
+  async outdates(entry: CachedResponse, now: number): Promise<boolean> {
+    if (entry.indexedBlock === null) return false;
+    const latest = await this.latest(now);
+    return latest !== null && latest > entry.indexedBlock;
+  }
 }
 
 export function etagOf(body: Buffer): string {

@@ -116,7 +116,11 @@ const merkleProof = object(
     merkleRoot: hash,
     leaf: { ...hash, description: 'keccak256(bytes.concat(keccak256(abi.encode(account, amountRaw))))' },
     proof: { type: 'array', items: hash, description: 'sibling hashes from leaf to root' },
-    claimed: { ...nullable(boolean), description: 'isClaimed read live; null without a chain RPC' },
+    claimed: {
+      ...nullable(boolean),
+      description:
+        'isClaimed read on-chain when the answer is built (a cached answer is rebuilt once a newer block is indexed); null without a chain RPC',
+    },
     distributor: { ...nullable(address), description: 'DividendDistributor address' },
   },
   'A proof verified against the on-chain root. Claim with DividendDistributor.claim(vault, epoch, account, amountRaw, proof), signed by any wallet.',

@@ -242,6 +242,8 @@ interface SubgraphAnswer<T> {
 
 export interface SubgraphClient {
   query<T>(document: string, freshness: Freshness): Promise<T>;
+  /** the latest block the subgraph has indexed (its `_meta` alone) */
+  indexedBlock(): Promise<number>;
   readonly config: SubgraphConfig;
 }
 
@@ -290,6 +292,12 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
         hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
       });
       return data;
+    },
+    async indexedBlock(): Promise<number> {
+      const freshness = new Freshness();
+      // an empty selection: query() adds the `_meta` fields, which are all this asks for
+      await this.query('{ }', freshness);
+      return freshness.indexedBlock!;
     },
   };
 }

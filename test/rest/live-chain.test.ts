@@ -1,8 +1,9 @@
 // Tests that change the chain run on a private devnet (own anvil, deployment, small scenario
 // and indexer) so the shared harness stays exactly as its ledger says. Cursor paging through
-// /v1/events stays gap- and repeat-free while new events are indexed between pages, and a
-// proof served by /v1 claims successfully on-chain (inside a snapshot that is reverted).
-import { mkdtempSync, rmSync } from 'node:fs';
+// /v1/events stays gap- and repeat-free while new events are indexed between pages, a proof
+// served by /v1 claims successfully on-chain (inside a snapshot that is reverted), and a claim
+// shows in cached responses as soon as it is indexed.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeFunctionData, erc20Abi, parseAbi, type Hex } from 'viem';
@@ -25,7 +26,10 @@ let deployment: Deployment;
 let ledger: Ledger;
 let dataDir: string;
 let base: string;
+/** the same service with the server response cache on */
+let cachedBase: string;
 let close: () => Promise<void>;
+let closeCached: () => Promise<void>;
 
 async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(anvil.rpcUrl, {
@@ -90,16 +94,50 @@ beforeAll(async () => {
     logError: () => {},
   });
   ({ url: base, close } = await listen(app));
+  // every cache hit asks whether the indexer has moved on, so the test need not wait out an interval
+  const cachedApp = createRestApp({
+    gateway,
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 100,
+    indexedBlockCheckMs: 0,
+    logError: () => {},
+  });
+  ({ url: cachedBase, close: closeCached } = await listen(cachedApp));
 }, 300_000);
 
 afterAll(async () => {
   await close?.();
+  await closeCached?.();
   await indexer?.stop();
   await anvil?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 const vaultAbi = parseAbi(['function pause(uint8 module)', 'function unpause(uint8 module)']);
+
+/** A round of an active fund whose claims are not paused, and the account of its `index`th leaf. */
+function claimableRecipient(index: number): { round: Ledger['rounds'][number]; account: Hex } {
+  const round = ledger.rounds.find((r) => {
+    const fund = ledger.funds.find((f) => f.slug === r.fund);
+    return fund?.status === 'active' && !fund.pausedModules.claims;
+  });
+  if (!round) throw new Error('scenario posted no claimable round');
+  const dump = readFileSync(join(dataDir, round.uri), 'utf8');
+  const [account] = JSON.parse(dump).values[index].value as [Hex, string];
+  return { round, account };
+}
+
+/** The distributor's claim call for a proof as /v1 serves it. */
+function claimCall(proof: { vault: Hex; epoch: number; account: Hex; amountRaw: string; proof: Hex[] }): Hex {
+  return encodeFunctionData({
+    abi: parseAbi([
+      'function claim(address fund, uint64 epoch, address account, uint256 amount, bytes32[] proof)',
+    ]),
+    functionName: 'claim',
+    args: [proof.vault, BigInt(proof.epoch), proof.account, BigInt(proof.amountRaw), proof.proof],
+  });
+}
 
 describe('while the chain moves', () => {
   it('pages /v1/events to the end with no gaps or repeats while new events arrive', async () => {
@@ -151,13 +189,7 @@ describe('while the chain moves', () => {
   });
 
   it('serves a proof that claims successfully on-chain (in a reverted snapshot)', async () => {
-    const round = ledger.rounds.find((r) => {
-      const fund = ledger.funds.find((f) => f.slug === r.fund);
-      return fund?.status === 'active' && !fund.pausedModules.claims;
-    });
-    if (!round) throw new Error('scenario posted no claimable round');
-    const dump = (await import('node:fs')).readFileSync(join(dataDir, round.uri), 'utf8');
-    const [account] = JSON.parse(dump).values[0].value as [Hex, string];
+    const { round, account } = claimableRecipient(0);
     const { body } = await call(
       base,
       `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${account}`,
@@ -178,13 +210,7 @@ describe('while the chain moves', () => {
           ]),
         );
       const before = await balance();
-      const claim = encodeFunctionData({
-        abi: parseAbi([
-          'function claim(address fund, uint64 epoch, address account, uint256 amount, bytes32[] proof)',
-        ]),
-        functionName: 'claim',
-        args: [proof.vault, BigInt(proof.epoch), proof.account, BigInt(proof.amountRaw), proof.proof],
-      });
+      const claim = claimCall(proof);
       const receipt = await transact(account, proof.distributor, claim);
       expect(receipt.status).toBe('0x1');
       expect((await balance()) - before).toBe(BigInt(proof.amountRaw));
@@ -194,5 +220,27 @@ describe('while the chain moves', () => {
     } finally {
       expect(await rpc<boolean>('evm_revert', [snapshot])).toBe(true);
     }
+  });
+
+  it('serves a claim in the cached proof and round as soon as it is indexed, not when their bodies expire', async () => {
+    const { round, account } = claimableRecipient(1);
+    const roundPath = `/v1/funds/${round.fund}/dividends/${round.epoch}`;
+    const proofPath = `${roundPath}/proof?address=${account}`;
+    const proof = (await call(cachedBase, proofPath)).body.data;
+    const claimedBefore = (await call(cachedBase, roundPath)).body.data.claimedCount;
+    expect(proof.claimed).toBe(false);
+    // the second request is answered from the cache
+    const cached = await fetch(cachedBase + proofPath);
+    expect(cached.headers.get('x-indexed-block')).toBe(String(indexer.status().checkpoint));
+    expect(Number(cached.headers.get('age'))).toBeGreaterThanOrEqual(0);
+    expect((await cached.json()).data.claimed).toBe(false);
+
+    const receipt = await transact(account, proof.distributor, claimCall(proof));
+    expect(receipt.status).toBe('0x1');
+    await indexer.waitForBlock(receipt.blockNumber);
+    const after = await fetch(cachedBase + proofPath);
+    expect(Number(after.headers.get('x-indexed-block'))).toBeGreaterThanOrEqual(receipt.blockNumber);
+    expect((await after.json()).data.claimed).toBe(true);
+    expect((await call(cachedBase, roundPath)).body.data.claimedCount).toBe(claimedBefore + 1);
   });
 });

@@ -1,10 +1,11 @@
 // The server response cache's bounds: the key space is open-ended, so both the number of
-// entries and the bytes of their bodies must stay under their limits whatever is stored.
+// entries and the bytes of their bodies must stay under their limits whatever is stored. And its
+// freshness: a body built at an older indexed block than the latest is not served.
 import { describe, expect, it } from 'vitest';
-import { etagOf, ResponseCache, type CachedResponse } from '../../rest/response-cache.ts';
+import { etagOf, IndexedBlockWatch, ResponseCache, type CachedResponse } from '../../rest/response-cache.ts';
 
 function entry(body: Buffer): CachedResponse {
-  return { body, etag: etagOf(body), headers: {}, storedAt: 0, maxAgeSeconds: 300 };
+  return { body, etag: etagOf(body), headers: {}, storedAt: 0, maxAgeSeconds: 300, indexedBlock: null };
 }
 
 describe('ResponseCache', () => {
@@ -56,5 +57,35 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache(0, 1_000_000);
     cache.set('k', entry(Buffer.alloc(10)));
     expect(cache.size).toEqual({ entries: 0, bodyBytes: 0 });
+  });
+});
+
+describe('IndexedBlockWatch', () => {
+  const built = (indexedBlock: number | null): CachedResponse => ({
+    ...entry(Buffer.from('{}')),
+    indexedBlock,
+  });
+
+  it('outdates a body built at an older block than the latest indexed one, and no other', async () => {
+    const watch = new IndexedBlockWatch(async () => 12, 2000);
+    expect(await watch.outdates(built(11), 0)).toBe(true);
+    expect(await watch.outdates(built(12), 0)).toBe(false);
+    expect(await watch.outdates(built(null), 0)).toBe(false);
+  });
+
+  it('asks the subgraph at most once per interval, however many hits want the block', async () => {
+    let reads = 0;
+    const watch = new IndexedBlockWatch(async () => ++reads, 2000);
+    await Promise.all([watch.latest(0), watch.latest(500), watch.latest(1999)]);
+    expect(reads).toBe(1);
+    expect(await watch.latest(2000)).toBe(2);
+  });
+
+  it('keeps a cached body when the subgraph cannot say its block', async () => {
+    const watch = new IndexedBlockWatch(async () => {
+      throw new Error('subgraph down');
+    }, 2000);
+    expect(await watch.latest(0)).toBeNull();
+    expect(await watch.outdates(built(11), 0)).toBe(false);
   });
 });
