@@ -1,13 +1,13 @@
 // Argument rules shared by the GraphQL resolvers and the REST route table, so both surfaces
 // accept exactly the same values and the same bounds are documented in openapi.json.
 import { badInput } from './errors.ts';
+import { EVENT_NAMES } from './event-names.ts';
 
 export const NAV_HISTORY_LIMIT = { minimum: 1, maximum: 500, default: 90 } as const;
 export const PAGE_LIMIT = { minimum: 1, maximum: 100, default: 20 } as const;
 /** epochs and block numbers are GraphQL Int (32-bit signed) */
 export const MAX_INT = 2_147_483_647;
 export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
-export const EVENT_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 export function checkRange(argument: string, value: number, min: number, max: number): number {
@@ -25,11 +25,17 @@ export function checkAddress(argument: string, value: string): `0x${string}` {
   return value.toLowerCase() as `0x${string}`;
 }
 
+/**
+ * An event name of the stream's closed list (event-names.ts), as written; another case of one is
+ * named, since an agent guessing the case would otherwise read an empty page as "no such events".
+ */
 export function checkEventName(argument: string, value: string): string {
-  if (!new RegExp(EVENT_NAME_PATTERN).test(value)) {
-    throw badInput(argument, `${argument} must be a Solidity event name such as NavPublished.`);
-  }
-  return value;
+  if (EVENT_NAMES.includes(value)) return value;
+  const folded = EVENT_NAMES.find((name) => name.toLowerCase() === value.toLowerCase());
+  throw badInput(
+    argument,
+    `${argument} must be one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}; got '${value.slice(0, 80)}'.${folded ? ` Did you mean '${folded}'?` : ''}`,
+  );
 }
 
 /** Opaque cursors: base64url of "<kind>:<integer>", the sort key to continue below. */

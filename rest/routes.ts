@@ -10,7 +10,7 @@ import {
   NAV_HISTORY_LIMIT,
   PAGE_LIMIT,
 } from '../gateway/inputs.ts';
-import { EVENT_NAMES, EVENT_SOURCES } from './event-names.ts';
+import { EVENT_NAMES, EVENT_SOURCES } from '../gateway/event-names.ts';
 import {
   contractOfKind,
   DEVNET,

@@ -1,7 +1,7 @@
 // JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of every REST response body. They are
 // the components of openapi.json, and the test suite validates every response against them,
 // so a body that drifts from the documented contract fails a test.
-import { EVENT_NAMES } from './event-names.ts';
+import { EVENT_NAMES } from '../gateway/event-names.ts';
 import { contractAt, contractOfKind, EXAMPLE_FUND } from './examples.ts';
 
 export type JsonSchema = Record<string, unknown>;

@@ -17,7 +17,8 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
     contract: t.exposeString('contract', { description: 'emitting contract address (lowercase)' }),
     contractName: t.string({
       nullable: true,
-      description: 'registry name of the emitting contract, or the fund slug for a vault',
+      description:
+        'registry name of the emitting contract (a fund vault\'s is the vault\'s name, e.g. "Harbor Stable Yield Vault"); the fund slug for a vault the registry lists only as a fund; null for any other address',
       resolve: (e, _a, ctx) =>
         ctx.registry.contractByAddress.get(e.contract)?.name ??
         ctx.registry.fundByVault.get(e.contract)?.slug ??

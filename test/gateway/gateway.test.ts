@@ -282,6 +282,21 @@ describe('indexed types', () => {
     expect(count).toBe(expected);
   });
 
+  it('refuses an event name in another case with BAD_INPUT naming the one meant, as /v1/events does', async () => {
+    const { errors } = await graphql(gateway, '{ events(eventName: "navpublished") { nextCursor } }');
+    expect(errors?.[0]?.extensions).toMatchObject({ code: 'BAD_INPUT', argument: 'eventName' });
+    expect(errors?.[0]?.message).toMatch(/; got 'navpublished'\. Did you mean 'NavPublished'\?$/);
+  });
+
+  it('refuses an event name the stream does not carry with BAD_INPUT listing those it does', async () => {
+    const { errors } = await graphql(gateway, '{ events(eventName: "Transfer") { nextCursor } }');
+    expect(errors?.[0]?.extensions).toMatchObject({ code: 'BAD_INPUT', argument: 'eventName' });
+    expect(errors?.[0]?.message).toContain(
+      'eventName must be one of these event names, exactly as written (case-sensitive): FundRegistered,',
+    );
+    expect(errors?.[0]?.message).not.toContain('Did you mean');
+  });
+
   it('decodes event arguments and names the emitting contract', async () => {
     const { data } = await graphql(
       gateway,

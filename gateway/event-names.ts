@@ -1,8 +1,8 @@
-// The event names of the indexed stream (GET /v1/events), a closed list: the subgraph records
-// every event it handles as a ProtocolEvent under its Solidity name, and handles every event of
-// every contract it tracks (test/subgraph/manifest.test.ts), so the list is read from the
-// subgraph's manifest, never written down a second time. The `eventName` parameter's rule and
-// enum, the event record's schema and the endpoint's description are all built from it.
+// The event names of the indexed stream (GraphQL `events`, GET /v1/events), a closed list: the
+// subgraph records every event it handles as a ProtocolEvent under its Solidity name, and handles
+// every event of every contract it tracks (test/subgraph/manifest.test.ts), so the list is read
+// from the subgraph's manifest, never written down a second time. Both surfaces' `eventName`
+// checks, its documented enum, the event record's schema and the endpoint's description use it.
 import { readManifest } from '../subgraph/scripts/manifest.ts';
 
 export interface EventSource {
