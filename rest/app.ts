@@ -19,7 +19,9 @@ import { llmsFullTxt, llmsTxt } from './llms.ts';
 import { buildOpenApi } from './openapi.ts';
 import { cacheKey, checkParams, type KnownSlug, type ParamValues } from './params.ts';
 import {
+  GRAPHQL_BODY_TOO_LARGE,
   KIND_OF_CODE,
+  MAX_GRAPHQL_BODY_BYTES,
   PROBLEM_KINDS,
   problemBody,
   problemPage,
@@ -65,8 +67,6 @@ export interface RestConfig {
 const READ_METHODS = 'GET, HEAD, OPTIONS';
 /** longest request target (path and query) accepted; every valid request is far shorter */
 export const MAX_URL_LENGTH = 2048;
-/** largest GraphQL request body; armor's token limit bounds the document inside it */
-export const MAX_GRAPHQL_BODY_BYTES = 65_536;
 const EXPOSED_HEADERS = [
   'ETag',
   'Age',
@@ -189,12 +189,7 @@ export function createRestApp(config: RestConfig): Express {
     if (req.method === 'POST' && req.path === gateway.yoga.graphqlEndpoint) {
       const length = Number(req.get('Content-Length') ?? NaN);
       if (!(length <= MAX_GRAPHQL_BODY_BYTES)) {
-        problem(
-          req,
-          res,
-          'payload-too-large',
-          `A GraphQL request body must declare a Content-Length of at most ${MAX_GRAPHQL_BODY_BYTES} bytes.`,
-        );
+        problem(req, res, 'payload-too-large', GRAPHQL_BODY_TOO_LARGE);
         return;
       }
     }

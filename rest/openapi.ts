@@ -5,6 +5,7 @@
 import { ERROR_CODES } from '../gateway/errors.ts';
 import { DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
 import {
+  GRAPHQL_BODY_TOO_LARGE,
   PROBLEM_KINDS,
   problemBody,
   UPSTREAM_RETRY_AFTER_SECONDS,
@@ -196,7 +197,7 @@ function documentOperation(operationId: string, summary: string, mediaType: stri
 }
 
 /** The gateway the REST routes run on, for clients that want to shape their own queries. */
-function graphqlPath(): JsonSchema {
+function graphqlPath(problemBase: string): JsonSchema {
   const limits = DEFAULT_ARMOR_LIMITS;
   const description = `The GraphQL gateway (schema: schema.graphql in the repository, or introspection). Limits, introspection included: depth ${limits.maxDepth}, cost ${limits.maxCost}, ${limits.maxAliases} aliases, ${limits.maxTokens} tokens; no batching. Errors carry extensions.code: ${ERROR_CODES.join(', ')}.`;
   const result = {
@@ -205,6 +206,37 @@ function graphqlPath(): JsonSchema {
   };
   const responses = {
     '200': { description: 'GraphQL result', content: { 'application/json': { schema: result } } },
+    '400': {
+      description:
+        'A request that cannot run (a body or variables that are not JSON, a syntax or validation error, a limit exceeded, an unknown operation, a variable of the wrong type): `errors` only, each with extensions.code BAD_INPUT and a message naming what to fix',
+      content: {
+        'application/json': {
+          schema: result,
+          example: {
+            errors: [
+              {
+                message: 'Cannot query field "fundz" on type "Query". Did you mean "fund" or "funds"?',
+                extensions: { code: 'BAD_INPUT' },
+              },
+            ],
+          },
+        },
+      },
+    },
+    '413': problemResponse(
+      problemBase,
+      'payload-too-large',
+      'The body is over the size limit, or declares no Content-Length.',
+      GRAPHQL_BODY_TOO_LARGE,
+      '/graphql',
+    ),
+    '429': problemResponse(
+      problemBase,
+      'rate-limited',
+      'Rate limit exceeded; wait Retry-After seconds.',
+      `More than ${DEFAULT_RATE_LIMIT.burst} requests in ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds from your address; retry after 12 seconds.`,
+      '/graphql',
+    ),
   };
   return {
     get: {
@@ -312,7 +344,7 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
       'application/json',
       object,
     ),
-    '/graphql': graphqlPath(),
+    '/graphql': graphqlPath(problemBase),
   });
   const headers = {
     ETag: {

@@ -4,6 +4,11 @@
 import type { Response } from 'express';
 import type { ErrorCode } from '../gateway/errors.ts';
 
+/** largest GraphQL request body; armor's token limit bounds the document inside it */
+export const MAX_GRAPHQL_BODY_BYTES = 65_536;
+/** the 413 detail of a GraphQL body over it, or without a Content-Length */
+export const GRAPHQL_BODY_TOO_LARGE = `A GraphQL request body must declare a Content-Length of at most ${MAX_GRAPHQL_BODY_BYTES} bytes.`;
+
 export interface ProblemKind {
   status: number;
   title: string;

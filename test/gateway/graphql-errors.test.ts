@@ -5,6 +5,7 @@
 // so the gateway has the registry only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
+import { call } from '../rest/openapi-responses.ts';
 import { listen, registryOnlyGateway } from './stack.ts';
 
 let base: string;
@@ -120,5 +121,13 @@ describe('client mistakes on /graphql', () => {
         'The variables and extensions parameters must be JSON objects such as variables={"slug":"x"}.',
       ),
     );
+  });
+});
+
+describe('the documented /graphql answers', () => {
+  it('include the 400 of a client mistake, as openapi.json describes it', async () => {
+    const answered = await call(base, `/graphql?query=${encodeURIComponent('{ fundz { slug } }')}`);
+    expect(answered.status).toBe(400);
+    expect(answered.body.errors[0].extensions.code).toBe('BAD_INPUT');
   });
 });
