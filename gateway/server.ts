@@ -3,7 +3,14 @@
 // that compiles a document once (graphql-jit) for the REST layer.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import {
   createContext,
@@ -70,6 +77,11 @@ export interface Gateway {
   compile(document: string | DocumentNode): CompiledOperation;
 }
 
+/** An error Yoga reports that is the client's mistake, not the service's. */
+function isClientMistake(reported: unknown): boolean {
+  return reported instanceof GraphQLError && classifyGraphQLError(reported).code === 'BAD_INPUT';
+}
+
 export function createGateway(config: GatewayConfig): Gateway {
   const sources: GatewaySources = {
     registry: indexRegistry(config.registry),
@@ -87,12 +99,15 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphqlEndpoint: config.graphqlEndpoint ?? '/graphql',
     context: () => createContext(sources),
     batching: false,
-    // Yoga's own log lines go where the gateway's errors go (tests silence both)
+    // Yoga's own log lines go where the gateway's errors go (tests silence both), except its reports
+    // of the client's mistakes, answered BAD_INPUT: bad traffic must not fill the error log
     logging: {
       debug: () => {},
       info: () => {},
       warn: (...args: unknown[]) => logError(args),
-      error: (...args: unknown[]) => logError(args),
+      error: (...args: unknown[]) => {
+        if (!args.every(isClientMistake)) logError(args);
+      },
     },
     cors: false,
     graphiql: false,

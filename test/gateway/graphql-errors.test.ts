@@ -10,10 +10,12 @@ import { listen, registryOnlyGateway } from './stack.ts';
 
 let base: string;
 let close: () => Promise<void>;
+/** what the gateway logged as errors */
+const logged: unknown[] = [];
 
 beforeAll(async () => {
   const app = createRestApp({
-    gateway: registryOnlyGateway(),
+    gateway: registryOnlyGateway((error) => logged.push(error)),
     trustProxy: false,
     rateLimit: false,
     responseCacheEntries: 10,
@@ -121,6 +123,24 @@ describe('client mistakes on /graphql', () => {
         'The variables and extensions parameters must be JSON objects such as variables={"slug":"x"}.',
       ),
     );
+  });
+});
+
+describe('the error log', () => {
+  it('is not written for client mistakes, however many', async () => {
+    logged.length = 0;
+    await postQuery('{ fundz { slug } }');
+    await postQuery('{');
+    await postQuery('query($s: String!) { fund(slug: $s) { slug } }', { variables: { s: 5 } });
+    await post('not json');
+    expect(logged).toEqual([]);
+  });
+
+  it('is still written when an upstream fails', async () => {
+    logged.length = 0;
+    const { body } = await postQuery('{ events(limit: 1) { nextCursor } }');
+    expect(body).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
+    expect(logged.length).toBeGreaterThan(0);
   });
 });
 

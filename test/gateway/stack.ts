@@ -42,13 +42,13 @@ export function testGateway(stack: IndexedStack, overrides: Partial<GatewayConfi
  * A gateway whose only working source is the registry: enough for /v1/contracts, which the
  * rate-limit suites call so that no upstream takes part in their requests.
  */
-export function registryOnlyGateway(): Gateway {
+export function registryOnlyGateway(logError: (error: unknown) => void = () => {}): Gateway {
   return createGateway({
     registry: loadRegistry(REGISTRY_FILE),
     subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
     chain: undefined,
     distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
-    logError: () => {},
+    logError,
   });
 }
 
