@@ -24,10 +24,9 @@ import {
 } from './store/sqlite-store.ts';
 import { parseSubgraphSchema } from './subgraph-schema.ts';
 
-/** Address and first block of one data source on a network (an entry of networks.json). */
 export interface IndexerConfig {
   rpcUrl: string;
-  /** a network of networks.json; its addresses and start blocks replace the build's */
+  /** a network of networks.json; its entries' keys (address, start and end block) replace the build's */
   network: string;
   /** the store lives in <dataDir>/indexer/ */
   dataDir: string;
@@ -172,7 +171,6 @@ function filesUnder(dir: string): string[] {
     });
 }
 
-/** Applies the network's addresses and start blocks to the loaded manifest's data sources. */
 function deploymentId(
   buildDir: string,
   network: string,
