@@ -13,6 +13,7 @@ import {
   type RegistryStrategy,
 } from '../gateway/sources/registry.ts';
 import { explorerAddressUrl } from '../gateway/format.ts';
+import { kellyParams, threePoolParams } from '../devnet/protocol-config.ts';
 import { DEVNET_REGISTRY_PATH } from './service-config.ts';
 
 export const DEVNET = loadRegistry(DEVNET_REGISTRY_PATH);
@@ -46,6 +47,10 @@ export const EXAMPLE_POLICY = find(
   EXAMPLE_FUND.policy,
   (p) => p.slug === EXAMPLE_FUND.policy,
 );
+
+/** A policy's on-chain parameters as the devnet deploys them (devnet/protocol-config.ts) */
+export const policyParamsExample = (kind: string): Readonly<Record<string, number>> =>
+  kind === 'fixed-plus-float' ? threePoolParams : kellyParams;
 
 /** NAV records of EXAMPLE_FUND, epochs 11 to 13 */
 export const EXAMPLE_NAVS = [

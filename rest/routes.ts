@@ -25,6 +25,7 @@ import {
   EXAMPLE_ROUND,
   EXAMPLE_STRATEGY,
   explorerUrl,
+  policyParamsExample,
   strategyAddress,
 } from './examples.ts';
 
@@ -259,28 +260,7 @@ export const ROUTES: RouteSpec[] = [
     },
     responseSchema: 'PolicyList',
     example: {
-      // params: the devnet's (devnet/README.md, Settlement policies)
-      items: DEVNET.policies.map((policy) => ({
-        ...policy,
-        params:
-          policy.kind === 'fixed-plus-float'
-            ? {
-                annualBaseBps: 400,
-                profitToHolderBps: 3000,
-                profitToReserveBps: 2000,
-                profitToNavBps: 5000,
-                reserveTargetMaxBps: 1000,
-                reserveTargetMinBps: 200,
-              }
-            : {
-                kellyFractionBps: 5000,
-                expectedEdgeBps: 900,
-                varianceBps: 600,
-                maxExposureBps: 9000,
-                reserveTargetMinBps: 300,
-                reserveTargetMaxBps: 1500,
-              },
-      })),
+      items: DEVNET.policies.map((policy) => ({ ...policy, params: policyParamsExample(policy.kind) })),
       count: DEVNET.policies.length,
     },
   },

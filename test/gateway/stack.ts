@@ -7,6 +7,7 @@ import type { Express } from 'express';
 import type { DevnetFixture } from '../harness/devnet.ts';
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts';
 import { loadRegistry, type Registry } from '../../gateway/sources/registry.ts';
+import { createRestApp, type RestConfig } from '../../rest/app.ts';
 
 export const REGISTRY_FILE = 'registry/devnet.json';
 
@@ -83,5 +84,32 @@ export async function listen(app: Express): Promise<{ url: string; close(): Prom
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * The REST service over the shared indexed stack, on loopback, as the REST suites run it: no rate
+ * limits, the server cache on, nothing logged; `options` changes any of that. stop() closes it.
+ */
+export async function startRestService(
+  options: Partial<Omit<RestConfig, 'gateway'>> = {},
+): Promise<{ stack: IndexedStack; base: string; stop(): Promise<void> }> {
+  const stack = await indexedStack();
+  const app = createRestApp({
+    gateway: testGateway(stack),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 1000,
+    logError: () => {},
+    ...options,
+  });
+  const { url, close } = await listen(app);
+  return {
+    stack,
+    base: url,
+    async stop() {
+      await close();
+      await stack.stop();
+    },
   };
 }

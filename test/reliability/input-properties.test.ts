@@ -6,32 +6,25 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { DEPRECATED_ROUTES, ROUTES } from '../../rest/routes.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../gateway/stack.ts';
 import { expectNoLeak, expectProblem } from './problems.ts';
 
 const RUNS = 150;
 let stack: IndexedStack;
 let base: string;
-let close: () => Promise<void>;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await indexedStack();
-  const app = createRestApp({
-    gateway: testGateway(stack),
+  ({ stack, base, stop } = await startRestService({
     publicBaseUrl: 'https://api.example',
     // forwarded addresses are fuzzed too: the limiter must cope with any of them
     trustProxy: 1,
     rateLimit: { perMinute: 1_000_000, burst: 1_000_000, burstWindowSeconds: 20 },
-    responseCacheEntries: 1000,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  }));
 });
 afterAll(async () => {
-  await close?.();
-  await stack?.stop();
+  await stop?.();
 });
 
 interface Raw {

@@ -11,30 +11,22 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { ROUTES } from '../../rest/routes.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../gateway/stack.ts';
 import { get } from './problems.ts';
 
 const SECRET = 'h6-credential-7c1e9b';
 let stack: IndexedStack;
 let base: string;
-let close: () => Promise<void>;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await indexedStack();
-  const app = createRestApp({
-    gateway: testGateway(stack),
-    trustProxy: false,
+  ({ stack, base, stop } = await startRestService({
     rateLimit: { perMinute: 100_000, burst: 100_000, burstWindowSeconds: 20 },
-    responseCacheEntries: 1000,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  }));
 });
 afterAll(async () => {
-  await close?.();
-  await stack?.stop();
+  await stop?.();
 });
 
 /** One concrete URL per route of the table, with parameters the scenario makes valid. */

@@ -5,9 +5,8 @@
 // deprecated operation documents only its 410, and that is the status expected of it.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
 interface Parameter {
@@ -64,24 +63,14 @@ const operations = Object.entries(openapi.paths).flatMap(([template, item]) =>
   item.get ? [{ template, operation: item.get }] : [],
 );
 
-let stack: IndexedStack;
 let base: string;
-let close: () => Promise<void>;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await indexedStack();
-  const app = createRestApp({
-    gateway: testGateway(stack),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 1000,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  ({ base, stop } = await startRestService());
 });
 afterAll(async () => {
-  await close?.();
-  await stack?.stop();
+  await stop?.();
 });
 
 describe('openapi.json examples', () => {

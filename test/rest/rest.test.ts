@@ -8,30 +8,21 @@ import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { ROUTES } from '../../rest/routes.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { createRestApp } from '../../rest/app.ts';
+import { listen, startRestService, testGateway, type IndexedStack } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;
 let base: string;
-let close: () => Promise<void>;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await indexedStack();
-  const app = createRestApp({
-    gateway: testGateway(stack),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 1000,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  ({ stack, base, stop } = await startRestService());
 });
 afterAll(async () => {
-  await close?.();
-  await stack?.stop();
+  await stop?.();
 });
 
 const ledger = () => stack.devnet.ledger;
