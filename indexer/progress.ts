@@ -1,7 +1,9 @@
 // The initial-sync progress display: blocks done of the head, events per second and an ETA (and
-// the file data sources waiting for their files, when there are any). On a
-// terminal one status line is redrawn in place; otherwise (logs, CI) a plain line is printed every
-// few seconds. Rates are measured over a sliding window so they follow the current speed.
+// the file data sources waiting for their files, when there are any). On a terminal one status
+// line is redrawn in place, fitted to the terminal's width; otherwise (logs, CI) a plain line is
+// printed every few seconds. Rates are measured over a sliding window so they follow the current
+// speed. Once the follower reaches the head, one "synced … following the head" line is printed and
+// the display stays quiet while it follows, until indexing really falls behind (see fallBehindBlocks).
 import type { FollowerProgress } from './follower/follower.ts';
 
 interface Sample {
@@ -10,16 +12,54 @@ interface Sample {
   events: number;
 }
 
+/** What the display writes to: a stream such as process.stdout. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  /** the terminal's width, read at each redraw (so a resized window is followed) */
+  columns?: number;
+  isTTY?: boolean;
+}
+
 export interface ProgressDisplayOptions {
-  write: (text: string) => void;
-  /** redraw one line in place (a TTY) instead of printing lines */
-  tty: boolean;
+  /** where the display writes; its `columns` bound the status line */
+  stream?: ProgressStream;
+  /** or a function writing the text (then `columns` gives the width: by default process.stdout's) */
+  write?: (text: string) => void;
+  /** redraw one line in place (a TTY) instead of printing lines (default: the stream's isTTY) */
+  tty?: boolean;
+  /** the terminal's width, read at each redraw (default: the stream's columns, else process.stdout's) */
+  columns?: () => number | undefined;
   /** minimum interval between plain lines (default 5 s) */
   lineIntervalMs?: number;
+  /**
+   * Once following the head, the sync display returns only when indexing falls more than this
+   * many blocks behind the head (default FALL_BEHIND_BLOCKS) and stays that far behind for
+   * `fallBehindMs` (default FALL_BEHIND_MS); lagging less, or for less time, is normal following.
+   */
+  fallBehindBlocks?: number;
+  fallBehindMs?: number;
   now?: () => number;
 }
 
+/** The display: fed the follower's progress events; `stop()` ends a status line left on the terminal. */
+export interface ProgressDisplay {
+  (progress: FollowerProgress): void;
+  /** Ends the status line (redrawn, then a newline) so nothing written after starts mid-line; later events are ignored. */
+  stop(): void;
+}
+
 const WINDOW_MS = 10_000;
+
+/**
+ * A checkpoint at most this far behind the head still follows it: graph-node's CAUGHT_UP_DISTANCE,
+ * which the follower uses to decide that the subgraph is synced (indexer/follower/follower.ts).
+ */
+export const FALL_BEHIND_BLOCKS = 10;
+/** How long indexing must stay more than FALL_BEHIND_BLOCKS behind for the sync display to return. */
+export const FALL_BEHIND_MS = 30_000;
+
+/** Erases the terminal line the cursor is on, from its start. */
+const CLEAR_LINE = '\r\x1b[K';
 
 function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
@@ -34,47 +74,126 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const awaited = (p: FollowerProgress) =>
   p.filesAwaited > 0 ? ` | ${fmt(p.filesAwaited)} files awaited` : '';
 
-/** Formats one progress line from the rates over the sample window. */
-function formatProgress(p: FollowerProgress, blocksPerSecond: number, eventsPerSecond: number): string {
+/**
+ * The parts of one progress line from the rates over the sample window: the position, in forms
+ * from the longest to the shortest, and the other fields in the order they are shown, each with
+ * its rank in the order they are dropped when the line is too wide (lowest first).
+ */
+function progressParts(
+  p: FollowerProgress,
+  blocksPerSecond: number,
+  eventsPerSecond: number,
+): { position: string[]; fields: { text: string; drop: number }[] } {
   const total = Math.max(0, p.head - p.startBlock + 1);
   const done = Math.max(0, Math.min(total, p.checkpoint - p.startBlock + 1));
-  const percent = total === 0 ? 100 : (done / total) * 100;
+  const percent = `${(total === 0 ? 100 : (done / total) * 100).toFixed(1)}%`;
   const remaining = Math.max(0, p.head - p.checkpoint);
   const eta = remaining === 0 ? 0 : blocksPerSecond > 0 ? remaining / blocksPerSecond : Infinity;
-  return (
-    `indexing block ${fmt(p.checkpoint)} of ${fmt(p.head)} (${percent.toFixed(1)}%)` +
-    ` | ${fmt(eventsPerSecond)} events/s | ${fmt(p.events)} events | ETA ${duration(eta)}${awaited(p)}`
-  );
+  const fields = [
+    { text: `${fmt(eventsPerSecond)} events/s`, drop: 1 },
+    { text: `${fmt(p.events)} events`, drop: 2 },
+    { text: `ETA ${duration(eta)}`, drop: 0 },
+  ];
+  if (p.filesAwaited > 0) fields.push({ text: `${fmt(p.filesAwaited)} files awaited`, drop: 3 });
+  return {
+    position: [
+      `indexing block ${fmt(p.checkpoint)} of ${fmt(p.head)} (${percent})`,
+      `block ${fmt(p.checkpoint)} of ${fmt(p.head)} (${percent})`,
+      `${fmt(p.checkpoint)}/${fmt(p.head)} (${percent})`,
+      percent,
+    ],
+    fields,
+  };
 }
 
-export function createProgressDisplay(options: ProgressDisplayOptions): (p: FollowerProgress) => void {
+/**
+ * The longest line of the parts within `width` characters (no bound: all of it): the longest form
+ * of the position that fits with the fields dropped least important first, whole parts only, never
+ * a number cut short; '' when not even the percentage fits.
+ */
+function fitLine(parts: ReturnType<typeof progressParts>, width: number | undefined): string {
+  const join = (position: string, dropped: number) =>
+    [position, ...parts.fields.filter((f) => f.drop >= dropped).map((f) => f.text)].join(' | ');
+  if (width === undefined) return join(parts.position[0]!, 0);
+  for (const position of parts.position) {
+    for (let dropped = 0; dropped <= parts.fields.length; dropped++) {
+      const line = join(position, dropped);
+      if (line.length <= width) return line;
+    }
+  }
+  return '';
+}
+
+export function createProgressDisplay(options: ProgressDisplayOptions): ProgressDisplay {
+  const { stream } = options;
+  if (!options.write && !stream) throw new Error('createProgressDisplay: give a stream or a write function');
+  const write = options.write ?? ((text: string) => void stream?.write(text));
+  const tty = options.tty ?? Boolean(stream?.isTTY);
+  const columns = options.columns ?? (() => (stream ? stream.columns : process.stdout.columns));
   const now = options.now ?? Date.now;
+  const fallBehindBlocks = options.fallBehindBlocks ?? FALL_BEHIND_BLOCKS;
+  const fallBehindMs = options.fallBehindMs ?? FALL_BEHIND_MS;
   const samples: Sample[] = [];
-  let lastLineAt = 0;
-  let reportedCaughtUp = false;
-  return (p) => {
+  let lastLineAt = -Infinity;
+  /** following the head: "synced" was printed and nothing is shown until indexing falls behind */
+  let following = false;
+  /** while following, since when the checkpoint has been more than fallBehindBlocks behind */
+  let behindSince: number | null = null;
+  /** the status line on the terminal that no newline has ended yet */
+  let open: ReturnType<typeof progressParts> | null = null;
+  let stopped = false;
+
+  // one column is left free: some terminals wrap as soon as the last one is written
+  const width = (): number | undefined => {
+    const c = columns();
+    return c !== undefined && c > 0 ? c - 1 : undefined;
+  };
+
+  const show = (p: FollowerProgress): void => {
+    if (stopped) return;
     const t = now();
     samples.push({ at: t, checkpoint: p.checkpoint, events: p.events });
     while (samples.length > 2 && samples[0]!.at < t - WINDOW_MS) samples.shift();
+    if (following) {
+      // lagging a little (the head moved during the last poll) is following; only a lag that lasts is not
+      if (p.caughtUp || p.head - p.checkpoint <= fallBehindBlocks) {
+        behindSince = null;
+        return;
+      }
+      behindSince ??= t;
+      if (t - behindSince < fallBehindMs) return;
+      following = false;
+      behindSince = null;
+      lastLineAt = -Infinity;
+    }
+    if (p.caughtUp) {
+      following = true;
+      open = null;
+      const done = `synced to block ${fmt(p.checkpoint)} (head ${fmt(p.head)}), ${fmt(p.events)} events; following the head${awaited(p)}`;
+      write(tty ? `${CLEAR_LINE}${done}\n` : `${done}\n`);
+      return;
+    }
     const first = samples[0]!;
     const seconds = (t - first.at) / 1000;
     const blocksPerSecond = seconds > 0 ? (p.checkpoint - first.checkpoint) / seconds : 0;
     const eventsPerSecond = seconds > 0 ? (p.events - first.events) / seconds : 0;
-    if (p.caughtUp) {
-      if (!reportedCaughtUp) {
-        reportedCaughtUp = true;
-        const done = `synced to block ${fmt(p.checkpoint)} (head ${fmt(p.head)}), ${fmt(p.events)} events; following the head${awaited(p)}`;
-        options.write(options.tty ? `\r\x1b[K${done}\n` : `${done}\n`);
-      }
-      return;
-    }
-    reportedCaughtUp = false;
-    const line = formatProgress(p, blocksPerSecond, eventsPerSecond);
-    if (options.tty) {
-      options.write(`\r\x1b[K${line}`);
+    const parts = progressParts(p, blocksPerSecond, eventsPerSecond);
+    if (tty) {
+      open = parts;
+      write(`${CLEAR_LINE}${fitLine(parts, width())}`);
     } else if (t - lastLineAt >= (options.lineIntervalMs ?? 5000)) {
       lastLineAt = t;
-      options.write(`${line}\n`);
+      write(`${fitLine(parts, undefined)}\n`);
     }
   };
+
+  return Object.assign(show, {
+    stop(): void {
+      if (stopped) return;
+      stopped = true;
+      // drawn again before the newline: the terminal's echo of ^C, or a log line, may have overwritten it
+      if (open) write(`${CLEAR_LINE}${fitLine(open, width())}\n`);
+      open = null;
+    },
+  });
 }
