@@ -13,7 +13,9 @@ import { createChainReader, type ClosableChainReader } from './follower/chain-re
 import { FileFetcher } from './follower/file-fetcher.ts';
 import { createIpfsClient } from './follower/ipfs-client.ts';
 import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
-import { ChainSource } from './follower/chain-source.ts';
+import { ChainSource, describeRpcError } from './follower/chain-source.ts';
+import { lockStore } from './store/store-lock.ts';
+import { NETWORK_CHAIN_IDS } from './network-chains.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
 import { deploymentFeatures } from './query/index-node-api.ts';
 import {
@@ -171,6 +173,27 @@ function filesUnder(dir: string): string[] {
     });
 }
 
+/**
+ * The node at `rpcUrl` answers, and is on the chain `network` names (when its chain id is known):
+ * a node that cannot be reached at start-up, or one of another chain, is a misconfiguration to
+ * report at once, not an outage to retry forever nor a chain to index on the wrong addresses.
+ */
+async function checkChain(rpcUrl: string, network: string): Promise<void> {
+  let chainId: number;
+  try {
+    chainId = await new ChainSource({ rpcUrl }).chainId();
+  } catch (error) {
+    throw new Error(`the node at RPC_URL does not answer eth_chainId: ${describeRpcError(error)}`, {
+      cause: error,
+    });
+  }
+  const expected = NETWORK_CHAIN_IDS[network];
+  if (expected !== undefined && chainId !== expected)
+    throw new Error(
+      `the node at RPC_URL is on chain ${chainId}, but network ${network} is chain ${expected}: point RPC_URL at a ${network} node, or set NETWORK to the network it serves`,
+    );
+}
+
 function deploymentId(
   buildDir: string,
   network: string,
@@ -251,6 +274,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
   }
 
   let store: IndexerStore | null = null;
+  /** releases the store's lock (store-lock.ts) while started */
+  let unlockStore: (() => void) | null = null;
   let query: QueryService | null = null;
   let follower: ChainFollower | null = null;
   let chainReader: ClosableChainReader | null = null;
@@ -327,14 +352,23 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
     async start() {
       if (store) throw new Error('indexer already started');
       stoppedError = null;
-      const opened = openStore({
-        path: storePath,
-        schema,
-        startBlock,
-        deployment,
-        fileEntityTypes: subgraph.fileEntityTypes,
-        historyBlocks,
-      });
+      await checkChain(config.rpcUrl, config.network);
+      unlockStore = lockStore(storePath);
+      let opened: IndexerStore;
+      try {
+        opened = openStore({
+          path: storePath,
+          schema,
+          startBlock,
+          deployment,
+          fileEntityTypes: subgraph.fileEntityTypes,
+          historyBlocks,
+        });
+      } catch (error) {
+        unlockStore();
+        unlockStore = null;
+        throw error;
+      }
       store = opened;
       query = createQueryService({
         storePath,
@@ -347,7 +381,13 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         transientFailure: () => storeFailure?.message ?? null,
         features: deploymentFeatures(subgraph, schema),
       });
-      indexer.queryUrl = await query.listen(config.port, config.host);
+      try {
+        indexer.queryUrl = await query.listen(config.port, config.host);
+      } catch (error) {
+        // nothing runs yet: what start() took is given back, so start() may be called again
+        await indexer.stop();
+        throw error;
+      }
       abort = new AbortController();
       const chain = new ChainSource({
         rpcUrl: config.rpcUrl,
@@ -356,9 +396,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         maxAddressesPerRequest: config.maxAddressesPerRequest,
         signal: abort.signal,
         onRetry: (what, error, delay) =>
-          log(
-            `rpc ${what} failed (${(error as Error)?.message?.split('\n')[0] ?? error}); retrying in ${delay} ms`,
-          ),
+          log(`rpc ${what} failed (${describeRpcError(error)}); retrying in ${delay} ms`),
         onRangeLimit: (blocks, reason) =>
           log(
             `rpc eth_getLogs: the node refused a range ("${reason}"); ranges hold at most ${blocks} blocks from now on`,
@@ -428,6 +466,8 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       await chainReader?.close();
       closeFileFetchers();
       store?.close();
+      unlockStore?.();
+      unlockStore = null;
       store = null;
       chainReader = null;
       query = null;

@@ -367,6 +367,32 @@ const TRANSACTIONS_BY_HASH_MAX = 4;
 /** Declared eth calls made at once: 8 batches of the client's 100 (see ChainSource.ethCalls). */
 const ETH_CALLS_IN_FLIGHT = 800;
 
+/**
+ * An RPC failure in one line: viem's short message, then what it says went wrong (an HTTP status
+ * and body, a JSON-RPC error) and the innermost cause (e.g. `ECONNREFUSED`), which its own message
+ * (`HTTP request failed.`) leaves out.
+ */
+export function describeRpcError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { shortMessage, message, status, code, details } = e as Record<string, unknown>;
+    const text = String(shortMessage ?? message ?? e)
+      .split('\n')[0]!
+      .replace(/\.$/, '');
+    const said = [
+      typeof status === 'number' ? `HTTP ${status}` : '',
+      typeof code === 'string' ? code : '',
+      typeof details === 'string' && details !== text ? details : '',
+    ].filter((part) => part && !parts.some((seen) => seen.includes(part)));
+    if (!parts.some((seen) => seen.includes(text))) parts.push(text);
+    parts.push(...said);
+  }
+  return parts.join(': ');
+}
+
+/** how many times chainId() asks before it gives up */
+const CHAIN_ID_ATTEMPTS = 5;
+
 export class ChainSource {
   private readonly client;
   /** the same node, batching fewer requests per HTTP request: for whole blocks */
@@ -422,6 +448,22 @@ export class ChainSource {
         this.options.onRetry?.(what, error, delay);
         await sleep(delay, this.options.signal);
         delay = Math.min(delay * 2, max);
+      }
+    }
+  }
+
+  /**
+   * The node's chain id, asked a few times over about 4 s (a flaky node answers within them): a
+   * node that cannot answer it at start-up is a misconfiguration to report, not an outage to wait
+   * out. The last failure is thrown.
+   */
+  async chainId(): Promise<number> {
+    for (let attempt = 0, delay = 250; ; attempt++, delay *= 2) {
+      try {
+        return await this.client.getChainId();
+      } catch (error) {
+        if (attempt === CHAIN_ID_ATTEMPTS - 1) throw error;
+        await sleep(delay, this.options.signal);
       }
     }
   }

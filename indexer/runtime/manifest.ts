@@ -595,6 +595,10 @@ function applyNetwork(
     if (!entry) throw new Error(`network ${network} has no entry for data source ${raw.name ?? ''}`);
     if (!/^0x[0-9a-fA-F]{40}$/.test(entry.address))
       throw new Error(`network ${network}: ${raw.name ?? ''} address ${entry.address} is invalid`);
+    if (/^0x0{40}$/.test(entry.address))
+      throw new Error(
+        `network ${network}: ${raw.name ?? ''} has the zero address, which stands for a contract not deployed there: put its deployed address and start block in networks.json`,
+      );
     raw.network = network;
     raw.source = { ...raw.source, ...entry };
   }

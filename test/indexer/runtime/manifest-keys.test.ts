@@ -183,6 +183,18 @@ describe("a network of networks.json applied to the build's data sources", () =>
     );
   });
 
+  it('must not give a data source the zero address, which stands for a contract not deployed', async () => {
+    const built = await loadSubgraph({ buildDir: buildProbeSubgraph() });
+    const contracts = Object.fromEntries(
+      built.dataSources.map((ds) => [ds.name, { address: `0x${'00'.repeat(20)}`, startBlock: 0 }]),
+    );
+    await expect(
+      loadSubgraph({ buildDir: buildProbeSubgraph(), network: { name: 'sepolia', contracts } }),
+    ).rejects.toThrow(
+      'network sepolia: ProbeEmitter has the zero address, which stands for a contract not deployed there: put its deployed address and start block in networks.json',
+    );
+  });
+
   it('must have an entry for each data source', async () => {
     await expect(
       loadSubgraph({ buildDir: buildProbeSubgraph(), network: { name: 'testnet', contracts: {} } }),

@@ -1,0 +1,84 @@
+// What the indexer checks before it opens its store: that its node answers and serves the chain the
+// network names, and that no other indexer is writing the store. Each refusal says what to fix,
+// where indexing would otherwise retry forever, index the wrong chain on the wrong addresses, or let
+// two writers interleave their blocks. Over the harness devnet (chain 31337, network devnet).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
+import { devnetContracts } from '../harness/indexer.ts';
+
+let dataDir: string;
+let notANode: Server;
+let notANodeUrl: string;
+const started: Indexer[] = [];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'start-up-checks-'));
+  // a web server that is no Ethereum node: it answers every request with 501
+  notANode = createServer((_req, res) => res.writeHead(501).end('Unsupported method'));
+  await new Promise<void>((resolve) => notANode.listen(0, '127.0.0.1', resolve));
+  notANodeUrl = `http://127.0.0.1:${(notANode.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const indexer of started) await indexer.stop().catch(() => undefined);
+  notANode?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function indexer(overrides: Partial<IndexerConfig> = {}): Promise<Indexer> {
+  const devnet = inject('devnet');
+  const created = await createIndexer({
+    rpcUrl: devnet.rpcUrl,
+    network: 'devnet',
+    dataDir,
+    port: 0,
+    contracts: devnetContracts(devnet.deployment),
+    pollIntervalMs: 20,
+    log: () => undefined,
+    ...overrides,
+  });
+  started.push(created);
+  return created;
+}
+
+describe('indexer start-up', () => {
+  it('refuses a node it cannot reach, giving the cause', async () => {
+    // a port nothing listens on: taken, then given back
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect((await indexer({ rpcUrl: `http://127.0.0.1:${port}` })).start()).rejects.toThrow(
+      /^the node at RPC_URL does not answer eth_chainId: HTTP request failed: fetch failed: .*ECONNREFUSED/,
+    );
+  });
+
+  it('refuses a server that is no Ethereum node, giving its HTTP status', async () => {
+    await expect((await indexer({ rpcUrl: notANodeUrl })).start()).rejects.toThrow(
+      /^the node at RPC_URL does not answer eth_chainId: HTTP request failed: HTTP 501/,
+    );
+  });
+
+  it('refuses a node of another chain than the network names', async () => {
+    await expect((await indexer({ network: 'sepolia' })).start()).rejects.toThrow(
+      'the node at RPC_URL is on chain 31337, but network sepolia is chain 11155111: point RPC_URL at a sepolia node, or set NETWORK to the network it serves',
+    );
+  });
+
+  it('refuses to write a store another indexer is writing, naming its process, until it stops', async () => {
+    const first = await indexer();
+    await first.start();
+    const second = await indexer();
+    await expect(second.start()).rejects.toThrow(
+      `another indexer (process ${process.pid}) is writing the store ${first.storePath}: stop it, or give this one another DATA_DIR`,
+    );
+    await first.stop();
+    await second.start();
+    expect(second.queryUrl).toMatch(/^http:/);
+  });
+});
