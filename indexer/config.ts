@@ -1,8 +1,9 @@
 // Environment configuration of `npm run indexer`, validated at start-up: each problem names the
 // variable. With NETWORK=devnet and no RPC_URL, the RPC URL of the running `npm run devnet` is read
-// from its deployment.json (DEVNET_DATA_DIR, default <DATA_DIR>/devnet).
+// from the deployment.json it writes (in DEVNET_DATA_DIR, default data/devnet, as `npm run devnet`).
+// The RPC URL is printed only as redactUrl() shows it: providers put API keys in its path or query.
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/follower.ts';
 import { REORG_THRESHOLD } from './indexer.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
@@ -47,22 +48,47 @@ export interface IndexerEnvConfig {
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  // decimal digits only: Number() would take " " as 0, "0x1F40" as 8000 and "1e3" as 1000
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max} in decimal digits, got "${raw}"`);
   }
   return n;
 }
 
-/** `value` if it is an http(s) URL; else an error naming the variable (and what it should name). */
-function httpUrl(name: string, value: string, what = ''): string {
+/**
+ * An http(s) URL as it may be printed: scheme://host[:port], with "/…" standing for a path, query
+ * or user info (where providers put API keys and passwords), which are never shown.
+ */
+export function redactUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return '(a value that is not a URL, not shown)';
+  }
+  const hidden =
+    url.username !== '' ||
+    url.password !== '' ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '';
+  return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;
+}
+
+/**
+ * `value` if it is an http(s) URL; else an error naming the variable (and what it should name).
+ * With `secret`, the error shows the value only as redactUrl() does.
+ */
+function httpUrl(name: string, value: string, what = '', secret = false): string {
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return value;
   } catch {
     // refused below
   }
-  throw new Error(`${name} must be an http(s) URL${what && ` (${what})`}, got "${value}"`);
+  const shown = secret ? redactUrl(value) : `"${value}"`;
+  throw new Error(`${name} must be an http(s) URL${what && ` (${what})`}, got ${shown}`);
 }
 
 /** A true/false variable; unset or empty is false. */
@@ -72,17 +98,81 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   return value === 'true';
 }
 
+// one level below the repository, as is the bundle build/indexer-main.mjs that includes this
+const repoRoot = resolve(import.meta.dirname, '..');
+
+/** Where `npm run devnet` writes deployment.json: DEVNET_DATA_DIR, default data/devnet (from the working directory). */
+export function devnetDataDir(env: NodeJS.ProcessEnv): string {
+  return resolve(env.DEVNET_DATA_DIR || join('data', 'devnet'));
+}
+
+/** `path` relative to the working directory when under it (shorter to read), else absolute. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+}
+
+/** The networks of subgraph/networks.json, or an error naming the file. */
+function knownNetworks(networksFile: string): string[] {
+  try {
+    return Object.keys(JSON.parse(readFileSync(networksFile, 'utf8')) as Record<string, unknown>);
+  } catch (error) {
+    throw new Error(
+      `NETWORK cannot be checked: ${shown(networksFile)} is unreadable (${(error as Error).message})`,
+    );
+  }
+}
+
+/** The RPC URL the running devnet wrote in its deployment.json; an error says where it looked and what to set. */
+function devnetRpcUrl(env: NodeJS.ProcessEnv): string {
+  const dir = devnetDataDir(env);
+  const file = join(dir, 'deployment.json');
+  const where = env.DEVNET_DATA_DIR
+    ? `DEVNET_DATA_DIR=${env.DEVNET_DATA_DIR}`
+    : 'DEVNET_DATA_DIR, default data/devnet';
+  if (!existsSync(file)) {
+    throw new Error(
+      `RPC_URL is not set and there is no devnet deployment at ${shown(file)} (${where}): start \`npm run devnet\`, set DEVNET_DATA_DIR to the directory holding its deployment.json, or set RPC_URL to the chain's JSON-RPC URL (http(s)://host:port)`,
+    );
+  }
+  let rpcUrl: unknown;
+  try {
+    rpcUrl = (JSON.parse(readFileSync(file, 'utf8')) as { rpcUrl?: unknown } | null)?.rpcUrl;
+  } catch (error) {
+    throw new Error(
+      `RPC_URL is not set and the devnet deployment ${shown(file)} cannot be read (${(error as Error).message}): run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
+    );
+  }
+  if (typeof rpcUrl !== 'string' || rpcUrl === '') {
+    throw new Error(
+      `RPC_URL is not set and the devnet deployment ${shown(file)} has no "rpcUrl" string: run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
+    );
+  }
+  httpUrl(`"rpcUrl" of ${shown(file)}`, rpcUrl, '', true);
+  return rpcUrl;
+}
+
 export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   const network = env.NETWORK || 'devnet';
+  const networksFile = join(repoRoot, 'subgraph', 'networks.json');
+  const networks = knownNetworks(networksFile);
+  if (!networks.includes(network)) {
+    throw new Error(
+      `NETWORK must be a network of ${shown(networksFile)} (${networks.join(', ')}), got "${network}"`,
+    );
+  }
   const dataDir = resolve(env.DATA_DIR || 'data');
   let rpcUrl = env.RPC_URL;
-  if (!rpcUrl && network === 'devnet') {
-    const deploymentFile = join(resolve(env.DEVNET_DATA_DIR || join(dataDir, 'devnet')), 'deployment.json');
-    if (existsSync(deploymentFile))
-      rpcUrl = (JSON.parse(readFileSync(deploymentFile, 'utf8')) as { rpcUrl?: string }).rpcUrl;
+  if (!rpcUrl) {
+    if (network !== 'devnet') {
+      throw new Error(
+        `RPC_URL is required with NETWORK=${network}: the JSON-RPC endpoint of the chain to index (http(s)://host[:port][/path])`,
+      );
+    }
+    rpcUrl = devnetRpcUrl(env);
+  } else {
+    httpUrl('RPC_URL', rpcUrl, 'the JSON-RPC endpoint of the chain to index', true);
   }
-  if (!rpcUrl) throw new Error('RPC_URL is required (the JSON-RPC endpoint of the chain to index)');
-  httpUrl('RPC_URL', rpcUrl);
   const subgraphName = env.INDEXER_SUBGRAPH_NAME || 'fund-protocol';
   if (!/^[A-Za-z0-9][A-Za-z0-9_/-]*$/.test(subgraphName)) {
     throw new Error(

@@ -1,10 +1,20 @@
 // `npm run indexer`: indexes the chain at RPC_URL for a network of subgraph/networks.json into
 // DATA_DIR and serves the graph-node query dialect on PORT, with a progress display during sync.
-import { indexerConfigFromEnv } from './config.ts';
-import { createIndexer } from './indexer.ts';
+//
+// Exit codes: 2 when a variable is refused as read ("configuration error: ..."), 1 when start-up
+// fails on what the values name ("start-up error: ...": DATA_DIR not a writable directory, PORT in
+// use, the subgraph not built, the node refusing), each in one line naming what to fix; an error
+// that is no such message (a bug) adds its stack after that line. 0 after SIGINT/SIGTERM.
+import { join, relative, resolve, sep } from 'node:path';
+import { indexerConfigFromEnv, redactUrl, type IndexerEnvConfig } from './config.ts';
+import { createIndexer, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
 
-let config;
+// one level below the repository, as is the bundle build/indexer-main.mjs made of this file
+const repoRoot = resolve(import.meta.dirname, '..');
+const buildDir = join(repoRoot, 'subgraph', 'build');
+
+let config: IndexerEnvConfig;
 try {
   config = indexerConfigFromEnv(process.env);
 } catch (error) {
@@ -12,36 +22,162 @@ try {
   process.exit(2);
 }
 
+const rpcShown = redactUrl(config.rpcUrl);
+/** `text` with the RPC URL, which may carry an API key or a password, as redactUrl shows it. */
+const redacted = (text: string): string => {
+  let out = text.replaceAll(config.rpcUrl, rpcShown);
+  try {
+    out = out.replaceAll(new URL(config.rpcUrl).href, rpcShown);
+  } catch {
+    // validated as a URL already
+  }
+  return out;
+};
+const shown = (path: string): string => {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+};
+const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
+
+type SystemError = Error & {
+  code?: string;
+  path?: string;
+  syscall?: string;
+  address?: string;
+  port?: number;
+};
+
+/** One line saying what failed at start-up and what to change, or null for an error not foreseen. */
+function startupProblem(error: SystemError, storePath: string | null): string | null {
+  const { code, path } = error;
+  const port = `${error.address ?? '127.0.0.1'}:${error.port ?? config.port}`;
+  if (error.syscall === 'listen' || code === 'EADDRINUSE') {
+    const why =
+      code === 'EADDRINUSE'
+        ? 'is already in use (another indexer still running?)'
+        : `cannot be listened on (${code})`;
+    return `PORT: ${port} ${why}; set PORT to a free port (decimal, 1-65535), or 0 to pick one`;
+  }
+  if (code === 'ENOENT' && path && within(resolve(path), buildDir)) {
+    return `the subgraph build is missing ${shown(path)}: run \`npm run build:subgraph\` (or \`npm run build\`)`;
+  }
+  const dataDirProblem = (what: string) =>
+    `DATA_DIR: ${what}; DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${shown(config.dataDir)}`;
+  const inDataDir = path !== undefined && within(resolve(path), config.dataDir);
+  const fileSystem = ['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC'];
+  if (code && (inDataDir || (path === undefined && fileSystem.includes(code)))) {
+    const target = path ? shown(path) : shown(config.dataDir);
+    const why = {
+      ENOTDIR: 'a part of the path is a file, not a directory',
+      EEXIST: 'it exists and is not a directory',
+    }[code];
+    return dataDirProblem(`cannot create or write ${target} (${why ?? code})`);
+  }
+  if (
+    code?.startsWith('SQLITE_CANTOPEN') ||
+    code?.startsWith('SQLITE_READONLY') ||
+    code?.startsWith('SQLITE_PERM')
+  ) {
+    return dataDirProblem(`cannot open the store ${storePath ? shown(storePath) : ''} (${error.message})`);
+  }
+  // messages written for the user (a plain Error); TypeErrors and the like are bugs
+  if (error.constructor === Error && !code) return error.message;
+  if (code) return `${error.message} (${code})`;
+  return null;
+}
+
+function failStartup(error: unknown, storePath: string | null): never {
+  const e = (error instanceof Error ? error : new Error(String(error))) as SystemError;
+  const problem = startupProblem(e, storePath);
+  console.error(`start-up error: ${redacted(problem ?? e.message)}`);
+  // an error nobody foresaw is a bug: its stack, after the line that says what happened
+  if (problem === null && e.stack) console.error(redacted(e.stack));
+  process.exit(1);
+}
+
 const tty = Boolean(process.stdout.isTTY);
-const indexer = await createIndexer({
-  rpcUrl: config.rpcUrl,
-  network: config.network,
-  dataDir: config.dataDir,
-  port: config.port,
-  pollIntervalMs: config.pollIntervalMs,
-  maxRange: config.maxBlockRange,
-  maxRangesAhead: config.rangesAhead,
-  maxAddressesPerRequest: config.getLogsMaxAddresses,
-  staticFiltersAbove: config.staticFiltersThreshold,
-  transactions: config.transactions,
-  files: config.files,
-  commitIntervalMs: config.commitIntervalMs,
-  historyBlocks: config.historyBlocks,
-  reorgThreshold: config.reorgThreshold,
-  disableFailFast: config.disableFailFast,
-  subgraphName: config.subgraphName,
-  onProgress: createProgressDisplay({ write: (text) => process.stdout.write(text), tty }),
-  log: (line) => process.stdout.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),
-});
-await indexer.start();
-console.log(`indexer: ${config.network} via ${config.rpcUrl}; store ${indexer.storePath}`);
-console.log(`query endpoint: ${indexer.queryUrl}`);
+const log = (line: string): void => {
+  process.stdout.write(`${tty ? '\r\x1b[K' : ''}${redacted(line)}\n`);
+};
+/** the last block committed, as the progress reports tell it */
+let committed: number | null = null;
+const display = createProgressDisplay({ write: (text) => process.stdout.write(text), tty });
+let indexer: Indexer;
+try {
+  indexer = await createIndexer({
+    rpcUrl: config.rpcUrl,
+    network: config.network,
+    dataDir: config.dataDir,
+    port: config.port,
+    pollIntervalMs: config.pollIntervalMs,
+    maxRange: config.maxBlockRange,
+    maxRangesAhead: config.rangesAhead,
+    maxAddressesPerRequest: config.getLogsMaxAddresses,
+    staticFiltersAbove: config.staticFiltersThreshold,
+    transactions: config.transactions,
+    files: config.files,
+    commitIntervalMs: config.commitIntervalMs,
+    historyBlocks: config.historyBlocks,
+    reorgThreshold: config.reorgThreshold,
+    disableFailFast: config.disableFailFast,
+    subgraphName: config.subgraphName,
+    onProgress: (progress) => {
+      committed = progress.checkpoint;
+      display(progress);
+    },
+    log,
+  });
+} catch (error) {
+  failStartup(error, null);
+}
+try {
+  await indexer.start();
+} catch (error) {
+  failStartup(error, indexer.storePath);
+}
+/** The block the store holds up to, or null if the indexer cannot say (not started). */
+const checkpoint = (): number | null => {
+  try {
+    return indexer.status().checkpoint;
+  } catch {
+    return null;
+  }
+};
+log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
+const started = (() => {
+  try {
+    return indexer.status();
+  } catch {
+    return null;
+  }
+})();
+if (started && started.checkpoint >= started.startBlock) {
+  log(
+    `indexer: resuming after block ${started.checkpoint}, the last one in the store (${indexer.storePath})`,
+  );
+} else if (started) {
+  log(`indexer: new store, indexing from block ${started.startBlock}`);
+}
+log(`query endpoint: ${indexer.queryUrl}`);
 
 let stopping = false;
-const stop = (): void => {
+const stop = (signal: NodeJS.Signals): void => {
   if (stopping) return;
   stopping = true;
-  void indexer.stop().then(() => process.exit(0));
+  const atSignal = checkpoint();
+  indexer.stop().then(
+    () => {
+      const at = Math.max(atSignal ?? -1, committed ?? -1);
+      // ends a status line drawn in place, where the display can (progress.ts's stop(), if it has one)
+      (display as { stop?: () => void }).stop?.();
+      log(at >= 0 ? `indexer: stopped (${signal}) at block ${at}` : `indexer: stopped (${signal})`);
+      process.exit(0);
+    },
+    (error: Error) => {
+      console.error(`indexer: stopping failed: ${redacted(error.message)}`);
+      process.exit(1);
+    },
+  );
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

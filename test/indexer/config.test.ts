@@ -3,9 +3,14 @@
 // IPFS_URL, ARWEAVE_URL and INDEXER_FILE_* where file data sources read files, INDEXER_HISTORY_BLOCKS
 // and INDEXER_REORG_THRESHOLD how much history the store keeps, INDEXER_DISABLE_FAIL_FAST whether
 // handler errors pause indexing before the first sync, and a value any of them does not take stops
-// start-up with a message naming it.
-import { describe, expect, it } from 'vitest';
-import { indexerConfigFromEnv } from '../../indexer/config.ts';
+// start-up with a message naming it. Numbers are decimal digits only, NETWORK must be in networks.json,
+// the RPC URL is never shown beyond its scheme and host, and without RPC_URL the devnet's
+// deployment.json is read where `npm run devnet` writes it (DEVNET_DATA_DIR).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { devnetDataDir, indexerConfigFromEnv, redactUrl } from '../../indexer/config.ts';
 
 const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
 
@@ -27,7 +32,7 @@ describe('the indexer configuration', () => {
     expect(indexerConfigFromEnv(base).historyBlocks).toBeUndefined();
     expect(indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '1000' }).historyBlocks).toBe(1000);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '0' })).toThrow(
-      'INDEXER_HISTORY_BLOCKS must be an integer between 1 and 2147483647, got "0"',
+      'INDEXER_HISTORY_BLOCKS must be an integer between 1 and 2147483647 in decimal digits, got "0"',
     );
   });
 
@@ -35,7 +40,7 @@ describe('the indexer configuration', () => {
     expect(indexerConfigFromEnv(base).reorgThreshold).toBe(250);
     expect(indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '64' }).reorgThreshold).toBe(64);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '-1' })).toThrow(
-      'INDEXER_REORG_THRESHOLD must be an integer between 0 and 1000000, got "-1"',
+      'INDEXER_REORG_THRESHOLD must be an integer between 0 and 1000000 in decimal digits, got "-1"',
     );
   });
 
@@ -53,7 +58,7 @@ describe('the indexer configuration', () => {
       500,
     );
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_GET_LOGS_MAX_ADDRESSES: '0' })).toThrow(
-      'INDEXER_GET_LOGS_MAX_ADDRESSES must be an integer between 1 and 100000, got "0"',
+      'INDEXER_GET_LOGS_MAX_ADDRESSES must be an integer between 1 and 100000 in decimal digits, got "0"',
     );
   });
 
@@ -63,7 +68,7 @@ describe('the indexer configuration', () => {
       indexerConfigFromEnv({ ...base, INDEXER_STATIC_FILTERS_THRESHOLD: '500' }).staticFiltersThreshold,
     ).toBe(500);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_STATIC_FILTERS_THRESHOLD: '-1' })).toThrow(
-      'INDEXER_STATIC_FILTERS_THRESHOLD must be an integer between 0 and 9007199254740991, got "-1"',
+      'INDEXER_STATIC_FILTERS_THRESHOLD must be an integer between 0 and 9007199254740991 in decimal digits, got "-1"',
     );
   });
 
@@ -88,7 +93,102 @@ describe('the indexer configuration', () => {
       'ARWEAVE_URL must be an http(s) URL (an Arweave gateway), got "ar://x"',
     );
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_FILE_TIMEOUT_MS: '5' })).toThrow(
-      'INDEXER_FILE_TIMEOUT_MS must be an integer between 100 and 3600000, got "5"',
+      'INDEXER_FILE_TIMEOUT_MS must be an integer between 100 and 3600000 in decimal digits, got "5"',
+    );
+  });
+});
+
+describe('the indexer configuration: numbers, network, RPC URL and the devnet deployment', () => {
+  const tempDirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'indexer-config-'));
+    tempDirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('refuses a PORT of blanks instead of picking a random port', () => {
+    expect(() => indexerConfigFromEnv({ ...base, PORT: ' ' })).toThrow(
+      'PORT must be an integer between 0 and 65535 in decimal digits, got " "',
+    );
+  });
+
+  it('refuses hexadecimal and exponent notations of a number', () => {
+    expect(() => indexerConfigFromEnv({ ...base, PORT: '0x1F40' })).toThrow('got "0x1F40"');
+    expect(() => indexerConfigFromEnv({ ...base, PORT: '1e3' })).toThrow('got "1e3"');
+    expect(() => indexerConfigFromEnv({ ...base, INDEXER_POLL_INTERVAL_MS: '1e3' })).toThrow(
+      'INDEXER_POLL_INTERVAL_MS must be an integer between 10 and 600000 in decimal digits, got "1e3"',
+    );
+  });
+
+  it('takes a PORT of decimal digits, and 8000 when it is unset or empty', () => {
+    expect(indexerConfigFromEnv({ ...base, PORT: '8081' }).port).toBe(8081);
+    expect(indexerConfigFromEnv({ ...base, PORT: '' }).port).toBe(8000);
+    expect(indexerConfigFromEnv(base).port).toBe(8000);
+  });
+
+  it('refuses a NETWORK that networks.json lacks, listing the networks it has', () => {
+    expect(() => indexerConfigFromEnv({ ...base, NETWORK: 'nosuch' })).toThrow(
+      'NETWORK must be a network of subgraph/networks.json (devnet, sepolia), got "nosuch"',
+    );
+  });
+
+  it('shows only the scheme and host of an RPC URL', () => {
+    expect(redactUrl('https://mainnet.infura.io/v3/MYAPIKEY123')).toBe('https://mainnet.infura.io/…');
+    expect(redactUrl('http://user:secret@127.0.0.1:1/v3/MYAPIKEY123')).toBe('http://127.0.0.1:1/…');
+    expect(redactUrl('http://127.0.0.1:8545/?key=abc')).toBe('http://127.0.0.1:8545/…');
+    expect(redactUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
+  });
+
+  it('refuses an RPC_URL that is not http(s) without echoing its credentials or key', () => {
+    let message = '';
+    try {
+      indexerConfigFromEnv({ ...base, RPC_URL: 'ftp://user:secret@node.example/v3/MYAPIKEY123' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('RPC_URL must be an http(s) URL');
+    expect(message).toContain('ftp://node.example/…');
+    expect(message).not.toMatch(/secret|MYAPIKEY123|user/);
+  });
+
+  it("looks for the devnet's deployment.json where npm run devnet writes it, not under DATA_DIR", () => {
+    expect(devnetDataDir({ DATA_DIR: '/srv/indexer-data' })).toBe(resolve('data', 'devnet'));
+    expect(devnetDataDir({ DEVNET_DATA_DIR: '/srv/devnet' })).toBe('/srv/devnet');
+  });
+
+  it('takes the RPC URL from the deployment.json in DEVNET_DATA_DIR when RPC_URL is unset', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'deployment.json'), JSON.stringify({ rpcUrl: 'http://127.0.0.1:34567' }));
+    const config = indexerConfigFromEnv({ DEVNET_DATA_DIR: dir, DATA_DIR: tempDir() });
+    expect(config.rpcUrl).toBe('http://127.0.0.1:34567');
+  });
+
+  it('says where it looked for deployment.json and how to point at it when there is none', () => {
+    const dir = tempDir();
+    expect(() => indexerConfigFromEnv({ DEVNET_DATA_DIR: dir })).toThrow(
+      `RPC_URL is not set and there is no devnet deployment at ${join(dir, 'deployment.json')} (DEVNET_DATA_DIR=${dir}): start \`npm run devnet\`, set DEVNET_DATA_DIR`,
+    );
+  });
+
+  it('names a malformed deployment.json', () => {
+    const dir = tempDir();
+    const file = join(dir, 'deployment.json');
+    writeFileSync(file, '{ "rpcUrl": ');
+    expect(() => indexerConfigFromEnv({ DEVNET_DATA_DIR: dir })).toThrow(
+      `RPC_URL is not set and the devnet deployment ${file} cannot be read`,
+    );
+    writeFileSync(file, '{ "chainId": 31337 }');
+    expect(() => indexerConfigFromEnv({ DEVNET_DATA_DIR: dir })).toThrow(
+      `the devnet deployment ${file} has no "rpcUrl" string`,
+    );
+  });
+
+  it('requires RPC_URL for a network other than devnet', () => {
+    expect(() => indexerConfigFromEnv({ NETWORK: 'sepolia' })).toThrow(
+      'RPC_URL is required with NETWORK=sepolia',
     );
   });
 });

@@ -1,0 +1,228 @@
+// `npm run indexer` as its users meet it: the bundle `npm run build:indexer` makes of indexer/main.ts
+// runs as a child process against the harness's devnet. It says where it resumes and where it
+// stopped, never prints the RPC URL's path or query, and refuses what it cannot start with in one
+// line naming what to fix (exit 2 for a variable refused as read, 1 for a start-up failure), with
+// no stack trace. The npm script execs node, so a SIGTERM to the script's shell reaches the indexer.
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const bundle = join(repoRoot, 'build', 'indexer-main.mjs');
+const dirs: string[] = [];
+const children = new Set<ChildProcess>();
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'indexer-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  /** resolves with the exit code (null if a signal ended it) */
+  exit: Promise<number | null>;
+  /** resolves once a stdout line matches */
+  line(pattern: RegExp): Promise<RegExpExecArray>;
+}
+
+/** Runs `command` (the bundle by default) with the environment `npm run indexer` would see, plus `env`. */
+function run(env: Record<string, string>, command: [string, string[]] = [process.execPath, [bundle]]): Run {
+  const child = spawn(command[0], command[1], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      RPC_URL: inject('devnet').rpcUrl,
+      NETWORK: 'devnet',
+      PORT: '0',
+      INDEXER_MAX_BLOCK_RANGE: '5',
+      INDEXER_COMMIT_INTERVAL_MS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const waiting = new Set<() => void>();
+  createInterface({ input: child.stdout! }).on('line', (l) => {
+    stdout.push(l);
+    for (const w of [...waiting]) w();
+  });
+  createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
+  const exit = new Promise<number | null>((r) =>
+    child.once('exit', (code) => {
+      children.delete(child);
+      // let readline hand over the last lines
+      setImmediate(() => r(code));
+    }),
+  );
+  const line = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolveLine, reject) => {
+      const check = () => {
+        for (const l of stdout) {
+          const m = pattern.exec(l);
+          if (m) {
+            waiting.delete(check);
+            return resolveLine(m);
+          }
+        }
+      };
+      waiting.add(check);
+      check();
+      void exit.then(() => {
+        waiting.delete(check);
+        reject(new Error(`exited before printing ${pattern}: ${[...stdout, ...stderr].join('\n')}`));
+      });
+    });
+  return { child, stdout, stderr, exit, line };
+}
+
+/** The one stderr line of a refused start, checked for being one line with no stack trace. */
+async function refusal(r: Run): Promise<{ code: number | null; message: string }> {
+  const code = await r.exit;
+  const lines = r.stderr.filter((l) => !/^npm warn/.test(l));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).not.toMatch(/^\s+at /);
+  return { code, message: lines[0]! };
+}
+
+describe('npm run indexer', () => {
+  it('says at which block it stopped on SIGTERM, and exits 0', async () => {
+    const r = run({ DATA_DIR: tempDir() });
+    await r.line(/^query endpoint: /);
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+    expect(r.stdout.at(-1)).toMatch(/^indexer: stopped \(SIGTERM\) at block \d+$/);
+  });
+
+  it('says it starts a new store the first time, and resumes after the block it stopped at the next', async () => {
+    const dataDir = tempDir();
+    const first = run({ DATA_DIR: dataDir });
+    await first.line(/^indexer: new store, indexing from block 1$/);
+    await first.line(/^indexing block|^synced/);
+    first.child.kill('SIGINT');
+    await first.exit;
+    const stopped = Number(/at block (\d+)$/.exec(first.stdout.at(-1)!)![1]);
+    expect(stopped).toBeGreaterThan(0);
+
+    const second = run({ DATA_DIR: dataDir });
+    const [, block, store] = await second.line(
+      /^indexer: resuming after block (\d+), the last one in the store \((.+)\)$/,
+    );
+    expect(Number(block)).toBe(stopped);
+    expect(store).toContain(join(dataDir, 'indexer'));
+    second.child.kill('SIGTERM');
+    expect(await second.exit).toBe(0);
+  });
+
+  it('prints the RPC URL as its scheme and host only, hiding an API key in its query', async () => {
+    const rpcUrl = `${inject('devnet').rpcUrl}/?apikey=MYAPIKEY123`;
+    const r = run({ DATA_DIR: tempDir(), RPC_URL: rpcUrl });
+    await r.line(/^query endpoint: /);
+    r.child.kill('SIGTERM');
+    await r.exit;
+    expect(r.stdout.find((l) => l.startsWith('indexer: devnet via '))).toMatch(
+      /^indexer: devnet via http:\/\/127\.0\.0\.1:\d+\/…; store /,
+    );
+    expect([...r.stdout, ...r.stderr].join('\n')).not.toContain('MYAPIKEY123');
+  });
+
+  it('refuses a NETWORK networks.json lacks as a configuration error listing the networks, exit 2', async () => {
+    const { code, message } = await refusal(run({ DATA_DIR: tempDir(), NETWORK: 'nosuch' }));
+    expect(code).toBe(2);
+    expect(message).toBe(
+      'configuration error: NETWORK must be a network of subgraph/networks.json (devnet, sepolia), got "nosuch"',
+    );
+  });
+
+  it('refuses a PORT that is not decimal digits as a configuration error, exit 2', async () => {
+    const { code, message } = await refusal(run({ DATA_DIR: tempDir(), PORT: '0x1F40' }));
+    expect(code).toBe(2);
+    expect(message).toBe(
+      'configuration error: PORT must be an integer between 0 and 65535 in decimal digits, got "0x1F40"',
+    );
+  });
+
+  it('refuses a PORT in use in one line naming PORT, exit 1', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { code, message } = await refusal(run({ DATA_DIR: tempDir(), PORT: String(port) }));
+      expect(code).toBe(1);
+      expect(message).toBe(
+        `start-up error: PORT: 127.0.0.1:${port} is already in use (another indexer still running?); set PORT to a free port (decimal, 1-65535), or 0 to pick one`,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a DATA_DIR that is a file in one line naming DATA_DIR, exit 1', async () => {
+    const file = join(tempDir(), 'not-a-directory');
+    writeFileSync(file, '');
+    const { code, message } = await refusal(run({ DATA_DIR: file }));
+    expect(code).toBe(1);
+    expect(message).toMatch(/^start-up error: DATA_DIR: cannot create or write /);
+    expect(message).toContain(
+      `DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${file}`,
+    );
+  });
+
+  it('says to run npm run build:subgraph when the subgraph build is missing, exit 1', async () => {
+    // a copy of the bundle one level below a tree without subgraph/build
+    const root = tempDir();
+    mkdirSync(join(root, 'build'));
+    mkdirSync(join(root, 'subgraph'));
+    copyFileSync(bundle, join(root, 'build', 'indexer-main.mjs'));
+    copyFileSync(join(repoRoot, 'subgraph', 'networks.json'), join(root, 'subgraph', 'networks.json'));
+    symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+    const r = run({ DATA_DIR: join(root, 'data') }, [
+      process.execPath,
+      [join(root, 'build', 'indexer-main.mjs')],
+    ]);
+    const { code, message } = await refusal(r);
+    expect(code).toBe(1);
+    expect(message).toBe(
+      `start-up error: the subgraph build is missing ${join(root, 'subgraph', 'build', 'subgraph.yaml')}: run \`npm run build:subgraph\` (or \`npm run build\`)`,
+    );
+  });
+
+  it("passes a SIGTERM to the script's shell on to the indexer: the script execs node after the build", async () => {
+    const script = (
+      JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts.indexer!;
+    const [build, last] = script.split(/ && (?=[^&]*$)/);
+    expect(build).toBe('npm run build');
+    // the script as npm runs it, in its shell, with the build replaced by `true` (the build rewrites
+    // build/, which other suites run)
+    const r = run({ DATA_DIR: tempDir() }, ['sh', ['-c', `true && ${last!}`]]);
+    await r.line(/^query endpoint: /);
+    r.child.kill('SIGTERM');
+    // the shell's pid is the indexer's: it stops cleanly instead of the shell dying under it
+    expect(await r.exit).toBe(0);
+    expect(r.stdout.at(-1)).toMatch(/^indexer: stopped \(SIGTERM\) at block \d+$/);
+  });
+});
