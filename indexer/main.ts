@@ -135,22 +135,16 @@ try {
 } catch (error) {
   failStartup(error, indexer.storePath);
 }
-/** The block the store holds up to, or null if the indexer cannot say (not started). */
-const checkpoint = (): number | null => {
-  try {
-    return indexer.status().checkpoint;
-  } catch {
-    return null;
-  }
-};
-log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
-const started = (() => {
+/** The indexer's status, or null when it cannot say (not started, or stopped). */
+const statusNow = (): ReturnType<Indexer['status']> | null => {
   try {
     return indexer.status();
   } catch {
     return null;
   }
-})();
+};
+log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
+const started = statusNow();
 if (started && started.checkpoint >= started.startBlock) {
   log(
     `indexer: resuming after block ${started.checkpoint}, the last one in the store (${indexer.storePath})`,
@@ -164,12 +158,12 @@ let stopping = false;
 const stop = (signal: NodeJS.Signals): void => {
   if (stopping) return;
   stopping = true;
-  const atSignal = checkpoint();
+  const atSignal = statusNow()?.checkpoint ?? null;
   indexer.stop().then(
     () => {
       const at = Math.max(atSignal ?? -1, committed ?? -1);
-      // ends a status line drawn in place, where the display can (progress.ts's stop(), if it has one)
-      (display as { stop?: () => void }).stop?.();
+      // ends a status line drawn in place
+      display.stop();
       log(at >= 0 ? `indexer: stopped (${signal}) at block ${at}` : `indexer: stopped (${signal})`);
       process.exit(0);
     },
