@@ -143,17 +143,7 @@ const statusNow = (): ReturnType<Indexer['status']> | null => {
     return null;
   }
 };
-log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
-const started = statusNow();
-if (started && started.checkpoint >= started.startBlock) {
-  log(
-    `indexer: resuming after block ${started.checkpoint}, the last one in the store (${indexer.storePath})`,
-  );
-} else if (started) {
-  log(`indexer: new store, indexing from block ${started.startBlock}`);
-}
-log(`query endpoint: ${indexer.queryUrl}`);
-
+// stopping is handled before anything is said, so a signal right after a start-up line is not fatal
 let stopping = false;
 const stop = (signal: NodeJS.Signals): void => {
   if (stopping) return;
@@ -175,3 +165,14 @@ const stop = (signal: NodeJS.Signals): void => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+
+log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
+const started = statusNow();
+if (started && started.checkpoint >= started.startBlock) {
+  log(
+    `indexer: resuming after block ${started.checkpoint}, the last one in the store (${indexer.storePath})`,
+  );
+} else if (started) {
+  log(`indexer: new store, indexing from block ${started.startBlock}`);
+}
+log(`query endpoint: ${indexer.queryUrl}`);
