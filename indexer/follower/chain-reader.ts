@@ -12,6 +12,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
+import { rpcEndpoint } from './rpc-endpoint.ts';
 
 export interface ChainReaderOptions {
   rpcUrl: string;
@@ -26,14 +27,14 @@ export interface ClosableChainReader extends ChainReader {
 // Plain CommonJS so the worker needs no TypeScript loader.
 const workerSource = `
 const { workerData } = require('node:worker_threads');
-const { port, url, timeoutMs } = workerData;
+const { port, url, headers, timeoutMs } = workerData;
 const signal = new Int32Array(workerData.signal);
 port.on('message', async ({ id, body }) => {
   let answer;
   try {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body,
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -122,7 +123,7 @@ class WorkerChainReader implements ClosableChainReader {
       eval: true,
       workerData: {
         port: port2,
-        url: this.options.rpcUrl,
+        ...rpcEndpoint(this.options.rpcUrl),
         timeoutMs: this.timeoutMs,
         signal: this.signal.buffer,
       },

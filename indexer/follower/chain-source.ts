@@ -25,6 +25,7 @@ import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
+import { rpcEndpoint } from './rpc-endpoint.ts';
 
 export interface ChainSourceOptions {
   rpcUrl: string;
@@ -408,9 +409,15 @@ export class ChainSource {
   private lastLogs = 0;
 
   constructor(private readonly options: ChainSourceOptions) {
+    const { url, headers } = rpcEndpoint(options.rpcUrl);
     const client = (batchSize: number) =>
       createPublicClient({
-        transport: http(options.rpcUrl, { batch: { batchSize, wait: 0 }, retryCount: 0, timeout: 60_000 }),
+        transport: http(url, {
+          batch: { batchSize, wait: 0 },
+          retryCount: 0,
+          timeout: 60_000,
+          fetchOptions: { headers },
+        }),
       });
     this.client = client(100);
     this.fullBlockClient = client(FULL_BLOCKS_PER_BATCH);

@@ -1,5 +1,6 @@
 // What the indexer checks before it opens its store: that its node answers and serves the chain the
-// network names, and that no other indexer is writing the store. Each refusal says what to fix,
+// network names, and that no other indexer is writing the store; and that an RPC URL holding
+// credentials reaches its node. Each refusal says what to fix,
 // where indexing would otherwise retry forever, index the wrong chain on the wrong addresses, or let
 // two writers interleave their blocks. Over the harness devnet (chain 31337, network devnet).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -46,7 +47,54 @@ async function indexer(overrides: Partial<IndexerConfig> = {}): Promise<Indexer>
   return created;
 }
 
+/**
+ * A proxy to the devnet's node that answers 401 to any request without `user:s@cret` as Basic
+ * authorization, as hosted nodes that hand out credentials in their URLs do; counts what it refused.
+ */
+async function authenticatingProxy(): Promise<{ url: string; refused: () => number; close(): void }> {
+  const target = inject('devnet').rpcUrl;
+  const expected = `Basic ${Buffer.from('user:s@cret').toString('base64')}`;
+  let refused = 0;
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.headers.authorization !== expected) {
+      refused++;
+      res.writeHead(401).end();
+      return;
+    }
+    const answer = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.concat(chunks),
+    });
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://user:s%40cret@127.0.0.1:${port}`,
+    refused: () => refused,
+    close: () => server.close(),
+  };
+}
+
 describe('indexer start-up', () => {
+  it('sends the credentials of an RPC URL as Basic authorization, since fetch refuses them in URLs', async () => {
+    const proxy = await authenticatingProxy();
+    const ownDir = mkdtempSync(join(tmpdir(), 'rpc-auth-'));
+    try {
+      const through = await indexer({ rpcUrl: proxy.url, dataDir: ownDir });
+      await through.start();
+      await through.waitForBlock(inject('devnet').deployment.startBlock);
+      await through.stop();
+      expect(proxy.refused()).toBe(0);
+    } finally {
+      proxy.close();
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a node it cannot reach, giving the cause', async () => {
     // a port nothing listens on: taken, then given back
     const closed = createServer();
