@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/follower.ts';
-import { REORG_THRESHOLD } from './indexer.ts';
+import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './indexer.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';
 import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
@@ -98,16 +98,13 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   return value === 'true';
 }
 
-// one level below the repository, as is the bundle build/indexer-main.mjs that includes this
-const repoRoot = resolve(import.meta.dirname, '..');
-
 /** Where `npm run devnet` writes deployment.json: DEVNET_DATA_DIR, default data/devnet (from the working directory). */
 export function devnetDataDir(env: NodeJS.ProcessEnv): string {
   return resolve(env.DEVNET_DATA_DIR || join('data', 'devnet'));
 }
 
 /** `path` relative to the working directory when under it (shorter to read), else absolute. */
-function shown(path: string): string {
+export function shownPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel : path;
 }
@@ -118,7 +115,7 @@ function knownNetworks(networksFile: string): string[] {
     return Object.keys(JSON.parse(readFileSync(networksFile, 'utf8')) as Record<string, unknown>);
   } catch (error) {
     throw new Error(
-      `NETWORK cannot be checked: ${shown(networksFile)} is unreadable (${(error as Error).message})`,
+      `NETWORK cannot be checked: ${shownPath(networksFile)} is unreadable (${(error as Error).message})`,
     );
   }
 }
@@ -132,7 +129,7 @@ function devnetRpcUrl(env: NodeJS.ProcessEnv): string {
     : 'DEVNET_DATA_DIR, default data/devnet';
   if (!existsSync(file)) {
     throw new Error(
-      `RPC_URL is not set and there is no devnet deployment at ${shown(file)} (${where}): start \`npm run devnet\`, set DEVNET_DATA_DIR to the directory holding its deployment.json, or set RPC_URL to the chain's JSON-RPC URL (http(s)://host:port)`,
+      `RPC_URL is not set and there is no devnet deployment at ${shownPath(file)} (${where}): start \`npm run devnet\`, set DEVNET_DATA_DIR to the directory holding its deployment.json, or set RPC_URL to the chain's JSON-RPC URL (http(s)://host:port)`,
     );
   }
   let rpcUrl: unknown;
@@ -140,25 +137,25 @@ function devnetRpcUrl(env: NodeJS.ProcessEnv): string {
     rpcUrl = (JSON.parse(readFileSync(file, 'utf8')) as { rpcUrl?: unknown } | null)?.rpcUrl;
   } catch (error) {
     throw new Error(
-      `RPC_URL is not set and the devnet deployment ${shown(file)} cannot be read (${(error as Error).message}): run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
+      `RPC_URL is not set and the devnet deployment ${shownPath(file)} cannot be read (${(error as Error).message}): run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
     );
   }
   if (typeof rpcUrl !== 'string' || rpcUrl === '') {
     throw new Error(
-      `RPC_URL is not set and the devnet deployment ${shown(file)} has no "rpcUrl" string: run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
+      `RPC_URL is not set and the devnet deployment ${shownPath(file)} has no "rpcUrl" string: run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
     );
   }
-  httpUrl(`"rpcUrl" of ${shown(file)}`, rpcUrl, '', true);
+  httpUrl(`"rpcUrl" of ${shownPath(file)}`, rpcUrl, '', true);
   return rpcUrl;
 }
 
 export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   const network = env.NETWORK || 'devnet';
-  const networksFile = join(repoRoot, 'subgraph', 'networks.json');
+  const networksFile = DEFAULT_NETWORKS_FILE;
   const networks = knownNetworks(networksFile);
   if (!networks.includes(network)) {
     throw new Error(
-      `NETWORK must be a network of ${shown(networksFile)} (${networks.join(', ')}), got "${network}"`,
+      `NETWORK must be a network of ${shownPath(networksFile)} (${networks.join(', ')}), got "${network}"`,
     );
   }
   const dataDir = resolve(env.DATA_DIR || 'data');

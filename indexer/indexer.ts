@@ -127,6 +127,9 @@ const STORE_RETRY_MAX_MS = 60_000;
 
 // one level below the repository, as are the bundles of `npm run build` in build/ that include this
 const repoRoot = resolve(import.meta.dirname, '..');
+/** the subgraph build and networks.json the indexer reads unless told otherwise */
+export const DEFAULT_BUILD_DIR = join(repoRoot, 'subgraph', 'build');
+export const DEFAULT_NETWORKS_FILE = join(repoRoot, 'subgraph', 'networks.json');
 
 /**
  * What fetches the files of each file template's data sources, by template name: one fetcher per
@@ -240,12 +243,13 @@ export function historyToKeep(
 }
 
 export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
-  const buildDir = resolve(config.buildDir ?? join(repoRoot, 'subgraph', 'build'));
+  const buildDir = resolve(config.buildDir ?? DEFAULT_BUILD_DIR);
   let contracts = config.contracts;
   if (!contracts) {
-    const networks = JSON.parse(
-      readFileSync(config.networksFile ?? join(repoRoot, 'subgraph', 'networks.json'), 'utf8'),
-    ) as Record<string, Record<string, NetworkContract>>;
+    const networks = JSON.parse(readFileSync(config.networksFile ?? DEFAULT_NETWORKS_FILE, 'utf8')) as Record<
+      string,
+      Record<string, NetworkContract>
+    >;
     contracts = networks[config.network];
     if (!contracts) throw new Error(`network ${config.network} is not in networks.json`);
   }

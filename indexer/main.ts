@@ -5,14 +5,10 @@
 // fails on what the values name ("start-up error: ...": DATA_DIR not a writable directory, PORT in
 // use, the subgraph not built, the node refusing), each in one line naming what to fix; an error
 // that is no such message (a bug) adds its stack after that line. 0 after SIGINT/SIGTERM.
-import { join, relative, resolve, sep } from 'node:path';
-import { indexerConfigFromEnv, redactUrl, type IndexerEnvConfig } from './config.ts';
-import { createIndexer, type Indexer } from './indexer.ts';
+import { resolve, sep } from 'node:path';
+import { indexerConfigFromEnv, redactUrl, shownPath, type IndexerEnvConfig } from './config.ts';
+import { createIndexer, DEFAULT_BUILD_DIR, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
-
-// one level below the repository, as is the bundle build/indexer-main.mjs made of this file
-const repoRoot = resolve(import.meta.dirname, '..');
-const buildDir = join(repoRoot, 'subgraph', 'build');
 
 let config: IndexerEnvConfig;
 try {
@@ -32,10 +28,6 @@ const redacted = (text: string): string => {
     // validated as a URL already
   }
   return out;
-};
-const shown = (path: string): string => {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel : path;
 };
 const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
 
@@ -58,15 +50,15 @@ function startupProblem(error: SystemError, storePath: string | null): string | 
         : `cannot be listened on (${code})`;
     return `PORT: ${port} ${why}; set PORT to a free port (decimal, 1-65535), or 0 to pick one`;
   }
-  if (code === 'ENOENT' && path && within(resolve(path), buildDir)) {
-    return `the subgraph build is missing ${shown(path)}: run \`npm run build:subgraph\` (or \`npm run build\`)`;
+  if (code === 'ENOENT' && path && within(resolve(path), DEFAULT_BUILD_DIR)) {
+    return `the subgraph build is missing ${shownPath(path)}: run \`npm run build:subgraph\` (or \`npm run build\`)`;
   }
   const dataDirProblem = (what: string) =>
-    `DATA_DIR: ${what}; DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${shown(config.dataDir)}`;
+    `DATA_DIR: ${what}; DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${shownPath(config.dataDir)}`;
   const inDataDir = path !== undefined && within(resolve(path), config.dataDir);
   const fileSystem = ['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC'];
   if (code && (inDataDir || (path === undefined && fileSystem.includes(code)))) {
-    const target = path ? shown(path) : shown(config.dataDir);
+    const target = path ? shownPath(path) : shownPath(config.dataDir);
     const why = {
       ENOTDIR: 'a part of the path is a file, not a directory',
       EEXIST: 'it exists and is not a directory',
@@ -78,7 +70,9 @@ function startupProblem(error: SystemError, storePath: string | null): string | 
     code?.startsWith('SQLITE_READONLY') ||
     code?.startsWith('SQLITE_PERM')
   ) {
-    return dataDirProblem(`cannot open the store ${storePath ? shown(storePath) : ''} (${error.message})`);
+    return dataDirProblem(
+      `cannot open the store ${storePath ? shownPath(storePath) : ''} (${error.message})`,
+    );
   }
   // messages written for the user (a plain Error); TypeErrors and the like are bugs
   if (error.constructor === Error && !code) return error.message;
