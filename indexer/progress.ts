@@ -4,7 +4,7 @@
 // printed every few seconds. Rates are measured over a sliding window so they follow the current
 // speed. Once the follower reaches the head, one "synced … following the head" line is printed and
 // the display stays quiet while it follows, until indexing really falls behind (see fallBehindBlocks).
-import type { FollowerProgress } from './follower/follower.ts';
+import { CAUGHT_UP_DISTANCE, type FollowerProgress } from './follower/follower.ts';
 
 interface Sample {
   at: number;
@@ -52,9 +52,9 @@ const WINDOW_MS = 10_000;
 
 /**
  * A checkpoint at most this far behind the head still follows it: graph-node's CAUGHT_UP_DISTANCE,
- * which the follower uses to decide that the subgraph is synced (indexer/follower/follower.ts).
+ * the distance the follower decides the subgraph is synced by.
  */
-export const FALL_BEHIND_BLOCKS = 10;
+export const FALL_BEHIND_BLOCKS = CAUGHT_UP_DISTANCE;
 /** How long indexing must stay more than FALL_BEHIND_BLOCKS behind for the sync display to return. */
 export const FALL_BEHIND_MS = 30_000;
 

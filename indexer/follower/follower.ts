@@ -120,7 +120,7 @@ const HEAD_REFRESH_MS = 1000;
  * A block at most this far behind the chain head is caught up (graph-node's CAUGHT_UP_DISTANCE): the
  * subgraph counts as synced from the first such block on.
  */
-const CAUGHT_UP_DISTANCE = 10;
+export const CAUGHT_UP_DISTANCE = 10;
 
 /** Uncommitted ranges are committed once they hold this many events. */
 export const COMMIT_EVENTS = 20_000;
