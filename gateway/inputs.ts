@@ -25,13 +25,18 @@ export function checkAddress(argument: string, value: string): `0x${string}` {
   return value.toLowerCase() as `0x${string}`;
 }
 
+/** The value of a closed list that `value` spells in another case, if any: the one a client meant. */
+export function sameButCase(values: readonly string[], value: string): string | undefined {
+  return values.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+}
+
 /**
  * An event name of the stream's closed list (event-names.ts), as written; another case of one is
  * named, since an agent guessing the case would otherwise read an empty page as "no such events".
  */
 export function checkEventName(argument: string, value: string): string {
   if (EVENT_NAMES.includes(value)) return value;
-  const folded = EVENT_NAMES.find((name) => name.toLowerCase() === value.toLowerCase());
+  const folded = sameButCase(EVENT_NAMES, value);
   throw badInput(
     argument,
     `${argument} must be one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}; got '${value.slice(0, 80)}'.${folded ? ` Did you mean '${folded}'?` : ''}`,

@@ -2,6 +2,7 @@
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
 // A slug that breaks its rule names no fund or strategy: a 404 saying where the slugs are listed.
+import { sameButCase } from '../gateway/inputs.ts';
 import type { ParamSpec, RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -31,7 +32,7 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
   }
   if ('enum' in schema) {
     if (schema.enum.includes(raw)) return { value: raw };
-    const folded = schema.enum.find((value) => value.toLowerCase() === raw.toLowerCase());
+    const folded = sameButCase(schema.enum, raw);
     const hint = folded ? ` Did you mean '${folded}'? Names are case-sensitive.` : '';
     return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw.slice(0, 80)}'.${hint}` };
   }
