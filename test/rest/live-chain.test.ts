@@ -47,11 +47,34 @@ async function transact(
   from: string,
   to: string,
   data: Hex,
-): Promise<{ status: string; blockNumber: number }> {
+): Promise<{ status: string; blockNumber: number; blockHash: Hex }> {
   const hash = await rpc<Hex>('eth_sendTransaction', [{ from, to, data, gas: '0x1e8480', gasPrice: '0x0' }]);
   await rpc('evm_mine');
-  const receipt = await rpc<{ status: string; blockNumber: Hex }>('eth_getTransactionReceipt', [hash]);
-  return { status: receipt.status, blockNumber: Number(receipt.blockNumber) };
+  const receipt = await rpc<{ status: string; blockNumber: Hex; blockHash: Hex }>(
+    'eth_getTransactionReceipt',
+    [hash],
+  );
+  return { status: receipt.status, blockNumber: Number(receipt.blockNumber), blockHash: receipt.blockHash };
+}
+
+/**
+ * Waits until the indexer holds the block `hash` at `number`. Reaching the number is not enough
+ * after the reverted snapshot of another test: the indexer may still hold that number from the
+ * abandoned branch until the new branch grows past it.
+ */
+async function indexedBlock(number: number, hash: Hex): Promise<void> {
+  for (;;) {
+    const response = await fetch(indexer.queryUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ _meta(block: { number: ${number} }) { block { hash } } }` }),
+    });
+    const body = (await response.json()) as { data?: { _meta: { block: { hash: string } } | null } | null };
+    if (body.data?._meta?.block.hash === hash) return;
+    // the new branch must grow past the abandoned one for the follower to see the reorg
+    await rpc('evm_mine');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 beforeAll(async () => {
@@ -237,7 +260,7 @@ describe('while the chain moves', () => {
 
     const receipt = await transact(account, proof.distributor, claimCall(proof));
     expect(receipt.status).toBe('0x1');
-    await indexer.waitForBlock(receipt.blockNumber);
+    await indexedBlock(receipt.blockNumber, receipt.blockHash);
     const after = await fetch(cachedBase + proofPath);
     expect(Number(after.headers.get('x-indexed-block'))).toBeGreaterThanOrEqual(receipt.blockNumber);
     expect((await after.json()).data.claimed).toBe(true);
