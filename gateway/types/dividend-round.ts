@@ -52,7 +52,10 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
     postedTxHash: t.string({ resolve: ({ row }) => row.postedTxHash }),
     proof: t.field({
       type: MerkleProofRef,
-      description: 'the proof for one account; NOT_FOUND when the account has no leaf in this round',
+      // an address without a leaf fails this field alone, not the round around it
+      nullable: true,
+      description:
+        'the proof for one account. Null, with a NOT_FOUND error, when the account has no leaf in this round (BAD_INPUT for a malformed address).',
       args: { address: t.arg.string({ required: true }) },
       resolve: async ({ row, fund }, args, ctx) => {
         const account = checkAddress('address', args.address);

@@ -64,8 +64,10 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     navHistory: t.field({
       type: [NavRecordRef],
+      // an argument breaking its rule fails this field alone, not the fund around it
+      nullable: true,
       description:
-        'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest).',
+        'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest). Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule.',
       args: {
         from: t.arg.int({ description: 'start epoch, inclusive, >= 0' }),
         to: t.arg.int({ description: 'end epoch, inclusive, >= 0' }),
@@ -158,7 +160,9 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     dividends: t.field({
       type: DividendRoundPageRef,
-      description: 'dividend rounds, newest epoch first, cursor paging',
+      nullable: true,
+      description:
+        'dividend rounds, newest epoch first, cursor paging. Null, with a BAD_INPUT error naming the argument, when limit or cursor breaks its rule.',
       args: {
         limit: t.arg.int({ defaultValue: PAGE_LIMIT.default, description: 'rounds per page, 1..100' }),
         cursor: t.arg.string({ description: 'nextCursor of the previous page' }),
@@ -189,7 +193,9 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     dividend: t.field({
       type: DividendRoundRef,
-      description: 'one dividend round; NOT_FOUND when the fund has no round for the epoch',
+      nullable: true,
+      description:
+        'one dividend round. Null, with a NOT_FOUND error, when the fund has no round for the epoch (BAD_INPUT for a negative epoch).',
       args: { epoch: t.arg.int({ required: true }) },
       resolve: async (f, args, ctx) => {
         const epoch = checkRange('epoch', args.epoch, 0, MAX_INT);

@@ -137,7 +137,10 @@ builder.queryType({
     }),
     events: t.field({
       type: ProtocolEventPageRef,
-      description: 'indexed events, newest first, cursor paging',
+      // a root field that cannot be null takes the whole answer with it when an argument is bad
+      nullable: true,
+      description:
+        'indexed events, newest first, cursor paging. Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule.',
       args: {
         contract: t.arg.string({ description: 'emitting contract address' }),
         eventName: t.arg.string({ description: 'event name, e.g. NavPublished' }),

@@ -222,6 +222,43 @@ describe('indexed types', () => {
     }
   });
 
+  it('answers the sibling fields of a fund field whose own arguments fail, nulling that field alone', async () => {
+    const round = ledger().rounds[0];
+    if (!round) throw new Error('scenario posted no round');
+    const { data, errors } = await graphql(
+      gateway,
+      `{ fund(slug: "${round.fund}") { name a: navHistory(to: 10, limit: 3) { epoch } c: navHistory(from: 5, to: 3) { epoch }
+        dividends(limit: 0) { nextCursor } missing: dividend(epoch: 3) { epoch }
+        round: dividend(epoch: ${round.epoch}) { epoch proof(address: "0x${'12'.repeat(20)}") { proof } } } }`,
+    );
+    const lastThreeTo10 = ledger()
+      .navRecords.filter((r) => r.fund === round.fund && r.epoch <= 10)
+      .map((r) => ({ epoch: r.epoch }))
+      .sort((x, y) => x.epoch - y.epoch)
+      .slice(-3);
+    expect(data?.fund).toEqual({
+      name: stack.registry.funds.find((f) => f.slug === round.fund)?.name,
+      a: lastThreeTo10,
+      c: null,
+      dividends: null,
+      missing: null,
+      round: { epoch: round.epoch, proof: null },
+    });
+    // resolvers settle in any order: compare the errors by path
+    expect(errors?.map((e) => [e.path?.join('.'), e.extensions?.code]).sort()).toEqual([
+      ['fund.c', 'BAD_INPUT'],
+      ['fund.dividends', 'BAD_INPUT'],
+      ['fund.missing', 'NOT_FOUND'],
+      ['fund.round.proof', 'NOT_FOUND'],
+    ]);
+  });
+
+  it('answers the sibling root fields of events whose own arguments fail', async () => {
+    const { data, errors } = await graphql(gateway, '{ protocol { name } events(limit: 0) { nextCursor } }');
+    expect(data).toEqual({ protocol: { name: stack.registry.protocol.name }, events: null });
+    expect(errors?.[0]?.extensions).toMatchObject({ code: 'BAD_INPUT', argument: 'limit' });
+  });
+
   it('pages dividend rounds newest first to the end without gaps or repeats', async () => {
     const slug = ledger().rounds[0]?.fund as string;
     const seen: number[] = [];
@@ -451,7 +488,7 @@ describe('dividend proofs', () => {
         tampered,
         `{ fund(slug: "${first.fund}") { dividend(epoch: ${first.epoch}) { proof(address: "${account}") { proof } } } }`,
       );
-      expect(data?.fund?.dividend ?? null).toBeNull();
+      expect(data?.fund?.dividend?.proof ?? null).toBeNull();
       expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(errors?.[0]?.message).not.toContain(second.merkleRoot);
     } finally {

@@ -55,7 +55,11 @@ export function registryOnlyGateway(logError: (error: unknown) => void = () => {
 
 export interface GraphQLResponse {
   data?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  errors?: { message: string; extensions?: { code?: string; argument?: string } }[];
+  errors?: {
+    message: string;
+    path?: (string | number)[];
+    extensions?: { code?: string; argument?: string };
+  }[];
 }
 
 /** POSTs a query to the gateway's Yoga server in-process (armor, masking and all). */
