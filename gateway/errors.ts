@@ -19,6 +19,7 @@ export class GatewayError extends GraphQLError {
   readonly argument: string | undefined;
   /** for UPSTREAM_UNAVAILABLE: which upstream (subgraph, chain, distributions) */
   readonly upstream: string | undefined;
+  readonly httpStatus: number | undefined;
 
   constructor(
     code: ErrorCode,
@@ -27,7 +28,7 @@ export class GatewayError extends GraphQLError {
       argument?: string;
       upstream?: string;
       cause?: unknown;
-      /** the error whose place in the document this one names (its locations) */
+      /** the error whose place in the document this one names (its locations and field path) */
       at?: GraphQLError;
       /** the HTTP status of a /graphql answer carrying this error; Yoga strips it from the body */
       httpStatus?: number;
@@ -41,6 +42,7 @@ export class GatewayError extends GraphQLError {
       nodes: options.at?.nodes,
       source: options.at?.source,
       positions: options.at?.positions,
+      path: options.at?.path,
       extensions,
       originalError: options.cause instanceof Error ? options.cause : undefined,
     });
@@ -48,6 +50,18 @@ export class GatewayError extends GraphQLError {
     this.code = code;
     this.argument = options.argument;
     this.upstream = options.upstream;
+    this.httpStatus = options.httpStatus;
+  }
+
+  /** This error where `located` happened: a resolver's error as graphql-js placed it in the document. */
+  placedAt(located: GraphQLError): GatewayError {
+    return new GatewayError(this.code, this.message, {
+      argument: this.argument,
+      upstream: this.upstream,
+      cause: this.originalError,
+      at: located,
+      httpStatus: this.httpStatus,
+    });
   }
 }
 
@@ -83,19 +97,24 @@ export function internalError(cause?: unknown): GatewayError {
 
 /**
  * Finds the taxonomy error behind a GraphQL error. Executors wrap thrown errors in a
- * located GraphQLError whose `originalError` is ours; anything else is INTERNAL.
+ * located GraphQLError whose `originalError` is ours; anything else is INTERNAL. The answer keeps
+ * the field path and locations of the wrapper, so a client knows which field failed.
  */
 export function classifyError(error: unknown): GatewayError {
+  const found = taxonomyErrorBehind(error) ?? internalError(error);
+  return error instanceof GraphQLError && error.path !== undefined && found.path === undefined
+    ? found.placedAt(error)
+    : found;
+}
+
+function taxonomyErrorBehind(error: unknown): GatewayError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof GatewayError) return current;
-    if (current instanceof GraphQLError) {
-      current = current.originalError;
-      continue;
-    }
-    break;
+    if (!(current instanceof GraphQLError)) return undefined;
+    current = current.originalError;
   }
-  return internalError(error);
+  return undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Where Yoga reports a client's mistake on /graphql outside its error masking, or in words that
 // do not say what to fix, this plugin hands it to the taxonomy (errors.ts) as BAD_INPUT instead.
 import { buildExecutionContext } from 'graphql/execution/execute.js';
-import { getOperationAST, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { badRequest, classifyGraphQLError } from './errors.ts';
 
@@ -30,11 +30,20 @@ export function useRequestErrors(schema: GraphQLSchema): Plugin {
     },
     // Yoga refuses a document without the operation to run before graphql-js can say which
     // (unknown name, several without a name), in words that name neither: graphql-js's instead.
+    // A mutation or subscription is refused as what it is: the schema has neither type, so no
+    // method could run it (Yoga would tell a GET to use POST, which fails in turn).
     onParse({ context }) {
       return ({ result, replaceParseResult }) => {
         if (result instanceof Error) return;
         const operationName = context.params?.operationName;
-        if (getOperationAST(result, operationName)) return;
+        const operation = getOperationAST(result, operationName);
+        if (operation?.operation === 'query') return;
+        if (operation) {
+          // a GraphQL error like graphql-js's own, which the masking answers as BAD_INPUT and 400
+          const readOnly = `This API is read-only: its schema has no ${operation.operation} type, only queries.`;
+          replaceParseResult(new GraphQLError(readOnly, { nodes: operation }));
+          return;
+        }
         // with no operation to run, graphql-js stops at choosing it: no variable is read, nothing runs
         const refused = buildExecutionContext({ schema, document: result, operationName });
         if (Array.isArray(refused) && refused[0]) replaceParseResult(refused[0]);

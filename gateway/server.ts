@@ -4,6 +4,7 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
+  execute,
   GraphQLError,
   parse,
   validate,
@@ -11,7 +12,7 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import {
   createContext,
   DEFAULT_HEALTH_MAX_LAG_BLOCKS,
@@ -77,10 +78,28 @@ export interface Gateway {
   compile(document: string | DocumentNode): CompiledOperation;
 }
 
-/** An error Yoga reports that is the client's mistake, not the service's. */
-function isClientMistake(reported: unknown): boolean {
-  return reported instanceof GraphQLError && classifyGraphQLError(reported).code === 'BAD_INPUT';
-}
+/**
+ * armor words every limit as a "Syntax Error" although the document parsed; the client gets the
+ * limit and what to do instead (armor's own error is dropped: it is never thrown after this). It
+ * stays a bare GraphQL error, which the masking answers as BAD_INPUT and 400 like graphql-js's own.
+ */
+const refuseOverLimit = {
+  onReject: [
+    (_context: unknown, error: GraphQLError) => {
+      throw new GraphQLError(
+        `${error.message.replace(/^Syntax Error: /, '')} Send it as several smaller queries.`,
+      );
+    },
+  ],
+};
+
+/**
+ * graphql-js's executor: Yoga's own (@graphql-tools/executor 1.5) puts a result's keys in the order
+ * their resolvers finish, not in the order of the selection set as the GraphQL spec requires.
+ */
+const useGraphqlJsExecutor: Plugin = {
+  onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
+};
 
 export function createGateway(config: GatewayConfig): Gateway {
   const sources: GatewaySources = {
@@ -99,15 +118,14 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphqlEndpoint: config.graphqlEndpoint ?? '/graphql',
     context: () => createContext(sources),
     batching: false,
-    // Yoga's own log lines go where the gateway's errors go (tests silence both), except its reports
-    // of the client's mistakes, answered BAD_INPUT: bad traffic must not fill the error log
+    // Yoga's warnings go where the gateway's errors go (tests silence both). Its error lines are
+    // dropped: Yoga writes one for each error maskError changed, and maskError already logs the
+    // service's own failures (with the upstream's cause) while the client's mistakes are not logged
     logging: {
       debug: () => {},
       info: () => {},
       warn: (...args: unknown[]) => logError(args),
-      error: (...args: unknown[]) => {
-        if (!args.every(isClientMistake)) logError(args);
-      },
+      error: () => {},
     },
     cors: false,
     graphiql: false,
@@ -123,17 +141,21 @@ export function createGateway(config: GatewayConfig): Gateway {
     },
     plugins: [
       EnvelopArmorPlugin({
-        maxDepth: { n: limits.maxDepth, ignoreIntrospection: false },
+        maxDepth: { n: limits.maxDepth, ignoreIntrospection: false, ...refuseOverLimit },
         costLimit: {
           maxCost: limits.maxCost,
           depthCostFactor: limits.depthCostFactor,
           ignoreIntrospection: false,
+          ...refuseOverLimit,
         },
-        maxAliases: { n: limits.maxAliases },
-        maxTokens: { n: limits.maxTokens },
-        blockFieldSuggestion: { enabled: true },
+        maxAliases: { n: limits.maxAliases, ...refuseOverLimit },
+        maxTokens: { n: limits.maxTokens, ...refuseOverLimit },
+        maxDirectives: refuseOverLimit,
+        // introspection is open, so hiding "Did you mean" protects nothing and costs clients the hint
+        blockFieldSuggestion: { enabled: false },
       }),
       useRequestErrors(schema),
+      useGraphqlJsExecutor,
     ],
   });
 

@@ -66,9 +66,11 @@ describe('client mistakes on /graphql', () => {
     );
   });
 
-  it('answers a field the schema lacks with BAD_INPUT and 400, not GRAPHQL_VALIDATION_FAILED', async () => {
+  it('answers a field the schema lacks with BAD_INPUT, 400 and the fields it may have meant', async () => {
     expect(await postQuery('{ fundz { slug } }')).toEqual(
-      badInput('Cannot query field "fundz" on type "Query". [Suggestion hidden]', [{ line: 1, column: 3 }]),
+      badInput('Cannot query field "fundz" on type "Query". Did you mean "fund" or "funds"?', [
+        { line: 1, column: 3 },
+      ]),
     );
   });
 
@@ -84,11 +86,36 @@ describe('client mistakes on /graphql', () => {
     );
   });
 
-  it('answers a document over the depth limit with 400, as a variable error is answered', async () => {
+  it('answers a document over the depth limit with 400, the limit and what to do, not as a syntax error', async () => {
     const chain = 'ofType { '.repeat(22) + 'name' + ' }'.repeat(22);
     expect(await postQuery(`{ __schema { types { fields { type { ${chain} } } } } }`)).toEqual(
-      badInput('Syntax Error: Query depth limit of 21 exceeded, found 27.'),
+      badInput('Query depth limit of 21 exceeded, found 27. Send it as several smaller queries.'),
     );
+  });
+
+  it('answers a document over the alias limit with 400, the limit and what to do', async () => {
+    const aliases = Array.from({ length: 16 }, (_, i) => `p${i}: protocol { name }`).join(' ');
+    expect(await postQuery(`{ ${aliases} }`)).toEqual(
+      badInput('Aliases limit of 15 exceeded, found 16. Send it as several smaller queries.'),
+    );
+  });
+
+  it('answers a document over the token limit with 400, the limit and what to do', async () => {
+    const fields = Array.from({ length: 1000 }, () => 'name').join(' ');
+    expect(await postQuery(`{ protocol { ${fields} } }`)).toEqual(
+      badInput('Token limit of 1000 exceeded. Send it as several smaller queries.'),
+    );
+  });
+
+  it('answers a mutation, sent by GET or POST, with 400 saying the API has queries only', async () => {
+    const readOnly = badInput('This API is read-only: its schema has no mutation type, only queries.', [
+      { line: 1, column: 1 },
+    ]);
+    expect(await postQuery('mutation { claim }')).toEqual(readOnly);
+    const response = await fetch(`${base}/graphql?query=${encodeURIComponent('mutation { claim }')}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(await answer(response)).toEqual(readOnly);
   });
 
   it("names an unknown operation in graphql-js's words with BAD_INPUT and 400", async () => {
@@ -126,10 +153,51 @@ describe('client mistakes on /graphql', () => {
   });
 });
 
+describe('errors raised by a field', () => {
+  it('name the field that failed (path) and where it is in the document (locations)', async () => {
+    const { body } = await postQuery('{ protocol { name } missing: fund(slug: "nope") { name } }');
+    expect(body).toMatchObject({
+      data: { protocol: { name: expect.any(String) }, missing: null },
+      errors: [
+        {
+          path: ['missing'],
+          locations: [{ line: 1, column: 21 }],
+          extensions: { code: 'NOT_FOUND' },
+        },
+      ],
+    });
+  });
+
+  it('name the field also when an upstream failed', async () => {
+    const { body } = await postQuery('{ events(limit: 1) { nextCursor } }');
+    expect(body).toMatchObject({
+      errors: [
+        {
+          path: ['events'],
+          locations: [{ line: 1, column: 3 }],
+          extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+        },
+      ],
+    });
+  });
+});
+
+describe('the answer', () => {
+  it('lists its fields in the order the query asks for them, however fast each resolves', async () => {
+    // latestNav waits for the (unreachable) subgraph; name and slug are read from the registry at once
+    const { body } = (await postQuery(
+      '{ fund(slug: "harbor-stable-yield") { latestNav { epoch } name slug } }',
+    )) as { body: { data: { fund: Record<string, unknown> } } };
+    expect(Object.keys(body.data.fund)).toEqual(['latestNav', 'name', 'slug']);
+  });
+});
+
 describe('the error log', () => {
   it('is not written for client mistakes, however many', async () => {
     logged.length = 0;
     await postQuery('{ fundz { slug } }');
+    await postQuery('{ fund(slug: "nope") { name } }');
+    await postQuery('mutation { claim }');
     await postQuery('{');
     await postQuery('query($s: String!) { fund(slug: $s) { slug } }', { variables: { s: 5 } });
     await post('not json');
