@@ -1,5 +1,7 @@
 // Argument rules shared by the GraphQL resolvers and the REST route table, so both surfaces
-// accept exactly the same values and the same bounds are documented in openapi.json.
+// accept exactly the same values and the same bounds are documented in openapi.json; and the
+// words of a lookup that finds nothing, which name where the valid values are listed on both
+// surfaces, since the REST routes answer with the gateway's own message.
 import { badInput } from './errors.ts';
 import { EVENT_NAMES } from './event-names.ts';
 
@@ -9,6 +11,58 @@ export const PAGE_LIMIT = { minimum: 1, maximum: 100, default: 20 } as const;
 export const MAX_INT = 2_147_483_647;
 export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+/** the form of every registry slug (fund, strategy, policy), as sources/registry.ts validates it */
+export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
+export const SLUG_RULE = 'lowercase letters, digits and single hyphens';
+
+/** Where a client lists valid values: the REST request and the GraphQL query answering the same. */
+interface Listing {
+  rest: string;
+  graphql: string;
+}
+
+const listedBy = ({ rest, graphql }: Listing) => `${rest} or the GraphQL query ${graphql}`;
+
+const SLUG_LISTINGS = {
+  fund: { rest: 'GET /v1/funds', graphql: '{ funds { slug } }' },
+  strategy: { rest: 'GET /v1/strategies', graphql: '{ strategies { slug } }' },
+  policy: { rest: 'GET /v1/policies', graphql: '{ policies { slug } }' },
+} as const satisfies Record<string, Listing>;
+
+export type SlugResource = keyof typeof SLUG_LISTINGS;
+
+/**
+ * Why no `resource` has this slug, and where the slugs are listed. A value that breaks the slug
+ * form gets the rule, and the registered slug it normalises to (lowercase, single hyphens), if any:
+ * the one a client that guessed the case or the separators meant.
+ */
+export function unknownSlugMessage(
+  resource: SlugResource,
+  slug: string,
+  isKnown: (slug: string) => boolean,
+): string {
+  const rule = new RegExp(SLUG_PATTERN).test(slug) ? '' : `: ${resource} slugs are ${SLUG_RULE}`;
+  const normalised = slug
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+  const meant = normalised && isKnown(normalised) ? ` Did you mean "${normalised}"?` : '';
+  return `No ${resource} has slug "${slug.slice(0, 80)}"${rule}.${meant} List ${resource} slugs with ${listedBy(SLUG_LISTINGS[resource])}.`;
+}
+
+/** where a fund's dividend rounds are listed with their epochs */
+const roundsOf = (fundSlug: string): Listing => ({
+  rest: `GET /v1/funds/${fundSlug}/dividends`,
+  graphql: `{ fund(slug: "${fundSlug}") { dividends { items { epoch } nextCursor } } }`,
+});
+
+export function noDividendRoundMessage(fundSlug: string, epoch: number): string {
+  return `Fund ${fundSlug} has no dividend round for epoch ${epoch}; list the epochs of its rounds with ${listedBy(roundsOf(fundSlug))}.`;
+}
+
+export function notARecipientMessage(address: string, epoch: number, fundSlug: string): string {
+  return `Address ${address} is not a recipient of dividend round ${epoch} of fund ${fundSlug}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with ${listedBy(roundsOf(fundSlug))} and ask for another epoch.`;
+}
 
 export function checkRange(argument: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {

@@ -3,6 +3,7 @@
 // caching, rate-limit and freshness headers. The committed openapi.json is this output for
 // the default base URL (`npm run openapi:print`); a test fails when they drift apart.
 import { ERROR_CODES } from '../gateway/errors.ts';
+import { unknownSlugMessage } from '../gateway/inputs.ts';
 import { DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
 import {
   GRAPHQL_BODY_TOO_LARGE,
@@ -116,9 +117,7 @@ function commonProblems(problemBase: string, route: RouteSpec, instance: string)
       problemBase,
       'not-found',
       `Not found: ${notFound}.`,
-      route.path.includes('strategies')
-        ? 'No strategy has slug "unknown"; list strategy slugs with GET /v1/strategies.'
-        : 'No fund has slug "unknown"; list fund slugs with GET /v1/funds.',
+      unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown', () => false),
       instance.replace(EXAMPLE_FUND.slug, 'unknown').replace(EXAMPLE_STRATEGY.slug, 'unknown'),
     ),
     '429': problemResponse(

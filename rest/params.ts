@@ -1,8 +1,8 @@
 // Parameter checking driven by the route table: each value is parsed against its
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
-// A slug that breaks its rule names no fund or strategy: a 404 saying where the slugs are listed.
-import { sameButCase } from '../gateway/inputs.ts';
+// A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
+import { sameButCase, unknownSlugMessage } from '../gateway/inputs.ts';
 import type { ParamSpec, RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -45,26 +45,6 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
   return { value: raw };
 }
 
-/**
- * The 404 detail of a value that cannot name a resource, in the words of an unknown slug's 404,
- * with the rule it breaks and, when the value normalised (lowercase, single hyphens) is a known
- * slug, that slug.
- */
-function noSuchResource(
-  names: NonNullable<ParamSpec['names']>,
-  spec: ParamSpec,
-  raw: string,
-  knownSlug: KnownSlug | undefined,
-): string {
-  const normalised = raw
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-  const suggestion =
-    normalised && knownSlug?.(names.resource, normalised) ? ` Did you mean "${normalised}"?` : '';
-  return `No ${names.resource} has ${spec.name} "${raw.slice(0, 80)}": ${names.resource} ${spec.name}s are ${spec.rule}.${suggestion} List ${names.resource} ${spec.name}s with ${names.list}.`;
-}
-
 export function checkParams(
   route: RouteSpec,
   pathParams: Record<string, string | undefined>,
@@ -101,8 +81,9 @@ export function checkParams(
     const checked = checkOne(spec, raw);
     if ('detail' in checked) {
       // a malformed slug names no fund or strategy: that is a 404 (SPEC rule 3), not a 400
-      if (spec.names) {
-        const detail = noSuchResource(spec.names, spec, raw, knownSlug);
+      const resource = spec.names;
+      if (resource) {
+        const detail = unknownSlugMessage(resource, raw, (s) => knownSlug?.(resource, s) ?? false);
         return { ok: false, parameter: spec.name, detail, notFound: true };
       }
       return { ok: false, parameter: spec.name, detail: checked.detail };

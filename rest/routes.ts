@@ -9,6 +9,9 @@ import {
   MAX_INT,
   NAV_HISTORY_LIMIT,
   PAGE_LIMIT,
+  SLUG_PATTERN,
+  SLUG_RULE,
+  type SlugResource,
 } from '../gateway/inputs.ts';
 import { EVENT_NAMES, EVENT_SOURCES } from '../gateway/event-names.ts';
 import {
@@ -54,9 +57,9 @@ export interface ParamSpec {
   example: string | number;
   /**
    * A path parameter naming a registry resource: a value breaking the rule names none, so it is
-   * a 404 (SPEC rule 3) whose detail says how to list the valid values.
+   * a 404 (SPEC rule 3) in the words of an unknown slug's, which say how to list the valid values.
    */
-  names?: { resource: 'fund' | 'strategy'; list: string };
+  names?: Extract<SlugResource, 'fund' | 'strategy'>;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL data is shaped by each route's own document */
@@ -96,10 +99,10 @@ const slug = (what: 'fund' | 'strategy'): ParamSpec => ({
   name: 'slug',
   in: 'path',
   description: what === 'fund' ? 'fund slug, from GET /v1/funds' : 'strategy slug, from GET /v1/strategies',
-  schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64 },
-  rule: 'lowercase letters, digits and single hyphens',
+  schema: { type: 'string', pattern: SLUG_PATTERN, maxLength: 64 },
+  rule: SLUG_RULE,
   example: what === 'fund' ? EXAMPLE_FUND.slug : EXAMPLE_STRATEGY.slug,
-  names: { resource: what, list: what === 'fund' ? 'GET /v1/funds' : 'GET /v1/strategies' },
+  names: what,
 });
 
 const epochParam: ParamSpec = {
@@ -163,10 +166,6 @@ const exampleStrategy = {
   explorer: explorerUrl(EXAMPLE_STRATEGY.address),
   ratings: EXAMPLE_STRATEGY.ratings,
 };
-
-/** the detail of a 404 for an epoch without a round: the fund's rounds are listed by epoch */
-const noRound = (v: Record<string, string | number>) =>
-  `Fund ${v.slug} has no dividend round for epoch ${v.epoch}; list the epochs of its rounds with GET /v1/funds/${v.slug}/dividends.`;
 
 /** "FundRegistry: FundRegistered, OwnershipTransferred; ...; each fund vault (FundVault): ..." */
 const eventNamesByContract = EVENT_SOURCES.map(
@@ -518,7 +517,6 @@ export const ROUTES: RouteSpec[] = [
     toBody: (d) => ({ data: d.fund.dividend }),
     responseSchema: 'DividendRoundDetail',
     notFoundWhen: 'the slug names no fund, or the fund has no round for the epoch',
-    notFoundDetail: { 'fund.dividend': noRound },
     example: { data: exampleRound },
   },
   {
@@ -546,11 +544,6 @@ export const ROUTES: RouteSpec[] = [
     responseSchema: 'MerkleProofDetail',
     notFoundWhen:
       'the slug names no fund, the fund has no round for the epoch, or the address is not a recipient of the round (it has no leaf in it)',
-    notFoundDetail: {
-      'fund.dividend': noRound,
-      'fund.dividend.proof': (v) =>
-        `Address ${v.address} is not a recipient of dividend round ${v.epoch} of fund ${v.slug}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with GET /v1/funds/${v.slug}/dividends and ask for another epoch.`,
-    },
     example: { data: EXAMPLE_PROOF },
   },
   {

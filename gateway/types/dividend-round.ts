@@ -1,6 +1,6 @@
 // A dividend round of a fund for one epoch; proofs come from its verified distribution.
 import { builder } from '../builder.ts';
-import { checkAddress } from '../inputs.ts';
+import { checkAddress, notARecipientMessage } from '../inputs.ts';
 import { notFound } from '../errors.ts';
 import { formatUnits, isoFromSeconds } from '../format.ts';
 import { distributorAbi } from '../sources/chain.ts';
@@ -61,11 +61,7 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
         const account = checkAddress('address', args.address);
         const tree = await ctx.distributions.load(row.uri, row.merkleRoot);
         const index = accountIndex(tree).get(account);
-        if (index === undefined) {
-          throw notFound(
-            `Address ${args.address} has no dividend in round ${row.epoch} of fund ${fund.slug}.`,
-          );
-        }
+        if (index === undefined) throw notFound(notARecipientMessage(args.address, row.epoch, fund.slug));
         const [leafAccount, amountRaw] = tree.at(index) as [string, string];
         const distributor = ctx.registry.contractOfKind('DividendDistributor')?.address ?? null;
         const claimed =

@@ -3,7 +3,15 @@
 import { builder } from '../builder.ts';
 import { badInput, notFound } from '../errors.ts';
 import { formatUnits, percentOf } from '../format.ts';
-import { checkRange, decodeCursor, encodeCursor, MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../inputs.ts';
+import {
+  checkRange,
+  decodeCursor,
+  encodeCursor,
+  MAX_INT,
+  NAV_HISTORY_LIMIT,
+  noDividendRoundMessage,
+  PAGE_LIMIT,
+} from '../inputs.ts';
 import { reservePolicyAbi, vaultAbi } from '../sources/chain.ts';
 import type { RegistryFund } from '../sources/registry.ts';
 import type { FundRow } from '../sources/subgraph.ts';
@@ -200,7 +208,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       resolve: async (f, args, ctx) => {
         const epoch = checkRange('epoch', args.epoch, 0, MAX_INT);
         const row = await ctx.subgraph.dividendRound.load(`${f.vault.toLowerCase()}-${epoch}`);
-        if (!row) throw notFound(`Fund ${f.slug} has no dividend round for epoch ${epoch}.`);
+        if (!row) throw notFound(noDividendRoundMessage(f.slug, epoch));
         return { fund: f, row };
       },
     }),

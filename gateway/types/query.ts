@@ -11,6 +11,8 @@ import {
   encodeCursor,
   MAX_INT,
   PAGE_LIMIT,
+  type SlugResource,
+  unknownSlugMessage,
 } from '../inputs.ts';
 import { vaultAbi } from '../sources/chain.ts';
 import type { FundRow } from '../sources/subgraph.ts';
@@ -46,6 +48,13 @@ async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<s
     ),
   );
   return funds.flatMap((f, i) => MODULES.filter((_m, j) => flags[i]?.[j]).map((m) => `${f.slug}:${m}`));
+}
+
+/** The registry entry a slug names, or NOT_FOUND saying where the valid slugs are listed. */
+function bySlug<T>(resource: SlugResource, entries: Map<string, T>, slug: string): T {
+  const entry = entries.get(slug);
+  if (entry === undefined) throw notFound(unknownSlugMessage(resource, slug, (s) => entries.has(s)));
+  return entry;
 }
 
 async function health(ctx: GatewayContext): Promise<HealthShape> {
@@ -104,11 +113,7 @@ builder.queryType({
       type: PolicyRef,
       nullable: true,
       args: { slug: t.arg.string({ required: true }) },
-      resolve: (_r, { slug }, ctx) => {
-        const policy = ctx.registry.policyBySlug.get(slug);
-        if (!policy) throw notFound(`No policy has slug "${slug}"; list them with policies.`);
-        return policy;
-      },
+      resolve: (_r, { slug }, ctx) => bySlug('policy', ctx.registry.policyBySlug, slug),
     }),
     funds: t.field({ type: [FundRef], resolve: (_r, _a, ctx) => ctx.registry.registry.funds }),
     fund: t.field({
@@ -116,11 +121,7 @@ builder.queryType({
       nullable: true,
       description: 'one fund by slug; NOT_FOUND for an unknown slug',
       args: { slug: t.arg.string({ required: true }) },
-      resolve: (_r, { slug }, ctx) => {
-        const fund = ctx.registry.fundBySlug.get(slug);
-        if (!fund) throw notFound(`No fund has slug "${slug}"; list fund slugs with GET /v1/funds.`);
-        return fund;
-      },
+      resolve: (_r, { slug }, ctx) => bySlug('fund', ctx.registry.fundBySlug, slug),
     }),
     strategies: t.field({ type: [StrategyRef], resolve: (_r, _a, ctx) => ctx.registry.registry.strategies }),
     strategy: t.field({
@@ -128,12 +129,7 @@ builder.queryType({
       nullable: true,
       description: 'one strategy by slug; NOT_FOUND for an unknown slug',
       args: { slug: t.arg.string({ required: true }) },
-      resolve: (_r, { slug }, ctx) => {
-        const strategy = ctx.registry.strategyBySlug.get(slug);
-        if (!strategy)
-          throw notFound(`No strategy has slug "${slug}"; list strategy slugs with GET /v1/strategies.`);
-        return strategy;
-      },
+      resolve: (_r, { slug }, ctx) => bySlug('strategy', ctx.registry.strategyBySlug, slug),
     }),
     events: t.field({
       type: ProtocolEventPageRef,

@@ -498,15 +498,50 @@ describe('dividend proofs', () => {
 });
 
 describe('errors and limits', () => {
-  it('gives NOT_FOUND for unknown fund, strategy and policy slugs', async () => {
-    for (const query of [
-      '{ fund(slug: "nope") { slug } }',
-      '{ strategy(slug: "nope") { slug } }',
-      '{ policy(slug: "nope") { slug } }',
-    ]) {
+  it('gives NOT_FOUND for unknown fund, strategy and policy slugs, naming where each is listed on both surfaces', async () => {
+    for (const [query, message] of [
+      [
+        '{ fund(slug: "nope") { slug } }',
+        'No fund has slug "nope". List fund slugs with GET /v1/funds or the GraphQL query { funds { slug } }.',
+      ],
+      [
+        '{ strategy(slug: "nope") { slug } }',
+        'No strategy has slug "nope". List strategy slugs with GET /v1/strategies or the GraphQL query { strategies { slug } }.',
+      ],
+      [
+        '{ policy(slug: "nope") { slug } }',
+        'No policy has slug "nope". List policy slugs with GET /v1/policies or the GraphQL query { policies { slug } }.',
+      ],
+    ] as const) {
       const { errors } = await graphql(gateway, query);
       expect(errors?.[0]?.extensions?.code, query).toBe('NOT_FOUND');
+      expect(errors?.[0]?.message, query).toBe(message);
     }
+  });
+
+  it('names the registered slug a slug in another case or with other separators means, as /v1 does', async () => {
+    const { errors } = await graphql(gateway, '{ fund(slug: "Harbor_Stable_Yield") { slug } }');
+    expect(errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(errors?.[0]?.message).toBe(
+      'No fund has slug "Harbor_Stable_Yield": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? List fund slugs with GET /v1/funds or the GraphQL query { funds { slug } }.',
+    );
+  });
+
+  it('says how to list the rounds of a fund when a round or a leaf is missing, as /v1 does', async () => {
+    const round = ledger().rounds[0];
+    if (!round) throw new Error('scenario posted no round');
+    const outsider = `0x${'12'.repeat(20)}`;
+    const { errors } = await graphql(
+      gateway,
+      `{ fund(slug: "${round.fund}") { missing: dividend(epoch: 3) { epoch }
+        round: dividend(epoch: ${round.epoch}) { proof(address: "${outsider}") { proof } } } }`,
+    );
+    const listing = `GET /v1/funds/${round.fund}/dividends or the GraphQL query { fund(slug: "${round.fund}") { dividends { items { epoch } nextCursor } } }`;
+    const byPath = Object.fromEntries((errors ?? []).map((e) => [e.path?.join('.'), e.message]));
+    expect(byPath).toEqual({
+      'fund.missing': `Fund ${round.fund} has no dividend round for epoch 3; list the epochs of its rounds with ${listing}.`,
+      'fund.round.proof': `Address ${outsider} is not a recipient of dividend round ${round.epoch} of fund ${round.fund}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with ${listing} and ask for another epoch.`,
+    });
   });
 
   it('hides the upstream message when the subgraph is unreachable', async () => {

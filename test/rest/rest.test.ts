@@ -256,7 +256,15 @@ describe('problems', () => {
     expect(status).toBe(404);
     expect(body.type).toBe(`${base}/problems/not-found`);
     expect(body.detail).toBe(
-      'No fund has slug "Harbor-Stable-Yield": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? List fund slugs with GET /v1/funds.',
+      'No fund has slug "Harbor-Stable-Yield": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? List fund slugs with GET /v1/funds or the GraphQL query { funds { slug } }.',
+    );
+  });
+
+  it('answers an unknown strategy slug with 404 naming GET /v1/strategies, in the GraphQL query words too', async () => {
+    const { status, body } = await get('/v1/strategies/no-such-strategy');
+    expect(status).toBe(404);
+    expect(body.detail).toBe(
+      'No strategy has slug "no-such-strategy". List strategy slugs with GET /v1/strategies or the GraphQL query { strategies { slug } }.',
     );
   });
 
@@ -267,7 +275,7 @@ describe('problems', () => {
       const { status, body } = await get(`/v1/funds/${slug}/dividends/3${rest}`);
       expect(status).toBe(404);
       expect(body.detail).toBe(
-        `Fund ${slug} has no dividend round for epoch 3; list the epochs of its rounds with GET /v1/funds/${slug}/dividends.`,
+        `Fund ${slug} has no dividend round for epoch 3; list the epochs of its rounds with GET /v1/funds/${slug}/dividends or the GraphQL query { fund(slug: "${slug}") { dividends { items { epoch } nextCursor } } }.`,
       );
     },
   );
@@ -280,7 +288,7 @@ describe('problems', () => {
     );
     expect(status).toBe(404);
     expect(body.detail).toBe(
-      `Address ${outsider} is not a recipient of dividend round ${round.epoch} of fund ${round.fund}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with GET /v1/funds/${round.fund}/dividends and ask for another epoch.`,
+      `Address ${outsider} is not a recipient of dividend round ${round.epoch} of fund ${round.fund}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with GET /v1/funds/${round.fund}/dividends or the GraphQL query { fund(slug: "${round.fund}") { dividends { items { epoch } nextCursor } } } and ask for another epoch.`,
     );
   });
 
