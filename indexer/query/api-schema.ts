@@ -28,7 +28,8 @@ import {
 import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
 import { idFromSql, sqlToJson, type TableLayout } from '../store/layout.ts';
 import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
-import { queryableTypes, queryFieldNames } from './filter-model.ts';
+import { queryableTypes } from './filter-model.ts';
+import { queryFieldNames } from './inflector.ts';
 import {
   compileByVids,
   compileCollection,

@@ -162,16 +162,3 @@ export function orderByValues(schema: SubgraphSchema, entity: QueryableType): Or
   }
   return out;
 }
-
-/** graph-node's query field names: `fund` and `funds` for Fund (Inflector's camelCase + plural). */
-export function queryFieldNames(typeName: string): { singular: string; plural: string } {
-  const camel = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
-  let plural: string;
-  if (/(s|x|z|ch|sh)$/.test(typeName)) plural = typeName + 'es';
-  else if (/[^aeiou]y$/.test(typeName)) plural = typeName.slice(0, -1) + 'ies';
-  else plural = typeName + 's';
-  const singular = camel(typeName);
-  let pluralName = camel(plural);
-  if (pluralName === singular) pluralName += '_collection';
-  return { singular, plural: pluralName };
-}

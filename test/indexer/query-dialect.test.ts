@@ -1,0 +1,97 @@
+// The corners of graph-node's query dialect that the fund-protocol schema does not reach: query field
+// names from type names graph-node inflects unexpectedly, lists of BigDecimals and of references to
+// Bytes-id entities, nullable lists, and a one-to-one @derivedFrom field that two entities claim.
+// The store holds a small known history written straight through the store API; requests go
+// through the real HTTP server.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { StoreValue } from '../../indexer/store/entity.ts';
+import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
+import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
+import { queryIndexer } from './graphql-client.ts';
+import { B, L, S, entity, header } from './store-fixture.ts';
+
+const schema = parseSubgraphSchema(`
+  type ERC20Token @entity { id: Bytes! symbol: String! owner: Owner }
+  type ProtocolStats @entity { id: ID! prices: [BigDecimal!]! tags: [String!] tokens: [ERC20Token!]! }
+  type Owner @entity { id: ID! token: ERC20Token @derivedFrom(field: "owner") }
+`);
+
+const BD = (value: string): StoreValue => ({ kind: 'BigDecimal', value });
+const token1 = '0x' + '11'.repeat(20);
+const token2 = '0x' + '22'.repeat(20);
+
+/** Block 5: two tokens, both owned by o1; o2 owns none; stats s1 (tagged) and s2 (untagged). */
+const history: Record<number, (w: BlockWriteBuffer) => void> = {
+  5: (w) => {
+    w.set('Owner', 'o1', entity({ id: S('o1') }));
+    w.set('Owner', 'o2', entity({ id: S('o2') }));
+    w.set('ERC20Token', token1, entity({ id: B(token1), symbol: S('ONE'), owner: S('o1') }));
+    w.set('ERC20Token', token2, entity({ id: B(token2), symbol: S('TWO'), owner: S('o1') }));
+    w.set(
+      'ProtocolStats',
+      's1',
+      entity({
+        id: S('s1'),
+        prices: L([BD('2'), BD('0.5')]),
+        tags: L([S('Alpha'), S('beta')]),
+        tokens: L([B(token1)]),
+      }),
+    );
+    w.set('ProtocolStats', 's2', entity({ id: S('s2'), prices: L([BD('10')]), tokens: L([]) }));
+  },
+};
+
+let dir: string;
+let store: IndexerStore;
+let service: QueryService;
+let url: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'query-dialect-'));
+  const path = join(dir, 'store.sqlite');
+  store = openStore({ path, schema, startBlock: 5, deployment: 'QmDialect' });
+  for (const [number, write] of Object.entries(history)) {
+    store.begin();
+    const w = store.blockWriter(Number(number));
+    write(w);
+    w.flush();
+    store.commit(header(Number(number)), 5);
+  }
+  service = createQueryService({
+    storePath: path,
+    schema,
+    deployment: 'QmDialect',
+    subgraphName: 'dialect',
+    network: 'devnet',
+    startBlock: 5,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+  });
+  url = await service.listen(0);
+});
+
+afterAll(async () => {
+  await service?.close();
+  store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const data = (text: string) => queryIndexer(url, text);
+
+describe('query field names', () => {
+  it('are the ones graph-node inflects from the type names', async () => {
+    const d = await data(
+      `{ erc20Token(id: "${token1}") { symbol } erc20Tokens { id } protocolStats(id: "s1") { id } protocolStats_collection { id } }`,
+    );
+    expect(d).toEqual({
+      erc20Token: { symbol: 'ONE' },
+      erc20Tokens: [{ id: token1 }, { id: token2 }],
+      protocolStats: { id: 's1' },
+      protocolStats_collection: [{ id: 's1' }, { id: 's2' }],
+    });
+  });
+});
