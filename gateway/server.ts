@@ -118,6 +118,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     graphqlEndpoint: config.graphqlEndpoint ?? '/graphql',
     context: () => createContext(sources),
     batching: false,
+    multipart: false,
     // Yoga's warnings go where the gateway's errors go (tests silence both). Its error lines are
     // dropped: Yoga writes one for each error maskError changed, and maskError already logs the
     // service's own failures (with the upstream's cause) while the client's mistakes are not logged

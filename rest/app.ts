@@ -18,10 +18,9 @@ import { agentsJson, aiPluginJson } from './agents.ts';
 import { llmsFullTxt, llmsTxt } from './llms.ts';
 import { buildOpenApi } from './openapi.ts';
 import { cacheKey, checkParams, type KnownSlug, type ParamValues } from './params.ts';
+import { checkGraphqlRequest, GRAPHQL_METHODS } from './graphql-http.ts';
 import {
-  GRAPHQL_BODY_TOO_LARGE,
   KIND_OF_CODE,
-  MAX_GRAPHQL_BODY_BYTES,
   PROBLEM_KINDS,
   problemBody,
   problemPage,
@@ -147,7 +146,7 @@ export function createRestApp(config: RestConfig): Express {
   ];
   app.use((req, res, next) => {
     for (const [name, value] of everyResponse) res.setHeader(name, value);
-    const methods = req.path === '/graphql' ? 'GET, POST, OPTIONS' : READ_METHODS;
+    const methods = req.path === gateway.yoga.graphqlEndpoint ? GRAPHQL_METHODS : READ_METHODS;
     if (req.method === 'OPTIONS') {
       // CORS preflight: any origin, the read methods, whatever headers the client asks for
       res.setHeader('Access-Control-Allow-Methods', methods);
@@ -175,7 +174,7 @@ export function createRestApp(config: RestConfig): Express {
     }
     next();
   });
-  // Size limits before any work: an oversized URL or GraphQL body is refused with a problem.
+  // An oversized URL is refused with a problem before any work.
   app.use((req, res, next) => {
     if (req.originalUrl.length > MAX_URL_LENGTH) {
       problem(
@@ -185,13 +184,6 @@ export function createRestApp(config: RestConfig): Express {
         `The request URL has ${req.originalUrl.length} characters; at most ${MAX_URL_LENGTH} are accepted.`,
       );
       return;
-    }
-    if (req.method === 'POST' && req.path === gateway.yoga.graphqlEndpoint) {
-      const length = Number(req.get('Content-Length') ?? NaN);
-      if (!(length <= MAX_GRAPHQL_BODY_BYTES)) {
-        problem(req, res, 'payload-too-large', GRAPHQL_BODY_TOO_LARGE);
-        return;
-      }
     }
     next();
   });
@@ -374,7 +366,11 @@ export function createRestApp(config: RestConfig): Express {
     res.end(problemPage(kind));
   });
 
-  app.use(gateway.yoga.graphqlEndpoint, gateway.yoga as unknown as RequestHandler);
+  app.all(
+    gateway.yoga.graphqlEndpoint,
+    checkGraphqlRequest(problem),
+    gateway.yoga as unknown as RequestHandler,
+  );
 
   app.use((req, res) => {
     problem(

@@ -7,6 +7,11 @@ import { unknownSlugMessage } from '../gateway/inputs.ts';
 import { DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
 import {
   GRAPHQL_BODY_TOO_LARGE,
+  GRAPHQL_LENGTH_REQUIRED,
+  GRAPHQL_NOT_ACCEPTABLE,
+  unsupportedGraphqlBody,
+} from './graphql-http.ts';
+import {
   PROBLEM_KINDS,
   problemBody,
   UPSTREAM_RETRY_AFTER_SECONDS,
@@ -222,11 +227,11 @@ function graphqlPath(problemBase: string): JsonSchema {
         },
       },
     },
-    '413': problemResponse(
+    '406': problemResponse(
       problemBase,
-      'payload-too-large',
-      'The body is over the size limit, or declares no Content-Length.',
-      GRAPHQL_BODY_TOO_LARGE,
+      'not-acceptable',
+      'The Accept header allows none of the media types /graphql answers.',
+      GRAPHQL_NOT_ACCEPTABLE,
       '/graphql',
     ),
     '429': problemResponse(
@@ -234,6 +239,29 @@ function graphqlPath(problemBase: string): JsonSchema {
       'rate-limited',
       'Rate limit exceeded; wait Retry-After seconds.',
       `More than ${DEFAULT_RATE_LIMIT.burst} requests in ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds from your address; retry after 12 seconds.`,
+      '/graphql',
+    ),
+  };
+  const bodyResponses = {
+    '411': problemResponse(
+      problemBase,
+      'length-required',
+      'The body declares no Content-Length (chunked).',
+      GRAPHQL_LENGTH_REQUIRED,
+      '/graphql',
+    ),
+    '413': problemResponse(
+      problemBase,
+      'payload-too-large',
+      'The body is over the size limit.',
+      GRAPHQL_BODY_TOO_LARGE,
+      '/graphql',
+    ),
+    '415': problemResponse(
+      problemBase,
+      'unsupported-media-type',
+      'The body has no Content-Type, or one /graphql does not parse.',
+      unsupportedGraphqlBody('text/plain'),
       '/graphql',
     ),
   };
@@ -281,7 +309,7 @@ function graphqlPath(problemBase: string): JsonSchema {
           },
         },
       },
-      responses,
+      responses: { ...responses, ...bodyResponses },
     },
   };
 }

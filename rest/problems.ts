@@ -4,11 +4,6 @@
 import type { Response } from 'express';
 import type { ErrorCode } from '../gateway/errors.ts';
 
-/** largest GraphQL request body; armor's token limit bounds the document inside it */
-export const MAX_GRAPHQL_BODY_BYTES = 65_536;
-/** the 413 detail of a GraphQL body over it, or without a Content-Length */
-export const GRAPHQL_BODY_TOO_LARGE = `A GraphQL request body must declare a Content-Length of at most ${MAX_GRAPHQL_BODY_BYTES} bytes.`;
-
 export interface ProblemKind {
   status: number;
   title: string;
@@ -37,14 +32,29 @@ export const PROBLEM_KINDS = {
   'method-not-allowed': {
     status: 405,
     title: 'Method Not Allowed',
-    explanation: 'The service is read-only: every endpoint answers GET (and HEAD, OPTIONS) only.',
-    remedy: 'Use GET; the `Allow` header lists the accepted methods.',
+    explanation:
+      'The service is read-only: every endpoint answers GET, HEAD and OPTIONS only; /graphql also takes POST, for queries.',
+    remedy: 'Use GET (or POST on /graphql); the `Allow` header lists the accepted methods.',
+  },
+  'not-acceptable': {
+    status: 406,
+    title: 'Not Acceptable',
+    explanation:
+      'The Accept header allows none of the media types /graphql answers: application/graphql-response+json, application/json, text/event-stream, multipart/mixed.',
+    remedy: 'Accept application/json (or send no Accept header).',
   },
   gone: {
     status: 410,
     title: 'Gone',
     explanation: 'The endpoint was deprecated and removed. `detail` names its replacement.',
     remedy: 'Call the replacement endpoint named in `detail`.',
+  },
+  'length-required': {
+    status: 411,
+    title: 'Length Required',
+    explanation:
+      'A GraphQL request body was sent without a Content-Length (chunked), so its size is unknown.',
+    remedy: 'Send the body with a Content-Length header.',
   },
   'uri-too-long': {
     status: 414,
@@ -56,9 +66,15 @@ export const PROBLEM_KINDS = {
   'payload-too-large': {
     status: 413,
     title: 'Content Too Large',
+    explanation: 'A GraphQL request body is larger than the service accepts; `detail` gives the limit.',
+    remedy: 'Send a smaller document; use variables instead of inlined values.',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported Media Type',
     explanation:
-      'A GraphQL request body is larger than the service accepts, or does not declare its Content-Length; `detail` gives the limit.',
-    remedy: 'Send a smaller document with a Content-Length header; use variables instead of inlined values.',
+      'A POST to /graphql has no Content-Type, or one it does not parse: application/json (or application/graphql+json), application/graphql, application/x-www-form-urlencoded.',
+    remedy: 'Send {"query": "...", "variables": {...}} as application/json.',
   },
   'rate-limited': {
     status: 429,

@@ -153,6 +153,83 @@ describe('client mistakes on /graphql', () => {
   });
 });
 
+describe('requests /graphql refuses over HTTP', () => {
+  const problemOf = async (response: Response) => ({
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.json()) as { type: string; detail: string },
+  });
+
+  it('answers PUT with 405, the methods it takes in Allow, and a problem saying to use GET or POST', async () => {
+    const response = await fetch(`${base}/graphql`, { method: 'PUT' });
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+    expect(await problemOf(response)).toMatchObject({
+      status: 405,
+      type: 'application/problem+json',
+      body: {
+        type: expect.stringMatching(/\/method-not-allowed$/),
+        detail: expect.stringMatching(/GET .*POST/),
+      },
+    });
+  });
+
+  it('answers HEAD as it answers GET, without the body', async () => {
+    const query = `${base}/graphql?query=${encodeURIComponent('{ protocol { name } }')}`;
+    const get = await fetch(query, { headers: { accept: 'application/json' } });
+    const head = await fetch(query, { method: 'HEAD', headers: { accept: 'application/json' } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(await head.text()).toBe('');
+  });
+
+  it('answers an Accept it cannot meet with 406 and a problem listing what it answers', async () => {
+    const response = await fetch(`${base}/graphql?query=${encodeURIComponent('{ protocol { name } }')}`, {
+      headers: { accept: 'text/plain' },
+    });
+    expect(await problemOf(response)).toMatchObject({
+      status: 406,
+      body: {
+        type: expect.stringMatching(/\/not-acceptable$/),
+        detail: expect.stringContaining('application/json'),
+      },
+    });
+  });
+
+  it('answers a POST body of another media type, or none, with 415 and a problem saying to send JSON', async () => {
+    for (const headers of [{ 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
+      const response = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers,
+        body: '{ protocol { name } }',
+      });
+      expect(await problemOf(response)).toMatchObject({
+        status: 415,
+        body: {
+          type: expect.stringMatching(/\/unsupported-media-type$/),
+          detail: expect.stringContaining('application/json'),
+        },
+      });
+    }
+  });
+
+  it('answers an empty JSON POST with BAD_INPUT saying what the body must be, not 413', async () => {
+    expect(await post('')).toEqual(
+      badInput('The request body must be a JSON object such as {"query": "{ protocol { name } }"}.'),
+    );
+  });
+
+  it('answers a path below /graphql with the 404 problem of any unknown path', async () => {
+    const response = await fetch(`${base}/graphql/schema`);
+    expect(await problemOf(response)).toMatchObject({
+      status: 404,
+      body: {
+        type: expect.stringMatching(/\/not-found$/),
+        detail: expect.stringContaining('/graphql/schema'),
+      },
+    });
+  });
+});
+
 describe('errors raised by a field', () => {
   it('name the field that failed (path) and where it is in the document (locations)', async () => {
     const { body } = await postQuery('{ protocol { name } missing: fund(slug: "nope") { name } }');

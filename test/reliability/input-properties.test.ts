@@ -256,7 +256,7 @@ describe('oversized requests', () => {
     expect(body.detail).toMatch(/\d+ bytes/);
   });
 
-  it('refuses a GraphQL body of undeclared length (chunked) with 413', async () => {
+  it('refuses a GraphQL body of undeclared length (chunked) with 411, asking for a Content-Length', async () => {
     const url = new URL(base);
     const response = await new Promise<Raw>((resolve, reject) => {
       const req = request(
@@ -278,7 +278,7 @@ describe('oversized requests', () => {
       req.write('{"query":');
       req.end('"{ funds { slug } }"}');
     });
-    expectProblem(response, 413, 'payload-too-large');
+    expect(expectProblem(response, 411, 'length-required').detail).toMatch(/Content-Length/);
   });
 
   it('refuses a GraphQL document in a GET query string over the URL limit with 414', async () => {

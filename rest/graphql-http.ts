@@ -1,0 +1,83 @@
+// The HTTP rules of /graphql, checked before Yoga runs: which methods it answers, how large and of
+// which media type a request body may be, which media types an answer can take. Yoga refuses what
+// breaks them with an empty body (405, 406, 415) or not at all (HEAD); here each refusal is a
+// problem+json naming what to send instead, as every other refusal of the service is.
+import type { Request, RequestHandler, Response } from 'express';
+import type { ProblemKindName } from './problems.ts';
+
+/** largest GraphQL request body; armor's token limit bounds the document inside it */
+export const MAX_GRAPHQL_BODY_BYTES = 65_536;
+export const GRAPHQL_METHODS = 'GET, HEAD, POST, OPTIONS';
+/** the request bodies Yoga parses (multipart uploads are off: nothing here takes a file) */
+export const GRAPHQL_REQUEST_TYPES = [
+  'application/json',
+  'application/graphql+json',
+  'application/graphql',
+  'application/x-www-form-urlencoded',
+];
+/** the answers Yoga can give, in its order of preference */
+export const GRAPHQL_ANSWER_TYPES = [
+  'application/graphql-response+json',
+  'application/json',
+  'text/event-stream',
+  'multipart/mixed',
+];
+
+export const GRAPHQL_BODY_TOO_LARGE = `A GraphQL request body may have at most ${MAX_GRAPHQL_BODY_BYTES} bytes; use variables instead of inlined values.`;
+export const GRAPHQL_LENGTH_REQUIRED = `A GraphQL request body must declare its Content-Length (at most ${MAX_GRAPHQL_BODY_BYTES} bytes).`;
+export const GRAPHQL_NOT_ACCEPTABLE = `/graphql answers ${GRAPHQL_ANSWER_TYPES.join(', ')}; the Accept header allows none of them.`;
+
+export function unsupportedGraphqlBody(contentType: string | undefined): string {
+  const sent =
+    contentType === undefined ? 'A POST to /graphql without a Content-Type' : `Content-Type ${contentType}`;
+  return `${sent} is not accepted: send {"query": "..."} as application/json (or the document alone as application/graphql).`;
+}
+
+type Refuse = (req: Request, res: Response, kind: ProblemKindName, detail: string) => void;
+
+/**
+ * Yoga's own test of a Content-Type (case and all): the first of a list, the media type alone or
+ * followed by parameters. A type it would not match must be refused here, not by Yoga.
+ */
+function parsedByYoga(contentType: string): boolean {
+  const first = contentType.split(',')[0]!;
+  return GRAPHQL_REQUEST_TYPES.some((type) => first === type || first.startsWith(`${type};`));
+}
+
+export function checkGraphqlRequest(refuse: Refuse): RequestHandler {
+  return (req, res, next) => {
+    // HEAD is GET without the body: Node's response already knows to send none
+    if (req.method === 'HEAD') req.method = 'GET';
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('Allow', GRAPHQL_METHODS);
+      refuse(
+        req,
+        res,
+        'method-not-allowed',
+        `${req.method} is not allowed on /graphql: send a query with GET (?query=...) or POST.`,
+      );
+      return;
+    }
+    if (!req.accepts(GRAPHQL_ANSWER_TYPES)) {
+      refuse(req, res, 'not-acceptable', GRAPHQL_NOT_ACCEPTABLE);
+      return;
+    }
+    if (req.method === 'POST') {
+      const contentType = req.get('Content-Type');
+      if (contentType === undefined || !parsedByYoga(contentType)) {
+        refuse(req, res, 'unsupported-media-type', unsupportedGraphqlBody(contentType));
+        return;
+      }
+      const declared = req.get('Content-Length');
+      if (declared === undefined && req.get('Transfer-Encoding') !== undefined) {
+        refuse(req, res, 'length-required', GRAPHQL_LENGTH_REQUIRED);
+        return;
+      }
+      if (Number(declared ?? 0) > MAX_GRAPHQL_BODY_BYTES) {
+        refuse(req, res, 'payload-too-large', GRAPHQL_BODY_TOO_LARGE);
+        return;
+      }
+    }
+    next();
+  };
+}
