@@ -68,12 +68,45 @@ export function idAsText(expr: string, idKind: TableLayout['idKind']): string {
   return expr;
 }
 
-function globEscape(s: string): string {
-  return s.replace(/[*?[]/g, (c) => `[${c}]`);
+type PatternKind = 'contains' | 'starts_with' | 'ends_with';
+
+/**
+ * The Postgres LIKE pattern graph-node builds for a string operator (relational_queries.rs
+ * `Filter::new`): the value is not escaped, so `%` and `_` in it are wildcards and `\\` escapes the
+ * character after it; `contains` takes a value that starts or ends with `%` as the whole pattern.
+ */
+function likePattern(kind: PatternKind, value: string): string {
+  const pattern =
+    kind === 'starts_with'
+      ? `${value}%`
+      : kind === 'ends_with'
+        ? `%${value}`
+        : value.startsWith('%') || value.endsWith('%')
+          ? value
+          : `%${value}%`;
+  const trailingEscapes = pattern.length - pattern.replace(/\\+$/, '').length;
+  // Postgres refuses such a pattern rather than match it
+  if (trailingEscapes % 2 === 1) throw new QueryError('LIKE pattern must not end with escape character');
+  return pattern;
 }
 
-function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+/**
+ * A LIKE pattern as the SQLite GLOB pattern matching the same strings: Postgres' LIKE is
+ * case-sensitive, SQLite's is not, and GLOB is.
+ */
+function likeToGlob(pattern: string): string {
+  let glob = '';
+  let escaped = false;
+  for (const char of pattern) {
+    if (!escaped && char === '\\') escaped = true;
+    else if (!escaped && char === '%') glob += '*';
+    else if (!escaped && char === '_') glob += '?';
+    else {
+      glob += '*?['.includes(char) ? `[${char}]` : char;
+      escaped = false;
+    }
+  }
+  return glob;
 }
 
 class Compiler {
@@ -276,27 +309,24 @@ class Compiler {
 
   /** contains / starts_with / ends_with and their negated and case-insensitive forms. */
   private textCondition(column: ColumnLayout, col: string, op: string, value: unknown): string {
-    if (column.valueKind === 'Bytes' && column.field.kind === 'Bytes') {
-      // Bytes fields: byte-sequence containment (graph-node's position(value in column))
+    const negated = op.startsWith('not_');
+    const nocase = op.endsWith('_nocase');
+    const kind = op.replace(/^not_/, '').replace(/_nocase$/, '') as PatternKind;
+    if (column.valueKind === 'Bytes' && kind === 'contains') {
+      // graph-node compares bytes, its Bytes fields' and references to Bytes ids alike, with
+      // position(value in column), and has no case-insensitive form of it
+      if (nocase)
+        throw new QueryError(`Store error: unsupported filter \`${op}\` for value \`${String(value)}\``);
       const needle = this.param(this.sqlValue(column, value));
-      return op === 'contains' ? `instr(${col}, ${needle}) > 0` : `instr(${col}, ${needle}) = 0`;
+      return negated ? `instr(${col}, ${needle}) = 0` : `instr(${col}, ${needle}) > 0`;
     }
     // Strings, and references to Bytes ids compared through their 0x hex text
     const text = column.valueKind === 'Bytes' ? idAsText(col, 'Bytes') : col;
-    const negated = op.startsWith('not_');
-    const nocase = op.endsWith('_nocase');
-    const kind = op.replace(/^not_/, '').replace(/_nocase$/, '');
-    const s = String(value);
-    let test: string;
-    if (nocase) {
-      const e = likeEscape(s);
-      const pattern = kind === 'contains' ? `%${e}%` : kind === 'starts_with' ? `${e}%` : `%${e}`;
-      test = `${text} LIKE ${this.param(pattern)} ESCAPE '\\'`;
-    } else {
-      const e = globEscape(s);
-      const pattern = kind === 'contains' ? `*${e}*` : kind === 'starts_with' ? `${e}*` : `*${e}`;
-      test = `${text} GLOB ${this.param(pattern)}`;
-    }
+    const pattern = likePattern(kind, String(value));
+    // ILIKE: SQLite's LIKE folds ASCII letters only, where Postgres folds every letter
+    const test = nocase
+      ? `${text} LIKE ${this.param(pattern)} ESCAPE '\\'`
+      : `${text} GLOB ${this.param(likeToGlob(pattern))}`;
     return negated ? `NOT (${test})` : test;
   }
 

@@ -173,10 +173,40 @@ describe('query API: where operators', () => {
     ['null equality', '{ publishedAt: null }', (n) => n.publishedAt === undefined],
     ['_not null', '{ publishedAt_not: null }', (n) => n.publishedAt !== undefined],
     ['_contains on String', '{ lastRejectionReason_contains: "_nav" }', (n) => !!n.reason?.includes('_nav')],
+    // graph-node passes the value into a LIKE pattern unescaped (reason: 'bad_nav 5%')
+    ['_contains with _ as a wildcard', '{ lastRejectionReason_contains: "b_d" }', (n) => !!n.reason],
+    ['_contains case-sensitively', '{ lastRejectionReason_contains: "BAD" }', () => false],
     [
-      '_contains takes wildcards literally',
-      '{ lastRejectionReason_contains: "%" }',
-      (n) => !!n.reason?.includes('%'),
+      '_contains with a value ending in % as the whole pattern',
+      '{ lastRejectionReason_contains: "5%" }',
+      () => false,
+    ],
+    [
+      '_contains with a value starting with % as the whole pattern',
+      '{ lastRejectionReason_contains: "%nav" }',
+      () => false,
+    ],
+    ['_not_contains with wildcards', '{ lastRejectionReason_not_contains: "b_d" }', () => false],
+    ['_starts_with with % as a wildcard', '{ lastRejectionReason_starts_with: "b%5" }', (n) => !!n.reason],
+    [
+      '_ends_with with \\ escaping a wildcard',
+      String.raw`{ lastRejectionReason_ends_with: "5\\%" }`,
+      (n) => !!n.reason,
+    ],
+    [
+      '_ends_with with an escaped _ taken literally',
+      String.raw`{ lastRejectionReason_ends_with: "\\_" }`,
+      () => false,
+    ],
+    [
+      '_contains with a trailing \\ escaping the closing %',
+      String.raw`{ lastRejectionReason_contains: "5\\" }`,
+      (n) => !!n.reason,
+    ],
+    [
+      '_contains_nocase with wildcards',
+      '{ lastRejectionReason_contains_nocase: "B_D%5" }',
+      (n) => !!n.reason,
     ],
     [
       '_contains_nocase',
@@ -288,6 +318,12 @@ describe('query API: where operators', () => {
     expect(await ids('{ closed: true }')).toEqual([vault2]);
     expect(await ids('{ closed_not: true }')).toEqual([vault1, vault3]);
     expect(await ids('{ closed_in: [true, false] }')).toEqual([vault1, vault3, vault2]);
+  });
+
+  it('refuses a pattern ending in the escape character, as Postgres does', async () => {
+    expect(
+      await errorOf(String.raw`{ navRecords(where: { lastRejectionReason_ends_with: "5\\" }) { id } }`),
+    ).toBe('LIKE pattern must not end with escape character');
   });
 
   it('filters by a nested filter on a @derivedFrom list', async () => {

@@ -12,20 +12,29 @@ import { createQueryService, type QueryService } from '../../indexer/query/creat
 import type { StoreValue } from '../../indexer/store/entity.ts';
 import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
-import { queryIndexer } from './graphql-client.ts';
+import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import { B, L, S, entity, header } from './store-fixture.ts';
 
 const schema = parseSubgraphSchema(`
   type ERC20Token @entity { id: Bytes! symbol: String! owner: Owner }
-  type ProtocolStats @entity { id: ID! prices: [BigDecimal!]! tags: [String!] tokens: [ERC20Token!]! }
+  type ProtocolStats @entity {
+    id: ID!
+    prices: [BigDecimal!]!
+    tags: [String!]
+    tokens: [ERC20Token!]!
+    mainToken: ERC20Token
+  }
   type Owner @entity { id: ID! token: ERC20Token @derivedFrom(field: "owner") }
 `);
 
 const BD = (value: string): StoreValue => ({ kind: 'BigDecimal', value });
-const token1 = '0x' + '11'.repeat(20);
+const token1 = '0x' + '11'.repeat(19) + '22';
 const token2 = '0x' + '22'.repeat(20);
 
-/** Block 5: two tokens, both owned by o1; o2 owns none; stats s1 (tagged) and s2 (untagged). */
+/**
+ * Block 5: two tokens, both owned by o1; o2 owns none; stats s1 (tagged, with a main token) and s2
+ * (untagged, without).
+ */
 const history: Record<number, (w: BlockWriteBuffer) => void> = {
   5: (w) => {
     w.set('Owner', 'o1', entity({ id: S('o1') }));
@@ -40,6 +49,7 @@ const history: Record<number, (w: BlockWriteBuffer) => void> = {
         prices: L([BD('2'), BD('0.5')]),
         tags: L([S('Alpha'), S('beta')]),
         tokens: L([B(token1)]),
+        mainToken: B(token1),
       }),
     );
     w.set('ProtocolStats', 's2', entity({ id: S('s2'), prices: L([BD('10')]), tokens: L([]) }));
@@ -81,6 +91,13 @@ afterAll(async () => {
 });
 
 const data = (text: string) => queryIndexer(url, text);
+const errorOf = (text: string) => queryErrorOf(url, text);
+
+/** The ids a query's single top-level list holds. */
+async function ids(text: string): Promise<string[]> {
+  const d = await data(text);
+  return (Object.values(d)[0] as { id: string }[]).map((r) => r.id);
+}
 
 describe('query field names', () => {
   it('are the ones graph-node inflects from the type names', async () => {
@@ -93,5 +110,21 @@ describe('query field names', () => {
       protocolStats: { id: 's1' },
       protocolStats_collection: [{ id: 's1' }, { id: 's2' }],
     });
+  });
+});
+
+describe('a reference to a Bytes-id entity', () => {
+  it("is searched for bytes anywhere in the id with _contains, as graph-node's position() does", async () => {
+    const where = (filter: string) => `{ protocolStats_collection(where: { ${filter} }) { id } }`;
+    expect(await ids(where('mainToken_contains: "0x1122"'))).toEqual(['s1']);
+    // a null reference is neither
+    expect(await ids(where('mainToken_not_contains: "0x1122"'))).toEqual([]);
+    expect(await ids(where('mainToken_not_contains: "0x3333"'))).toEqual(['s1']);
+  });
+
+  it('has no case-insensitive _contains: graph-node refuses it for bytes', async () => {
+    expect(
+      await errorOf('{ protocolStats_collection(where: { mainToken_contains_nocase: "0x1122" }) { id } }'),
+    ).toBe('Store error: unsupported filter `contains_nocase` for value `0x1122`');
   });
 });
