@@ -2,7 +2,8 @@
 // subgraph records every event it handles as a ProtocolEvent under its Solidity name, and handles
 // every event of every contract it tracks (test/subgraph/manifest.test.ts), so the list is read
 // from the subgraph's manifest, never written down a second time. Both surfaces' `eventName`
-// checks, its documented enum, the event record's schema and the endpoint's description use it.
+// checks, its documented enum, the event record's schema and the endpoint's description use it;
+// both surfaces also describe the records' id and args in the words defined here.
 import { readManifest } from '../subgraph/scripts/manifest.ts';
 
 export interface EventSource {
@@ -25,3 +26,19 @@ export const EVENT_SOURCES: EventSource[] = readManifest().map((source) => ({
 
 /** every event name the stream can carry, each once, in the manifest's order */
 export const EVENT_NAMES: readonly string[] = [...new Set(EVENT_SOURCES.flatMap((s) => s.events))];
+
+/** "FundRegistry: FundRegistered, OwnershipTransferred; ...; each fund vault (FundVault): ..." */
+export const EVENT_NAMES_BY_CONTRACT = EVENT_SOURCES.map(
+  (s) => `${s.template ? `each fund vault (${s.contract})` : s.contract}: ${s.events.join(', ')}`,
+).join('; ');
+
+/** a record's id, as the subgraph builds it (subgraph/src/entity-ids.ts) */
+export const EVENT_ID_ENCODING =
+  'transaction hash ++ log index as 4 bytes little-endian, lowercase 0x hex: the 64 hex digits of txHash, then 8 (log index 7 ends in 07000000)';
+
+/**
+ * a record's args, as the subgraph encodes them (subgraph/src/protocol-event.ts): the chain's raw
+ * integers, which an agent would otherwise take for the decimal strings the rest of the API gives
+ */
+export const EVENT_ARGS_ENCODING =
+  "keyed by the ABI's parameter names. Integers are decimal strings of the raw on-chain value, not decimal-scaled as amounts elsewhere in the API: token amounts in base units (10^decimals per token), navPerShare with 6 implied decimals (1000612 = 1.000612), an enum or module number as its numeric value (ModulePaused.module: 0 subscriptions, 1 redemptions, 2 claims). Addresses and bytes are lowercase 0x hex, bools are booleans, arrays and tuples are arrays";

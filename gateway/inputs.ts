@@ -50,6 +50,11 @@ export function unknownSlugMessage(
   return `No ${resource} has slug "${slug.slice(0, 80)}"${rule}.${meant} List ${resource} slugs with ${listedBy(SLUG_LISTINGS[resource])}.`;
 }
 
+/** a slug argument's description: its form and where its values are listed */
+export function slugArgumentDescription(resource: SlugResource): string {
+  return `${resource} slug, as ${listedBy(SLUG_LISTINGS[resource])} lists them: ${SLUG_RULE}, matched exactly`;
+}
+
 /** where a fund's dividend rounds are listed with their epochs */
 const roundsOf = (fundSlug: string): Listing => ({
   rest: `GET /v1/funds/${fundSlug}/dividends`,

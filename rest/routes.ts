@@ -13,7 +13,7 @@ import {
   SLUG_RULE,
   type SlugResource,
 } from '../gateway/inputs.ts';
-import { EVENT_NAMES, EVENT_SOURCES } from '../gateway/event-names.ts';
+import { EVENT_NAMES, EVENT_NAMES_BY_CONTRACT } from '../gateway/event-names.ts';
 import {
   contractOfKind,
   DEVNET,
@@ -166,11 +166,6 @@ const exampleStrategy = {
   explorer: explorerUrl(EXAMPLE_STRATEGY.address),
   ratings: EXAMPLE_STRATEGY.ratings,
 };
-
-/** "FundRegistry: FundRegistered, OwnershipTransferred; ...; each fund vault (FundVault): ..." */
-const eventNamesByContract = EVENT_SOURCES.map(
-  (s) => `${s.template ? `each fund vault (${s.contract})` : s.contract}: ${s.events.join(', ')}`,
-).join('; ');
 
 function pickNav(nav: Data) {
   return {
@@ -576,7 +571,7 @@ export const ROUTES: RouteSpec[] = [
     operationId: 'listEvents',
     path: '/v1/events',
     summary: 'Indexed on-chain events',
-    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${eventNamesByContract}. Any other \`eventName\`, or one in another case, is refused with 400.`,
+    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\`, or one in another case, is refused with 400.`,
     tier: 'live',
     params: [
       {

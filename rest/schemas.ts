@@ -1,7 +1,7 @@
 // JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of every REST response body. They are
 // the components of openapi.json, and the test suite validates every response against them,
 // so a body that drifts from the documented contract fails a test.
-import { EVENT_NAMES } from '../gateway/event-names.ts';
+import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
 import { contractAt, contractOfKind, EXAMPLE_FUND } from './examples.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -156,12 +156,7 @@ const strategy = object(
 
 const protocolEvent = object(
   {
-    id: {
-      ...string,
-      pattern: '^0x[0-9a-f]{72}$',
-      description:
-        'transaction hash ++ log index as 4 bytes little-endian, lowercase 0x hex: the 64 hex digits of txHash, then 8 (log index 7 ends in 07000000)',
-    },
+    id: { ...string, pattern: '^0x[0-9a-f]{72}$', description: EVENT_ID_ENCODING },
     contract: { ...address, description: 'emitting contract (lowercase)' },
     contractName: {
       ...nullable(string),
@@ -176,10 +171,7 @@ const protocolEvent = object(
     logIndex: { ...integer, minimum: 0 },
     txHash: hash,
     timestamp: { ...dateTime, description: 'block time' },
-    args: {
-      type: 'object',
-      description: 'decoded arguments by name; integers as decimal strings, bytes and addresses as 0x hex',
-    },
+    args: { type: 'object', description: `decoded arguments, ${EVENT_ARGS_ENCODING}` },
   },
   'An indexed on-chain event.',
 );

@@ -16,12 +16,18 @@ export const AllocationsRef = builder.objectRef<AllocationsShape>('Allocations')
     fund: t.exposeString('fund', { description: 'fund slug' }),
     available: t.exposeBoolean('available', {
       description:
-        'false when the chain RPC or contract is not configured; totalAssets is then null and strategies empty',
+        'false when the service has no chain RPC configured; totalAssets is then null and strategies empty. A configured RPC that fails gives an UPSTREAM_UNAVAILABLE error instead',
     }),
     totalAssets: t.exposeString('totalAssets', {
       nullable: true,
-      description: 'FundVault.totalAssets() in the base asset, decimal',
+      description:
+        'FundVault.totalAssets(), read live: decimal string in the base asset (BaseAsset.decimals applied); null when available is false',
     }),
-    strategies: t.field({ type: [StrategyAllocationRef], resolve: (a) => a.strategies }),
+    strategies: t.field({
+      type: [StrategyAllocationRef],
+      description:
+        "FundVault.strategies(), read live, in the vault's order; retired strategies stay listed with active false; empty when available is false",
+      resolve: (a) => a.strategies,
+    }),
   }),
 });

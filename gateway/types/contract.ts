@@ -6,13 +6,24 @@ import type { RegistryContract } from '../sources/registry.ts';
 export const ContractRef = builder.objectRef<RegistryContract>('Contract').implement({
   description: 'A contract of the protocol as listed in the registry.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    kind: t.exposeString('kind', { description: 'contract type, e.g. NavOracle or FundVault' }),
-    address: t.exposeString('address'),
-    chainId: t.int({ resolve: (_c, _a, ctx) => ctx.registry.registry.chain.id }),
+    name: t.exposeString('name', {
+      description: 'display name, e.g. "NAV Oracle"; ProtocolEvent.contractName carries it',
+    }),
+    kind: t.exposeString('kind', {
+      description: 'Solidity contract type, e.g. NavOracle, FundVault, FundShareToken, KellyPolicy',
+    }),
+    address: t.exposeString('address', {
+      description: '0x address as the registry writes it (compare case-insensitively)',
+    }),
+    chainId: t.int({
+      description: 'chain id of the network it is deployed on (Chain.id)',
+      resolve: (_c, _a, ctx) => ctx.registry.registry.chain.id,
+    }),
     role: t.exposeString('role', { description: 'role description in Chinese' }),
     roleEn: t.exposeString('roleEn', { description: 'role description in English' }),
-    category: t.exposeString('category'),
+    category: t.exposeString('category', {
+      description: 'grouping in the registry, e.g. oracle, registry, distribution, policy, vault, token',
+    }),
     explorer: t.string({
       description: 'block-explorer URL of the address',
       resolve: (c, _a, ctx) => explorerAddressUrl(ctx.registry.registry.chain.explorer, c.address),

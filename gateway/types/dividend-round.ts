@@ -31,32 +31,60 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
     'A dividend round: a Merkle root over [address, uint256] leaves posted on-chain for one epoch.',
   fields: (t) => ({
     fund: t.string({ description: 'fund slug', resolve: ({ fund }) => fund.slug }),
-    epoch: t.int({ resolve: ({ row }) => row.epoch }),
-    merkleRoot: t.string({ resolve: ({ row }) => row.merkleRoot }),
+    epoch: t.int({
+      description: "the fund's settlement epoch the round was posted for; with the fund, it names the round",
+      resolve: ({ row }) => row.epoch,
+    }),
+    merkleRoot: t.string({
+      description: 'Merkle root posted on-chain (DividendRoundPosted), 0x 32-byte hex',
+      resolve: ({ row }) => row.merkleRoot,
+    }),
     total: t.string({
-      description: 'sum of all leaves in the base asset, decimal',
+      description: 'sum of all leaves: decimal string in the base asset (BaseAsset.decimals applied)',
       resolve: ({ row, fund }) => formatUnits(row.total, fund.baseAsset.decimals),
     }),
-    leafCount: t.int({ resolve: ({ row }) => row.leafCount }),
+    leafCount: t.int({
+      description: 'number of leaves, one per recipient',
+      resolve: ({ row }) => row.leafCount,
+    }),
     uri: t.string({
-      description: 'distribution file, relative to the distribution base',
+      description:
+        "path of the round's distribution file (an OpenZeppelin StandardMerkleTree dump) as posted on-chain, relative to the service's distribution base (its DISTRIBUTIONS_BASE setting, a directory or URL this API does not serve): read `proof` for an account instead",
       resolve: ({ row }) => row.uri,
     }),
-    claimedCount: t.int({ resolve: ({ row }) => row.claimedCount }),
+    claimedCount: t.int({
+      description: 'claims indexed so far (DividendClaimed events)',
+      resolve: ({ row }) => row.claimedCount,
+    }),
     claimedAmount: t.string({
-      description: 'sum claimed so far, decimal',
+      description: 'sum claimed so far: decimal string in the base asset',
       resolve: ({ row, fund }) => formatUnits(row.claimedAmount, fund.baseAsset.decimals),
     }),
-    postedAt: t.string({ resolve: ({ row }) => isoFromSeconds(row.postedAt) }),
-    postedBlock: t.int({ resolve: ({ row }) => Number(row.postedAtBlock) }),
-    postedTxHash: t.string({ resolve: ({ row }) => row.postedTxHash }),
+    postedAt: t.string({
+      description: 'block time of the posting transaction, ISO 8601 UTC with milliseconds',
+      resolve: ({ row }) => isoFromSeconds(row.postedAt),
+    }),
+    postedBlock: t.int({
+      description: 'number of the block holding the posting transaction',
+      resolve: ({ row }) => Number(row.postedAtBlock),
+    }),
+    postedTxHash: t.string({
+      description: 'hash of the posting transaction, 0x 32-byte hex',
+      resolve: ({ row }) => row.postedTxHash,
+    }),
     proof: t.field({
       type: MerkleProofRef,
       // an address without a leaf fails this field alone, not the round around it
       nullable: true,
       description:
-        'the proof for one account. Null, with a NOT_FOUND error, when the account has no leaf in this round (BAD_INPUT for a malformed address).',
-      args: { address: t.arg.string({ required: true }) },
+        "the proof for one account, from the round's distribution once its root is checked against merkleRoot. Null, with an error: NOT_FOUND when the account has no leaf in this round, BAD_INPUT for a malformed address, UPSTREAM_UNAVAILABLE when the distribution cannot be read or its root differs",
+      args: {
+        address: t.arg.string({
+          required: true,
+          description:
+            "the account to prove: 0x followed by 40 hex digits, any case. Only the round's recipients (the leaves of its distribution) have a proof; they are not listed by this API",
+        }),
+      },
       resolve: async ({ row, fund }, args, ctx) => {
         const account = checkAddress('address', args.address);
         const tree = await ctx.distributions.load(row.uri, row.merkleRoot);

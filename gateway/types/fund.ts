@@ -36,26 +36,41 @@ type Allocation = { strategy: string; targetBps: number; capBps: number; active:
 export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
   description: 'A fund: one vault, its share token and its settlement policy.',
   fields: (t) => ({
-    slug: t.exposeString('slug', { description: 'identifier used in paths' }),
-    name: t.exposeString('name'),
+    slug: t.exposeString('slug', {
+      description: 'identifier: fund(slug) and the REST paths /v1/funds/{slug} take it',
+    }),
+    name: t.exposeString('name', { description: 'display name in English' }),
     nameCn: t.exposeString('nameCn', { description: 'name in Chinese' }),
-    chainId: t.int({ resolve: (_f, _a, ctx) => ctx.registry.registry.chain.id }),
-    baseAsset: t.field({ type: BaseAssetRef, resolve: (f) => f.baseAsset }),
+    chainId: t.int({
+      description: 'chain id of the network the fund runs on (Chain.id)',
+      resolve: (_f, _a, ctx) => ctx.registry.registry.chain.id,
+    }),
+    baseAsset: t.field({
+      type: BaseAssetRef,
+      description: 'the ERC-20 the fund is denominated in; its decimals apply to every amount of the fund',
+      resolve: (f) => f.baseAsset,
+    }),
     policy: t.field({
       type: PolicyRef,
+      description: 'the settlement policy the fund references',
       resolve: (f, _a, ctx) => ctx.registry.policyOf(f),
     }),
     status: t.field({
       type: FundStatusRef,
+      description: 'status derived from the indexed vault events; open for a vault not indexed yet',
       resolve: async (f, _a, ctx) => fundStatus(await ctx.subgraph.fund.load(f.vault.toLowerCase())),
     }),
     since: t.exposeString('since', { description: 'date the fund started, YYYY-MM-DD' }),
-    addresses: t.field({ type: FundAddressesRef, resolve: (f) => f }),
-    links: t.field({ type: FundLinksRef, resolve: (f) => f.links }),
+    addresses: t.field({
+      type: FundAddressesRef,
+      description: 'its contracts and accounts',
+      resolve: (f) => f,
+    }),
+    links: t.field({ type: FundLinksRef, description: 'its web pages', resolve: (f) => f.links }),
     latestNav: t.field({
       type: NavRecordRef,
       nullable: true,
-      description: 'the latest Published NAV; null before the first publication',
+      description: 'the record of the highest Published epoch; null before the first publication',
       resolve: async (f, _a, ctx) => {
         const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
         return row?.latestPublishedNav ? { fund: f, row: row.latestPublishedNav } : null;
@@ -64,7 +79,8 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     latestRecordedNav: t.field({
       type: NavRecordRef,
       nullable: true,
-      description: 'the highest epoch recorded on the oracle, whatever its status',
+      description:
+        'the record of the highest epoch drafted on the NavOracle, whatever its status; null before the first draft',
       resolve: async (f, _a, ctx) => {
         const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
         return row?.latestNav ? { fund: f, row: row.latestNav } : null;
@@ -77,9 +93,14 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       description:
         'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest). Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule.',
       args: {
-        from: t.arg.int({ description: 'start epoch, inclusive, >= 0' }),
-        to: t.arg.int({ description: 'end epoch, inclusive, >= 0' }),
-        limit: t.arg.int({ defaultValue: NAV_HISTORY_LIMIT.default, description: 'points, 1..500' }),
+        from: t.arg.int({ description: `start epoch, inclusive: an integer from 0 to ${MAX_INT}` }),
+        to: t.arg.int({
+          description: `end epoch, inclusive: an integer from 0 to ${MAX_INT}, at least \`from\``,
+        }),
+        limit: t.arg.int({
+          defaultValue: NAV_HISTORY_LIMIT.default,
+          description: `most records returned: ${NAV_HISTORY_LIMIT.minimum} to ${NAV_HISTORY_LIMIT.maximum}`,
+        }),
       },
       resolve: async (f, args, ctx) => {
         const from = args.from ?? undefined;
@@ -101,7 +122,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     allocations: t.field({
       type: AllocationsRef,
-      description: 'strategy allocations read live on-chain',
+      description: 'strategy allocations read live on-chain (UPSTREAM_UNAVAILABLE when the chain RPC fails)',
       resolve: async (f, _a, ctx): Promise<AllocationsShape> => {
         if (!ctx.chain) return { fund: f.slug, available: false, totalAssets: null, strategies: [] };
         const vault = f.vault as `0x${string}`;
@@ -128,7 +149,8 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     reserve: t.field({
       type: ReserveRef,
-      description: 'reserve read live on-chain',
+      description:
+        "reserve and the policy's bounds read live on-chain (UPSTREAM_UNAVAILABLE when the chain RPC fails)",
       resolve: async (f, _a, ctx): Promise<ReserveShape> => {
         if (!ctx.chain) {
           return {
@@ -172,8 +194,13 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       description:
         'dividend rounds, newest epoch first, cursor paging. Null, with a BAD_INPUT error naming the argument, when limit or cursor breaks its rule.',
       args: {
-        limit: t.arg.int({ defaultValue: PAGE_LIMIT.default, description: 'rounds per page, 1..100' }),
-        cursor: t.arg.string({ description: 'nextCursor of the previous page' }),
+        limit: t.arg.int({
+          defaultValue: PAGE_LIMIT.default,
+          description: `rounds per page: ${PAGE_LIMIT.minimum} to ${PAGE_LIMIT.maximum}`,
+        }),
+        cursor: t.arg.string({
+          description: "the nextCursor of this fund's previous page, as returned; omit for the newest rounds",
+        }),
       },
       resolve: async (f, args, ctx) => {
         const limit = checkRange(
@@ -204,7 +231,13 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       nullable: true,
       description:
         'one dividend round. Null, with a NOT_FOUND error, when the fund has no round for the epoch (BAD_INPUT for a negative epoch).',
-      args: { epoch: t.arg.int({ required: true }) },
+      args: {
+        epoch: t.arg.int({
+          required: true,
+          description:
+            'settlement epoch of the round, an integer >= 0; the epochs that have a round are listed by `dividends { items { epoch } }` (GET /v1/funds/{slug}/dividends)',
+        }),
+      },
       resolve: async (f, args, ctx) => {
         const epoch = checkRange('epoch', args.epoch, 0, MAX_INT);
         const row = await ctx.subgraph.dividendRound.load(`${f.vault.toLowerCase()}-${epoch}`);

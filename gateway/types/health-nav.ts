@@ -6,7 +6,9 @@ export const HealthNavRef = builder
   .implement({
     description: 'The latest published NAV across funds.',
     fields: (t) => ({
-      latestEpoch: t.exposeInt('latestEpoch'),
-      publishedAt: t.exposeString('publishedAt'),
+      latestEpoch: t.exposeInt('latestEpoch', { description: 'epoch of the most recently published NAV' }),
+      publishedAt: t.exposeString('publishedAt', {
+        description: 'block time of its publication, ISO 8601 UTC with milliseconds',
+      }),
     }),
   });

@@ -20,12 +20,22 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
       description:
         'ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default 50), or live reads fail',
     }),
-    api: t.field({ type: ApiInfoRef, resolve: (h) => h.api }),
-    indexer: t.field({ type: IndexerStatusRef, resolve: (h) => h.indexer }),
-    nav: t.field({ type: HealthNavRef, nullable: true, resolve: (h) => h.nav }),
-    pausedModules: t.exposeStringList('pausedModules', {
-      description: 'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims)',
+    api: t.field({ type: ApiInfoRef, description: 'the API itself', resolve: (h) => h.api }),
+    indexer: t.field({
+      type: IndexerStatusRef,
+      description: 'how far the indexed data reaches',
+      resolve: (h) => h.indexer,
     }),
-    now: t.exposeString('now', { description: 'server time, ISO 8601' }),
+    nav: t.field({
+      type: HealthNavRef,
+      nullable: true,
+      description: 'the most recent NAV publication across funds; null before any',
+      resolve: (h) => h.nav,
+    }),
+    pausedModules: t.exposeStringList('pausedModules', {
+      description:
+        'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims), read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none',
+    }),
+    now: t.exposeString('now', { description: 'server time, ISO 8601 UTC with milliseconds' }),
   }),
 });

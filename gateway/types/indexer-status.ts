@@ -14,20 +14,29 @@ export interface IndexerStatusShape {
 export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerStatus').implement({
   description: 'How far the indexer has come.',
   fields: (t) => ({
-    chainId: t.exposeInt('chainId'),
+    chainId: t.exposeInt('chainId', { description: 'chain id of the indexed network (Chain.id)' }),
     contractsTracked: t.exposeInt('contractsTracked', {
-      description: 'FundRegistry, NavOracle, DividendDistributor and every indexed fund vault',
+      description:
+        "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far",
     }),
-    maxIndexedBlock: t.exposeInt('maxIndexedBlock'),
+    maxIndexedBlock: t.exposeInt('maxIndexedBlock', {
+      description: "latest block the indexed data reflects (the subgraph's _meta); 0 when unknown",
+    }),
     lastUpdatedAt: t.exposeString('lastUpdatedAt', {
       nullable: true,
-      description: 'time of the last indexed block, ISO 8601',
+      description:
+        'block time of maxIndexedBlock, ISO 8601 UTC with milliseconds; null when the subgraph reports no time',
     }),
-    hasIndexingErrors: t.exposeBoolean('hasIndexingErrors'),
+    hasIndexingErrors: t.exposeBoolean('hasIndexingErrors', {
+      description: 'the subgraph reports indexing errors; its data is still served and status is degraded',
+    }),
     chainHeadBlock: t.exposeInt('chainHeadBlock', {
       nullable: true,
-      description: 'null without a chain RPC',
+      description: 'latest block of the chain, read live; null when no chain RPC is configured or it fails',
     }),
-    lagBlocks: t.exposeInt('lagBlocks', { nullable: true, description: 'chainHeadBlock - maxIndexedBlock' }),
+    lagBlocks: t.exposeInt('lagBlocks', {
+      nullable: true,
+      description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+    }),
   }),
 });

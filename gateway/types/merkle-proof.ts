@@ -20,25 +20,38 @@ export const MerkleProofRef = builder.objectRef<MerkleProofShape>('MerkleProof')
     'A StandardMerkleTree proof (leaf encoding [address, uint256]) verified against the on-chain root. Claim with DividendDistributor.claim(vault, epoch, account, amountRaw, proof) from any wallet.',
   fields: (t) => ({
     fund: t.exposeString('fund', { description: 'fund slug' }),
-    vault: t.exposeString('vault', { description: 'fund vault address, the `fund` argument of claim' }),
-    epoch: t.exposeInt('epoch'),
-    account: t.exposeString('account'),
-    amount: t.exposeString('amount', { description: 'dividend in the base asset, decimal' }),
+    vault: t.exposeString('vault', {
+      description: 'fund vault address as the registry writes it: the `fund` argument of claim',
+    }),
+    epoch: t.exposeInt('epoch', { description: 'epoch of the round: the `epoch` argument of claim' }),
+    account: t.exposeString('account', {
+      description:
+        "the recipient as the round's distribution writes it, whatever case was asked for: the `account` argument of claim",
+    }),
+    amount: t.exposeString('amount', {
+      description: 'dividend as a decimal string in the base asset (BaseAsset.decimals applied)',
+    }),
     amountRaw: t.exposeString('amountRaw', {
-      description: 'dividend in base units, the `amount` argument of claim',
+      description: 'dividend as an integer string in base units: the `amount` argument of claim',
     }),
-    merkleRoot: t.exposeString('merkleRoot'),
+    merkleRoot: t.exposeString('merkleRoot', {
+      description: "the round's on-chain root, 0x 32-byte hex, which the proof was checked against",
+    }),
     leaf: t.exposeString('leaf', {
-      description: 'keccak256(bytes.concat(keccak256(abi.encode(account, amount))))',
+      description: 'keccak256(bytes.concat(keccak256(abi.encode(account, amountRaw)))), 0x 32-byte hex',
     }),
-    proof: t.exposeStringList('proof', { description: 'sibling hashes, leaf to root' }),
+    proof: t.exposeStringList('proof', {
+      description: 'sibling hashes from leaf to root, 0x 32-byte hex: the `proof` argument of claim',
+    }),
     claimed: t.exposeBoolean('claimed', {
       nullable: true,
-      description: 'DividendDistributor.isClaimed, read live; null when no chain RPC is configured',
+      description:
+        'DividendDistributor.isClaimed(vault, epoch, account), read live; null when no chain RPC is configured or distributor is null',
     }),
     distributor: t.exposeString('distributor', {
       nullable: true,
-      description: 'DividendDistributor address',
+      description:
+        'the DividendDistributor to call claim on, as the registry lists it; null when the registry lists none',
     }),
   }),
 });

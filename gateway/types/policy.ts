@@ -11,15 +11,23 @@ type Params = readonly [number, number, number, number, number, number];
 export const PolicyRef = builder.objectRef<RegistryPolicy>('Policy').implement({
   description: 'A settlement policy. A fund references exactly one policy.',
   fields: (t) => ({
-    slug: t.exposeString('slug'),
-    name: t.exposeString('name'),
-    kind: t.exposeString('kind', { description: 'fixed-plus-float or fractional-kelly' }),
-    address: t.exposeString('address'),
-    description: t.exposeString('description'),
+    slug: t.exposeString('slug', {
+      description: 'identifier: policy(slug) takes it; Fund.policy names the policy of a fund',
+    }),
+    name: t.exposeString('name', { description: 'contract name, e.g. ThreePoolPolicy' }),
+    kind: t.exposeString('kind', {
+      description:
+        'fixed-plus-float (ThreePoolPolicy) or fractional-kelly (KellyPolicy); params is of the matching type',
+    }),
+    address: t.exposeString('address', {
+      description: 'policy contract address as the registry writes it (compare case-insensitively)',
+    }),
+    description: t.exposeString('description', { description: 'what the policy does, in English' }),
     params: t.field({
       type: PolicyParamsRef,
       nullable: true,
-      description: 'on-chain parameters, read live; null when no chain RPC is configured',
+      description:
+        'on-chain parameters, read live; null when no chain RPC is configured, and null with an UPSTREAM_UNAVAILABLE error when it fails',
       resolve: async (policy, _a, ctx) => {
         if (!ctx.chain) return null;
         const address = policy.address as `0x${string}`;

@@ -11,7 +11,11 @@ export interface ProtocolEventPageShape {
 export const ProtocolEventPageRef = builder.objectRef<ProtocolEventPageShape>('ProtocolEventPage').implement({
   description: 'A page of indexed events ordered by (block, log index), newest first.',
   fields: (t) => ({
-    items: t.field({ type: [ProtocolEventRef], resolve: (p) => p.items }),
+    items: t.field({
+      type: [ProtocolEventRef],
+      description: 'at most `limit` events, newest first; empty when none match',
+      resolve: (p) => p.items,
+    }),
     nextCursor: t.exposeString('nextCursor', {
       nullable: true,
       description: 'pass as `cursor` for older events; null on the last page',

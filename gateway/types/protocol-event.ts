@@ -1,5 +1,6 @@
 // One indexed on-chain event of a tracked contract.
 import { builder } from '../builder.ts';
+import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING } from '../event-names.ts';
 import { isoFromSeconds } from '../format.ts';
 import { encodeCursor } from '../inputs.ts';
 import type { ProtocolEventRow } from '../sources/subgraph.ts';
@@ -9,7 +10,7 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
   description:
     'A decoded event of a tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults).',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'transaction hash ++ log index' }),
+    id: t.exposeString('id', { description: EVENT_ID_ENCODING }),
     cursor: t.string({
       description: 'cursor positioned at this event: pass it to continue with older events',
       resolve: (e) => encodeCursor('e', BigInt(e.sortKey)),
@@ -24,14 +25,24 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
         ctx.registry.fundByVault.get(e.contract)?.slug ??
         null,
     }),
-    eventName: t.exposeString('eventName'),
-    blockNumber: t.int({ resolve: (e) => Number(e.blockNumber) }),
-    logIndex: t.int({ resolve: (e) => Number(e.logIndex) }),
-    txHash: t.exposeString('txHash'),
-    timestamp: t.string({ description: 'block time, ISO 8601', resolve: (e) => isoFromSeconds(e.timestamp) }),
+    eventName: t.exposeString('eventName', {
+      description: 'Solidity event name, one of the closed list of the eventName argument of Query.events',
+    }),
+    blockNumber: t.int({
+      description: 'number of the block holding the event',
+      resolve: (e) => Number(e.blockNumber),
+    }),
+    logIndex: t.int({ description: "the log's index in its block", resolve: (e) => Number(e.logIndex) }),
+    txHash: t.exposeString('txHash', {
+      description: 'hash of the emitting transaction, lowercase 0x 32-byte hex',
+    }),
+    timestamp: t.string({
+      description: 'block time, ISO 8601 UTC with milliseconds',
+      resolve: (e) => isoFromSeconds(e.timestamp),
+    }),
     args: t.field({
       type: JsonScalar,
-      description: 'decoded arguments by name; integers as decimal strings, bytes and addresses as 0x hex',
+      description: `decoded arguments, ${EVENT_ARGS_ENCODING}`,
       resolve: (e) => JSON.parse(e.args) as unknown,
     }),
   }),

@@ -8,15 +8,35 @@ import { PolicyRef } from './policy.ts';
 export const ProtocolRef = builder.objectRef<Registry>('Protocol').implement({
   description: 'The fund-vault protocol.',
   fields: (t) => ({
-    name: t.string({ resolve: (r) => r.protocol.name }),
-    slug: t.string({ resolve: (r) => r.protocol.slug }),
+    name: t.string({ description: 'display name', resolve: (r) => r.protocol.name }),
+    slug: t.string({ description: 'identifier of the protocol', resolve: (r) => r.protocol.slug }),
     version: t.string({ description: 'protocol version (semver)', resolve: (r) => r.protocol.version }),
-    network: t.exposeString('network', { description: 'registry network name' }),
-    chain: t.field({ type: ChainInfoRef, resolve: (r) => r.chain }),
-    contractsCount: t.int({ resolve: (r) => r.contracts.length }),
-    funds: t.field({ type: [FundRef], resolve: (r) => r.funds }),
-    policies: t.field({ type: [PolicyRef], resolve: (r) => r.policies }),
-    deployedAt: t.string({ description: 'YYYY-MM-DD', resolve: (r) => r.protocol.deployedAt }),
-    docs: t.string({ resolve: (r) => r.protocol.docs }),
+    network: t.exposeString('network', {
+      description: 'name of the registry network this service serves, e.g. devnet or sepolia',
+    }),
+    chain: t.field({
+      type: ChainInfoRef,
+      description: 'the chain it is deployed on',
+      resolve: (r) => r.chain,
+    }),
+    contractsCount: t.int({
+      description: 'number of registered contracts (the length of Query.contracts)',
+      resolve: (r) => r.contracts.length,
+    }),
+    funds: t.field({
+      type: [FundRef],
+      description: 'every fund, in registry order',
+      resolve: (r) => r.funds,
+    }),
+    policies: t.field({
+      type: [PolicyRef],
+      description: 'every settlement policy, in registry order',
+      resolve: (r) => r.policies,
+    }),
+    deployedAt: t.string({
+      description: 'date the protocol was deployed, YYYY-MM-DD',
+      resolve: (r) => r.protocol.deployedAt,
+    }),
+    docs: t.string({ description: "URL of the protocol's documentation", resolve: (r) => r.protocol.docs }),
   }),
 });

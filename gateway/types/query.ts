@@ -11,9 +11,11 @@ import {
   encodeCursor,
   MAX_INT,
   PAGE_LIMIT,
+  slugArgumentDescription,
   type SlugResource,
   unknownSlugMessage,
 } from '../inputs.ts';
+import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
 import { vaultAbi } from '../sources/chain.ts';
 import type { FundRow } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
@@ -106,29 +108,53 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
 builder.queryType({
   description: 'Read-only view of the fund-vault protocol: registry, indexed history and live chain state.',
   fields: (t) => ({
-    protocol: t.field({ type: ProtocolRef, resolve: (_r, _a, ctx) => ctx.registry.registry }),
-    contracts: t.field({ type: [ContractRef], resolve: (_r, _a, ctx) => ctx.registry.registry.contracts }),
-    policies: t.field({ type: [PolicyRef], resolve: (_r, _a, ctx) => ctx.registry.registry.policies }),
+    protocol: t.field({
+      type: ProtocolRef,
+      description: 'protocol metadata from the registry',
+      resolve: (_r, _a, ctx) => ctx.registry.registry,
+    }),
+    contracts: t.field({
+      type: [ContractRef],
+      description: 'every contract the registry lists, in its order',
+      resolve: (_r, _a, ctx) => ctx.registry.registry.contracts,
+    }),
+    policies: t.field({
+      type: [PolicyRef],
+      description: 'every settlement policy; a fund references exactly one',
+      resolve: (_r, _a, ctx) => ctx.registry.registry.policies,
+    }),
     policy: t.field({
       type: PolicyRef,
       nullable: true,
-      args: { slug: t.arg.string({ required: true }) },
+      description:
+        'one settlement policy by slug. Null, with a NOT_FOUND error naming where slugs are listed, for an unknown slug',
+      args: { slug: t.arg.string({ required: true, description: slugArgumentDescription('policy') }) },
       resolve: (_r, { slug }, ctx) => bySlug('policy', ctx.registry.policyBySlug, slug),
     }),
-    funds: t.field({ type: [FundRef], resolve: (_r, _a, ctx) => ctx.registry.registry.funds }),
+    funds: t.field({
+      type: [FundRef],
+      description: 'every fund the registry lists; their slugs are the values of fund(slug)',
+      resolve: (_r, _a, ctx) => ctx.registry.registry.funds,
+    }),
     fund: t.field({
       type: FundRef,
       nullable: true,
-      description: 'one fund by slug; NOT_FOUND for an unknown slug',
-      args: { slug: t.arg.string({ required: true }) },
+      description:
+        'one fund by slug. Null, with a NOT_FOUND error naming where slugs are listed, for an unknown slug',
+      args: { slug: t.arg.string({ required: true, description: slugArgumentDescription('fund') }) },
       resolve: (_r, { slug }, ctx) => bySlug('fund', ctx.registry.fundBySlug, slug),
     }),
-    strategies: t.field({ type: [StrategyRef], resolve: (_r, _a, ctx) => ctx.registry.registry.strategies }),
+    strategies: t.field({
+      type: [StrategyRef],
+      description: 'the strategy catalogue; its slugs are the values of strategy(slug)',
+      resolve: (_r, _a, ctx) => ctx.registry.registry.strategies,
+    }),
     strategy: t.field({
       type: StrategyRef,
       nullable: true,
-      description: 'one strategy by slug; NOT_FOUND for an unknown slug',
-      args: { slug: t.arg.string({ required: true }) },
+      description:
+        'one strategy by slug. Null, with a NOT_FOUND error naming where slugs are listed, for an unknown slug',
+      args: { slug: t.arg.string({ required: true, description: slugArgumentDescription('strategy') }) },
       resolve: (_r, { slug }, ctx) => bySlug('strategy', ctx.registry.strategyBySlug, slug),
     }),
     events: t.field({
@@ -138,12 +164,26 @@ builder.queryType({
       description:
         'indexed events, newest first, cursor paging. Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule.',
       args: {
-        contract: t.arg.string({ description: 'emitting contract address' }),
-        eventName: t.arg.string({ description: 'event name, e.g. NavPublished' }),
-        fromBlock: t.arg.int({ description: 'lowest block, inclusive' }),
-        toBlock: t.arg.int({ description: 'highest block, inclusive' }),
-        limit: t.arg.int({ defaultValue: PAGE_LIMIT.default, description: 'events per page, 1..100' }),
-        cursor: t.arg.string({ description: 'nextCursor of the previous page' }),
+        contract: t.arg.string({
+          description:
+            "emitting contract: 0x followed by 40 hex digits, any case. Events come from the registry's FundRegistry, NavOracle and DividendDistributor (Query.contracts) and every fund vault (Fund.addresses.vault)",
+        }),
+        eventName: t.arg.string({
+          // the list is short and closed: naming it here spares an agent a refused request to learn it
+          description: `event name, exactly as written (case-sensitive), one of the closed list by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other name is BAD_INPUT`,
+        }),
+        fromBlock: t.arg.int({ description: `lowest block number, inclusive: 0 to ${MAX_INT}` }),
+        toBlock: t.arg.int({
+          description: `highest block number, inclusive: 0 to ${MAX_INT}, at least fromBlock`,
+        }),
+        limit: t.arg.int({
+          defaultValue: PAGE_LIMIT.default,
+          description: `events per page: ${PAGE_LIMIT.minimum} to ${PAGE_LIMIT.maximum}`,
+        }),
+        cursor: t.arg.string({
+          description:
+            'the nextCursor (or an event cursor) of a previous page, as returned; omit for the newest events',
+        }),
       },
       resolve: async (_r, args, ctx) => {
         const limit = checkRange(
@@ -178,6 +218,10 @@ builder.queryType({
         };
       },
     }),
-    health: t.field({ type: HealthRef, resolve: (_r, _a, ctx) => health(ctx) }),
+    health: t.field({
+      type: HealthRef,
+      description: 'service and indexer health: poll it to detect stale data',
+      resolve: (_r, _a, ctx) => health(ctx),
+    }),
   }),
 });

@@ -15,17 +15,26 @@ export const ReserveRef = builder.objectRef<ReserveShape>('Reserve').implement({
   fields: (t) => ({
     fund: t.exposeString('fund', { description: 'fund slug' }),
     available: t.exposeBoolean('available', {
-      description: 'false when the chain RPC or contract is not configured; the other fields are then null',
+      description:
+        'false when the service has no chain RPC configured; the other fields but fund are then null. A configured RPC that fails gives an UPSTREAM_UNAVAILABLE error instead',
     }),
     balance: t.exposeString('balance', {
       nullable: true,
-      description: 'FundVault.reserveBalance(), decimal',
+      description:
+        'FundVault.reserveBalance(): decimal string in the base asset (BaseAsset.decimals applied); null when available is false',
     }),
     percentOfAum: t.exposeFloat('percentOfAum', {
       nullable: true,
-      description: 'reserve as a percent of totalAssets, rounded to 2 decimals (0 when totalAssets is 0)',
+      description:
+        'balance as a percent (not bps) of FundVault.totalAssets(), rounded half up to 2 decimals, 0 when totalAssets is 0; null when available is false',
     }),
-    targetMinBps: t.exposeInt('targetMinBps', { nullable: true, description: "policy's reserve floor" }),
-    targetMaxBps: t.exposeInt('targetMaxBps', { nullable: true, description: "policy's reserve cap" }),
+    targetMinBps: t.exposeInt('targetMinBps', {
+      nullable: true,
+      description: "the policy's reserve floor, bps of total assets; null when available is false",
+    }),
+    targetMaxBps: t.exposeInt('targetMaxBps', {
+      nullable: true,
+      description: "the policy's reserve cap, bps of total assets; null when available is false",
+    }),
   }),
 });

@@ -9,7 +9,15 @@ export const StrategyRatingsRef = builder
   .implement({
     description: 'Quantitative and qualitative ratings of a strategy.',
     fields: (t) => ({
-      quantitative: t.field({ type: QuantitativeRatingRef, resolve: (r) => r.quantitative }),
-      qualitative: t.field({ type: QualitativeRatingRef, resolve: (r) => r.qualitative }),
+      quantitative: t.field({
+        type: QuantitativeRatingRef,
+        description: 'performance figures',
+        resolve: (r) => r.quantitative,
+      }),
+      qualitative: t.field({
+        type: QualitativeRatingRef,
+        description: "an analyst's assessment",
+        resolve: (r) => r.qualitative,
+      }),
     }),
   });
