@@ -1,11 +1,11 @@
 // Compiles graph-node collection arguments (where, orderBy, orderDirection, first, skip) into one
 // SQLite SELECT over the versions visible at a block. Semantics follow graph-node's
 // relational_queries.rs: list `contains` means "has all", list `not_contains` "has none", nested
-// `<field>_` filters go one level deep, `or` cannot be mixed with column filters at the same level,
+// `<field>_` filters go one level deep, `and`/`or` take query.rs's operands (see booleanOperands),
 // ordering is `<key> <dir>, id <dir>` with NULLs last ascending / first descending as in Postgres,
 // and the default order is `id asc`. An interface's collection is the UNION ALL of one such SELECT
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
-import { referencedTypes, type SubgraphSchema } from '../subgraph-schema.ts';
+import { referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, hexToBytes, type ColumnLayout, type TableLayout } from '../store/layout.ts';
 import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
 import {
@@ -13,6 +13,7 @@ import {
   orderByValues,
   queryableTypes,
   type FilterEntry,
+  type FilterOp,
   type OrderByValue,
 } from './filter-model.ts';
 
@@ -109,6 +110,55 @@ function likeToGlob(pattern: string): string {
   return glob;
 }
 
+/** graph-node's InvalidFilterError, its typo included. */
+const INVALID_FILTER = 'Filter must by an object';
+
+function isFilterObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** graph-node refuses column filters beside `or` (query.rs build_filter_from_object), in its words. */
+function checkNoColumnFilters(keys: readonly string[]): void {
+  const columns = keys.filter((k) => k !== 'or' && k !== 'and' && k !== '_change_block').map((k) => `'${k}'`);
+  if (columns.length === 0) return;
+  const list = columns.join(', ');
+  throw new QueryError(
+    `Cannot mix column filters with 'or' operator at the same level. Found column filter(s) ${list} alongside 'or' operator.\n\n` +
+      `Instead of:\nwhere: { ${list}, or: [...] }\n\nUse:\nwhere: { or: [{ ${list}, ... }, { ${list}, ... }] }`,
+  );
+}
+
+/** A field's type as the schema writes it (`Fund!`, `[NavRecord!]!`). */
+function fieldTypeText(field: FieldModel): string {
+  let text = field.typeName;
+  if (field.list) text = `[${text}${field.itemNonNull ? '!' : ''}]`;
+  return field.nonNull ? `${text}!` : text;
+}
+
+/** SQL operators graph-node names when it refuses a null for them (relational_queries.rs). */
+const NULL_REFUSING_OPERATORS: Partial<Record<FilterOp, string>> = {
+  gt: '>',
+  lt: '<',
+  gte: '>=',
+  lte: '<=',
+  starts_with: ' like ',
+  ends_with: ' like ',
+  starts_with_nocase: ' ilike ',
+  ends_with_nocase: ' ilike ',
+  not_starts_with: ' not like ',
+  not_ends_with: ' not like ',
+  not_starts_with_nocase: ' not ilike ',
+  not_ends_with_nocase: ' not ilike ',
+};
+
+/** graph-node's error for a null given to an operator other than equality. */
+function nullFilterMessage(key: string, op: FilterOp): string {
+  if (op === 'in' || op === 'not_in') return `Non-list value passed to \`_${op}\` filter`;
+  const operator = NULL_REFUSING_OPERATORS[op];
+  if (operator !== undefined) return `Store error: unsupported filter \`${operator}\` for value \`null\``;
+  return `Filter not supported by value \`null\`: \`${key}\``;
+}
+
 class Compiler {
   private aliasCount = 0;
   readonly params: unknown[] = [];
@@ -178,44 +228,60 @@ class Compiler {
 
   where(table: TableLayout, alias: string, where: Record<string, unknown>, nested: boolean): string {
     const filters = this.model.filters.get(table.entity.name)!;
-    const parts: string[] = [];
-    const keys = Object.keys(where);
-    if (keys.includes('or')) {
-      const columnKeys = keys.filter((k) => k !== 'or' && k !== '_change_block');
-      if (columnKeys.length > 0) {
-        throw new QueryError(
-          `Cannot mix column filters with 'or' operator at the same level. Found column filter(s) ${columnKeys.join(', ')} alongside 'or' operator.`,
-        );
-      }
-    }
-    for (const key of keys) {
-      const value = where[key];
-      if (key === 'and' || key === 'or') {
-        const list = (value as Record<string, unknown>[] | null) ?? [];
-        const inner = list.map((w) => `(${this.where(table, alias, w, nested) || '1'})`);
-        if (inner.length === 0) continue;
-        parts.push(`(${inner.join(key === 'and' ? ' AND ' : ' OR ')})`);
-        continue;
-      }
-      if (key === '_change_block') {
-        const gte = (value as { number_gte: number }).number_gte;
-        parts.push(`${alias}."__from" >= ${Number(gte)}`);
-        continue;
-      }
-      const entry = filters.get(key);
-      if (!entry) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${key}\``);
-      if (entry.op === 'child') {
+    // graph-node coerces the object into a BTreeMap, so it reads the keys in byte order
+    const keys = Object.keys(where).sort();
+    if (keys.includes('or')) checkNoColumnFilters(keys);
+    return keys
+      .map((key) => {
+        const value = where[key];
+        if (key === 'and' || key === 'or') {
+          const operands = this.booleanOperands(table, alias, keys, where, nested);
+          // graph-node renders an empty `and` as true and an empty `or` as false
+          if (operands.length === 0) return key === 'and' ? '1' : '0';
+          return `(${operands.join(key === 'and' ? ' AND ' : ' OR ')})`;
+        }
+        if (key === '_change_block') {
+          if (!isFilterObject(value)) throw new QueryError(INVALID_FILTER);
+          return `${alias}."__from" >= ${Number(value.number_gte)}`;
+        }
+        const entry = filters.get(key);
+        if (!entry) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${key}\``);
+        if (entry.op !== 'child') return this.condition(table, alias, entry, value);
         if (nested) {
           throw new QueryError(
             `Child filter nesting not supported by value \`${key}\`: \`${entry.field.name}_\``,
           );
         }
-        parts.push(this.child(table, alias, entry, value as Record<string, unknown>));
-      } else {
-        parts.push(this.condition(table, alias, entry, value));
-      }
-    }
-    return parts.join(' AND ');
+        if (!isFilterObject(value)) {
+          throw new QueryError(
+            `Query contains value with invalid type \`${fieldTypeText(entry.field)}\`: \`${String(value)}\``,
+          );
+        }
+        return this.child(table, alias, entry, value);
+      })
+      .join(' AND ');
+  }
+
+  /**
+   * The operands of an `and` or `or`: graph-node takes the filters of every list in the object, not
+   * just the key's own (query.rs build_list_filter_from_object), so `{ and: [a], or: [b] }` is
+   * `a AND b`, and any key beside them whose value is not a list of filters is refused.
+   */
+  private booleanOperands(
+    table: TableLayout,
+    alias: string,
+    keys: readonly string[],
+    where: Record<string, unknown>,
+    nested: boolean,
+  ): string[] {
+    return keys.flatMap((key) => {
+      const list = where[key];
+      if (!Array.isArray(list)) throw new QueryError(INVALID_FILTER);
+      return list.map((item) => {
+        if (!isFilterObject(item)) throw new QueryError(INVALID_FILTER);
+        return `(${this.where(table, alias, item, nested) || '1'})`;
+      });
+    });
   }
 
   /** A nested `<field>_` filter; on an interface, it matches an entity of any implementer. */
@@ -271,9 +337,7 @@ class Compiler {
     if (entry.listField) return this.listCondition(column, col, entry, value);
     const cmp = `${alias}.${column.keySql ?? column.sql}`;
     const op = entry.op as Exclude<FilterEntry['op'], 'child'>;
-    if (value === null && op !== '' && op !== 'not') {
-      throw new QueryError(`Filter not supported by value \`null\`: \`${entry.key}\``);
-    }
+    if (value === null && op !== '' && op !== 'not') throw new QueryError(nullFilterMessage(entry.key, op));
     switch (op) {
       case '':
         return value === null ? `${cmp} IS NULL` : `${cmp} = ${this.param(this.sqlValue(column, value))}`;
@@ -291,16 +355,12 @@ class Compiler {
         return `${cmp} <= ${this.param(this.sqlValue(column, value))}`;
       case 'in':
       case 'not_in': {
+        // the schema's `[T!]` keeps nulls out of the list
         const values = value as unknown[];
-        const nonNull = values.filter((v) => v !== null);
-        const hasNull = nonNull.length < values.length;
-        const list = nonNull.map((v) => this.param(this.sqlValue(column, v))).join(', ');
-        if (op === 'in') {
-          const inList = nonNull.length ? `${cmp} IN (${list})` : '0';
-          return hasNull ? `(${cmp} IS NULL OR ${inList})` : inList;
-        }
-        const notIn = nonNull.length ? `${cmp} NOT IN (${list})` : `${cmp} IS NOT NULL`;
-        return hasNull ? `(${cmp} IS NOT NULL AND ${notIn})` : notIn;
+        // graph-node renders an empty list as false whichever the operator (Filter::in_array)
+        if (values.length === 0) return '0';
+        const list = values.map((v) => this.param(this.sqlValue(column, v))).join(', ');
+        return `${cmp} ${op === 'in' ? 'IN' : 'NOT IN'} (${list})`;
       }
       default:
         return this.textCondition(column, col, op, value);

@@ -331,9 +331,50 @@ describe('query API: where operators', () => {
     expect(d.funds).toEqual([{ id: vault1 }]);
   });
 
-  it('rejects or mixed with column filters at the same level, as graph-node does', async () => {
-    expect(await errorOf('{ navRecords(where: { epoch: 1, or: [{ status: Draft }] }) { id } }')).toContain(
-      "Cannot mix column filters with 'or' operator",
+  it("rejects or mixed with column filters at the same level, in graph-node's words", async () => {
+    expect(
+      await errorOf('{ navRecords(where: { status: Draft, epoch: 1, or: [{ status: Draft }] }) { id } }'),
+    ).toBe(
+      "Cannot mix column filters with 'or' operator at the same level. Found column filter(s) 'epoch', 'status' alongside 'or' operator.\n\n" +
+        "Instead of:\nwhere: { 'epoch', 'status', or: [...] }\n\n" +
+        "Use:\nwhere: { or: [{ 'epoch', 'status', ... }, { 'epoch', 'status', ... }] }",
+    );
+  });
+
+  it('matches nothing with an empty _in, _not_in or or, and everything with an empty and', async () => {
+    expect(await navIds('{ epoch_in: [] }')).toEqual([]);
+    expect(await navIds('{ epoch_not_in: [] }')).toEqual([]);
+    expect(await navIds('{ or: [] }')).toEqual([]);
+    expect((await navIds('{ and: [] }')).sort()).toEqual(expectedNavIds(() => true));
+  });
+
+  it('takes the operands of and and or from every list beside them, as graph-node does', async () => {
+    const both = await navIds('{ and: [{ epoch: 1 }], or: [{ status: Draft }] }');
+    expect(both.sort()).toEqual(expectedNavIds((n) => n.epoch === 1 && n.status === 'Draft'));
+  });
+
+  it("refuses anything but lists of filters beside and and or, and null filters, with graph-node's error", async () => {
+    for (const where of [
+      '{ and: [{ status: Draft }], epoch: 1 }',
+      '{ or: [{ status: Draft }], _change_block: { number_gte: 1 } }',
+      '{ and: null }',
+      '{ or: null }',
+      '{ or: [null] }',
+      '{ _change_block: null }',
+    ]) {
+      expect(await errorOf(`{ navRecords(where: ${where}) { id } }`)).toBe('Filter must by an object');
+    }
+    expect(await errorOf('{ navRecords(where: { fund_: null }) { id } }')).toBe(
+      'Query contains value with invalid type `Fund!`: `null`',
+    );
+  });
+
+  it("refuses null for an ordering or list operator with graph-node's errors", async () => {
+    expect(await errorOf('{ navRecords(where: { epoch_gt: null }) { id } }')).toBe(
+      'Store error: unsupported filter `>` for value `null`',
+    );
+    expect(await errorOf('{ navRecords(where: { epoch_not_in: null }) { id } }')).toBe(
+      'Non-list value passed to `_not_in` filter',
     );
   });
 });
