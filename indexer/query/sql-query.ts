@@ -42,8 +42,9 @@ export function tablesOf(model: QueryModel, typeName: string): TableLayout[] {
   return referencedTypes(model.schema, typeName).map((type) => model.layouts.get(type.name)!);
 }
 
-export const MAX_FIRST = 1000;
-export const MAX_SKIP = 5000;
+/** graph-node's defaults for GRAPH_GRAPHQL_MAX_FIRST and GRAPH_GRAPHQL_MAX_SKIP (env/graphql.rs, u32::MAX). */
+const MAX_FIRST = 1000;
+const MAX_SKIP = 4_294_967_295;
 
 export interface CollectionArgs {
   first?: number | null;
@@ -486,21 +487,22 @@ function orderTerms(key: SortKey | null, id: string, dir: 'ASC' | 'DESC'): strin
   return `(${key.expr}) IS NULL ${dir}, ${key.expr} ${dir}, ${id} ${dir}`;
 }
 
-function checkRange(name: string, value: number, max: number): void {
-  if (!Number.isInteger(value) || value < 0 || value > max) {
-    throw new QueryError(`The \`${name}\` argument must be between 0 and ${max}, but is ${value}`);
-  }
+function rangeError(name: string, value: number, max: number): QueryError {
+  return new QueryError(`The \`${name}\` argument must be between 0 and ${max}, but is ${value}`);
 }
 
 /** Restricts a collection further (a nested collection's link to its parent), given a table's alias. */
 export type CollectionScope = (alias: string, table: TableLayout) => SqlFragment;
 
-/** first and skip, checked against graph-node's caps. */
+/**
+ * first and skip, checked as graph-node's build_range checks them: `first` must be positive (its
+ * message says 0 all the same), `skip` not negative (a GraphQL Int never exceeds its default cap).
+ */
 function pageOf(args: CollectionArgs): { first: number; skip: number } {
   const first = args.first ?? 100;
   const skip = args.skip ?? 0;
-  checkRange('first', first, MAX_FIRST);
-  checkRange('skip', skip, MAX_SKIP);
+  if (first <= 0 || first > MAX_FIRST) throw rangeError('first', first, MAX_FIRST);
+  if (skip < 0) throw rangeError('skip', skip, MAX_SKIP);
   return { first, skip };
 }
 

@@ -440,13 +440,21 @@ describe('query API: ordering and paging', () => {
     expect(page.protocolEvents).toEqual(all.slice(2, 5).map((id) => ({ id })));
   });
 
-  it('caps first at 1000 and skip at 5000 with graph-node messages', async () => {
-    expect(await errorOf('{ funds(first: 1001) { id } }')).toContain(
+  it('takes first from 1 to 1000 and any skip that is not negative, with graph-node messages', async () => {
+    expect(await errorOf('{ funds(first: 1001) { id } }')).toBe(
       'The `first` argument must be between 0 and 1000, but is 1001',
     );
-    expect(await errorOf('{ funds(skip: 5001) { id } }')).toContain(
-      'The `skip` argument must be between 0 and 5000, but is 5001',
+    expect(await errorOf('{ funds(first: 0) { id } }')).toBe(
+      'The `first` argument must be between 0 and 1000, but is 0',
     );
+    expect(await errorOf('{ funds(skip: -1) { id } }')).toBe(
+      'The `skip` argument must be between 0 and 4294967295, but is -1',
+    );
+    expect(await data('{ funds(skip: 5001) { id } }')).toEqual({ funds: [] });
+    const last = await data(`{ protocolEvents(skip: ${extraEvents + 4}) { id } }`);
+    expect(last.protocolEvents).toEqual([
+      { id: '0x' + (1000 + extraEvents - 1).toString(16).padStart(8, '0') },
+    ]);
   });
 });
 
