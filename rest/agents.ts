@@ -1,7 +1,7 @@
 // Generates /.well-known/agents.json (agents.json 0.1.0: flows chaining OpenAPI operations)
 // and /.well-known/ai-plugin.json. Operation ids come from the route table, and a test checks
 // that every flow action names an operation that exists in openapi.json.
-import { API_TITLE } from './openapi.ts';
+import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
 import { ROUTES } from './routes.ts';
 
 const SOURCE_ID = 'fund_protocol_api';
@@ -23,7 +23,7 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
     info: {
       title: API_TITLE,
       version: '1.0.0',
-      description: 'Read-only fund protocol data: NAV lookups and dividend claim proofs. No authentication.',
+      description: `Read-only fund protocol data: NAV lookups and dividend claim proofs through the REST operations of the OpenAPI source. No authentication. ${GRAPHQL_SUMMARY} The source documents it as the operations graphqlGet and graphqlPost.`,
     },
     sources: [{ id: SOURCE_ID, path: `${baseUrl}/openapi.json` }],
     overrides: [],
@@ -113,8 +113,7 @@ export function aiPluginJson(baseUrl: string): Record<string, unknown> {
     name_for_model: 'fund_protocol_data',
     description_for_human:
       'Fund NAVs, allocations, reserves, dividends and on-chain events of a fund-vault protocol.',
-    description_for_model:
-      'Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. Dividend proofs are for claims the user signs in their own wallet; never ask for keys.',
+    description_for_model: `Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. Dividend proofs are for claims the user signs in their own wallet; never ask for keys. For fields of your choice, query GraphQL at /graphql (schema: GET ${GRAPHQL_SCHEMA_PATH}).`,
     auth: { type: 'none' },
     api: { type: 'openapi', url: `${baseUrl}/openapi.json` },
     logo_url: `${baseUrl}/logo.svg`,

@@ -1,8 +1,18 @@
 // Generates /llms.txt (llmstxt.org: a title, a summary and link lists) and /llms-full.txt
-// (every endpoint with its parameters, fields, an example, errors, limits and caching) from
-// the route table, so the prose an agent reads can never disagree with the API.
+// (every endpoint with its parameters, fields, an example, errors, limits and caching, and the
+// GraphQL gateway) from the route table, so the prose an agent reads can never disagree with the API.
+import { ERROR_CODES } from '../gateway/errors.ts';
 import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
-import { API_TITLE, exampleRequest, FRESHNESS_HEADERS, GRAPHQL_EXAMPLE_QUERY } from './openapi.ts';
+import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';
+import {
+  API_TITLE,
+  exampleRequest,
+  FRESHNESS_HEADERS,
+  GRAPHQL_EXAMPLE_QUERY,
+  GRAPHQL_LIMITS,
+  GRAPHQL_SCHEMA_PATH,
+  GRAPHQL_SUMMARY,
+} from './openapi.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES } from './routes.ts';
@@ -15,13 +25,22 @@ const SUMMARY =
 const linkEncode = (value: string) =>
   encodeURIComponent(value).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
+/** the example GET /graphql request, a URL that answers as it stands */
+const graphqlExampleUrl = (baseUrl: string) =>
+  `${baseUrl}/graphql?query=${linkEncode(GRAPHQL_EXAMPLE_QUERY)}`;
+
+/** a route's GraphQL document on one line */
+const oneLine = (document: string) => document.replace(/\s+/g, ' ').trim();
+
 export function llmsTxt(baseUrl: string): string {
   const lines = [
     `# ${API_TITLE}`,
     '',
     `> ${SUMMARY}`,
     '',
-    "Every endpoint is GET, needs no key, and returns JSON; errors are application/problem+json. Start with GET /v1/funds to learn fund slugs and GET /v1/strategies for strategy slugs. The service never signs or sends transactions: claims are made from the holder's own wallet with the proof it returns.",
+    "Every /v1 endpoint is GET, needs no key, and returns JSON; errors are application/problem+json. Start with GET /v1/funds to learn fund slugs and GET /v1/strategies for strategy slugs. The service never signs or sends transactions: claims are made from the holder's own wallet with the proof it returns.",
+    '',
+    GRAPHQL_SUMMARY,
     '',
     '## Docs',
     '',
@@ -35,7 +54,7 @@ export function llmsTxt(baseUrl: string): string {
     '',
     '## Optional',
     '',
-    `- [GraphQL](${baseUrl}/graphql?query=${linkEncode(GRAPHQL_EXAMPLE_QUERY)}): the gateway behind the REST API, for advanced clients (GET with \`query\`, or POST JSON)`,
+    `- [GraphQL](${graphqlExampleUrl(baseUrl)}): an example query; POST takes JSON or the document alone (application/graphql), and the schema is at GET ${GRAPHQL_SCHEMA_PATH}; llms-full.txt has a GraphQL section`,
     `- [AI plugin manifest](${baseUrl}/.well-known/ai-plugin.json)`,
     '',
   ];
@@ -86,7 +105,7 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     '',
     '## Conventions',
     '',
-    '- Every endpoint is GET (HEAD and OPTIONS also answer); no request body, no authentication, CORS allows every origin.',
+    '- Every /v1 endpoint is GET (HEAD and OPTIONS also answer); no request body, no authentication, CORS allows every origin. /graphql also takes POST (see GraphQL below).',
     '- Amounts and NAV values are exact decimal strings (never floats); navPerShare has 6 decimal places; amounts carry the base asset decimals (USDC: 6).',
     '- Bps fields are integer basis points (10000 = 100%). Timestamps are ISO 8601 UTC with milliseconds. Dates are YYYY-MM-DD. Addresses are 0x hex.',
     '- Path `{slug}`: a fund slug from GET /v1/funds or a strategy slug from GET /v1/strategies (lowercase letters, digits and single hyphens). An unknown slug, in any case or format, answers 404 whose detail names the endpoint listing the valid ones.',
@@ -125,6 +144,17 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     '',
     ...Object.entries(FRESHNESS_HEADERS).map(([name, h]) => `- ${name}: ${h.description}`),
     '',
+    '## GraphQL',
+    '',
+    GRAPHQL_SUMMARY,
+    '',
+    `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only.`,
+    `- Example: GET ${graphqlExampleUrl(baseUrl)}`,
+    '- The same data in the same units as the endpoints below, each of which names the query it runs; field and argument names are the same. One difference: ProtocolEvent.args carries raw on-chain integers (base units), as the schema describes.',
+    `- Answers are {"data", "errors"}. Each error has a message saying what to fix, its path and locations, and extensions.code: ${ERROR_CODES.join(', ')}; a BAD_INPUT from an argument also names extensions.argument. Not-found messages name the query (and the REST request) listing the valid values.`,
+    '- A field that fails on its own arguments (a slug or round that names nothing, a bad limit or cursor) is null beside its error; its sibling fields are still answered. A request that cannot run at all (syntax, validation, limits, variables) is HTTP 400 with BAD_INPUT errors only.',
+    `- ${GRAPHQL_LIMITS} The rate limits below apply to /graphql too.`,
+    '',
     '## Deprecated endpoints (410 Gone)',
     '',
     ...DEPRECATED_ROUTES.map((d) => `- GET ${d.path}: ${d.description} Use GET ${d.replacement}.`),
@@ -136,6 +166,7 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     const tier = CACHE_TIERS[route.tier];
     out.push(`### GET ${route.path}`, '', `${route.summary}. ${route.description}`, '');
     out.push(`Example: GET ${baseUrl}${exampleRequest(route)}`, '');
+    out.push(`GraphQL query it runs (parameters as variables): \`${oneLine(route.document)}\``, '');
     if (route.params.length) {
       out.push('Parameters:', '');
       for (const p of route.params) {

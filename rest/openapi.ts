@@ -9,6 +9,7 @@ import {
   GRAPHQL_BODY_TOO_LARGE,
   GRAPHQL_LENGTH_REQUIRED,
   GRAPHQL_NOT_ACCEPTABLE,
+  MAX_GRAPHQL_BODY_BYTES,
   unsupportedGraphqlBody,
 } from './graphql-http.ts';
 import {
@@ -26,6 +27,12 @@ export const API_TITLE = 'Fund Protocol Data Service';
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 /** the `query` example of GET /graphql, linked from llms.txt */
 export const GRAPHQL_EXAMPLE_QUERY = `{ fund(slug: "${EXAMPLE_FUND.slug}") { name latestNav { epoch navPerShare } } }`;
+/** where the gateway's schema is served as SDL (the text of schema.graphql) */
+export const GRAPHQL_SCHEMA_PATH = '/schema.graphql';
+/** /graphql in a few words, for the overview of every discovery document */
+export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${GRAPHQL_SCHEMA_PATH} and by introspection.`;
+/** what a /graphql request may weigh; introspection counts too */
+export const GRAPHQL_LIMITS = `Limits, introspection included: depth ${DEFAULT_ARMOR_LIMITS.maxDepth}, cost ${DEFAULT_ARMOR_LIMITS.maxCost}, ${DEFAULT_ARMOR_LIMITS.maxAliases} aliases, ${DEFAULT_ARMOR_LIMITS.maxTokens} tokens; no batching.`;
 
 export const FRESHNESS_HEADERS = {
   'X-Indexed-Block': {
@@ -202,8 +209,32 @@ function documentOperation(operationId: string, summary: string, mediaType: stri
 
 /** The gateway the REST routes run on, for clients that want to shape their own queries. */
 function graphqlPath(problemBase: string): JsonSchema {
-  const limits = DEFAULT_ARMOR_LIMITS;
-  const description = `The GraphQL gateway (schema: schema.graphql in the repository, or introspection). Limits, introspection included: depth ${limits.maxDepth}, cost ${limits.maxCost}, ${limits.maxAliases} aliases, ${limits.maxTokens} tokens; no batching. Errors carry extensions.code: ${ERROR_CODES.join(', ')}.`;
+  const description = `The GraphQL gateway the REST endpoints run their queries on: the same data in the same units. Schema: GET ${GRAPHQL_SCHEMA_PATH} (SDL, every element described) or introspection. ${GRAPHQL_LIMITS} Errors carry extensions.code: ${ERROR_CODES.join(', ')}; a field that fails on its own arguments is null beside its error, and its sibling fields are still answered.`;
+  const requestFields = {
+    query: { type: 'string', description: 'the GraphQL document' },
+    variables: { type: 'object', description: "values of the document's variables" },
+    operationName: { type: 'string', description: 'the operation to run, when the document has several' },
+  };
+  const jsonBody = { type: 'object', required: ['query'], properties: requestFields };
+  // one entry per media type /graphql parses (GRAPHQL_REQUEST_TYPES; a test keeps them the same)
+  const requestBodies: Record<string, JsonSchema> = {
+    'application/json': { schema: jsonBody, example: { query: GRAPHQL_EXAMPLE_QUERY } },
+    'application/graphql+json': { schema: jsonBody },
+    'application/graphql': {
+      schema: { type: 'string', description: 'the GraphQL document alone, without variables' },
+      example: GRAPHQL_EXAMPLE_QUERY,
+    },
+    'application/x-www-form-urlencoded': {
+      schema: {
+        type: 'object',
+        required: ['query'],
+        properties: {
+          ...requestFields,
+          variables: { type: 'string', description: "values of the document's variables, a JSON object" },
+        },
+      },
+    },
+  };
   const result = {
     type: 'object',
     properties: { data: { type: ['object', 'null'] }, errors: { type: 'array' } },
@@ -283,7 +314,14 @@ function graphqlPath(problemBase: string): JsonSchema {
           name: 'variables',
           in: 'query',
           required: false,
-          description: 'JSON object',
+          description: "values of the document's variables, a JSON object",
+          schema: { type: 'string' },
+        },
+        {
+          name: 'operationName',
+          in: 'query',
+          required: false,
+          description: 'the operation to run, when the document has several',
           schema: { type: 'string' },
         },
       ],
@@ -291,23 +329,12 @@ function graphqlPath(problemBase: string): JsonSchema {
     },
     post: {
       operationId: 'graphqlPost',
-      summary: 'GraphQL query in a JSON body',
+      summary: 'GraphQL query in the request body',
       description,
       requestBody: {
         required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['query'],
-              properties: {
-                query: { type: 'string' },
-                variables: { type: 'object' },
-                operationName: { type: 'string' },
-              },
-            },
-          },
-        },
+        description: `the request as JSON, as a form, or the document alone (application/graphql); at most ${MAX_GRAPHQL_BODY_BYTES} bytes`,
+        content: requestBodies,
       },
       responses: { ...responses, ...bodyResponses },
     },
@@ -407,7 +434,8 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
       version: '1.0.0',
       summary: 'Anonymous, read-only API over a fund-vault protocol, built for AI agents.',
       description: [
-        'Every endpoint is GET, needs no authentication and returns JSON; CORS allows every origin.',
+        'Every /v1 endpoint and discovery document is GET (HEAD and OPTIONS also answer); /graphql takes GET and POST. None needs authentication; answers are JSON; CORS allows every origin.',
+        GRAPHQL_SUMMARY,
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
         `Rate limits per IP: ${DEFAULT_RATE_LIMIT.perMinute} requests per minute sustained and a burst of ${DEFAULT_RATE_LIMIT.burst} (per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} s); over it: 429 with Retry-After.`,
         'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',

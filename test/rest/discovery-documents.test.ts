@@ -4,9 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { agentsJson } from '../../rest/agents.ts';
+import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
+import { GRAPHQL_REQUEST_TYPES } from '../../rest/graphql-http.ts';
 import { llmsFullTxt, llmsTxt } from '../../rest/llms.ts';
-import { buildOpenApi, DEFAULT_BASE_URL } from '../../rest/openapi.ts';
+import { buildOpenApi, DEFAULT_BASE_URL, GRAPHQL_SCHEMA_PATH } from '../../rest/openapi.ts';
 import { OPENAPI_FILE, printedOpenApi } from '../../rest/print-openapi.ts';
 import { ROUTES } from '../../rest/routes.ts';
 
@@ -48,6 +49,17 @@ describe('openapi.json', () => {
     }
   });
 
+  it('documents every request body /graphql parses, and says /graphql takes POST', () => {
+    const graphql = doc.paths['/graphql'] as unknown as {
+      post: { requestBody: { content: Record<string, unknown> } };
+    };
+    expect(Object.keys(graphql.post.requestBody.content).sort()).toEqual([...GRAPHQL_REQUEST_TYPES].sort());
+    const info = (doc as unknown as { info: { description: string } }).info.description;
+    expect(info).not.toMatch(/^Every endpoint is GET/);
+    expect(info).toContain('/graphql takes GET and POST');
+    expect(info).toContain(`GET ${GRAPHQL_SCHEMA_PATH}`);
+  });
+
   it('states the NAV history bounds and default from SPEC.md', () => {
     const params = doc.paths['/v1/funds/{slug}/nav/history']?.get.parameters as {
       name: string;
@@ -71,6 +83,20 @@ describe('agents.json and llms documents', () => {
     for (const flow of agents.flows) {
       for (const action of flow.actions)
         expect(operationIds.has(action.operationId), action.operationId).toBe(true);
+    }
+  });
+
+  it('llms-full.txt, llms.txt, agents.json and the plugin manifest point to GraphQL and its schema', () => {
+    const full = llmsFullTxt(base, `${base}/problems`);
+    expect(full).toContain('\n## GraphQL\n');
+    for (const document of [
+      full,
+      llmsTxt(base),
+      JSON.stringify(agentsJson(base)),
+      JSON.stringify(aiPluginJson(base)),
+    ]) {
+      expect(document).toContain('/graphql');
+      expect(document).toContain(GRAPHQL_SCHEMA_PATH);
     }
   });
 

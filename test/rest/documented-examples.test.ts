@@ -106,6 +106,27 @@ describe('openapi.json examples', () => {
   );
 });
 
+describe('openapi.json request body examples', () => {
+  const bodies = (
+    openapi.paths['/graphql'] as unknown as {
+      post: { requestBody: { content: Record<string, { example?: unknown }> } };
+    }
+  ).post.requestBody.content;
+  const examples = Object.entries(bodies).filter(([, media]) => media.example !== undefined);
+
+  it.each(examples)('POST /graphql with the %s example answers its data', async (mediaType, { example }) => {
+    const body = typeof example === 'string' ? example : JSON.stringify(example);
+    const { status, body: answer } = await call(base, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': mediaType },
+      body,
+    });
+    expect(status).toBe(200);
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data).toBeTruthy();
+  });
+});
+
 describe('openapi.json response examples', () => {
   const example200 = (template: string) =>
     (openapi.paths[template]?.get?.responses['200'] as { content: Record<string, { example: unknown }> })
