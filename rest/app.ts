@@ -29,12 +29,14 @@ import {
 } from './problems.ts';
 import { createRateLimiters, type RateLimitConfig, type RedisCommander } from './rate-limit.ts';
 import {
-  DEFAULT_INDEXED_BLOCK_CHECK_MS,
+  DEFAULT_BLOCK_CHECK_MS,
   DEFAULT_RESPONSE_CACHE_BYTES,
   etagOf,
-  IndexedBlockWatch,
+  LatestBlockWatch,
   matchesIfNoneMatch,
+  OutdatedBodies,
   ResponseCache,
+  type Basis,
   type CachedResponse,
 } from './response-cache.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type RouteSpec } from './routes.ts';
@@ -56,10 +58,10 @@ export interface RestConfig {
   /** total bytes of the bodies held in the server cache (default DEFAULT_RESPONSE_CACHE_BYTES) */
   responseCacheBytes?: number;
   /**
-   * how often, at most, a cache hit asks the subgraph for its latest indexed block, to drop a body
-   * built at an older one (default DEFAULT_INDEXED_BLOCK_CHECK_MS)
+   * how often, at most, a cache hit asks the subgraph for its latest indexed block and the chain for
+   * its head, to drop a body built at an older one (default DEFAULT_BLOCK_CHECK_MS)
    */
-  indexedBlockCheckMs?: number;
+  blockCheckMs?: number;
   logError?: (error: unknown) => void;
 }
 
@@ -127,9 +129,16 @@ export function createRestApp(config: RestConfig): Express {
     config.responseCacheEntries,
     config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
   );
-  const indexedBlocks = new IndexedBlockWatch(
-    () => gateway.sources.subgraph.indexedBlock(),
-    config.indexedBlockCheckMs ?? DEFAULT_INDEXED_BLOCK_CHECK_MS,
+  const blockCheckMs = config.blockCheckMs ?? DEFAULT_BLOCK_CHECK_MS;
+  const chain = gateway.sources.chain;
+  const outdatedBodies = new OutdatedBodies(
+    new LatestBlockWatch(() => gateway.sources.subgraph.indexedBlock(), blockCheckMs),
+    // the watch keeps its own interval: viem's one-second cache of the head would only add to it
+    chain &&
+      new LatestBlockWatch(
+        async () => Number(await chain.client.getBlockNumber({ cacheTime: 0 })),
+        blockCheckMs,
+      ),
   );
 
   const app = express();
@@ -196,6 +205,10 @@ export function createRestApp(config: RestConfig): Express {
     res.setHeader('Cache-Control', `public, max-age=${entry.maxAgeSeconds}`);
     res.setHeader('Age', String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
     for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
+    const indexedAt = entry.basis.indexed?.timestamp;
+    if (indexedAt != null) {
+      res.setHeader('X-Data-Lag-Seconds', String(Math.max(0, Math.floor(Date.now() / 1000) - indexedAt)));
+    }
     if (matchesIfNoneMatch(req.get('If-None-Match'), entry.etag)) {
       res.status(304).end();
       return;
@@ -206,14 +219,22 @@ export function createRestApp(config: RestConfig): Express {
     res.end(entry.body);
   }
 
+  function basisOf(context: GatewayContext): Basis {
+    const { indexedBlock, indexedHash, indexedAt } = context.subgraph.freshness;
+    const chainHead = context.chain?.readsFrom;
+    return {
+      indexed:
+        indexedBlock === null ? null : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt },
+      chainHead: chainHead == null ? null : Number(chainHead),
+    };
+  }
+
   async function freshnessHeaders(context: GatewayContext): Promise<Record<string, string>> {
     const { indexedBlock, indexedAt } = context.subgraph.freshness;
     if (indexedBlock === null) return {};
     const headers: Record<string, string> = { 'X-Indexed-Block': String(indexedBlock) };
-    if (indexedAt !== null) {
-      headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
-      headers['X-Data-Lag-Seconds'] = String(Math.max(0, Math.floor(Date.now() / 1000) - indexedAt));
-    }
+    // X-Data-Lag-Seconds is set as each answer is sent, from the age of the indexed block
+    if (indexedAt !== null) headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
     if (context.chain) {
       try {
         const head = Number(await context.chain.headBlock());
@@ -271,7 +292,7 @@ export function createRestApp(config: RestConfig): Express {
       const key = cacheKey(route, check.values);
       const now = Date.now();
       const hit = cache.get(key, now);
-      if (hit && !(await indexedBlocks.outdates(hit, now))) {
+      if (hit && !(await outdatedBodies.outdate(hit, now))) {
         send(req, res, hit, 'application/json; charset=utf-8');
         return;
       }
@@ -289,13 +310,15 @@ export function createRestApp(config: RestConfig): Express {
         return;
       }
       const bytes = Buffer.from(JSON.stringify(body));
+      // taken before freshnessHeaders reads the chain head for a header, which the body does not reflect
+      const basis = basisOf(context);
       const entry: CachedResponse = {
         body: bytes,
         etag: etagOf(bytes),
         headers: await freshnessHeaders(context),
         storedAt: Date.now(),
         maxAgeSeconds: maxAge,
-        indexedBlock: context.subgraph.freshness.indexedBlock,
+        basis,
       };
       cache.set(key, entry);
       send(req, res, entry, 'application/json; charset=utf-8');
@@ -335,7 +358,7 @@ export function createRestApp(config: RestConfig): Express {
           headers: {},
           storedAt: Date.now(),
           maxAgeSeconds: CACHE_TIERS.reference.maxAge,
-          indexedBlock: null,
+          basis: { indexed: null, chainHead: null },
         };
         documents.set(key, entry);
       }

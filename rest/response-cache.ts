@@ -1,53 +1,93 @@
 // The server-side response cache: a 200 body with its ETag is kept for its tier's
-// lifetime, or until the subgraph indexes a newer block than the body reflects, so repeated
+// lifetime, or until a newer block is indexed or mined than the body reflects, so repeated
 // requests and If-None-Match revalidations are answered before any query runs. Entries are bounded in number and their bodies in total bytes (oldest evicted
 // first): the key space is open-ended (NAV history `from` x `limit` alone has billions of keys,
 // bodies up to hundreds of KiB), so a count alone would let traffic pin gigabytes.
 import { createHash } from 'node:crypto';
 
+/** What a body's data reflects, to know when it is outdated. */
+export interface Basis {
+  /** the indexed block the body reflects (its timestamp gives the data's lag); null when it reads no indexed data */
+  indexed: { number: number; hash: string | null; timestamp: number | null } | null;
+  /** the chain head its live chain reads reflect at least; null when it reads nothing live */
+  chainHead: number | null;
+}
+
 export interface CachedResponse {
   body: Buffer;
   etag: string;
-  /** freshness and other headers computed when the body was built */
+  /** headers computed when the body was built */
   headers: Record<string, string>;
   storedAt: number;
   maxAgeSeconds: number;
-  /** the indexed block the body reflects; null when it reads no indexed data */
-  indexedBlock: number | null;
+  basis: Basis;
 }
 
-/** How often, at most, a cache hit asks the subgraph whether it has indexed a newer block. */
-export const DEFAULT_INDEXED_BLOCK_CHECK_MS = 2000;
+/** How often, at most, a cache hit asks whether a newer block is indexed or on chain. */
+export const DEFAULT_BLOCK_CHECK_MS = 2000;
+
+/** A watch's reading and when it was asked for. */
+export interface BlockReading<T> {
+  value: T;
+  askedAt: number;
+}
 
 /**
- * The subgraph's latest indexed block, read at most once per `intervalMs` however many requests
- * ask (they share the read in flight). A cached body built at an older block is stale: the chain
- * has moved on (a claim, a new NAV), and serving it for the rest of its tier's lifetime would hide
- * that from a client that does not cache, as most agents do not. A failed read is null: the
- * cached body then stands, within its lifetime.
+ * The latest value of a block read (the indexed block, the chain head), read at most once per
+ * `intervalMs` however many requests ask: they share the read in flight. A failed read is null.
  */
-export class IndexedBlockWatch {
-  private latestRead: Promise<number | null> | null = null;
-  private readAt = 0;
+export class LatestBlockWatch<T> {
+  private latestRead: Promise<BlockReading<T> | null> | null = null;
+  private askedAt = 0;
 
   constructor(
-    private readonly read: () => Promise<number>,
+    private readonly read: () => Promise<T>,
     private readonly intervalMs: number,
   ) {}
 
-  latest(now: number): Promise<number | null> {
-    if (this.latestRead === null || now - this.readAt >= this.intervalMs) {
-      this.readAt = now;
-      this.latestRead = this.read().catch(() => null);
+  latest(now: number): Promise<BlockReading<T> | null> {
+    if (this.latestRead === null || now - this.askedAt >= this.intervalMs) {
+      const askedAt = now;
+      this.askedAt = askedAt;
+      this.latestRead = this.read().then(
+        (value) => ({ value, askedAt }),
+        () => null,
+      );
     }
     return this.latestRead;
   }
+}
 
-  /** whether `entry` reflects an older block than the latest indexed one */
-  async outdates(entry: CachedResponse, now: number): Promise<boolean> {
-    if (entry.indexedBlock === null) return false;
-    const latest = await this.latest(now);
-    return latest !== null && latest > entry.indexedBlock;
+/**
+ * Whether a cached body is outdated: the subgraph holds a newer indexed block than the body
+ * reflects, or, asked after the body was built, an older one or another block at its height (a
+ * reorg); or the chain head is past the one its live reads reflect. Serving it for the rest of its
+ * tier's lifetime would hide a claim, a new NAV or a reverted block from a client that does not
+ * cache, as most agents do not. When a watch cannot read, the cached body stands, within its
+ * lifetime.
+ */
+export class OutdatedBodies {
+  constructor(
+    private readonly indexed: LatestBlockWatch<{ number: number; hash: string | null }>,
+    private readonly chainHead: LatestBlockWatch<number> | undefined,
+  ) {}
+
+  async outdate(entry: CachedResponse, now: number): Promise<boolean> {
+    const { indexed, chainHead } = entry.basis;
+    if (indexed !== null) {
+      const seen = await this.indexed.latest(now);
+      if (seen !== null) {
+        if (seen.value.number > indexed.number) return true;
+        // a reading asked for before the body was built may predate it: only a later one tells a reorg
+        const reorged = seen.value.number !== indexed.number || seen.value.hash !== indexed.hash;
+        if (reorged && seen.askedAt >= entry.storedAt) return true;
+      }
+    }
+    if (chainHead !== null && this.chainHead) {
+      const seen = await this.chainHead.latest(now);
+      if (seen !== null && seen.value > chainHead) return true;
+    }
+    return false;
   }
 }
 

@@ -70,6 +70,11 @@ export interface ChainLoaders {
   read<T>(call: ContractRead): Promise<T>;
   /** the chain head, cached for a second across requests by the viem client */
   headBlock(): Promise<bigint>;
+  /**
+   * The head this request's chain data reflects at least: the head read before its first contract
+   * read (which then reads the latest block), or read for its own sake; null when it read nothing.
+   */
+  readonly readsFrom: bigint | null;
 }
 
 function keyOf(call: ContractRead): string {
@@ -81,10 +86,12 @@ function keyOf(call: ContractRead): string {
 
 /** Per request: every read made while resolving one operation goes out in one multicall. */
 export function createChainLoaders(source: ChainSource): ChainLoaders {
+  let readsFrom: bigint | null = null;
   const loader = new DataLoader<ContractRead, unknown, string>(
     async (calls) => {
       let results;
       try {
+        readsFrom ??= await source.client.getBlockNumber();
         results = await source.client.multicall({
           contracts: calls.map((c) => ({
             address: c.address,
@@ -109,10 +116,15 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
     read: <T>(call: ContractRead) => loader.load(call) as Promise<T>,
     async headBlock() {
       try {
-        return await source.client.getBlockNumber();
+        const head = await source.client.getBlockNumber();
+        readsFrom ??= head;
+        return head;
       } catch (error) {
         throw upstreamUnavailable('chain RPC', error);
       }
+    },
+    get readsFrom() {
+      return readsFrom;
     },
   };
 }

@@ -65,19 +65,27 @@ export interface ProtocolEventRow {
 }
 
 export interface SubgraphMeta {
-  block: { number: number; timestamp: number | null };
+  block: { number: number; hash: string | null; timestamp: number | null };
   hasIndexingErrors: boolean;
+}
+
+/** An indexed block: its hash tells a block replaced by a reorg from the one it replaced. */
+export interface IndexedBlockRef {
+  number: number;
+  hash: string | null;
 }
 
 /** What one request's data reflects: the lowest indexed block any of its queries saw. */
 export class Freshness {
   indexedBlock: number | null = null;
+  indexedHash: string | null = null;
   indexedAt: number | null = null;
   hasIndexingErrors = false;
 
   record(meta: SubgraphMeta): void {
     if (this.indexedBlock === null || meta.block.number < this.indexedBlock) {
       this.indexedBlock = meta.block.number;
+      this.indexedHash = meta.block.hash;
       this.indexedAt = meta.block.timestamp;
     }
     this.hasIndexingErrors ||= meta.hasIndexingErrors;
@@ -97,7 +105,7 @@ const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logInde
  * would withhold the entity data of a subgraph with indexing errors. A `block` of its own that
  * still means the latest block (`number_gte: 0`) keeps it apart.
  */
-const META_FIELDS = '_meta(block: { number_gte: 0 }) { block { number timestamp } hasIndexingErrors }';
+const META_FIELDS = '_meta(block: { number_gte: 0 }) { block { number hash timestamp } hasIndexingErrors }';
 
 /** The one error graph-node adds to the data of a subgraph with indexing errors. */
 const INDEXING_ERROR = 'indexing_error';
@@ -243,7 +251,7 @@ interface SubgraphAnswer<T> {
 export interface SubgraphClient {
   query<T>(document: string, freshness: Freshness): Promise<T>;
   /** the latest block the subgraph has indexed (its `_meta` alone) */
-  indexedBlock(): Promise<number>;
+  indexedBlock(): Promise<IndexedBlockRef>;
   readonly config: SubgraphConfig;
 }
 
@@ -293,11 +301,11 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
       });
       return data;
     },
-    async indexedBlock(): Promise<number> {
+    async indexedBlock(): Promise<IndexedBlockRef> {
       const freshness = new Freshness();
       // an empty selection: query() adds the `_meta` fields, which are all this asks for
       await this.query('{ }', freshness);
-      return freshness.indexedBlock!;
+      return { number: freshness.indexedBlock!, hash: freshness.indexedHash };
     },
   };
 }

@@ -653,7 +653,7 @@ describe('subgraph transport', () => {
 });
 
 describe('efficiency', () => {
-  it("reads every fund's allocations and reserve in one multicall", async () => {
+  it("reads every fund's allocations and reserve in one multicall (and at most the head besides)", async () => {
     const methods: string[] = [];
     const counting: typeof fetch = async (input, init) => {
       const body = JSON.parse(String(init?.body)) as { method: string } | { method: string }[];
@@ -670,7 +670,9 @@ describe('efficiency', () => {
     expect(data?.funds.every((f: { allocations: { available: boolean } }) => f.allocations.available)).toBe(
       true,
     );
-    expect(methods).toEqual(['eth_call']);
+    // the head the reads reflect, which the REST cache keeps with a body, is viem's cached one if fresh
+    expect(methods.filter((method) => method !== 'eth_blockNumber')).toEqual(['eth_call']);
+    expect(methods.length).toBeLessThanOrEqual(2);
   });
 
   it('lists every fund with its latest NAV and status in one subgraph request', async () => {

@@ -117,13 +117,13 @@ beforeAll(async () => {
     logError: () => {},
   });
   ({ url: base, close } = await listen(app));
-  // every cache hit asks whether the indexer has moved on, so the test need not wait out an interval
+  // every cache hit asks whether the indexer or the chain has moved on, so the test need not wait out an interval
   const cachedApp = createRestApp({
     gateway,
     trustProxy: false,
     rateLimit: false,
     responseCacheEntries: 100,
-    indexedBlockCheckMs: 0,
+    blockCheckMs: 0,
     logError: () => {},
   });
   ({ url: cachedBase, close: closeCached } = await listen(cachedApp));
@@ -137,7 +137,11 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const vaultAbi = parseAbi(['function pause(uint8 module)', 'function unpause(uint8 module)']);
+const vaultAbi = parseAbi([
+  'function pause(uint8 module)',
+  'function unpause(uint8 module)',
+  'function setStrategy(address strategy, uint16 targetBps, uint16 capBps, bool active)',
+]);
 
 /** A round of an active fund whose claims are not paused, and the account of its `index`th leaf. */
 function claimableRecipient(index: number): { round: Ledger['rounds'][number]; account: Hex } {
@@ -265,5 +269,41 @@ describe('while the chain moves', () => {
     expect(Number(after.headers.get('x-indexed-block'))).toBeGreaterThanOrEqual(receipt.blockNumber);
     expect((await after.json()).data.claimed).toBe(true);
     expect((await call(cachedBase, roundPath)).body.data.claimedCount).toBe(claimedBefore + 1);
+  });
+
+  it('serves a change to live chain data in the cached allocations as soon as it is mined, not when the body expires', async () => {
+    const fund = ledger.funds.find((f) => f.status === 'active');
+    const spec = deployment.funds.find((f) => f.slug === fund?.slug);
+    if (!spec) throw new Error('scenario left no active fund');
+    const path = `/v1/funds/${spec.slug}/allocations`;
+    const before = (await call(cachedBase, path)).body;
+    const strategy = before.strategies.find((s: { targetBps: number }) => s.targetBps > 0);
+    // the second request is answered from the cache
+    expect((await fetch(cachedBase + path)).headers.get('age')).not.toBeNull();
+
+    const receipt = await transact(
+      spec.multisig,
+      spec.vault,
+      encodeFunctionData({
+        abi: vaultAbi,
+        functionName: 'setStrategy',
+        args: [strategy.strategy, strategy.targetBps - 1, strategy.capBps, strategy.active],
+      }),
+    );
+    expect(receipt.status).toBe('0x1');
+    const after = (await call(cachedBase, path)).body;
+    const changed = after.strategies.find((s: { strategy: string }) => s.strategy === strategy.strategy);
+    expect(changed.targetBps).toBe(strategy.targetBps - 1);
+  });
+
+  it('tells the data lag of a cached body as of each answer, not as of when the body was built', async () => {
+    await indexer.waitForBlock(Number(await rpc<Hex>('eth_blockNumber')));
+    const first = await fetch(`${cachedBase}/v1/events?limit=1`);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const cached = await fetch(`${cachedBase}/v1/events?limit=1`);
+    expect(cached.headers.get('x-indexed-block')).toBe(first.headers.get('x-indexed-block'));
+    expect(Number(cached.headers.get('age'))).toBeGreaterThanOrEqual(1);
+    const lag = (response: Response) => Number(response.headers.get('x-data-lag-seconds'));
+    expect(lag(cached) - lag(first)).toBeGreaterThanOrEqual(1);
   });
 });

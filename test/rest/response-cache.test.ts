@@ -1,11 +1,26 @@
 // The server response cache's bounds: the key space is open-ended, so both the number of
 // entries and the bytes of their bodies must stay under their limits whatever is stored. And its
-// freshness: a body built at an older indexed block than the latest is not served.
+// freshness: a body is not served once another block is indexed than the one it reflects, or the
+// chain is past the head its live reads reflect.
 import { describe, expect, it } from 'vitest';
-import { etagOf, IndexedBlockWatch, ResponseCache, type CachedResponse } from '../../rest/response-cache.ts';
+import {
+  etagOf,
+  LatestBlockWatch,
+  OutdatedBodies,
+  ResponseCache,
+  type Basis,
+  type CachedResponse,
+} from '../../rest/response-cache.ts';
 
 function entry(body: Buffer): CachedResponse {
-  return { body, etag: etagOf(body), headers: {}, storedAt: 0, maxAgeSeconds: 300, indexedBlock: null };
+  return {
+    body,
+    etag: etagOf(body),
+    headers: {},
+    storedAt: 0,
+    maxAgeSeconds: 300,
+    basis: { indexed: null, chainHead: null },
+  };
 }
 
 describe('ResponseCache', () => {
@@ -60,32 +75,72 @@ describe('ResponseCache', () => {
   });
 });
 
-describe('IndexedBlockWatch', () => {
-  const built = (indexedBlock: number | null): CachedResponse => ({
-    ...entry(Buffer.from('{}')),
-    indexedBlock,
-  });
-
-  it('outdates a body built at an older block than the latest indexed one, and no other', async () => {
-    const watch = new IndexedBlockWatch(async () => 12, 2000);
-    expect(await watch.outdates(built(11), 0)).toBe(true);
-    expect(await watch.outdates(built(12), 0)).toBe(false);
-    expect(await watch.outdates(built(null), 0)).toBe(false);
-  });
-
-  it('asks the subgraph at most once per interval, however many hits want the block', async () => {
+describe('LatestBlockWatch', () => {
+  it('reads at most once per interval, however many hits want the block', async () => {
     let reads = 0;
-    const watch = new IndexedBlockWatch(async () => ++reads, 2000);
+    const watch = new LatestBlockWatch(async () => ++reads, 2000);
     await Promise.all([watch.latest(0), watch.latest(500), watch.latest(1999)]);
     expect(reads).toBe(1);
-    expect(await watch.latest(2000)).toBe(2);
+    expect(await watch.latest(2000)).toEqual({ value: 2, askedAt: 2000 });
   });
 
-  it('keeps a cached body when the subgraph cannot say its block', async () => {
-    const watch = new IndexedBlockWatch(async () => {
+  it('reads null when the source cannot say its block', async () => {
+    const watch = new LatestBlockWatch(async () => {
       throw new Error('subgraph down');
     }, 2000);
     expect(await watch.latest(0)).toBeNull();
-    expect(await watch.outdates(built(11), 0)).toBe(false);
+  });
+});
+
+describe('OutdatedBodies', () => {
+  const at = (number: number, hash = `0x${number}`) => ({ number, hash });
+  const built = (basis: Partial<Basis>, storedAt = 0): CachedResponse => ({
+    ...entry(Buffer.from('{}')),
+    storedAt,
+    basis: { indexed: null, chainHead: null, ...basis },
+  });
+  const indexedAt = (number: number, hash?: string) => ({ ...at(number, hash), timestamp: 1 });
+  /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `head` */
+  const outdated = (entry: CachedResponse, indexed: { number: number; hash: string }, head = 0, now = 10) =>
+    new OutdatedBodies(
+      new LatestBlockWatch(async () => indexed, 2000),
+      new LatestBlockWatch(async () => head, 2000),
+    ).outdate(entry, now);
+
+  it('outdates a body built at an older indexed block than the latest, and not one built at the latest', async () => {
+    expect(await outdated(built({ indexed: indexedAt(11) }), at(12))).toBe(true);
+    expect(await outdated(built({ indexed: indexedAt(12) }), at(12))).toBe(false);
+  });
+
+  it('outdates a body whose block a reorg replaced at the same height', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12, '0xold') }), at(12, '0xnew'))).toBe(true);
+  });
+
+  it('outdates a body built at a block the subgraph no longer holds after the chain went back', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12) }), at(10))).toBe(true);
+  });
+
+  it('keeps a body built after the reading it is compared with, which may be older than the body', async () => {
+    // the reading was asked for at 10, the body stored at 11 from a newer block
+    expect(await outdated(built({ indexed: indexedAt(13) }, 11), at(12), 0, 10)).toBe(false);
+  });
+
+  it('outdates a body of live chain reads once the chain head is past the one they reflect', async () => {
+    expect(await outdated(built({ chainHead: 40 }), at(12), 41)).toBe(true);
+    expect(await outdated(built({ chainHead: 41 }), at(12), 41)).toBe(false);
+  });
+
+  it('never outdates a body that reads neither indexed data nor the chain', async () => {
+    expect(await outdated(built({}), at(99), 99)).toBe(false);
+  });
+
+  it('keeps a cached body when the subgraph cannot say its block', async () => {
+    const bodies = new OutdatedBodies(
+      new LatestBlockWatch(async () => {
+        throw new Error('subgraph down');
+      }, 2000),
+      undefined,
+    );
+    expect(await bodies.outdate(built({ indexed: indexedAt(11) }), 0)).toBe(false);
   });
 });
