@@ -412,7 +412,14 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     resolve: (_src, args: { block?: BlockHeightArg }, ctx, info) => {
       const number = ctx.reader.resolveBlock(args.block, ctx.latest);
       noteRead(ctx, info, args.block, number, undefined);
-      const header = number === ctx.latest.number ? ctx.latest.header : ctx.reader.storedBlock(number);
+      // graph-node looks a block given by number up by no hash, so it knows neither the hash nor what
+      // is read by it, the timestamp and parent hash (resolver.rs lookup_meta)
+      const header =
+        typeof args.block?.number === 'number'
+          ? null
+          : number === ctx.latest.number
+            ? ctx.latest.header
+            : ctx.reader.storedBlock(number);
       return {
         block: {
           number,

@@ -35,7 +35,7 @@ export interface QueryService {
 }
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
-  const reader = new StoreReader(options.storePath, options.deployment);
+  const reader = new StoreReader(options.storePath, options.deployment, options.startBlock);
   const layouts = buildLayouts(options.schema);
   const model = buildQueryModel(options.schema, layouts);
   const schema = buildApiSchema(model);

@@ -177,8 +177,6 @@ export interface IndexNodeDeployment {
   deployment: string;
   subgraphName: string;
   network: string;
-  /** the first block the subgraph indexes */
-  startBlock: number;
   /** blocks of history the store keeps */
   historyBlocks: number;
   /** the entity tables */
@@ -247,7 +245,7 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
         __typename: 'EthereumIndexingStatus',
         network: d.network,
         chainHeadBlock: latest.headSeen === null ? null : block(latest.headSeen, hashAt(latest.headSeen)),
-        earliestBlock: { hash: '0x0', number: String(latest.earliest ?? d.startBlock) },
+        earliestBlock: { hash: '0x0', number: String(latest.earliest) },
         latestBlock,
         lastHealthyBlock,
       },

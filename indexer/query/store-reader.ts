@@ -3,7 +3,7 @@
 // runs inside one read transaction, so all of its reads see the same snapshot even if the follower
 // commits, or reverts a reorg, meanwhile.
 import Database from 'better-sqlite3';
-import { bytesToHex, hexToBytes, OPEN_BLOCK, type TableLayout } from '../store/layout.ts';
+import { hexToBytes, OPEN_BLOCK, type TableLayout } from '../store/layout.ts';
 import {
   readCheckpoint,
   readEarliestBlock,
@@ -24,8 +24,11 @@ export interface LatestBlock {
   fatalError: string | null;
   /** the chain head the follower saw at its last commit */
   headSeen: number | null;
-  /** the first block whose state the store holds, once pruning removed older history; else null */
-  earliest: number | null;
+  /**
+   * graph-node's earliest_block_number: the block before the first one indexed (min startBlock - 1,
+   * at least 0), or the first block whose state the store holds once pruning removed older history
+   */
+  earliest: number;
   /** the first block with an indexing error, fatal or not; null if none */
   firstErrorBlock: number | null;
 }
@@ -42,6 +45,8 @@ export class StoreReader {
   constructor(
     path: string,
     readonly deployment: string,
+    /** the first block the subgraph indexes (the smallest startBlock of its data sources) */
+    private readonly startBlock: number,
   ) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.defaultSafeIntegers(true);
@@ -61,7 +66,7 @@ export class StoreReader {
       header: checkpoint.block,
       fatalError: checkpoint.fatalError,
       headSeen: checkpoint.headSeen,
-      earliest: readEarliestBlock(this.db),
+      earliest: readEarliestBlock(this.db) ?? Math.max(0, this.startBlock - 1),
       firstErrorBlock: readFirstErrorBlock(this.db, checkpoint),
     };
   }
@@ -123,7 +128,10 @@ export class StoreReader {
     return n === undefined ? null : Number(n);
   }
 
-  /** The block number a `block: Block_height` argument selects, with graph-node's errors. */
+  /**
+   * The block number a `block: Block_height` argument selects, with graph-node's errors
+   * (resolver.rs locate_blocks): a block given by number or hash must be one the subgraph holds.
+   */
   resolveBlock(arg: BlockHeightArg | null | undefined, latest: LatestBlock): number {
     if (!arg) return latest.number;
     const given = [arg.hash, arg.number, arg.number_gte].filter((v) => v !== undefined && v !== null);
@@ -132,33 +140,29 @@ export class StoreReader {
         'Failed to decode `block` value: exactly one of `hash`, `number`, `number_gte` is required',
       );
     }
-    const notYet = (what: string, n: number) =>
-      new QueryError(
-        `Failed to decode \`${what}\` value: \`subgraph ${this.deployment} has only indexed up to block number ${latest.number} and data for block number ${n} is therefore not yet available\``,
+    if (arg.number_gte !== undefined && arg.number_gte !== null) {
+      if (latest.number < arg.number_gte)
+        throw this.notYetIndexed('block.number_gte', latest, arg.number_gte);
+      return latest.number;
+    }
+    const number = arg.hash ? this.blockNumberOfHash(arg.hash) : arg.number!;
+    if (number === null) {
+      throw new QueryError('Failed to decode `block.hash` value: `no block with that hash found`');
+    }
+    // graph-node's block_queryable, whose errors say `block.number` for a hash too
+    if (number > latest.number) throw this.notYetIndexed('block.number', latest, number);
+    if (number < latest.earliest) {
+      throw new QueryError(
+        `Failed to decode \`block.number\` value: \`subgraph ${this.deployment} only has data starting at block number ${latest.earliest} and data for block number ${number} is therefore not available\``,
       );
-    if (arg.hash) {
-      const n = this.blockNumberOfHash(arg.hash);
-      if (n === null) {
-        throw new QueryError(
-          `Failed to decode \`block.hash\` value: \`no block with that hash found\` (${bytesToHex(arg.hash)})`,
-        );
-      }
-      if (n > latest.number) throw notYet('block.hash', n);
-      return n;
     }
-    if (arg.number !== undefined && arg.number !== null) {
-      if (arg.number < 0) throw new QueryError('Failed to decode `block.number` value: must not be negative');
-      if (arg.number > latest.number) throw notYet('block.number', arg.number);
-      if (latest.earliest !== null && arg.number < latest.earliest) {
-        throw new QueryError(
-          `Failed to decode \`block.number\` value: \`subgraph ${this.deployment} only has data starting at block number ${latest.earliest} and data for block number ${arg.number} is therefore not available\``,
-        );
-      }
-      return arg.number;
-    }
-    const min = arg.number_gte!;
-    if (latest.number < min) throw notYet('block.number_gte', min);
-    return latest.number;
+    return number;
+  }
+
+  private notYetIndexed(what: string, latest: LatestBlock, number: number): QueryError {
+    return new QueryError(
+      `Failed to decode \`${what}\` value: \`subgraph ${this.deployment} has only indexed up to block number ${latest.number} and data for block number ${number} is therefore not yet available\``,
+    );
   }
 
   byId(table: TableLayout, id: unknown, block: number): Record<string, unknown> | undefined {

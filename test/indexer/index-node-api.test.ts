@@ -90,7 +90,8 @@ describe('the index-node status of a deployment indexing', () => {
             __typename: 'EthereumIndexingStatus',
             network: 'devnet',
             chainHeadBlock: { number: '20', hash: null },
-            earliestBlock: { number: '10', hash: '0x0' },
+            // graph-node's earliest block: the one before the start block
+            earliestBlock: { number: '9', hash: '0x0' },
             latestBlock: { number: '13', hash: header(13).hash },
             lastHealthyBlock: null,
           },

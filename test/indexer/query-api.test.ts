@@ -124,9 +124,18 @@ describe('query API: reading at a block', () => {
       'has only indexed up to block number 13 and data for block number 14 is therefore not yet available',
     );
     expect(await errorOf(`{ funds(block: { number_gte: 99 }) { id } }`)).toContain('block.number_gte');
-    expect(await errorOf(`{ funds(block: { hash: "0x${'99'.repeat(32)}" }) { id } }`)).toContain(
-      'no block with that hash found',
+    expect(await errorOf(`{ funds(block: { hash: "0x${'99'.repeat(32)}" }) { id } }`)).toBe(
+      'Failed to decode `block.hash` value: `no block with that hash found`',
     );
+  });
+
+  it('rejects a block before the one before the start block, for entities and _meta alike', async () => {
+    const before = (n: number) =>
+      `Failed to decode \`block.number\` value: \`subgraph ${deployment} only has data starting at block number 9 and data for block number ${n} is therefore not available\``;
+    expect(await errorOf('{ funds(block: { number: 8 }) { id } }')).toBe(before(8));
+    expect(await errorOf('{ _meta(block: { number: 8 }) { deployment } }')).toBe(before(8));
+    expect(await errorOf('{ fund(id: "0x01", block: { number: -1 }) { id } }')).toBe(before(-1));
+    expect(await data('{ funds(block: { number: 9 }) { id } }')).toEqual({ funds: [] });
   });
 
   it('answers _meta with the indexed head, its hash and timestamp, and the deployment', async () => {
@@ -143,8 +152,24 @@ describe('query API: reading at a block', () => {
       deployment,
       hasIndexingErrors: false,
     });
-    const past = await data(`{ _meta(block: { number: 11 }) { block { number hash } } }`);
-    expect(past._meta).toEqual({ block: { number: 11, hash: header(11).hash } });
+    const byHash = await data(
+      `{ _meta(block: { hash: "${header(11).hash}" }) { block { number hash timestamp parentHash } } }`,
+    );
+    expect(byHash._meta).toEqual({
+      block: {
+        number: 11,
+        hash: header(11).hash,
+        timestamp: header(11).timestamp,
+        parentHash: header(10).hash,
+      },
+    });
+  });
+
+  it('answers _meta at a block given by number without its hash, timestamp or parent hash', async () => {
+    const past = await data(
+      `{ _meta(block: { number: 11 }) { block { number hash timestamp parentHash } } }`,
+    );
+    expect(past._meta).toEqual({ block: { number: 11, hash: null, timestamp: null, parentHash: null } });
   });
 });
 
