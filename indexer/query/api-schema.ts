@@ -31,6 +31,7 @@ import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScala
 import { queryableTypes } from './filter-model.ts';
 import { queryFieldNames } from './inflector.ts';
 import {
+  checkOrderBy,
   compileByVids,
   compileCollection,
   compileInterfaceCollection,
@@ -203,14 +204,16 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     return null;
   };
 
-  /** The entities a collection over `tables` selects, in order. */
+  /** The entities a collection of `typeName` (an entity type or interface, over its `tables`) selects, in order. */
   const collection = (
     ctx: QueryContext,
+    typeName: string,
     tables: readonly TableLayout[],
     args: CollectionArgs,
     block: number,
     scope?: CollectionScope,
   ): EntitySource[] => {
+    checkOrderBy(model, typeName, args.orderBy);
     const [table] = tables;
     if (table && tables.length === 1)
       return ctx.reader.all(compileCollection(model, table, args, block, scope)).map(wrap(table, block));
@@ -279,13 +282,14 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
         return {
           type,
           resolve: (src, _args, ctx) =>
-            collection(ctx, targets, { first: 1 }, src.block, scope(src))[0] ?? null,
+            collection(ctx, field.typeName, targets, { first: 1 }, src.block, scope(src))[0] ?? null,
         };
       }
       return {
         type,
         args,
-        resolve: (src, args: CollectionArgs, ctx) => collection(ctx, targets, args, src.block, scope(src)),
+        resolve: (src, args: CollectionArgs, ctx) =>
+          collection(ctx, field.typeName, targets, args, src.block, scope(src)),
       };
     }
     if (!field.list) {
@@ -308,7 +312,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
           sql: `${idAsText(`${alias}."id"`, target.idKind)} IN (SELECT value FROM json_each(?))`,
           params: [raw],
         });
-        return collection(ctx, targets, args, src.block, scope);
+        return collection(ctx, field.typeName, targets, args, src.block, scope);
       },
     };
   };
@@ -376,7 +380,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       ) => {
         const block = ctx.reader.resolveBlock(args.block, ctx.latest);
         noteRead(ctx, info, args.block, block, args.subgraphError);
-        return collection(ctx, tables, args, block);
+        return collection(ctx, entity.name, tables, args, block);
       },
     };
   }

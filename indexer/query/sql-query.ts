@@ -417,7 +417,7 @@ class Compiler {
     }
   }
 
-  /** The expression `orderBy` sorts by before the id; null when it is the id itself. */
+  /** The expression `orderBy` (one checkOrderBy allows) sorts by before the id; null when it is the id itself. */
   sortKey(table: TableLayout, alias: string, orderBy: string): SortKey | null {
     const value = this.model.orderBy.get(table.entity.name)!.get(orderBy);
     if (!value) throw new QueryError(`Type \`${table.entity.name}\` has no field \`${orderBy}\``);
@@ -430,12 +430,7 @@ class Compiler {
 
   private sortExpression(table: TableLayout, alias: string, value: OrderByValue): string {
     const field = value.field;
-    if (field.list)
-      throw new QueryError(`Ordering by \`${field.name}\` is not supported: it is a list field`);
     if (!value.child) {
-      if (field.derivedFrom !== undefined) {
-        throw new QueryError(`Ordering by \`${field.name}\` is not supported: it is a derived field`);
-      }
       const column = table.byField.get(field.name)!;
       return `${alias}.${column.keySql ?? column.sql}`;
     }
@@ -470,6 +465,21 @@ class Compiler {
     }
     const column = table.byField.get(field.name)!;
     return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}."id" = ${alias}.${column.sql} AND ${blockRange(c, this.block)})`;
+  }
+}
+
+/**
+ * graph-node orders by scalar values only (query.rs build_order_by, ast.rs get_field_value_type):
+ * an `orderBy` naming a list, an enum or an entity (a reference or a derived field), directly or as
+ * the `<field>__<child>` child, is its error, naming the type the field belongs to.
+ */
+export function checkOrderBy(model: QueryModel, typeName: string, orderBy: string | null | undefined): void {
+  const value = orderBy ? model.orderBy.get(typeName)!.get(orderBy) : undefined;
+  if (!value) return;
+  const field = value.child ?? value.field;
+  if (field.list || field.kind === 'Enum' || field.kind === 'Entity') {
+    const owner = value.child ? value.field.typeName : typeName;
+    throw new QueryError(`Ordering by \`${field.name}\` is not supported for type \`${owner}\``);
   }
 }
 

@@ -429,11 +429,11 @@ describe('query API: ordering and paging', () => {
   });
 
   it('breaks ties by id in the same direction', async () => {
-    const asc = await data('{ navRecords(orderBy: status) { id status } }');
-    const desc = await data('{ navRecords(orderBy: status, orderDirection: desc) { id status } }');
-    const rows = latestNavs().map((n) => ({ id: navId(n.vault, n.epoch), status: n.status }));
-    const cmp = (a: { id: string; status: string }, b: { id: string; status: string }) =>
-      a.status < b.status ? -1 : a.status > b.status ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    const asc = await data('{ navRecords(orderBy: epoch) { id epoch } }');
+    const desc = await data('{ navRecords(orderBy: epoch, orderDirection: desc) { id epoch } }');
+    const rows = latestNavs().map((n) => ({ id: navId(n.vault, n.epoch), epoch: n.epoch }));
+    const cmp = (a: { id: string; epoch: number }, b: { id: string; epoch: number }) =>
+      a.epoch - b.epoch || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     expect(asc.navRecords).toEqual([...rows].sort(cmp));
     expect(desc.navRecords).toEqual([...rows].sort((a, b) => cmp(b, a)));
   });
@@ -454,6 +454,21 @@ describe('query API: ordering and paging', () => {
       'alpha-income',
       'Beta-Growth',
     ]);
+  });
+
+  it('refuses to order by an enum, a reference, a derived field or a list, as graph-node does', async () => {
+    const refused = (field: string, type: string) =>
+      `Ordering by \`${field}\` is not supported for type \`${type}\``;
+    expect(await errorOf('{ navRecords(orderBy: status) { id } }')).toBe(refused('status', 'NavRecord'));
+    expect(await errorOf('{ navRecords(orderBy: fund) { id } }')).toBe(refused('fund', 'NavRecord'));
+    expect(await errorOf('{ funds(orderBy: navRecords) { id } }')).toBe(refused('navRecords', 'Fund'));
+    expect(await errorOf('{ funds(orderBy: pausedModules) { id } }')).toBe(refused('pausedModules', 'Fund'));
+    expect(await errorOf('{ funds(orderBy: latestNav__status) { id } }')).toBe(
+      refused('status', 'NavRecord'),
+    );
+    expect(await errorOf(`{ fund(id: "${vault1}") { navRecords(orderBy: status) { id } } }`)).toBe(
+      refused('status', 'NavRecord'),
+    );
   });
 
   it('defaults to the first 100 by id and honours first and skip', async () => {
