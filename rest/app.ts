@@ -9,14 +9,14 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import type { GraphQLError } from 'graphql';
 import helmet from 'helmet';
 import { classifyError } from '../gateway/errors.ts';
+import { printedSchema } from '../gateway/print-schema.ts';
 import type { Gateway } from '../gateway/server.ts';
 import type { GatewayContext } from '../gateway/context.ts';
 import { agentsJson, aiPluginJson } from './agents.ts';
 import { llmsFullTxt, llmsTxt } from './llms.ts';
-import { buildOpenApi } from './openapi.ts';
+import { buildOpenApi, GRAPHQL_SCHEMA_PATH } from './openapi.ts';
 import { cacheKey, checkParams, type KnownSlug, type ParamValues } from './params.ts';
 import { checkGraphqlRequest, GRAPHQL_METHODS } from './graphql-http.ts';
 import {
@@ -87,6 +87,7 @@ const DOCUMENT_PATHS = [
   '/llms-full.txt',
   '/.well-known/ai-plugin.json',
   '/.well-known/agents.json',
+  GRAPHQL_SCHEMA_PATH,
 ];
 /** base URLs whose discovery documents (DOCUMENT_PATHS and the logo) are kept built, and their bytes */
 const DOCUMENT_BASES_KEPT = 8;
@@ -246,27 +247,13 @@ export function createRestApp(config: RestConfig): Express {
     return headers;
   }
 
-  /**
-   * `reword`: the route's own detail for a NOT_FOUND raised at a field of its document (found by
-   * the error's path, never its message), saying how to find the valid values.
-   */
-  function errorProblem(
-    req: Request,
-    res: Response,
-    error: unknown,
-    reword?: { route: RouteSpec; values: ParamValues },
-  ): void {
+  function errorProblem(req: Request, res: Response, error: unknown): void {
     const classified = classifyError(error);
     if (classified.code === 'INTERNAL') logError(error);
     if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
     const kind = KIND_OF_CODE[classified.code];
-    let detail =
+    const detail =
       kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
-    const path = (error as Partial<GraphQLError> | null)?.path;
-    if (kind === 'not-found' && reword && path) {
-      const field = path.filter((segment) => typeof segment === 'string').join('.');
-      detail = reword.route.notFoundDetail?.[field]?.(reword.values) ?? detail;
-    }
     problem(req, res, kind, detail, classified.argument);
   }
 
@@ -299,7 +286,7 @@ export function createRestApp(config: RestConfig): Express {
       const variables: ParamValues = check.values;
       const { result, context } = await operation.run(variables);
       if (result.errors?.length) {
-        errorProblem(req, res, result.errors[0], { route, values: check.values });
+        errorProblem(req, res, result.errors[0]);
         return;
       }
       let body: unknown;
@@ -377,6 +364,7 @@ export function createRestApp(config: RestConfig): Express {
   serveDocument('/.well-known/agents.json', 'application/json; charset=utf-8', (base) =>
     json(agentsJson(base)),
   );
+  serveDocument(GRAPHQL_SCHEMA_PATH, 'text/plain; charset=utf-8', () => printedSchema());
   serveDocument('/logo.svg', 'image/svg+xml', () => LOGO);
   app.get('/problems/:kind', (req, res, next) => {
     const kind = req.params.kind as ProblemKindName;

@@ -54,7 +54,8 @@ export function llmsTxt(baseUrl: string): string {
     '',
     '## Optional',
     '',
-    `- [GraphQL](${graphqlExampleUrl(baseUrl)}): an example query; POST takes JSON or the document alone (application/graphql), and the schema is at GET ${GRAPHQL_SCHEMA_PATH}; llms-full.txt has a GraphQL section`,
+    `- [GraphQL](${graphqlExampleUrl(baseUrl)}): an example query; POST takes JSON or the document alone (application/graphql); llms-full.txt has a GraphQL section`,
+    `- [GraphQL schema](${baseUrl}${GRAPHQL_SCHEMA_PATH}): the SDL of /graphql, every element described`,
     `- [AI plugin manifest](${baseUrl}/.well-known/ai-plugin.json)`,
     '',
   ];

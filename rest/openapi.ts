@@ -398,6 +398,12 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
       'application/json',
       object,
     ),
+    [GRAPHQL_SCHEMA_PATH]: documentOperation(
+      'getGraphqlSchema',
+      'The GraphQL schema of /graphql as SDL, every type, field, argument and enum value described',
+      'text/plain',
+      { type: 'string' },
+    ),
     '/graphql': graphqlPath(problemBase),
   });
   const headers = {

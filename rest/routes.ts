@@ -81,12 +81,6 @@ export interface RouteSpec {
   example: unknown;
   /** the not-found cases, for the 404 description */
   notFoundWhen?: string;
-  /**
-   * The detail of a NOT_FOUND raised by a field of the document other than the slug lookup, keyed
-   * by the field's path (e.g. `fund.dividend`), built from the request's parameters: it says
-   * what is missing and how to find the valid values.
-   */
-  notFoundDetail?: Record<string, (values: Record<string, string | number>) => string>;
 }
 
 export interface DeprecatedRoute {

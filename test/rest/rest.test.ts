@@ -9,6 +9,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
+import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
 import { ROUTES } from '../../rest/routes.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { listen, startRestService, testGateway, type IndexedStack } from '../gateway/stack.ts';
@@ -596,5 +597,12 @@ describe('discovery documents', () => {
     expect(status).toBe(200);
     expect(headers.get('content-type')).toContain(type);
     expect(text.startsWith(start)).toBe(true);
+  });
+
+  it('serves the GraphQL schema as SDL, the committed schema.graphql to the byte', async () => {
+    const { status, headers, text } = await get('/schema.graphql');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toContain('text/plain');
+    expect(text).toBe(readFileSync(SCHEMA_FILE, 'utf8'));
   });
 });
