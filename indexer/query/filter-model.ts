@@ -124,8 +124,12 @@ export function filterEntries(schema: SubgraphSchema, entity: QueryableType): Fi
   for (const field of entity.fields.values()) {
     if (field.list) {
       if (field.derivedFrom === undefined) {
-        const typeName = field.kind === 'Entity' ? referenceScalar(schema, field) : field.typeName;
-        const nocase = typeName === 'String';
+        const reference = field.kind === 'Entity';
+        const typeName = reference ? referenceScalar(schema, field) : field.typeName;
+        // api.rs field_list_supports_nocase: Strings, and references to String ids only
+        const nocase = reference
+          ? referencedIdKind(schema, field.typeName) === 'String'
+          : typeName === 'String';
         const ops: FilterOp[] = nocase
           ? ['', 'not', 'contains', 'contains_nocase', 'not_contains', 'not_contains_nocase']
           : ['', 'not', 'contains', 'not_contains'];

@@ -2,6 +2,7 @@
 // wire formats: big numbers travel as strings, bytes as 0x-prefixed hex. Inputs that do not parse
 // are rejected while validating the query, before anything is read.
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { decimalFromString, decimalToString } from '../runtime/decimal.ts';
 import { encodeBigDecimalKey } from '../store/sortable-numbers.ts';
 
 function literalText(node: ValueNode, scalar: string, allowInt: boolean): string {
@@ -17,15 +18,21 @@ function integerText(value: unknown, scalar: string): bigint {
   throw new GraphQLError(`invalid ${scalar}: ${String(value)}`);
 }
 
+/**
+ * A BigDecimal input as graph-node reads it (bigdecimal's from_str, then normalized to 34 significant
+ * digits), in the canonical text stored values have: `2.0` and `2` are one value, as graph-node
+ * compares them as numerics, in lists too.
+ */
 function bigDecimalText(value: unknown): string {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string') throw new GraphQLError(`invalid BigDecimal: ${String(value)}`);
   try {
-    encodeBigDecimalKey(text);
+    const canonical = decimalToString(decimalFromString(text));
+    encodeBigDecimalKey(canonical);
+    return canonical;
   } catch {
     throw new GraphQLError(`invalid BigDecimal: ${text}`);
   }
-  return text;
 }
 
 function bytesValue(value: unknown): Buffer {

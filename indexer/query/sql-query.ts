@@ -86,10 +86,14 @@ function likePattern(kind: PatternKind, value: string): string {
         : value.startsWith('%') || value.endsWith('%')
           ? value
           : `%${value}%`;
-  const trailingEscapes = pattern.length - pattern.replace(/\\+$/, '').length;
-  // Postgres refuses such a pattern rather than match it
-  if (trailingEscapes % 2 === 1) throw new QueryError('LIKE pattern must not end with escape character');
+  checkLikePattern(pattern);
   return pattern;
+}
+
+/** Postgres refuses a LIKE pattern ending in its escape character rather than match it. */
+function checkLikePattern(pattern: string): void {
+  const trailingEscapes = pattern.length - pattern.replace(/\\+$/, '').length;
+  if (trailingEscapes % 2 === 1) throw new QueryError('LIKE pattern must not end with escape character');
 }
 
 /**
@@ -409,9 +413,13 @@ class Compiler {
       case 'not_contains':
         return `(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${col}) j WHERE j.value IN (SELECT p.value FROM json_each(${json}) p)))`;
       case 'contains_nocase':
-        return `EXISTS (SELECT 1 FROM json_each(${col}) j, json_each(${json}) p WHERE j.value LIKE p.value)`;
-      case 'not_contains_nocase':
-        return `(${col} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${col}) j, json_each(${json}) p WHERE j.value LIKE p.value))`;
+      case 'not_contains_nocase': {
+        // graph-node: `[not] exists (select 1 from unnest(col) as elem where elem ilike any(values))`,
+        // each value a pattern, so a null list has no match and is not containing
+        for (const pattern of value as string[]) checkLikePattern(pattern);
+        const matches = `EXISTS (SELECT 1 FROM json_each(${col}) j, json_each(${json}) p WHERE j.value LIKE p.value ESCAPE '\\')`;
+        return entry.op === 'contains_nocase' ? matches : `NOT ${matches}`;
+      }
       default:
         throw new QueryError(`Filter not supported: \`${entry.key}\``);
     }

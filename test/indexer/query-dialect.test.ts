@@ -22,6 +22,7 @@ const schema = parseSubgraphSchema(`
     prices: [BigDecimal!]!
     tags: [String!]
     tokens: [ERC20Token!]!
+    owners: [Owner!]
     mainToken: ERC20Token
   }
   type Owner @entity { id: ID! token: ERC20Token @derivedFrom(field: "owner") }
@@ -49,6 +50,7 @@ const history: Record<number, (w: BlockWriteBuffer) => void> = {
         prices: L([BD('2'), BD('0.5')]),
         tags: L([S('Alpha'), S('beta')]),
         tokens: L([B(token1)]),
+        owners: L([S('o1')]),
         mainToken: B(token1),
       }),
     );
@@ -126,5 +128,29 @@ describe('a reference to a Bytes-id entity', () => {
     expect(
       await errorOf('{ protocolStats_collection(where: { mainToken_contains_nocase: "0x1122" }) { id } }'),
     ).toBe('Store error: unsupported filter `contains_nocase` for value `0x1122`');
+  });
+});
+
+describe('lists', () => {
+  const stats = (filter: string) => ids(`{ protocolStats_collection(where: { ${filter} }) { id } }`);
+
+  it('compare BigDecimals as numbers, as graph-node compares numeric arrays', async () => {
+    expect(await stats('prices: ["2.0", "0.50"]')).toEqual(['s1']);
+    expect(await stats('prices_contains: ["2.00"]')).toEqual(['s1']);
+    expect(await stats('prices_not_contains: ["1E1"]')).toEqual(['s1']);
+  });
+
+  it('match _contains_nocase items as patterns, and count a null list as not containing them', async () => {
+    expect(await stats('tags_contains_nocase: ["a%"]')).toEqual(['s1']);
+    expect(await stats('tags_not_contains_nocase: ["ALPHA"]')).toEqual(['s2']);
+    // graph-node's `not (tags && ...)` is null, so false, on a null list
+    expect(await stats('tags_not_contains: ["Alpha"]')).toEqual([]);
+  });
+
+  it('of references have _nocase forms only for String ids, as graph-node generates them', async () => {
+    expect(await stats('owners_contains_nocase: ["O1"]')).toEqual(['s1']);
+    expect(
+      await errorOf('{ protocolStats_collection(where: { tokens_contains_nocase: ["0x11"] }) { id } }'),
+    ).toContain('Field "tokens_contains_nocase" is not defined by type "ProtocolStats_filter"');
   });
 });
