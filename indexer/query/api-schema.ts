@@ -36,6 +36,7 @@ import {
   compileCollection,
   compileInterfaceCollection,
   idAsText,
+  QueryError,
   tablesOf,
   type CollectionArgs,
   type CollectionScope,
@@ -281,8 +282,23 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       if (!field.list) {
         return {
           type,
-          resolve: (src, _args, ctx) =>
-            collection(ctx, field.typeName, targets, { first: 1 }, src.block, scope(src))[0] ?? null,
+          resolve: (src, _args, ctx) => {
+            const [match, another] = collection(
+              ctx,
+              field.typeName,
+              targets,
+              { first: 2 },
+              src.block,
+              scope(src),
+            );
+            // graph-node reads every entity referring back and refuses more than one (resolver.rs resolve_object)
+            if (another) {
+              throw new QueryError(
+                `Ambiguous result for derived field \`${field.name}\`: Multiple \`${field.typeName}\` entities refer back via \`${back}\``,
+              );
+            }
+            return match ?? null;
+          },
         };
       }
       return {

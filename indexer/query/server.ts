@@ -18,7 +18,7 @@ import {
 import type { QueryContext, TopLevelRead } from './api-schema.ts';
 import type { IndexNodeApi } from './index-node-api.ts';
 import { QueryError } from './sql-query.ts';
-import type { LatestBlock, StoreReader } from './store-reader.ts';
+import { BlockLocationError, type LatestBlock, type StoreReader } from './store-reader.ts';
 
 export interface QueryServerOptions {
   schema: GraphQLSchema;
@@ -45,44 +45,69 @@ export interface GraphQLRequest {
 
 const MAX_BODY_BYTES = 1 << 20;
 
-/** Executes one GraphQL request against the store; the result is what graph-node would send. */
 /** What a query withholding its data for indexing errors still answers (graph-node's post_process). */
 const KEPT_ON_DENY = new Set(['_meta', '__schema', '__type']);
 
 /**
- * graph-node's error policy: consecutive top-level fields with the same `block` argument form a
- * group, which allows indexing errors only if each of its fields says `subgraphError: allow`
- * (`_meta`, `__typename` and the introspection fields cannot). A group reading a block at or after
- * the first indexing error gets the answer's `indexing_error`, unless it holds `_meta` alone; where
- * it does not allow errors, its fields other than `_meta` and introspection are left out of the
- * data (null when nothing is left).
+ * The top-level fields of an answer in graph-node's groups: consecutive fields with the same
+ * `block` argument, which graph-node runs as one query each. Fields without a read noted
+ * (`__typename`, introspection) take no `block`.
  */
-function applyErrorPolicy(
-  result: ExecutionResult,
+function groupsOf(
+  keys: readonly string[],
   reads: readonly TopLevelRead[],
   latest: LatestBlock,
-): ExecutionResult {
-  const first = latest.firstErrorBlock;
-  if (first === null || result.errors || !result.data) return result;
+): TopLevelRead[][] {
   const noted = new Map(reads.map((r) => [r.key, r]));
   const groups: TopLevelRead[][] = [];
-  // the data's keys are in the query's order; fields without a read noted take no `block`
-  for (const key of Object.keys(result.data)) {
+  for (const key of keys) {
     const read = noted.get(key) ?? { key, constraint: 'latest', block: latest.number, allowsErrors: false };
     const last = groups.at(-1);
     if (last && last[0]!.constraint === read.constraint) last.push(read);
     else groups.push([read]);
   }
+  return groups;
+}
+
+/**
+ * A subgraph query's answer shaped as graph-node's: a block it cannot locate fails the whole query
+ * with that error alone (resolver.rs locate_blocks); a group with errors answers no data; a group
+ * reading a block at or after the first indexing error, unless it holds `_meta` alone, gets an
+ * `indexing_error`, and, unless each of its fields says `subgraphError: allow` (`_meta`,
+ * `__typename` and the introspection fields cannot), keeps only its `_meta` and introspection
+ * fields (post_process). The answer has no `data` when nothing is left.
+ */
+function asGraphNodeAnswer(
+  result: ExecutionResult,
+  reads: readonly TopLevelRead[],
+  latest: LatestBlock,
+): ExecutionResult {
+  const errors = result.errors ?? [];
+  const unlocated = errors.find((e) => e.originalError instanceof BlockLocationError);
+  if (unlocated) return { errors: [unlocated] };
+  // errors without a path (variables) failed the whole query; where graphql-js has nulled the
+  // whole data (an error in a non-null collection), the other groups' data went with it, which
+  // graph-node, running each group apart, would have kept
+  if (!result.data) return { errors };
+  const first = latest.firstErrorBlock;
   const data: Record<string, unknown> = { ...result.data };
-  let indexingError = false;
-  for (const group of groups) {
-    if (group[0]!.block < first || group.every((r) => r.key === '_meta')) continue;
-    indexingError = true;
+  const answerErrors: GraphQLError[] = [];
+  for (const group of groupsOf(Object.keys(result.data), reads, latest)) {
+    const groupErrors = errors.filter((e) => group.some((r) => r.key === e.path?.[0]));
+    if (groupErrors.length > 0) {
+      for (const r of group) delete data[r.key];
+      answerErrors.push(...groupErrors);
+      continue;
+    }
+    if (first === null || group[0]!.block < first || group.every((r) => r.key === '_meta')) continue;
+    answerErrors.push(new GraphQLError('indexing_error'));
     if (group.some((r) => !r.allowsErrors))
       for (const r of group) if (!KEPT_ON_DENY.has(r.key)) delete data[r.key];
   }
-  if (!indexingError) return result;
-  return { data: Object.keys(data).length > 0 ? data : null, errors: [new GraphQLError('indexing_error')] };
+  return {
+    ...(Object.keys(data).length > 0 ? { data } : {}),
+    ...(answerErrors.length > 0 ? { errors: answerErrors } : {}),
+  };
 }
 
 export function executeQuery(
@@ -116,19 +141,19 @@ export function executeQuery(
   });
   if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');
   const { reads, latest } = contextValue!;
-  if (!result.errors) return options.subgraphErrors ? applyErrorPolicy(result, reads, latest) : result;
-  return {
-    ...result,
-    errors: result.errors.map((error) => {
-      const original = error.originalError;
-      if (!original || original instanceof QueryError || original instanceof GraphQLError) return error;
-      console.error('indexer query failed:', original);
-      return new GraphQLError('Internal error while resolving the query', {
-        nodes: error.nodes,
-        path: error.path,
-      });
-    }),
-  };
+  const answer = result.errors ? { ...result, errors: result.errors.map(hideInternalError) } : result;
+  return options.subgraphErrors ? asGraphNodeAnswer(answer, reads, latest) : answer;
+}
+
+/** An error the query did not cause is logged and answered without its details. */
+function hideInternalError(error: GraphQLError): GraphQLError {
+  const original = error.originalError;
+  if (!original || original instanceof QueryError || original instanceof GraphQLError) return error;
+  console.error('indexer query failed:', original);
+  return new GraphQLError('Internal error while resolving the query', {
+    nodes: error.nodes,
+    path: error.path,
+  });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -18,6 +18,9 @@ import {
 } from '../store/sqlite-store.ts';
 import { compileById, QueryError, type SqlFragment } from './sql-query.ts';
 
+/** A `block` argument graph-node cannot locate: it fails the whole query (resolver.rs locate_blocks). */
+export class BlockLocationError extends QueryError {}
+
 export interface LatestBlock {
   number: number;
   header: BlockHeader | null;
@@ -136,7 +139,7 @@ export class StoreReader {
     if (!arg) return latest.number;
     const given = [arg.hash, arg.number, arg.number_gte].filter((v) => v !== undefined && v !== null);
     if (given.length !== 1) {
-      throw new QueryError(
+      throw new BlockLocationError(
         'Failed to decode `block` value: exactly one of `hash`, `number`, `number_gte` is required',
       );
     }
@@ -147,20 +150,20 @@ export class StoreReader {
     }
     const number = arg.hash ? this.blockNumberOfHash(arg.hash) : arg.number!;
     if (number === null) {
-      throw new QueryError('Failed to decode `block.hash` value: `no block with that hash found`');
+      throw new BlockLocationError('Failed to decode `block.hash` value: `no block with that hash found`');
     }
     // graph-node's block_queryable, whose errors say `block.number` for a hash too
     if (number > latest.number) throw this.notYetIndexed('block.number', latest, number);
     if (number < latest.earliest) {
-      throw new QueryError(
+      throw new BlockLocationError(
         `Failed to decode \`block.number\` value: \`subgraph ${this.deployment} only has data starting at block number ${latest.earliest} and data for block number ${number} is therefore not available\``,
       );
     }
     return number;
   }
 
-  private notYetIndexed(what: string, latest: LatestBlock, number: number): QueryError {
-    return new QueryError(
+  private notYetIndexed(what: string, latest: LatestBlock, number: number): BlockLocationError {
+    return new BlockLocationError(
       `Failed to decode \`${what}\` value: \`subgraph ${this.deployment} has only indexed up to block number ${latest.number} and data for block number ${number} is therefore not yet available\``,
     );
   }

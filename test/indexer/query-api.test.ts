@@ -138,6 +138,16 @@ describe('query API: reading at a block', () => {
     expect(await data('{ funds(block: { number: 9 }) { id } }')).toEqual({ funds: [] });
   });
 
+  it('answers a block it cannot locate with that error alone, whatever the other fields read', async () => {
+    const r = await query(
+      '{ _meta { deployment } funds(block: { number: 99 }) { id } fund(id: "0x01") { id } }',
+    );
+    expect(r.data).toBeUndefined();
+    expect(r.errors!.map((e) => e.message)).toEqual([
+      `Failed to decode \`block.number\` value: \`subgraph ${deployment} has only indexed up to block number 13 and data for block number 99 is therefore not yet available\``,
+    ]);
+  });
+
   it('answers _meta with the indexed head, its hash and timestamp, and the deployment', async () => {
     const d = await data(
       `{ _meta { block { number hash timestamp parentHash } deployment hasIndexingErrors } }`,

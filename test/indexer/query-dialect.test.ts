@@ -12,7 +12,7 @@ import { createQueryService, type QueryService } from '../../indexer/query/creat
 import type { StoreValue } from '../../indexer/store/entity.ts';
 import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
-import { queryErrorOf, queryIndexer } from './graphql-client.ts';
+import { queryAnswer, queryErrorOf, queryIndexer } from './graphql-client.ts';
 import { B, L, S, entity, header } from './store-fixture.ts';
 
 const schema = parseSubgraphSchema(`
@@ -152,5 +152,29 @@ describe('lists', () => {
     expect(
       await errorOf('{ protocolStats_collection(where: { tokens_contains_nocase: ["0x11"] }) { id } }'),
     ).toContain('Field "tokens_contains_nocase" is not defined by type "ProtocolStats_filter"');
+  });
+});
+
+describe('a one-to-one @derivedFrom field', () => {
+  const ambiguous =
+    'Ambiguous result for derived field `token`: Multiple `ERC20Token` entities refer back via `owner`';
+
+  it('is the one entity referring back, or null when none does', async () => {
+    expect(await data('{ owner(id: "o2") { token { id } } }')).toEqual({ owner: { token: null } });
+  });
+
+  it("is graph-node's error when two entities refer back, and its group answers no data", async () => {
+    expect(await queryAnswer(url, '{ owner(id: "o1") { token { id } } }')).toEqual({
+      errors: [expect.objectContaining({ message: ambiguous })],
+    });
+    // a field with another block argument is another group, whose data graph-node keeps
+    const answer = await queryAnswer(
+      url,
+      '{ a: owner(id: "o1") { token { id } } b: owner(id: "o2", block: { number: 5 }) { id } }',
+    );
+    expect(answer).toEqual({
+      data: { b: { id: 'o2' } },
+      errors: [expect.objectContaining({ message: ambiguous })],
+    });
   });
 });
