@@ -174,9 +174,20 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/**
+ * graph-node lets browsers on any origin query it (server/http/src/service.rs): its answers allow
+ * every origin, and its preflight (OPTIONS) answer these headers and methods.
+ */
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'Content-Type, User-Agent',
+  'access-control-allow-methods': 'GET, OPTIONS, POST',
+};
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
+    ...CORS_HEADERS,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
   });
@@ -221,8 +232,12 @@ export function createQueryServer(options: QueryServerOptions): Server {
       });
       return;
     }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(200, { ...CORS_HEADERS, 'content-type': 'text/html; charset=utf-8' }).end();
+      return;
+    }
     if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'GET, POST' }).end();
+      res.writeHead(405, { ...CORS_HEADERS, allow: 'GET, OPTIONS, POST' }).end();
       return;
     }
     readBody(req).then(

@@ -581,6 +581,23 @@ describe('query API: endpoints', () => {
     expect(await byId.json()).toEqual({ data: { funds: [{ slug: 'alpha-income' }] } });
   });
 
+  it('lets browsers on any origin query it, answering the preflight as graph-node does', async () => {
+    const preflight = await fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(200);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('Content-Type, User-Agent');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, OPTIONS, POST');
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://example.org' },
+      body: JSON.stringify({ query: '{ _meta { deployment } }' }),
+    });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('answers 404 for another subgraph name and 400 for a body that is not JSON', async () => {
     const base = url.replace(/\/subgraphs\/name\/.*$/, '');
     expect((await fetch(`${base}/subgraphs/name/other`, { method: 'POST', body: '{}' })).status).toBe(404);
