@@ -261,7 +261,7 @@ export const ROUTES: RouteSpec[] = [
     tier: 'live',
     params: [],
     document: `query { health { status api { version }
-      indexer { chainId contractsTracked maxIndexedBlock lastUpdatedAt }
+      indexer { chainId contractsTracked maxIndexedBlock lastUpdatedAt hasIndexingErrors chainHeadBlock lagBlocks }
       nav { latestEpoch publishedAt } pausedModules now } }`,
     toBody: (d) => d.health,
     responseSchema: 'HealthRecord',
@@ -273,6 +273,9 @@ export const ROUTES: RouteSpec[] = [
         contractsTracked: 6,
         maxIndexedBlock: 382,
         lastUpdatedAt: EXAMPLE_LATEST_NAV.publishedAt,
+        hasIndexingErrors: false,
+        chainHeadBlock: 382,
+        lagBlocks: 0,
       },
       nav: { latestEpoch: EXAMPLE_LATEST_NAV.epoch, publishedAt: EXAMPLE_LATEST_NAV.publishedAt },
       pausedModules: ['summit-kelly-growth:redemptions'],

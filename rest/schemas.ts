@@ -293,6 +293,20 @@ export const componentSchemas: Record<string, JsonSchema> = {
       contractsTracked: { ...integer, minimum: 0 },
       maxIndexedBlock: { ...integer, minimum: 0 },
       lastUpdatedAt: { ...nullable(dateTime), description: 'time of the last indexed block' },
+      hasIndexingErrors: {
+        ...boolean,
+        description: 'the subgraph reports indexing errors; its data is still served and status is degraded',
+      },
+      chainHeadBlock: {
+        ...nullable(integer),
+        minimum: 0,
+        description: 'latest block of the chain, read live; null without a chain RPC or when it fails',
+      },
+      lagBlocks: {
+        ...nullable(integer),
+        minimum: 0,
+        description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+      },
     }),
     nav: {
       description: 'the latest publication across funds; null before any',

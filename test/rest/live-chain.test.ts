@@ -64,13 +64,14 @@ async function transact(
  */
 async function indexedBlock(number: number, hash: Hex): Promise<void> {
   for (;;) {
+    // graph-node's dialect answers a block given by hash only when it holds that very block
     const response = await fetch(indexer.queryUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ _meta(block: { number: ${number} }) { block { hash } } }` }),
+      body: JSON.stringify({ query: `{ _meta(block: { hash: "${hash}" }) { block { number } } }` }),
     });
-    const body = (await response.json()) as { data?: { _meta: { block: { hash: string } } | null } | null };
-    if (body.data?._meta?.block.hash === hash) return;
+    const body = (await response.json()) as { data?: { _meta: { block: { number: number } } | null } | null };
+    if (body.data?._meta?.block.number === number) return;
     // the new branch must grow past the abandoned one for the follower to see the reorg
     await rpc('evm_mine');
     await new Promise((resolve) => setTimeout(resolve, 100));
