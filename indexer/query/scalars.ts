@@ -1,6 +1,8 @@
 // The scalars graph-node adds to GraphQL (BigInt, BigDecimal, Bytes, Int8, Timestamp), with its
-// wire formats: big numbers travel as strings, bytes as 0x-prefixed hex. Inputs that do not parse
-// are rejected while validating the query, before anything is read.
+// wire formats: big numbers travel as strings, bytes as 0x-prefixed hex. Inputs are read as leniently
+// as graph-node coerces them (graph/src/data/value.rs coerce_scalar): a BigDecimal may be a number
+// literal, bytes may lack the 0x. Inputs that do not parse are rejected while validating the query,
+// before anything is read.
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { decimalFromString, decimalToString } from '../runtime/decimal.ts';
 import { encodeBigDecimalKey } from '../store/sortable-numbers.ts';
@@ -35,12 +37,19 @@ function bigDecimalText(value: unknown): string {
   }
 }
 
+/**
+ * Bytes as graph-node reads them from a query (scalar::Bytes::from_str): hex digits in either case
+ * after any number of leading `0x`; null when the text is not that.
+ */
+export function queryBytes(text: string): Buffer | null {
+  const hex = text.replace(/^(0x)+/, '');
+  return /^([0-9a-fA-F]{2})*$/.test(hex) ? Buffer.from(hex, 'hex') : null;
+}
+
 function bytesValue(value: unknown): Buffer {
-  if (typeof value === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(value))
-    return Buffer.from(value.slice(2), 'hex');
-  throw new GraphQLError(
-    `invalid Bytes: ${String(value)} (expected 0x-prefixed hex with an even number of digits)`,
-  );
+  const bytes = typeof value === 'string' ? queryBytes(value) : null;
+  if (bytes) return bytes;
+  throw new GraphQLError(`invalid Bytes: ${String(value)} (expected hex with an even number of digits)`);
 }
 
 function integerScalar(name: string, description: string): GraphQLScalarType<bigint, string> {
@@ -64,7 +73,11 @@ export const BigDecimalScalar = new GraphQLScalarType<string, string>({
   name: 'BigDecimal',
   serialize: (v) => String(v),
   parseValue: bigDecimalText,
-  parseLiteral: (node) => bigDecimalText(literalText(node, 'BigDecimal', true)),
+  // graph-node reads a float literal as an f64, keeping the digits an f64 holds
+  parseLiteral: (node) =>
+    bigDecimalText(
+      node.kind === Kind.FLOAT ? String(Number(node.value)) : literalText(node, 'BigDecimal', true),
+    ),
 });
 
 export const BytesScalar = new GraphQLScalarType<Buffer, string>({

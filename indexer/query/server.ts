@@ -7,11 +7,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import {
   GraphQLError,
+  Kind,
+  TypeInfo,
   execute,
+  getNamedType,
+  isEnumType,
   parse,
   specifiedRules,
   validate,
+  visit,
+  visitWithTypeInfo,
   type DocumentNode,
+  type EnumValueNode,
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
@@ -110,6 +117,26 @@ function asGraphNodeAnswer(
   };
 }
 
+/**
+ * graph-node takes a string naming a value of the enum an argument expects as that value
+ * (graph/src/data/value.rs coerce_enum: `status: "Draft"` is `status: Draft`), where GraphQL
+ * validation refuses it; such strings are turned into enum values before validating. A string
+ * naming no value of the enum is still refused.
+ */
+function enumStringsAsValues(schema: GraphQLSchema, document: DocumentNode): DocumentNode {
+  const typeInfo = new TypeInfo(schema);
+  return visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      StringValue(node): EnumValueNode | undefined {
+        const type = getNamedType(typeInfo.getInputType());
+        if (!isEnumType(type) || !type.getValue(node.value)) return undefined;
+        return { kind: Kind.ENUM, value: node.value, loc: node.loc };
+      },
+    }),
+  );
+}
+
 export function executeQuery(
   options: ExecutableApi & { reader: StoreReader },
   request: GraphQLRequest,
@@ -121,6 +148,7 @@ export function executeQuery(
   } catch (e) {
     return { errors: [e as GraphQLError] };
   }
+  document = enumStringsAsValues(options.schema, document);
   const validationErrors = validate(options.schema, document, specifiedRules);
   if (validationErrors.length > 0) return { errors: validationErrors };
   const variables =

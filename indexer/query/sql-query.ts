@@ -6,7 +6,8 @@
 // and the default order is `id asc`. An interface's collection is the UNION ALL of one such SELECT
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
 import { referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
-import { bytesToHex, hexToBytes, type ColumnLayout, type TableLayout } from '../store/layout.ts';
+import { bytesToHex, type ColumnLayout, type TableLayout } from '../store/layout.ts';
+import { queryBytes } from './scalars.ts';
 import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
 import {
   filterEntries,
@@ -193,15 +194,16 @@ class Compiler {
     switch (column.valueKind) {
       case 'String':
         return String(value);
-      case 'Bytes':
+      case 'Bytes': {
         if (Buffer.isBuffer(value)) return value;
-        try {
-          return hexToBytes(String(value));
-        } catch {
+        const bytes = queryBytes(String(value));
+        if (!bytes) {
           throw new QueryError(
             `Failed to parse \`${String(value)}\` as bytes for field \`${column.field.name}\``,
           );
         }
+        return bytes;
+      }
       case 'BigInt':
         return encodeBigIntKey(BigInt(value as bigint));
       case 'BigDecimal':

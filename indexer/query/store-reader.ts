@@ -3,7 +3,8 @@
 // runs inside one read transaction, so all of its reads see the same snapshot even if the follower
 // commits, or reverts a reorg, meanwhile.
 import Database from 'better-sqlite3';
-import { hexToBytes, OPEN_BLOCK, type TableLayout } from '../store/layout.ts';
+import { OPEN_BLOCK, type TableLayout } from '../store/layout.ts';
+import { queryBytes } from './scalars.ts';
 import {
   readCheckpoint,
   readEarliestBlock,
@@ -183,11 +184,15 @@ export class StoreReader {
 
 /** An id argument as the SQL value of a table's id column. */
 export function idArgument(table: TableLayout, id: string): unknown {
+  if (table.idKind === 'Bytes') return queryBytes(id) ?? invalidId(table, id);
+  if (table.idKind !== 'Int8') return id;
   try {
-    if (table.idKind === 'Bytes') return hexToBytes(id.toLowerCase());
-    if (table.idKind === 'Int8') return BigInt(id);
-    return id;
+    return BigInt(id);
   } catch {
-    throw new QueryError(`Failed to decode \`id\` value: \`${id}\` is not a valid ${table.idKind} id`);
+    return invalidId(table, id);
   }
+}
+
+function invalidId(table: TableLayout, id: string): never {
+  throw new QueryError(`Failed to decode \`id\` value: \`${id}\` is not a valid ${table.idKind} id`);
 }

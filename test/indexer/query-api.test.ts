@@ -542,6 +542,27 @@ describe('query API: nested entities', () => {
   });
 });
 
+describe('query API: values coerced as leniently as graph-node coerces them', () => {
+  it('takes a string naming an enum value as that value, in filters and orderings', async () => {
+    expect((await navIds('{ status: "Draft" }')).sort()).toEqual(expectedNavIds((n) => n.status === 'Draft'));
+    expect((await navIds('{ status_in: ["Published", "Verified"] }')).sort()).toEqual(
+      expectedNavIds((n) => ['Published', 'Verified'].includes(n.status)),
+    );
+    const ordered = await data(
+      '{ navRecords(orderBy: "epoch", orderDirection: "desc", first: 1) { epoch } }',
+    );
+    expect(ordered.navRecords).toEqual([{ epoch: 2 }]);
+    expect(await errorOf('{ navRecords(where: { status: "Nope" }) { id } }')).toContain('NavStatus');
+  });
+
+  it('takes bytes without 0x, for Bytes fields, references and ids', async () => {
+    const bare = vault2.slice(2);
+    const vaults = await data(`{ funds(where: { vault: "${bare}" }) { id } fund(id: "${bare}") { slug } }`);
+    expect(vaults).toEqual({ funds: [{ id: vault2 }], fund: { slug: 'Beta-Growth' } });
+    expect((await navIds(`{ fund: "${bare}" }`)).sort()).toEqual(expectedNavIds((n) => n.vault === vault2));
+  });
+});
+
 describe('query API: what it does not support is a validation error', () => {
   it('rejects an unknown argument', async () => {
     expect(await errorOf('{ funds(limit: 5) { id } }')).toContain('Unknown argument "limit"');

@@ -138,6 +138,9 @@ describe('lists', () => {
     expect(await stats('prices: ["2.0", "0.50"]')).toEqual(['s1']);
     expect(await stats('prices_contains: ["2.00"]')).toEqual(['s1']);
     expect(await stats('prices_not_contains: ["1E1"]')).toEqual(['s1']);
+    // graph-node takes number literals for BigDecimals too
+    expect(await stats('prices: [2, 0.5]')).toEqual(['s1']);
+    expect(await stats('prices_contains: [1.0e1]')).toEqual(['s2']);
   });
 
   it('match _contains_nocase items as patterns, and count a null list as not containing them', async () => {
