@@ -137,6 +137,7 @@ function enumStringsAsValues(schema: GraphQLSchema, document: DocumentNode): Doc
   );
 }
 
+/** Executes one GraphQL request against the store; the result is what graph-node would send. */
 export function executeQuery(
   options: ExecutableApi & { reader: StoreReader },
   request: GraphQLRequest,

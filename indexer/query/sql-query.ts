@@ -7,7 +7,6 @@
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
 import { referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, type ColumnLayout, type TableLayout } from '../store/layout.ts';
-import { queryBytes } from './scalars.ts';
 import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
 import {
   filterEntries,
@@ -17,6 +16,7 @@ import {
   type FilterOp,
   type OrderByValue,
 } from './filter-model.ts';
+import { queryBytes } from './scalars.ts';
 
 /** An error in what the client asked for; its message is returned to the client as is. */
 export class QueryError extends Error {}
