@@ -20,6 +20,7 @@ import {
   type GatewaySources,
 } from './context.ts';
 import { classifyGraphQLError } from './errors.ts';
+import { useFreshnessHeaders } from './freshness-headers.ts';
 import { useRequestErrors } from './request-errors.ts';
 import { schema } from './schema.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
@@ -157,6 +158,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       }),
       useRequestErrors(schema),
       useGraphqlJsExecutor,
+      useFreshnessHeaders(),
     ],
   });
 

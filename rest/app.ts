@@ -11,6 +11,7 @@ import express, {
 } from 'express';
 import helmet from 'helmet';
 import { classifyError } from '../gateway/errors.ts';
+import { dataLagSeconds, freshnessHeaders } from '../gateway/freshness-headers.ts';
 import { printedSchema } from '../gateway/print-schema.ts';
 import type { Gateway } from '../gateway/server.ts';
 import type { GatewayContext } from '../gateway/context.ts';
@@ -207,9 +208,7 @@ export function createRestApp(config: RestConfig): Express {
     res.setHeader('Age', String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
     for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
     const indexedAt = entry.basis.indexed?.timestamp;
-    if (indexedAt != null) {
-      res.setHeader('X-Data-Lag-Seconds', String(Math.max(0, Math.floor(Date.now() / 1000) - indexedAt)));
-    }
+    if (indexedAt != null) res.setHeader('X-Data-Lag-Seconds', dataLagSeconds(indexedAt));
     if (matchesIfNoneMatch(req.get('If-None-Match'), entry.etag)) {
       res.status(304).end();
       return;
@@ -228,23 +227,6 @@ export function createRestApp(config: RestConfig): Express {
         indexedBlock === null ? null : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt },
       chainHead: chainHead == null ? null : Number(chainHead),
     };
-  }
-
-  async function freshnessHeaders(context: GatewayContext): Promise<Record<string, string>> {
-    const { indexedBlock, indexedAt } = context.subgraph.freshness;
-    if (indexedBlock === null) return {};
-    const headers: Record<string, string> = { 'X-Indexed-Block': String(indexedBlock) };
-    // X-Data-Lag-Seconds is set as each answer is sent, from the age of the indexed block
-    if (indexedAt !== null) headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
-    if (context.chain) {
-      try {
-        const head = Number(await context.chain.headBlock());
-        headers['X-Indexed-Block-Lag'] = String(Math.max(0, head - indexedBlock));
-      } catch {
-        // the head is unknown right now; the other freshness headers still hold
-      }
-    }
-    return headers;
   }
 
   function errorProblem(req: Request, res: Response, error: unknown): void {

@@ -49,13 +49,15 @@ export const FRESHNESS_HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
   'X-Data-Lag-Seconds': {
-    description:
-      'server time minus X-Indexed-At when the body was built, in seconds (add Age for cached bodies)',
+    description: 'server time minus X-Indexed-At when the answer was sent, in seconds',
     schema: { type: 'integer', minimum: 0 },
   },
 } as const;
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const freshnessHeaderRefs = Object.fromEntries(
+  Object.keys(FRESHNESS_HEADERS).map((name) => [name, headerRef(name)]),
+);
 
 function parameterObject(param: ParamSpec): JsonSchema {
   const { name, in: location, description, schema, example } = param;
@@ -169,7 +171,7 @@ function operation(problemBase: string, route: RouteSpec): JsonSchema {
     Link: headerRef('Link'),
     RateLimit: headerRef('RateLimit'),
     'RateLimit-Policy': headerRef('RateLimit-Policy'),
-    ...Object.fromEntries(Object.keys(FRESHNESS_HEADERS).map((name) => [name, headerRef(name)])),
+    ...freshnessHeaderRefs,
   };
   return {
     operationId: route.operationId,
@@ -240,7 +242,11 @@ function graphqlPath(problemBase: string): JsonSchema {
     properties: { data: { type: ['object', 'null'] }, errors: { type: 'array' } },
   };
   const responses = {
-    '200': { description: 'GraphQL result', content: { 'application/json': { schema: result } } },
+    '200': {
+      description: 'GraphQL result; an answer that read indexed data carries the freshness headers',
+      headers: freshnessHeaderRefs,
+      content: { 'application/json': { schema: result } },
+    },
     '400': {
       description:
         'A request that cannot run (a body or variables that are not JSON, a syntax or validation error, a limit exceeded, an unknown operation, a variable of the wrong type): `errors` only, each with extensions.code BAD_INPUT and a message naming what to fix',
@@ -445,7 +451,7 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
         `Rate limits per IP: ${DEFAULT_RATE_LIMIT.perMinute} requests per minute sustained and a burst of ${DEFAULT_RATE_LIMIT.burst} (per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} s); over it: 429 with Retry-After.`,
         'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
-        'Freshness: responses built from indexed data carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds.',
+        'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds.',
         'Any method other than GET, HEAD or OPTIONS on /v1 or a discovery document answers 405 with Allow.',
         'Errors are application/problem+json (RFC 9457); problem types:',
         kinds,

@@ -546,6 +546,23 @@ describe('/graphql beside the REST surface', () => {
     expect(browser.headers.get('content-type') ?? '').not.toContain('text/html');
   });
 
+  it('tells which indexed block the data of its answer reflects, in the headers /v1 answers carry', async () => {
+    const query = encodeURIComponent('{ events(limit: 1) { items { blockNumber } } }');
+    const graphql = await fetch(`${base}/graphql?query=${query}`, {
+      headers: { accept: 'application/json' },
+    });
+    const rest = await fetch(`${base}/v1/events?limit=1`);
+    expect(graphql.headers.get('x-indexed-block')).toBe(rest.headers.get('x-indexed-block'));
+    expect(graphql.headers.get('x-indexed-at')).toBe(rest.headers.get('x-indexed-at'));
+    expect(graphql.headers.get('x-indexed-block-lag')).toBe('0');
+    expect(Number(graphql.headers.get('x-data-lag-seconds'))).toBeGreaterThan(0);
+    // an answer from the registry alone reflects no indexed block
+    const registryOnly = await fetch(`${base}/graphql?query=${encodeURIComponent('{ protocol { name } }')}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(registryOnly.headers.get('x-indexed-block')).toBeNull();
+  });
+
   it('refuses a batched request', async () => {
     const response = await fetch(`${base}/graphql`, {
       method: 'POST',

@@ -1,0 +1,46 @@
+// What an answer's data reflects, told in headers on /v1 answers and /graphql's alike: the indexed
+// block and its time, how many blocks it lags the chain head, and how many seconds it lags now.
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from './context.ts';
+
+/** The headers fixed when the data is read; X-Data-Lag-Seconds is set as each answer is sent. */
+export async function freshnessHeaders(context: GatewayContext): Promise<Record<string, string>> {
+  const { indexedBlock, indexedAt } = context.subgraph.freshness;
+  if (indexedBlock === null) return {};
+  const headers: Record<string, string> = { 'X-Indexed-Block': String(indexedBlock) };
+  if (indexedAt !== null) headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
+  if (context.chain) {
+    try {
+      const head = Number(await context.chain.headBlock());
+      headers['X-Indexed-Block-Lag'] = String(Math.max(0, head - indexedBlock));
+    } catch {
+      // the head is unknown right now; the other freshness headers still hold
+    }
+  }
+  return headers;
+}
+
+/** Seconds from the indexed block's time (Unix seconds) to now, at least 0. */
+export function dataLagSeconds(indexedAt: number): string {
+  return String(Math.max(0, Math.floor(Date.now() / 1000) - indexedAt));
+}
+
+/** Sets the freshness headers on each /graphql answer whose operation read indexed data. */
+export function useFreshnessHeaders(): Plugin<GatewayContext> {
+  const executed = new WeakMap<Request, GatewayContext>();
+  return {
+    onExecute({ args }) {
+      // Yoga's context is ours merged into its own, which holds the request
+      executed.set(args.contextValue.request, args.contextValue);
+    },
+    async onResponse({ request, response }) {
+      const context = executed.get(request);
+      if (!context) return;
+      for (const [name, value] of Object.entries(await freshnessHeaders(context))) {
+        response.headers.set(name, value);
+      }
+      const { indexedAt } = context.subgraph.freshness;
+      if (indexedAt !== null) response.headers.set('X-Data-Lag-Seconds', dataLagSeconds(indexedAt));
+    },
+  };
+}
