@@ -19,6 +19,7 @@ export class GatewayError extends GraphQLError {
   readonly argument: string | undefined;
   /** for UPSTREAM_UNAVAILABLE: which upstream (subgraph, chain, distributions) */
   readonly upstream: string | undefined;
+  /** the HTTP status of a /graphql answer carrying it, for a request that cannot run at all */
   readonly httpStatus: number | undefined;
 
   constructor(
