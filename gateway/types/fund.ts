@@ -122,7 +122,9 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     allocations: t.field({
       type: AllocationsRef,
-      description: 'strategy allocations read live on-chain (UPSTREAM_UNAVAILABLE when the chain RPC fails)',
+      nullable: true,
+      description:
+        "strategy allocations read live on-chain; available: false without a chain RPC; null, with an UPSTREAM_UNAVAILABLE error, when the RPC fails (the fund's other fields are still answered)",
       resolve: async (f, _a, ctx): Promise<AllocationsShape> => {
         if (!ctx.chain) return { fund: f.slug, available: false, totalAssets: null, strategies: [] };
         const vault = f.vault as `0x${string}`;
@@ -149,8 +151,9 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     reserve: t.field({
       type: ReserveRef,
+      nullable: true,
       description:
-        "reserve and the policy's bounds read live on-chain (UPSTREAM_UNAVAILABLE when the chain RPC fails)",
+        "reserve and the policy's bounds read live on-chain; available: false without a chain RPC; null, with an UPSTREAM_UNAVAILABLE error, when the RPC fails (the fund's other fields are still answered)",
       resolve: async (f, _a, ctx): Promise<ReserveShape> => {
         if (!ctx.chain) {
           return {

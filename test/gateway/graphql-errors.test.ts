@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
-import { listen, registryOnlyGateway } from './stack.ts';
+import { createGateway } from '../../gateway/server.ts';
+import { loadRegistry } from '../../gateway/sources/registry.ts';
+import { graphql, listen, REGISTRY_FILE, registryOnlyGateway } from './stack.ts';
 
 let base: string;
 let close: () => Promise<void>;
@@ -256,6 +258,29 @@ describe('errors raised by a field', () => {
         },
       ],
     });
+  });
+});
+
+describe('a failing chain RPC', () => {
+  it("nulls the fund's live fields alone, with their errors, and answers its other fields", async () => {
+    const deadChain = createGateway({
+      registry: loadRegistry(REGISTRY_FILE),
+      subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
+      chain: { rpcUrl: 'http://127.0.0.1:9/', timeoutMs: 1_000, maxBatch: 10 },
+      distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
+      logError: () => {},
+    });
+    const answer = await graphql(
+      deadChain,
+      '{ fund(slug: "harbor-stable-yield") { name allocations { available } reserve { balance } } }',
+    );
+    expect(answer.data).toEqual({
+      fund: { name: 'Harbor Stable Yield Fund', allocations: null, reserve: null },
+    });
+    expect(answer.errors?.map((e) => [e.extensions?.code, (e as { path?: unknown }).path])).toEqual([
+      ['UPSTREAM_UNAVAILABLE', ['fund', 'allocations']],
+      ['UPSTREAM_UNAVAILABLE', ['fund', 'reserve']],
+    ]);
   });
 });
 
