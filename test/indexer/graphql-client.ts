@@ -31,3 +31,9 @@ export async function queryIndexer<T = Record<string, unknown>>(url: string, que
   expect(body.errors).toBeUndefined();
   return body.data!;
 }
+
+/** The ids a query's single top-level list holds. */
+export async function idsOf(url: string, query: string): Promise<string[]> {
+  const data = await queryIndexer(url, query);
+  return (Object.values(data)[0] as { id: string }[]).map((row) => row.id);
+}

@@ -3,17 +3,11 @@
 // tables, at any block), `__typename` and inline fragments tell them apart, and references, derived
 // lists, nested filters and child orderings reach through an interface. The store holds a small known
 // history written straight through the store API; requests go through the real HTTP server.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import type { Entity, StoreValue } from '../../indexer/store/entity.ts';
-import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
-import { queryErrorOf, queryIndexer } from './graphql-client.ts';
-import { BI, I, L, S, entity, header } from './store-fixture.ts';
+import { idsOf, queryErrorOf, queryIndexer } from './graphql-client.ts';
+import { BI, I, L, S, entity, serveHistory, type BlockWrites, type ServedHistory } from './store-fixture.ts';
 
 const schema = parseSubgraphSchema(`
   interface Note { id: ID! text: String! stars: Int board: Board }
@@ -47,7 +41,7 @@ function note(id: string, n: NoteInput, own: Record<string, StoreValue>): Entity
  * Block 2: t1 edited, v2 removed, VoiceNote a0 added; b1 pins v1 and shortlists t2, v1 and a missing
  * id; reactions to v1, t1 and t2.
  */
-const history: Record<number, (w: BlockWriteBuffer) => void> = {
+const history: BlockWrites = {
   1: (w) => {
     w.set('Board', 'b1', entity({ id: S('b1'), name: S('first') }));
     w.set('Board', 'b2', entity({ id: S('b2'), name: S('second') }));
@@ -71,48 +65,28 @@ const history: Record<number, (w: BlockWriteBuffer) => void> = {
   },
 };
 
-let dir: string;
-let store: IndexerStore;
-let service: QueryService;
+let served: ServedHistory;
 let url: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'interface-queries-'));
-  const path = join(dir, 'store.sqlite');
-  store = openStore({ path, schema, startBlock: 1, deployment: 'QmInterfaces' });
-  for (const [number, write] of Object.entries(history)) {
-    store.begin();
-    const w = store.blockWriter(Number(number));
-    write(w);
-    w.flush();
-    store.commit(header(Number(number)), 2);
-  }
-  service = createQueryService({
-    storePath: path,
+  served = await serveHistory({
     schema,
+    history,
+    startBlock: 1,
+    headSeen: 2,
     deployment: 'QmInterfaces',
     subgraphName: 'notes',
-    network: 'devnet',
-    startBlock: 1,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
   });
-  url = await service.listen(0);
+  url = served.url;
 });
 
 afterAll(async () => {
-  await service?.close();
-  store?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await served?.close();
 });
 
 const data = (text: string) => queryIndexer(url, text);
 const errorOf = (text: string) => queryErrorOf(url, text);
-
-/** The ids a query's single top-level list holds. */
-async function ids(text: string): Promise<string[]> {
-  const d = await data(text);
-  return (Object.values(d)[0] as { id: string }[]).map((r) => r.id);
-}
+const ids = (text: string) => idsOf(url, text);
 
 describe('an interface’s collection', () => {
   it('lists the entities of every implementer in id order, each named by its own type', async () => {

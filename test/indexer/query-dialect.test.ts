@@ -3,17 +3,11 @@
 // Bytes-id entities, nullable lists, and a one-to-one @derivedFrom field that two entities claim.
 // The store holds a small known history written straight through the store API; requests go
 // through the real HTTP server.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import type { StoreValue } from '../../indexer/store/entity.ts';
-import { openStore, type BlockWriteBuffer, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
-import { queryAnswer, queryErrorOf, queryIndexer } from './graphql-client.ts';
-import { B, L, S, entity, header } from './store-fixture.ts';
+import { idsOf, queryAnswer, queryErrorOf, queryIndexer } from './graphql-client.ts';
+import { B, L, S, entity, serveHistory, type BlockWrites, type ServedHistory } from './store-fixture.ts';
 
 const schema = parseSubgraphSchema(`
   type ERC20Token @entity { id: Bytes! symbol: String! owner: Owner }
@@ -36,7 +30,7 @@ const token2 = '0x' + '22'.repeat(20);
  * Block 5: two tokens, both owned by o1; o2 owns none; stats s1 (tagged, with a main token) and s2
  * (untagged, without).
  */
-const history: Record<number, (w: BlockWriteBuffer) => void> = {
+const history: BlockWrites = {
   5: (w) => {
     w.set('Owner', 'o1', entity({ id: S('o1') }));
     w.set('Owner', 'o2', entity({ id: S('o2') }));
@@ -58,48 +52,28 @@ const history: Record<number, (w: BlockWriteBuffer) => void> = {
   },
 };
 
-let dir: string;
-let store: IndexerStore;
-let service: QueryService;
+let served: ServedHistory;
 let url: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'query-dialect-'));
-  const path = join(dir, 'store.sqlite');
-  store = openStore({ path, schema, startBlock: 5, deployment: 'QmDialect' });
-  for (const [number, write] of Object.entries(history)) {
-    store.begin();
-    const w = store.blockWriter(Number(number));
-    write(w);
-    w.flush();
-    store.commit(header(Number(number)), 5);
-  }
-  service = createQueryService({
-    storePath: path,
+  served = await serveHistory({
     schema,
+    history,
+    startBlock: 5,
+    headSeen: 5,
     deployment: 'QmDialect',
     subgraphName: 'dialect',
-    network: 'devnet',
-    startBlock: 5,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
   });
-  url = await service.listen(0);
+  url = served.url;
 });
 
 afterAll(async () => {
-  await service?.close();
-  store?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await served?.close();
 });
 
 const data = (text: string) => queryIndexer(url, text);
 const errorOf = (text: string) => queryErrorOf(url, text);
-
-/** The ids a query's single top-level list holds. */
-async function ids(text: string): Promise<string[]> {
-  const d = await data(text);
-  return (Object.values(d)[0] as { id: string }[]).map((r) => r.id);
-}
+const ids = (text: string) => idsOf(url, text);
 
 describe('query field names', () => {
   it('are the ones graph-node inflects from the type names', async () => {

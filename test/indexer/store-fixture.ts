@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Entity, StoreValue } from '../../indexer/store/entity.ts';
-import { openStore, type BlockHeader, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
+import { createQueryService } from '../../indexer/query/create-query-service.ts';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+import {
+  openStore,
+  type BlockHeader,
+  type BlockWriteBuffer,
+  type IndexerStore,
+} from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema, type SubgraphSchema } from '../../indexer/subgraph-schema.ts';
 
 export const schema: SubgraphSchema = parseSubgraphSchema(
@@ -211,6 +218,58 @@ export function createFixture(options: { historyBlocks?: number; schema?: Subgra
     path,
     store,
     cleanup: () => {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Each block's writes, by block number. */
+export type BlockWrites = Record<number, (writer: BlockWriteBuffer) => void>;
+
+export interface ServedHistory {
+  /** the /subgraphs/name/<subgraphName> endpoint */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `history` committed block by block (the chain head seen at `headSeen`) into a new store of
+ * `schema`, served by the query service as `subgraphName`; close() stops it and removes the store.
+ */
+export async function serveHistory(options: {
+  schema: SubgraphSchema;
+  history: BlockWrites;
+  startBlock: number;
+  headSeen: number;
+  deployment: string;
+  subgraphName: string;
+}): Promise<ServedHistory> {
+  const { schema, history, startBlock, deployment, subgraphName } = options;
+  const dir = mkdtempSync(join(tmpdir(), `${subgraphName}-`));
+  const path = join(dir, 'store.sqlite');
+  const store = openStore({ path, schema, startBlock, deployment });
+  for (const [number, write] of Object.entries(history)) {
+    store.begin();
+    const writer = store.blockWriter(Number(number));
+    write(writer);
+    writer.flush();
+    store.commit(header(Number(number)), options.headSeen);
+  }
+  const service = createQueryService({
+    storePath: path,
+    schema,
+    deployment,
+    subgraphName,
+    network: 'devnet',
+    startBlock,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+  });
+  const url = await service.listen(0);
+  return {
+    url,
+    async close() {
+      await service.close();
       store.close();
       rmSync(dir, { recursive: true, force: true });
     },
