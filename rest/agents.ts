@@ -1,6 +1,7 @@
-// Generates /.well-known/agents.json (agents.json 0.1.0: flows chaining OpenAPI operations)
-// and /.well-known/ai-plugin.json. Operation ids come from the route table, and a test checks
-// that every flow action names an operation that exists in openapi.json.
+// Generates /.well-known/agents.json (agents.json 0.1.0: flows chaining OpenAPI operations),
+// /.well-known/ai-plugin.json, and the index at / that points a client which starts at the root to
+// all of them. Operation ids come from the route table, and a test checks that every flow action
+// names an operation that exists in openapi.json.
 import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
 import { ROUTES } from './routes.ts';
 
@@ -119,5 +120,25 @@ export function aiPluginJson(baseUrl: string): Record<string, unknown> {
     logo_url: `${baseUrl}/logo.svg`,
     contact_email: 'api@fund-protocol.example',
     legal_info_url: `${baseUrl}/llms.txt`,
+  };
+}
+
+/** GET /: where everything is, for a client (or an agent) that starts at the root. */
+export function serviceIndex(baseUrl: string): Record<string, unknown> {
+  return {
+    name: API_TITLE,
+    version: '1.0.0',
+    description:
+      'Read-only API of a fund-vault protocol: REST under /v1 and GraphQL at /graphql; no authentication.',
+    links: {
+      openapi: `${baseUrl}/openapi.json`,
+      llms: `${baseUrl}/llms.txt`,
+      llmsFull: `${baseUrl}/llms-full.txt`,
+      agents: `${baseUrl}/.well-known/agents.json`,
+      graphql: `${baseUrl}/graphql`,
+      graphqlSchema: `${baseUrl}${GRAPHQL_SCHEMA_PATH}`,
+      health: `${baseUrl}/v1/health`,
+      funds: `${baseUrl}/v1/funds`,
+    },
   };
 }

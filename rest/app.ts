@@ -15,7 +15,7 @@ import { dataLagSeconds, freshnessHeaders } from '../gateway/freshness-headers.t
 import { printedSchema } from '../gateway/print-schema.ts';
 import type { Gateway } from '../gateway/server.ts';
 import type { GatewayContext } from '../gateway/context.ts';
-import { agentsJson, aiPluginJson } from './agents.ts';
+import { agentsJson, aiPluginJson, serviceIndex } from './agents.ts';
 import { llmsFullTxt, llmsTxt } from './llms.ts';
 import { buildOpenApi, GRAPHQL_SCHEMA_PATH } from './openapi.ts';
 import { cacheKey, checkParams, type KnownSlug, type ParamValues } from './params.ts';
@@ -83,6 +83,7 @@ const EXPOSED_HEADERS = [
   'X-Data-Lag-Seconds',
 ].join(', ');
 const DOCUMENT_PATHS = [
+  '/',
   '/openapi.json',
   '/llms.txt',
   '/llms-full.txt',
@@ -347,6 +348,7 @@ export function createRestApp(config: RestConfig): Express {
     json(agentsJson(base)),
   );
   serveDocument(GRAPHQL_SCHEMA_PATH, 'text/plain; charset=utf-8', () => printedSchema());
+  serveDocument('/', 'application/json; charset=utf-8', (base) => json(serviceIndex(base)));
   serveDocument('/logo.svg', 'image/svg+xml', () => LOGO);
   app.get('/problems/:kind', (req, res, next) => {
     const kind = req.params.kind as ProblemKindName;

@@ -382,6 +382,12 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
   }
   const object = { type: 'object' };
   Object.assign(paths, {
+    '/': documentOperation(
+      'getServiceIndex',
+      'Where everything is: links to the discovery documents, /graphql and its schema',
+      'application/json',
+      object,
+    ),
     '/openapi.json': documentOperation('getOpenApi', 'This OpenAPI 3.1 document', 'application/json', object),
     '/llms.txt': documentOperation('getLlmsTxt', 'Short guide for LLMs (llmstxt.org)', 'text/plain', {
       type: 'string',

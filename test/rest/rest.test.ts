@@ -616,6 +616,18 @@ describe('discovery documents', () => {
     expect(text.startsWith(start)).toBe(true);
   });
 
+  it('serves at / the links to everything, each of which answers', async () => {
+    const { status, body } = await get('/');
+    expect(status).toBe(200);
+    const links = body.links as Record<string, string>;
+    expect(links.openapi).toBe(`${base}/openapi.json`);
+    for (const [name, link] of Object.entries(links)) {
+      // /graphql needs a query to answer; its schema link is what a client reads first
+      if (name === 'graphql') continue;
+      expect((await fetch(link)).status, link).toBe(200);
+    }
+  });
+
   it('serves the GraphQL schema as SDL, the committed schema.graphql to the byte', async () => {
     const { status, headers, text } = await get('/schema.graphql');
     expect(status).toBe(200);
