@@ -433,6 +433,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           fileFetchers,
           staticFiltersAbove: config.staticFiltersAbove,
           disableFailFast: config.disableFailFast,
+          reorgThreshold: config.reorgThreshold ?? REORG_THRESHOLD,
           signal,
           log,
           onProgress: (p) => {

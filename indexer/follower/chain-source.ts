@@ -12,7 +12,9 @@ import {
   createPublicClient,
   formatLog,
   formatTransactionReceipt,
+  hexToBytes,
   http,
+  keccak256,
   numberToHex,
   type Hex,
   type Log,
@@ -144,6 +146,7 @@ interface RpcBlock {
   totalDifficulty?: Hex;
   size?: Hex;
   baseFeePerGas?: Hex;
+  logsBloom?: Hex;
   /** hashes, or whole transactions when asked for */
   transactions?: (Hex | RpcTransaction)[];
 }
@@ -168,6 +171,8 @@ interface RpcTransaction {
 /** A header as the node gave it: what the store keeps, and the fields handlers see in ethereum.Block. */
 export interface ChainHeader extends BlockHeader {
   info: BlockHeaderInfo;
+  /** the bloom of the block's logs, when the node gives it (see bloomMayHold) */
+  logsBloom?: Hex;
   /** the block's transactions by (lowercase) hash, when they were fetched with it */
   transactions?: Map<Hex, TransactionInfo>;
 }
@@ -256,6 +261,74 @@ function refusalAsTooLarge(error: unknown): string | null {
     : null;
 }
 
+/** Which blocks one eth_getLogs asks for: those numbered [from, to], or one by its hash. */
+type LogBlocks = { from: number; to: number } | { blockHash: Hex };
+
+/** An answer no node should give (not a list of logs, a log not asked for): retried, never a refusal. */
+export class NodeAnswerError extends Error {}
+
+/**
+ * `logs` in chain order, each (block hash, log index) once. graph-node sorts and de-duplicates a
+ * block's triggers (block_stream.rs) since a node may repeat a log in one answer, and the parts of a
+ * split filter match the same logs; a log run twice would write its entities twice. Two logs at one
+ * position with different block hashes are both kept: one disagrees with its block's header, which
+ * makes the follower fetch the range again.
+ */
+export function inChainOrderOnce(logs: Log[]): Log[] {
+  let ordered = true;
+  for (let i = 1; i < logs.length && ordered; i++) ordered = chainOrder(logs[i - 1]!, logs[i]!) < 0;
+  if (ordered) return logs;
+  logs.sort(chainOrder);
+  return logs.filter(
+    (log, i) => i === 0 || chainOrder(logs[i - 1]!, log) !== 0 || logs[i - 1]!.blockHash !== log.blockHash,
+  );
+}
+
+/** Bit positions a value sets in a logs bloom, as [byte, mask] × 3, by value (see bloomMayHold). */
+const bloomBitsOf = new Map<string, number[]>();
+const BLOOM_BITS_KEPT = 100_000;
+
+/** Whether the bloom (256 bytes) holds the three bits of `value` (the yellow paper's M3:2048). */
+function bloomHas(bloom: Uint8Array, value: Hex): boolean {
+  let bits = bloomBitsOf.get(value);
+  if (!bits) {
+    const hash = hexToBytes(keccak256(value));
+    bits = [];
+    for (let i = 0; i < 6; i += 2) {
+      const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047;
+      bits.push(255 - (bit >> 3), 1 << (bit & 7));
+    }
+    if (bloomBitsOf.size >= BLOOM_BITS_KEPT) bloomBitsOf.clear();
+    bloomBitsOf.set(value, bits);
+  }
+  return (
+    (bloom[bits[0]!]! & bits[1]!) !== 0 &&
+    (bloom[bits[2]!]! & bits[3]!) !== 0 &&
+    (bloom[bits[4]!]! & bits[5]!) !== 0
+  );
+}
+
+/**
+ * Whether a block whose header carries `logsBloom` may hold a log `filter` matches (as geth tests
+ * a filter against a bloom): an address and a topic0 of the filter are both in it, or every position
+ * of one of its anyAddressTopics has a value in it. True when the header carries no bloom.
+ */
+export function bloomMayHold(logsBloom: Hex | undefined, filter: LogFilter): boolean {
+  if (!logsBloom) return true;
+  const bloom = hexToBytes(logsBloom);
+  const some = (values: readonly Hex[]) =>
+    values.some((value) => bloomHas(bloom, value.toLowerCase() as Hex));
+  if (
+    filter.topics.length > 0 &&
+    (filter.addresses === null || some(filter.addresses)) &&
+    some(filter.topics)
+  )
+    return true;
+  return (filter.anyAddressTopics ?? []).some((topics) =>
+    topics.every((allowed) => allowed === null || some(allowed)),
+  );
+}
+
 export class StoppedError extends Error {
   constructor() {
     super('stopped');
@@ -328,6 +401,7 @@ function headerFromRpc(block: RpcBlock, keep?: ReadonlySet<Hex>): ChainHeader {
       size: optionalBigInt(block.size),
       baseFeePerGas: optionalBigInt(block.baseFeePerGas),
     },
+    logsBloom: block.logsBloom,
   };
   if (keep) {
     // a node that gave hashes where whole ones were asked for gives none
@@ -619,21 +693,41 @@ export class ChainSource {
 
   /**
    * The logs of `filter` in [from, to]: one eth_getLogs per part of its address list, and one per
-   * entry of its anyAddressTopics, in one batch, no retries; in chain order, each log once.
+   * entry of its anyAddressTopics, in one batch, no retries; in chain order, each log once. An
+   * answer that is not a list of logs, or holds a log outside [from, to], is thrown as a
+   * NodeAnswerError.
    */
-  async getLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
-    const request = (address: readonly Hex[] | null, topics: TopicsFilter) =>
-      this.client.request({
+  getLogs(filter: LogFilter, from: number, to: number): Promise<Log[]> {
+    return this.matchingLogs(filter, { from, to });
+  }
+
+  /**
+   * The logs of `filter` in each of `blocks` (ascending), asked for by block hash (EIP-234: a node
+   * that does not have a block refuses it instead of answering no logs, as it does for a range past
+   * its head), all in one batch, no retries: a hash a reorg dropped stays unknown, so the caller
+   * decides whether to fetch its range again.
+   */
+  async logsOfBlocks(filter: LogFilter, blocks: readonly Pick<ChainHeader, 'hash'>[]): Promise<Log[]> {
+    const perBlock = await Promise.all(
+      blocks.map((block) => this.matchingLogs(filter, { blockHash: block.hash as Hex })),
+    );
+    return perBlock.flat();
+  }
+
+  private async matchingLogs(filter: LogFilter, blocks: LogBlocks): Promise<Log[]> {
+    const asked =
+      'blockHash' in blocks
+        ? { blockHash: blocks.blockHash }
+        : { fromBlock: numberToHex(blocks.from), toBlock: numberToHex(blocks.to) };
+    const request = async (address: readonly Hex[] | null, topics: TopicsFilter) => {
+      const answer: unknown = await this.client.request({
         method: 'eth_getLogs',
-        params: [
-          {
-            fromBlock: numberToHex(from),
-            toBlock: numberToHex(to),
-            ...(address ? { address } : {}),
-            topics,
-          },
-        ],
-      } as never) as Promise<RpcLog[]>;
+        params: [{ ...asked, ...(address ? { address } : {}), topics }],
+      } as never);
+      if (!Array.isArray(answer))
+        throw new NodeAnswerError(`the node answered eth_getLogs with ${String(answer)}, not a list of logs`);
+      return answer as RpcLog[];
+    };
     const requests: Promise<RpcLog[][]>[] = [];
     const topics = [filter.topics];
     if (filter.topics.length > 0 && filter.addresses === null)
@@ -642,12 +736,19 @@ export class ChainSource {
       requests.push(this.inParts(filter.addresses!, (part) => request(part, topics)));
     for (const narrowed of filter.anyAddressTopics ?? [])
       requests.push(request(null, narrowed).then((l) => [l]));
-    const parts = (await Promise.all(requests)).flat();
-    const logs = parts.flat().map((l) => formatLog(l));
-    if (parts.length <= 1) return logs;
-    // each part is in chain order; together they are put back in it, without the logs two matched
-    logs.sort(chainOrder);
-    return logs.filter((log, i) => i === 0 || chainOrder(logs[i - 1]!, log) !== 0);
+    const logs = (await Promise.all(requests)).flat(2).map((l) => formatLog(l));
+    // graph-node refuses such an answer too ("block … returned by the Ethereum node is before …",
+    // ethereum_adapter.rs): a log of another block would run a block again, or one not yet reached
+    const stray = logs.find((log) =>
+      'blockHash' in blocks
+        ? log.blockHash?.toLowerCase() !== blocks.blockHash.toLowerCase()
+        : !(Number(log.blockNumber) >= blocks.from && Number(log.blockNumber) <= blocks.to),
+    );
+    if (stray)
+      throw new NodeAnswerError(
+        `the node answered eth_getLogs of ${'blockHash' in blocks ? `block ${blocks.blockHash}` : `blocks ${blocks.from} to ${blocks.to}`} with a log of block ${stray.blockNumber} (${stray.blockHash}), which it was not asked for`,
+      );
+    return inChainOrderOnce(logs);
   }
 
   /**
@@ -721,7 +822,7 @@ export class ChainSource {
         return await this.getLogs(filter, from, to);
       } catch (error) {
         if (error instanceof StoppedError) throw error;
-        const reason = refusalAsTooLarge(error);
+        const reason = error instanceof NodeAnswerError ? null : refusalAsTooLarge(error);
         if (reason !== null && to > from) {
           const width = to - from + 1;
           const limit = refusedSpanLimit(reason, width);

@@ -24,6 +24,10 @@
 // it, and the ranges fetched ahead, lack the new data sources' logs, which are fetched and merged
 // in before they run.
 //
+// Near the head (within the reorg threshold), a block the range's eth_getLogs answer holds no log of
+// although its header's log bloom matches the filter has its logs asked for again by hash: a node
+// behind the head answers a range with the logs up to its own head only (see logsMissedNearHead).
+//
 // The next range is fetched while one is processed; over sparse stretches (the span at its bound,
 // ranges holding few logs) up to four are fetched at once, since a distant node's round trips, not
 // the handlers, set the pace there. A range fetched ahead carries the hash it read for the block
@@ -49,7 +53,9 @@ import type { FileFetcher } from './file-fetcher.ts';
 import { FileDataSources } from './file-data-sources.ts';
 import {
   StoppedError,
-  chainOrder,
+  bloomMayHold,
+  describeRpcError,
+  inChainOrderOnce,
   type ChainHeader,
   type ChainSource,
   type LogFilter,
@@ -88,6 +94,11 @@ export interface FollowerOptions {
    * head (graph-node's GRAPH_DISABLE_FAIL_FAST); by default indexing pauses at such an error
    */
   disableFailFast?: boolean;
+  /**
+   * blocks this close to the chain head (default 250, graph-node's ETHEREUM_REORG_THRESHOLD) have
+   * their eth_getLogs answers checked against their headers' log blooms (see logsMissedNearHead)
+   */
+  reorgThreshold?: number;
   signal: AbortSignal;
   log?: (line: string) => void;
   /** called after every range and every head poll */
@@ -151,7 +162,7 @@ interface Refetch {
   refetch: string | null;
 }
 
-const isRefetch = (fetched: FetchedRange | Refetch): fetched is Refetch => 'refetch' in fetched;
+const isRefetch = <T extends object>(fetched: T | Refetch): fetched is Refetch => 'refetch' in fetched;
 
 /** One block's logs in log index order (already so when they come straight from eth_getLogs). */
 function sortedByLogIndex(logs: Log[]): Log[] {
@@ -195,6 +206,8 @@ interface FetchedRange {
    * the logs' transactions unless FollowerOptions.transactions is 'hash-only'
    */
   known: Map<number, ChainHeader>;
+  /** the blocks of the range near the head, whose headers are in `known` (see logsMissedNearHead) */
+  nearHead: number[];
   /** hash of block `from - 1` as read with the range (null below the start block) */
   parentHash: string | null;
   /** receipts of the transactions whose logs `receipt: true` handlers get */
@@ -263,6 +276,7 @@ function restOf(range: FetchedRange, header: ChainHeader): FetchedRange {
     logs: range.logs.filter((l) => Number(l.blockNumber) > header.number),
     calls: range.calls.filter((c) => c.blockNumber > header.number),
     triggerBlocks: range.triggerBlocks.filter((n) => n > header.number),
+    nearHead: range.nearHead.filter((n) => n > header.number),
     parentHash: header.hash,
   };
 }
@@ -397,6 +411,9 @@ export class ChainFollower {
     const inARow = ++this.retriesInARow;
     const waits = cause.failed ? inARow : inARow - 1;
     if (waits === 0) return;
+    // what was run before is kept meanwhile: a node behind the head may hold the next range back long
+    this.commitPending();
+    this.options.onProgress?.(this.progress());
     const wait = Math.min(RETRY_MS * 2 ** (waits - 1), RETRY_MAX_MS);
     this.options.log?.(
       `${cause.reason}; the range after block ${this.options.store.checkpoint().number} runs again in ${wait} ms (${inARow} times in a row)`,
@@ -444,20 +461,26 @@ export class ChainFollower {
     // used once: if the range runs again, its end is read again (the chain may have moved since)
     const readAhead = this.nextEnd?.number === to ? this.nextEnd : null;
     if (readAhead) this.nextEnd = null;
-    const end = readAhead ?? (await chain.header(to));
+    let end = readAhead ?? (await chain.header(to));
     if (!end) return { refetch: `the node has no block ${to}, below the head it reported` };
     const callAddresses = this.sources.callAddresses();
-    const [logs, traced] = await Promise.all([
+    const [answer, tracedInRange] = await Promise.all([
       chain.logsInRange(filter, from, to),
       chain.callsInRange(callAddresses, from, to),
     ]);
-    if (logs === 'too-large') return { refetch: null };
-    const triggerBlocks = this.blockTriggersIn(from, to);
+    if (answer === 'too-large') return { refetch: null };
+    let logs = answer;
+    let traced = tracedInRange;
+    let triggerBlocks = this.blockTriggersIn(from, to);
+    let nearHead: number[] = [];
+    for (let n = Math.max(from, this.head - (this.options.reorgThreshold ?? 250) + 1); n <= to; n++)
+      nearHead.push(n);
     const numbers = [
       ...new Set([
         ...logs.map((l) => Number(l.blockNumber)),
         ...traced.map((c) => c.blockNumber),
         ...triggerBlocks,
+        ...nearHead,
       ]),
     ];
     const parent = from - 1 >= store.startBlock ? from - 1 : null;
@@ -480,6 +503,33 @@ export class ChainFollower {
     if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
+    const { missed, refusedAt, reason } = await this.logsMissedNearHead(filter, logs, headers, nearHead);
+    if (refusedAt !== null) {
+      // the blocks before it are indexed now: a node that stays behind must not hold back those it has
+      const last = headers.get(refusedAt - 1);
+      if (refusedAt === from || !last) return { refetch: reason };
+      to = refusedAt - 1;
+      end = last;
+      logs = logs.filter((l) => Number(l.blockNumber) <= to);
+      traced = traced.filter((c) => c.blockNumber <= to);
+      triggerBlocks = triggerBlocks.filter((n) => n <= to);
+      nearHead = nearHead.filter((n) => n <= to);
+    }
+    if (missed.length > 0) {
+      // their blocks were read without the transactions of logs not known then
+      const blocks = [...new Set(missed.map((l) => Number(l.blockNumber)))];
+      const again = this.fullTransactions
+        ? await chain.headers(blocks, transactionsByBlock(missed))
+        : headers;
+      for (const n of blocks) {
+        if (again.get(n)?.hash !== headers.get(n)?.hash)
+          return { refetch: `block ${n} changed while its range was read` };
+        headers.set(n, again.get(n)!);
+      }
+      const missedDisagree = this.disagreement(missed, headers);
+      if (missedDisagree) return missedDisagree;
+      logs = inChainOrderOnce([...logs, ...missed]);
+    }
     const [receipts, calls, declaredCalls] = await Promise.all([
       this.receiptsFor(logs),
       this.withSuccess(traced),
@@ -495,6 +545,7 @@ export class ChainFollower {
       end,
       logs,
       triggerBlocks,
+      nearHead,
       known,
       receipts,
       parentHash,
@@ -563,13 +614,22 @@ export class ChainFollower {
     )
       return this.fetchRange(range.from, range.to, filter);
     const { chain } = this.options;
-    const extra = (await Promise.all(missing.map((f) => chain.narrowerLogs(f, range.from, range.to)))).flat();
+    const extra: Log[] = [];
+    for (const f of missing) {
+      const found = await chain.narrowerLogs(f, range.from, range.to);
+      const { missed, refusedAt, reason } = await this.logsMissedNearHead(
+        f,
+        found,
+        range.known,
+        range.nearHead,
+      );
+      if (refusedAt !== null) return { refetch: reason };
+      extra.push(...found, ...missed);
+    }
     if (extra.length === 0) return { ...range, filter };
     const blocks = new Set(extra.map((l) => Number(l.blockNumber)));
     // an any-address request may match logs the range holds already: each is kept once
-    const logs = [...range.logs, ...extra]
-      .sort(chainOrder)
-      .filter((log, i, all) => i === 0 || chainOrder(all[i - 1]!, log) !== 0);
+    const logs = inChainOrderOnce([...range.logs, ...extra]);
     // the blocks holding new logs are read again, with the transactions of all their logs
     const touched = logs.filter((l) => blocks.has(Number(l.blockNumber)));
     const headers = await chain.headers(
@@ -626,6 +686,54 @@ export class ChainFollower {
         refetch: `the node did not give transaction ${orphan.transactionHash} of ${nameOf(orphan)} in block ${orphan.blockNumber} (handlers get whole transactions unless INDEXER_TRANSACTIONS=hash-only)`,
       };
     return null;
+  }
+
+  /**
+   * The logs of `filter` an eth_getLogs answer (`logs`) lacks in those of `blocks` (near the head,
+   * with their headers in `headers`) it has none of although their headers' blooms say they may
+   * hold some, asked for again by block hash. A node behind the head, as a load-balanced provider or
+   * an older geth or erigon may put behind eth_getLogs while another answers for the head and the
+   * headers, answers a range with the logs up to its own head only: those of the blocks past it
+   * would be lost for good. graph-node never scans ranges within the reorg threshold of the head
+   * and moves there one block at a time by hash (polling_block_stream.rs); a bloom is checked here
+   * instead, with the headers the range reads anyway, so that ranges stay as wide, and a block's
+   * logs are asked for again only where its bloom matches the filter (EIP-234: a node without the
+   * block refuses it rather than answering none). `refusedAt` is the first block the node refused
+   * so (null when none): the range must end before it, the logs returned are of the blocks before it.
+   */
+  private async logsMissedNearHead(
+    filter: LogFilter,
+    logs: readonly Log[],
+    headers: ReadonlyMap<number, ChainHeader | null>,
+    blocks: readonly number[],
+  ): Promise<{ missed: Log[]; refusedAt: number | null; reason: string }> {
+    const none = { missed: [], refusedAt: null, reason: '' };
+    if (blocks.length === 0) return none;
+    const holding = new Set(logs.map((l) => Number(l.blockNumber)));
+    const suspect = blocks
+      .filter((n) => !holding.has(n))
+      .map((n) => headers.get(n))
+      .filter((h): h is ChainHeader => !!h && bloomMayHold(h.logsBloom, filter));
+    if (suspect.length === 0) return none;
+    const answers = await Promise.allSettled(
+      suspect.map((header) => this.options.chain.logsOfBlocks(filter, [header])),
+    );
+    const refused = answers.findIndex((a) => a.status === 'rejected');
+    const missed = answers
+      .slice(0, refused === -1 ? undefined : refused)
+      .flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+    if (missed.length > 0)
+      this.options.log?.(
+        `rpc eth_getLogs: the node's answer lacked ${missed.length} logs of blocks ${[...new Set(missed.map((l) => l.blockNumber))].join(', ')} (is its eth_getLogs node behind the head?); they were read by block hash`,
+      );
+    if (refused === -1) return { missed, refusedAt: null, reason: '' };
+    const refusedAt = suspect[refused]!.number;
+    const error = (answers[refused] as PromiseRejectedResult).reason;
+    return {
+      missed,
+      refusedAt,
+      reason: `the node did not give the logs of block ${refusedAt} by its hash, which its header's log bloom says it may hold (${describeRpcError(error)}); its eth_getLogs node may be behind the head`,
+    };
   }
 
   private get fullTransactions(): boolean {
@@ -930,10 +1038,18 @@ export class ChainFollower {
         coveredLogs = logFilter;
         for (const a of callAddresses) coveredCalls.add(a);
         const [here, tracedHere] = await Promise.all([
-          Promise.all(missing.map((f) => chain.narrowerLogs(f, header.number, header.number))).then((l) => {
-            const had = new Set(logs.map((log) => log.logIndex));
-            return l.flat().filter((log) => !had.has(log.logIndex));
-          }),
+          // by the block's hash: a node behind the head refuses it rather than answering none
+          Promise.all(missing.map((f) => chain.logsOfBlocks(f, [header]))).then(
+            (l) => {
+              const had = new Set(logs.map((log) => log.logIndex));
+              return l.flat().filter((log) => !had.has(log.logIndex));
+            },
+            (error: unknown) => {
+              throw new ChainMoved(
+                `the node did not give the logs of block ${header.number} by its hash (${describeRpcError(error)})`,
+              );
+            },
+          ),
           chain.callsInRange(callAddresses, header.number, header.number),
         ]);
         const added: Placed[] = [...here, ...tracedHere];

@@ -15,14 +15,19 @@ import {
   statedResultLimit,
   type LogFilter,
 } from '../../indexer/follower/chain-source.ts';
+import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
 
 const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
 let node: LogDensityNode | null = null;
 
+let proxy: FaultProxy | null = null;
+
 afterEach(async () => {
+  await proxy?.close();
   await node?.close();
   node = null;
+  proxy = null;
 });
 
 const widths = (ranges: [number, number][]) => ranges.map(([from, to]) => to - from + 1);
@@ -410,5 +415,63 @@ describe('the chain source reading calls from trace_filter', () => {
       'trace_filter (call handlers need a node that serves it: erigon, reth, Nethermind, anvil)',
     );
     expect(retried[0]?.error).toContain('method not found');
+  });
+});
+
+describe('the chain source meeting a node that answers eth_getLogs wrongly', () => {
+  /**
+   * A chain source reading 3 logs a block through a proxy that changes the first eth_getLogs answer
+   * with `change` (the answer's logs, the request's params), and the messages of its retries.
+   */
+  async function behindProxy(change: (logs: { blockNumber: string }[] | null, params: unknown) => unknown) {
+    node = await startLogDensityNode(() => 3);
+    proxy = await startFaultProxy(node.url);
+    let changed = false;
+    proxy.set({
+      kind: 'rewrite',
+      rewrite: (json, request) => {
+        const answers = [json as { result: { blockNumber: string }[] | null }].flat();
+        const calls = [JSON.parse(request) as { method: string; params: unknown[] }].flat();
+        if (!changed && calls[0]!.method === 'eth_getLogs') {
+          changed = true;
+          answers[0]!.result = change(answers[0]!.result, calls[0]!.params[0]) as never;
+        }
+        return json;
+      },
+    });
+    const retried: string[] = [];
+    const chain = new ChainSource({
+      rpcUrl: proxy.url,
+      retryDelayMs: 1,
+      onRetry: (_what, error) => retried.push((error as Error).message),
+    });
+    return { chain, retried };
+  }
+
+  const positions = (logs: Log[]) => logs.map((l) => `${l.blockNumber}:${l.logIndex}`);
+
+  it('runs a log the node repeats in one answer once', async () => {
+    const { chain } = await behindProxy((logs) => [logs![0], ...logs!]);
+    const logs = await chain.logsInRange(filter, 5, 6);
+    expect(positions(logs as Log[])).toEqual(['5:0', '5:1', '5:2', '6:0', '6:1', '6:2']);
+  });
+
+  it('refuses an answer holding a log of a block before or after the range, and asks again', async () => {
+    const { chain, retried } = await behindProxy((logs) => [
+      { ...logs![0], blockNumber: '0x4' },
+      ...logs!,
+      { ...logs![0], blockNumber: '0x7' },
+    ]);
+    const logs = await chain.logsInRange(filter, 5, 6);
+    expect(positions(logs as Log[])).toEqual(['5:0', '5:1', '5:2', '6:0', '6:1', '6:2']);
+    expect(retried).toEqual([
+      expect.stringMatching(/^the node answered eth_getLogs of blocks 5 to 6 with a log of block 4 /),
+    ]);
+  });
+
+  it('says the node answered null where it gave no list of logs, and asks again', async () => {
+    const { chain, retried } = await behindProxy(() => null);
+    expect(await chain.logsInRange(filter, 5, 6)).toHaveLength(6);
+    expect(retried).toEqual(['the node answered eth_getLogs with null, not a list of logs']);
   });
 });

@@ -4,18 +4,20 @@
 // thousands of logs per block). It records every range asked for (and, when told to, each
 // request's filter) and the methods of every request. The logs come from one address with the
 // topic asked for, or, given `logAt`, are the chosen logs, filtered by the request's addresses and
-// topics as a node filters them. eth_getBlockByNumber answers with a block holding one transaction
-// per log (with the transactions whole when asked), after an optional delay, and
+// topics as a node filters them (over a range of blocks, or in one block named by its hash).
+// eth_getBlockByNumber answers with a block holding one transaction per log (with the transactions
+// whole when asked, and, given `logAt`, the bloom of its logs), after an optional delay, and
 // eth_getTransactionByHash with one of those transactions; it records how many blocks each batch
 // asked for whole, and the most such batches it held at once. It can replace its later blocks once
 // it has served a given one, as a reorg would. Given `traces`, it answers trace_filter with the
 // chosen traces of the blocks asked for, filtered by `toAddress`, and refuses too wide a span.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
 
 export interface LogDensityNode {
   url: string;
-  /** [fromBlock, toBlock] of every eth_getLogs request, refused ones included */
+  /** [fromBlock, toBlock] of every eth_getLogs request of a range, refused ones included */
   readonly ranges: [number, number][];
   /**
    * with `recordFilters`, per eth_getLogs request: its range, addresses (null: any), topic0s, and
@@ -51,8 +53,9 @@ type RpcCall =
   | { id: number; method: string; params: unknown[] };
 
 interface LogsFilter {
-  fromBlock: string;
-  toBlock: string;
+  fromBlock?: string;
+  toBlock?: string;
+  blockHash?: string;
   address?: string | string[];
   /** per position, the topics allowed there (null: any) */
   topics: (string[] | null)[];
@@ -87,9 +90,31 @@ function transaction(n: number, i: number, hashOf: (n: number) => string): objec
   };
 }
 
-function block(n: number, transactions: number, whole: boolean, hashOf: (n: number) => string): object {
+/** The logs bloom of `logs` (the yellow paper's M3:2048 of each address and topic). */
+function bloomOf(logs: readonly SyntheticLog[]): Hex {
+  const bloom = new Uint8Array(256);
+  for (const log of logs) {
+    for (const value of [log.address, ...log.topics]) {
+      const hash = hexToBytes(keccak256(value.toLowerCase() as Hex));
+      for (let i = 0; i < 6; i += 2) {
+        const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047;
+        bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);
+      }
+    }
+  }
+  return bytesToHex(bloom);
+}
+
+function block(
+  n: number,
+  transactions: number,
+  whole: boolean,
+  hashOf: (n: number) => string,
+  logsBloom?: Hex,
+): object {
   return {
     number: hex(n),
+    ...(logsBloom ? { logsBloom } : {}),
     hash: hashOf(n),
     parentHash: hashOf(n - 1),
     timestamp: hex(1_700_000_000 + 12 * n),
@@ -152,10 +177,20 @@ export async function startLogDensityNode(
   let fullBlockBatchesUnderWay = 0;
   let peakFullBlockBatches = 0;
   let transactionsByHash = 0;
+  const chosenLogs = (n: number): SyntheticLog[] => {
+    let list = chosen.get(n);
+    if (!list) {
+      list = Array.from({ length: logsInBlock(n) }, (_, i) => logAt!(n, i));
+      chosen.set(n, list);
+    }
+    return list;
+  };
   function answer(call: RpcCall): object {
     if (call.method === 'eth_getBlockByNumber') {
       const [number, whole] = call.params as [string, boolean];
-      return { result: block(Number(number), logsInBlock(Number(number)), whole, hashOf) };
+      const n = Number(number);
+      // the bloom of the chosen logs: those asked for by topic alone have no bloom to give
+      return { result: block(n, logsInBlock(n), whole, hashOf, logAt && bloomOf(chosenLogs(n))) };
     }
     if (call.method === 'eth_blockNumber' && head !== undefined) return { result: hex(head) };
     // the devnet's chain, as an indexer of network devnet checks at start-up
@@ -183,10 +218,14 @@ export async function startLogDensityNode(
       return { result };
     }
     if (call.method !== 'eth_getLogs') return { error: { code: -32601, message: 'method not found' } };
-    const { fromBlock, toBlock, address, topics } = (call.params as [LogsFilter])[0];
-    const from = Number(fromBlock);
-    const to = Number(toBlock);
-    ranges.push([from, to]);
+    const { fromBlock, toBlock, blockHash, address, topics } = (call.params as [LogsFilter])[0];
+    // one block by its hash (EIP-234), which must be one of the chain's now
+    const byHash = blockHash === undefined ? null : Number(BigInt(blockHash) & (2n ** 40n - 1n));
+    if (byHash !== null && hashOf(byHash) !== blockHash)
+      return { error: { code: -32000, message: `unknown block ${blockHash}` } };
+    const from = byHash ?? Number(fromBlock);
+    const to = byHash ?? Number(toBlock);
+    if (byHash === null) ranges.push([from, to]);
     const named = address === undefined ? null : [address].flat().map((a) => a.toLowerCase());
     if (recordFilters)
       filters.push({ from, to, addresses: named, topics: topics[0]!, laterTopics: topics.slice(1) });
@@ -196,14 +235,6 @@ export async function startLogDensityNode(
       return { error: { code: -32602, message, ...(data === undefined ? {} : { data }) } };
     }
     const wantedTopics = new Set(topics[0]);
-    const chosenLogs = (n: number): SyntheticLog[] => {
-      let list = chosen.get(n);
-      if (!list) {
-        list = Array.from({ length: logsInBlock(n) }, (_, i) => logAt!(n, i));
-        chosen.set(n, list);
-      }
-      return list;
-    };
     const logs = [];
     for (let n = from; n <= to; n++) {
       for (let i = 0; i < logsInBlock(n); i++) {
