@@ -494,6 +494,17 @@ export class ChainFollower {
       [...(parent === null ? [] : [parent]), to, ...numbers, ...(nextEnd === null ? [] : [nextEnd])],
       this.fullTransactions ? transactionsByBlock(placed) : undefined,
     );
+    // a null header (a block a load-balanced node behind the head lacks) is asked for once more alone
+    const unanswered = [...headers.keys()].filter((n) => n !== nextEnd && !headers.get(n));
+    if (unanswered.length > 0) {
+      const again = await chain.headers(
+        unanswered,
+        this.fullTransactions ? transactionsByBlock(placed) : undefined,
+      );
+      for (const n of unanswered) headers.set(n, again.get(n) ?? null);
+      const missing = unanswered.find((n) => !headers.get(n));
+      if (missing !== undefined) return { refetch: `the node did not return block ${missing}` };
+    }
     if (nextEnd !== null) this.nextEnd = headers.get(nextEnd) ?? null;
     if (headers.get(to)?.hash !== end.hash)
       return { refetch: `block ${to} changed while its range was read` };
@@ -827,7 +838,14 @@ export class ChainFollower {
       this.commitPending(); // normally done already: a range reaching the head commits
       if (cp.block) {
         const current = await chain.header(cp.number);
-        if (!current || current.hash !== cp.block.hash) {
+        // a node behind the head (a load-balanced provider's) lacks the block: a node error to wait
+        // out, not a reorg (graph-node, too, does nothing until the node has the block)
+        if (!current)
+          return this.retry(
+            `the node did not return block ${cp.number}, the last one indexed (is it behind the head?)`,
+            true,
+          );
+        if (current.hash !== cp.block.hash) {
           this.commitPending();
           await this.revertReorg(cp.number);
           return 'advanced';

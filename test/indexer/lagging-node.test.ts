@@ -101,4 +101,55 @@ describe('an indexer whose eth_getLogs node is behind the head', () => {
     await Promise.all([indexer.stop(), clean.stop()]);
     expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(clean.storePath));
   }, 60_000);
+
+  it('takes the last block indexed missing from the node’s answer for a node error, not a reorg', async () => {
+    proxy.set({ kind: 'pass' });
+    const { number: head } = await actions.head();
+    const lines: string[] = [];
+    const indexer = await indexers.start(proxy.url, { log: (line) => lines.push(line) });
+    await indexer.waitForHead();
+    expect(indexer.status().checkpoint).toBe(head);
+    // the node answering for the headers is now one block behind
+    proxy.set({ kind: 'rewrite', rewrite: laggingNode(() => head - 1, { logs: false, headers: true }) });
+    await sleep(1_000);
+    proxy.set({ kind: 'pass' });
+    const drafted = await actions.draftAll(3, 1_200_000n);
+    await indexer.waitForBlock(drafted);
+    await indexer.stop();
+    expect(lines.filter((l) => l.startsWith('reorg:'))).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.stringMatching(`^the node did not return block ${head}, the last one indexed`),
+    );
+  }, 30_000);
+
+  it('asks again for a block header the node answered null, naming the block', async () => {
+    const drafted = await actions.draftAll(4, 1_300_000n);
+    await actions.rpc.request('anvil_mine', ['0x2']);
+    const { number: head } = await actions.head();
+    // the header of the block holding the events is null the first four times it is asked for: twice
+    // in each of two fetches of its range, each asking again for it alone
+    let nulls = 4;
+    proxy.set({
+      kind: 'rewrite',
+      rewrite: (json) => {
+        for (const answer of [json as RpcAnswer | RpcAnswer[]].flat()) {
+          const block = answer.result as { number?: string; hash?: string } | null;
+          if (block?.hash && Number(block.number) === drafted && nulls-- > 0) answer.result = null;
+        }
+        return json;
+      },
+    });
+    const lines: string[] = [];
+    const indexer = await indexers.start(proxy.url, { log: (line) => lines.push(line) });
+    await indexer.waitForBlock(head);
+    expect(lines.filter((l) => /names block hash/.test(l))).toEqual([]);
+    expect(lines).toEqual([
+      expect.stringMatching(`^the node did not return block ${drafted}; the range after block`),
+    ]);
+    proxy.set({ kind: 'pass' });
+    const clean = await indexers.start(anvil.rpcUrl);
+    await clean.waitForBlock(head);
+    await Promise.all([indexer.stop(), clean.stop()]);
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(clean.storePath));
+  }, 30_000);
 });
