@@ -1,30 +1,47 @@
 // `npm start`: wires the whole service and listens. With nothing configured it starts a local
 // devnet (anvil, deployment, seeded scenario), the embedded indexer over it, the gateway and
 // the REST facade, and prints the URLs. With SUBGRAPH_URL and REGISTRY (and optionally RPC_URL)
-// it serves a real network. Every piece is built by its own builder; only this file listens.
+// it serves a real network. Every piece is built by its own builder; this file wires them and
+// turns what the configuration gets wrong into one line each (exit 2 before start-up, 1 during).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createClient } from 'redis';
 import { startAnvil } from './devnet/anvil.ts';
 import { deployProtocol } from './devnet/deploy.ts';
 import { runScenario } from './devnet/scenario.ts';
-import { scenarioParamsFromEnv } from './devnet/scenario-params.ts';
+import { ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-params.ts';
 import { summarizeLedger } from './devnet/summary.ts';
 import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
+import { redactUrl } from './indexer/config.ts';
 import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
+import { connectRedis } from './rest/rate-limit.ts';
 import { ConfigError, loadServiceConfig } from './rest/service-config.ts';
 
 let config;
+let scenario;
 try {
   config = loadServiceConfig(process.env);
+  if (config.mode === 'devnet')
+    scenario = scenarioParamsFromEnv(process.env, resolve(config.dataDir, 'devnet'));
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
+  if (!(error instanceof ConfigError || error instanceof ScenarioConfigError)) throw error;
   console.error(`configuration error: ${error.message}`);
   process.exit(2);
+}
+
+/** A start-up step that failed on what the configuration names: one line, exit 1. */
+class StartupError extends Error {}
+
+/** `step`, whose failure is a StartupError saying what it was doing and the cause. */
+async function starting<T>(what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw new StartupError(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -39,9 +56,8 @@ try {
   let subgraphUrl = config.subgraphUrl;
   let rpcUrl = config.rpcUrl;
   let distributionsBase = config.distributionsBase;
-  if (config.mode === 'devnet') {
+  if (config.mode === 'devnet' && scenario) {
     const dataDir = resolve(config.dataDir, 'devnet');
-    const scenario = scenarioParamsFromEnv(process.env, dataDir);
     console.log('devnet: starting anvil, deploying the protocol and seeding the scenario...');
     mkdirSync(dataDir, { recursive: true });
     const anvil = await startAnvil({ homeParent: dataDir });
@@ -68,16 +84,18 @@ try {
     distributionsBase ??= dataDir;
   }
 
-  let redis: ReturnType<typeof createClient> | undefined;
-  if (config.redisUrl) {
-    redis = createClient({ url: config.redisUrl });
-    await redis.connect();
-    const client = redis;
-    cleanups.push(() => client.quit());
-  }
+  const redisUrl = config.redisUrl;
+  const redis = redisUrl
+    ? await starting(`cannot connect to REDIS_URL (${redactUrl(redisUrl)})`, () =>
+        connectRedis(redisUrl, (line) => console.error(line)),
+      )
+    : undefined;
+  if (redis) cleanups.push(() => redis.close());
 
+  const registryPath = config.registryPath;
+  const registry = await starting('cannot load REGISTRY', async () => loadRegistry(registryPath));
   const gateway = createGateway({
-    registry: loadRegistry(config.registryPath),
+    registry,
     subgraph: { url: subgraphUrl as string, timeoutMs: config.subgraphTimeoutMs, maxBatch: 1000 },
     chain: rpcUrl ? { rpcUrl, timeoutMs: config.rpcTimeoutMs, maxBatch: 500 } : undefined,
     distributions: { base: distributionsBase, timeoutMs: config.subgraphTimeoutMs, cacheSize: 64 },
@@ -89,16 +107,19 @@ try {
     problemBase: config.problemBase,
     trustProxy: config.trustProxy,
     rateLimit: config.rateLimit,
-    redis: redis
-      ? { sendCommand: (args) => (redis as NonNullable<typeof redis>).sendCommand(args) }
-      : undefined,
+    redis,
     responseCacheEntries: config.responseCacheEntries,
     responseCacheBytes: config.responseCacheBytes,
   });
-  const server: Server = await new Promise((ready, fail) => {
-    const s = app.listen(config.port, config.host, () => ready(s));
-    s.once('error', fail);
-  });
+  const server = createServer(app);
+  await starting(
+    `cannot listen on HOST ${config.host}, PORT ${config.port}`,
+    () =>
+      new Promise<void>((ready, fail) => {
+        server.once('error', fail);
+        server.listen(config.port, config.host, ready);
+      }),
+  );
   cleanups.push(() => new Promise((done) => server.close(done)));
   const { port } = server.address() as AddressInfo;
   const base = config.publicBaseUrl ?? `http://${config.host}:${port}`;
@@ -109,10 +130,12 @@ service (${config.mode}) listening on ${base}
   OpenAPI       ${base}/openapi.json
   LLM guide     ${base}/llms.txt  (full: ${base}/llms-full.txt)
   agents.json   ${base}/.well-known/agents.json
-  subgraph      ${subgraphUrl}
-  chain RPC     ${rpcUrl ?? 'not configured (live reads answer available: false)'}
+  subgraph      ${redactUrl(subgraphUrl as string)}
+  chain RPC     ${rpcUrl ? redactUrl(rpcUrl) : 'not configured (live reads answer available: false)'}
 Ctrl-C to stop.`);
 } catch (error) {
-  console.error(error);
+  // what the configuration names gets one line; anything else is a bug and keeps its stack
+  if (error instanceof StartupError) console.error(`start-up error: ${error.message}`);
+  else console.error(error);
   await shutdown(1);
 }

@@ -1,16 +1,24 @@
 // `npm run devnet`: starts anvil, deploys the protocol, seeds the scenario, writes
-// data/devnet/deployment.json and ledger.json, prints what it made, and runs until Ctrl-C.
+// deployment.json and ledger.json to DEVNET_DATA_DIR (default data/devnet), prints what it made,
+// and runs until Ctrl-C.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAnvil } from './anvil.ts';
 import { compileContracts } from './compile.ts';
 import { deployProtocol } from './deploy.ts';
 import { runScenario } from './scenario.ts';
-import { scenarioParamsFromEnv } from './scenario-params.ts';
+import { ScenarioConfigError, scenarioParamsFromEnv, type ScenarioParams } from './scenario-params.ts';
 import { summarizeLedger } from './summary.ts';
 
 const dataDir = resolve(process.env.DEVNET_DATA_DIR || join('data', 'devnet'));
-const params = scenarioParamsFromEnv(process.env, dataDir);
+let params: ScenarioParams;
+try {
+  params = scenarioParamsFromEnv(process.env, dataDir);
+} catch (error) {
+  if (!(error instanceof ScenarioConfigError)) throw error;
+  console.error(`configuration error: ${error.message}`);
+  process.exit(2);
+}
 
 compileContracts();
 mkdirSync(dataDir, { recursive: true });

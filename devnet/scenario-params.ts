@@ -3,7 +3,7 @@
 export interface ScenarioParams {
   /** PRNG seed: the same seed gives the same history. */
   seed: number;
-  /** Daily epochs (days) to simulate; at least 180 for the standard scenario. */
+  /** Daily epochs (days) to simulate; at least 20. */
   epochs: number;
   /** Investors per fund (holders per dividend round come from these). */
   investorsPerFund: number;
@@ -49,21 +49,27 @@ const minimums: Record<keyof typeof defaultScenarioParams, number> = {
   claimBps: 0,
 };
 
+/** A SCENARIO_* value that cannot be used: its message names the variable and the rule. */
+export class ScenarioConfigError extends Error {}
+
 /** Reads SCENARIO_* variables over the defaults; a malformed value stops the start with its name. */
 export function scenarioParamsFromEnv(env: NodeJS.ProcessEnv, dataDir: string): ScenarioParams {
   const params: ScenarioParams = { ...defaultScenarioParams, dataDir };
   for (const key of Object.keys(envNames) as (keyof typeof defaultScenarioParams)[]) {
     const raw = env[envNames[key]];
     if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
+    // decimal digits only, as every numeric variable of the project: Number() would take " ", 1e3, 0x10
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(value) || value < minimums[key]) {
-      throw new Error(`${envNames[key]} must be an integer >= ${minimums[key]}, got "${raw}"`);
+      throw new ScenarioConfigError(
+        `${envNames[key]} must be an integer >= ${minimums[key]} in decimal digits, got "${raw}"`,
+      );
     }
     params[key] = value;
   }
   if (params.claimBps > 10_000)
-    throw new Error(`SCENARIO_CLAIM_BPS must be <= 10000, got ${params.claimBps}`);
+    throw new ScenarioConfigError(`SCENARIO_CLAIM_BPS must be <= 10000, got ${params.claimBps}`);
   if (params.onboardingDays >= params.epochs)
-    throw new Error('SCENARIO_ONBOARDING_DAYS must be below SCENARIO_EPOCHS');
+    throw new ScenarioConfigError('SCENARIO_ONBOARDING_DAYS must be below SCENARIO_EPOCHS');
   return params;
 }

@@ -1,10 +1,12 @@
 // Rate limits per client IP: a sustained limit (60 per minute) and a burst limit (20 per
 // 20 seconds) enforced together, so a client can send 20 requests at once but cannot keep
 // more than one per second going. Counters live in memory, or in Redis when one is given so
-// limits hold across replicas. Both limits are announced in IETF RateLimit headers (draft 8).
+// limits hold across replicas; while Redis is unreachable, requests pass unlimited rather than
+// fail or wait. Both limits are announced in IETF RateLimit headers (draft 8).
 import type { RequestHandler } from 'express';
-import { rateLimit, type Store } from 'express-rate-limit';
+import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { createClient } from 'redis';
 import { problemBody, sendProblem } from './problems.ts';
 
 export interface RateLimitConfig {
@@ -20,6 +22,75 @@ export interface RedisCommander {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
+export interface RedisConnection extends RedisCommander {
+  close(): Promise<void>;
+}
+
+/** Tries of the first connection before the start fails, and the longest wait between reconnections. */
+const FIRST_CONNECT_TRIES = 3;
+const MAX_RECONNECT_DELAY_MS = 5_000;
+
+/**
+ * A node-redis client for the counters. The first connection must succeed (a REDIS_URL that cannot
+ * be reached fails the start, with the cause). After it, a lost connection is retried with backoff
+ * and reported once when lost and once when back; commands fail at once instead of queueing, so no
+ * request waits for Redis, and the limiters let requests through until it is back.
+ */
+export async function connectRedis(url: string, log: (line: string) => void): Promise<RedisConnection> {
+  let connected = false;
+  let lost = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: 5_000,
+      reconnectStrategy: (retries, cause) =>
+        connected
+          ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS)
+          : retries + 1 >= FIRST_CONNECT_TRIES
+            ? cause
+            : 200,
+    },
+  });
+  // node-redis emits every socket error; with no listener, Node would end the process on the first
+  client.on('error', (error: Error) => {
+    if (!connected || lost) return;
+    lost = true;
+    log(`redis: connection lost (${error.message}); rate limits are not enforced until it is back`);
+  });
+  client.on('ready', () => {
+    if (lost) log('redis: connection back; rate limits are enforced again');
+    lost = false;
+  });
+  await client.connect();
+  connected = true;
+  return {
+    sendCommand: (args) => client.sendCommand(args),
+    close: async () => {
+      if (client.isOpen) await client.close();
+    },
+  };
+}
+
+/**
+ * Counters in Redis that, while Redis is unreachable, count nothing and let the request through
+ * rather than fail it. express-rate-limit's own passOnStoreError would write a line per request;
+ * the client reports the outage once (connectRedis).
+ */
+class OutageTolerantRedisStore extends RedisStore {
+  override async increment(key: string): Promise<ClientRateLimitInfo> {
+    try {
+      return await super.increment(key);
+    } catch {
+      return { totalHits: 0, resetTime: undefined };
+    }
+  }
+
+  override async decrement(key: string): Promise<void> {
+    await super.decrement(key).catch(() => {});
+  }
+}
+
 export function createRateLimiters(
   config: RateLimitConfig,
   problemBase: (req: Parameters<RequestHandler>[0]) => string,
@@ -27,7 +98,7 @@ export function createRateLimiters(
 ): RequestHandler[] {
   const store = (name: string): Store | undefined =>
     redis
-      ? new RedisStore({
+      ? new OutageTolerantRedisStore({
           prefix: `rl:${name}:`,
           sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
         })

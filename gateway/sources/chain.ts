@@ -5,6 +5,7 @@
 // `available: false`; configured but failing or slow -> UPSTREAM_UNAVAILABLE, never a guess.
 import DataLoader from 'dataloader';
 import { createPublicClient, http, parseAbi, type Abi, type PublicClient } from 'viem';
+import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
 import { upstreamUnavailable } from '../errors.ts';
 
 export const vaultAbi = parseAbi([
@@ -48,8 +49,11 @@ export interface ChainSource {
 }
 
 export function createChainSource(config: ChainConfig): ChainSource {
+  // a URL with credentials, which fetch refuses, sends them as Basic authorization instead
+  const endpoint = rpcEndpoint(config.rpcUrl);
   const client = createPublicClient({
-    transport: http(config.rpcUrl, {
+    transport: http(endpoint.url, {
+      fetchOptions: { headers: endpoint.headers },
       timeout: config.timeoutMs,
       retryCount: 1,
       ...(config.fetch ? { fetchFn: config.fetch } : {}),

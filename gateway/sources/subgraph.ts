@@ -8,6 +8,7 @@
 // one upstream query sized with `first`, and nothing is shared between requests.
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
+import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
 import { upstreamUnavailable } from '../errors.ts';
 
 export interface SubgraphConfig {
@@ -258,8 +259,11 @@ export interface SubgraphClient {
 export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
   // errorPolicy 'all': an answer's GraphQL errors come back with its data instead of being
   // thrown, so that graph-node's `indexing_error` can be told apart from real failures
-  const client = new GraphQLClient(config.url, {
+  // a URL with credentials, which fetch refuses, sends them as Basic authorization instead
+  const endpoint = rpcEndpoint(config.url);
+  const client = new GraphQLClient(endpoint.url, {
     errorPolicy: 'all',
+    headers: endpoint.headers,
     ...(config.fetch ? { fetch: config.fetch } : {}),
   });
   async function once<T>(document: string): Promise<SubgraphAnswer<T>> {

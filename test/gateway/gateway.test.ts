@@ -13,6 +13,7 @@ import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kellyParams, threePoolParams } from '../../devnet/protocol-config.ts';
 import type { Gateway } from '../../gateway/server.ts';
+import { authenticatingProxy } from '../reliability/servers/authenticating-proxy.ts';
 import { graphql, indexedStack, testGateway, type GraphQLResponse, type IndexedStack } from './stack.ts';
 
 let stack: IndexedStack;
@@ -648,6 +649,30 @@ describe('subgraph transport', () => {
       expect(proxy.requests()).toBe(2);
     } finally {
       await proxy.close();
+    }
+  });
+});
+
+describe('upstream URLs holding credentials', () => {
+  it('reads the subgraph and the chain through them, sending the credentials as Basic authorization', async () => {
+    const subgraph = await authenticatingProxy(stack.subgraphUrl, '/subgraphs/name/fund-protocol');
+    const chain = await authenticatingProxy(stack.devnet.rpcUrl);
+    try {
+      const gateway = testGateway(stack, {
+        subgraph: { url: subgraph.url, timeoutMs: 10_000, maxBatch: 1000 },
+        chain: { rpcUrl: chain.url, timeoutMs: 10_000, maxBatch: 200 },
+      });
+      const { data, errors } = await graphql(
+        gateway,
+        '{ funds { latestNav { epoch } reserve { available balance } } }',
+      );
+      expect(errors).toBeUndefined();
+      expect(data?.funds.every((f: { reserve: { available: boolean } }) => f.reserve.available)).toBe(true);
+      expect(data?.funds.some((f: { latestNav: unknown }) => f.latestNav !== null)).toBe(true);
+      expect([subgraph.refused(), chain.refused()]).toEqual([0, 0]);
+    } finally {
+      subgraph.close();
+      chain.close();
     }
   });
 });

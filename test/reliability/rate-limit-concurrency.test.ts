@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
-import type { RateLimitConfig } from '../../rest/rate-limit.ts';
+import { connectRedis, type RateLimitConfig } from '../../rest/rate-limit.ts';
 import { listen, registryOnlyGateway } from '../gateway/stack.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 
@@ -115,5 +115,51 @@ describe('rate limiter shared through Redis', () => {
     const ips = ['203.0.113.51', '203.0.113.52', '2001:db8:5::5'];
     const rounds = await Promise.all(ips.map((ip) => round(bases, ip, 30)));
     expect(rounds.map((r) => r.admitted)).toEqual(ips.map(() => LIMIT.burst));
+  });
+});
+
+describe('rate limiter while its Redis is down', () => {
+  it('lets requests through, reports the outage once, and limits them again once Redis is back', async () => {
+    let redis = await startRedisServer();
+    const port = Number(new URL(redis.url).port);
+    const logged: string[] = [];
+    const connection = await connectRedis(redis.url, (line) => logged.push(line));
+    try {
+      const base = await start({ rateLimit: LIMIT, redis: connection });
+      expect(await round([base], '198.51.100.30', LIMIT.burst + 2)).toMatchObject({
+        admitted: LIMIT.burst,
+        refused: 2,
+      });
+      await redis.stop();
+      // nothing crashes, nothing waits: every request passes unlimited while the counters are gone
+      expect(await round([base], '198.51.100.30', LIMIT.burst + 2)).toMatchObject({
+        admitted: LIMIT.burst + 2,
+        refused: 0,
+      });
+      redis = await startRedisServer(port);
+      // the client reconnects within its backoff; a fresh Redis counts from zero again
+      let back = await round([base], '198.51.100.31', LIMIT.burst + 2);
+      for (let i = 0; i < 50 && back.refused === 0; i++) {
+        await sleep(200);
+        back = await round([base], `198.51.100.${40 + i}`, LIMIT.burst + 2);
+      }
+      expect(back).toMatchObject({ admitted: LIMIT.burst, refused: 2 });
+      expect(logged).toEqual([
+        expect.stringMatching(
+          /^redis: connection lost \(.*\); rate limits are not enforced until it is back$/,
+        ),
+        'redis: connection back; rate limits are enforced again',
+      ]);
+    } finally {
+      await connection.close();
+      await redis.stop();
+    }
+  });
+
+  it('refuses to start on a Redis it cannot reach, giving the cause', async () => {
+    const redis = await startRedisServer();
+    const url = redis.url;
+    await redis.stop();
+    await expect(connectRedis(url, () => {})).rejects.toThrow(/ECONNREFUSED/);
   });
 });

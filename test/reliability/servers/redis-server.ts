@@ -21,13 +21,14 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** Starts redis-server on `port` (a free one when not given; given, to restart one where it was). */
+export async function startRedisServer(port?: number): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error(
       'redis-server is not installed: the rate-limit tests need it (apt-get install -y redis-server; .ci/run installs it)',
     );
   }
-  const port = await freePort();
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
