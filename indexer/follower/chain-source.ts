@@ -179,17 +179,26 @@ export interface ChainHeader extends BlockHeader {
 
 /** What a node answers when a getLogs range holds too much (geth, erigon, alchemy, infura, quicknode...). */
 const rangeTooLarge =
-  /too many|more than \d+|limit exceeded|exceed|response size|range|query timeout|-32005|block range|10000 results/i;
+  /too many|more than \d+|limit exceeded|exceed|response size|range|query timeout|-32005|block range|10000 results|blocks distance/i;
+
+/**
+ * What a node behind the head answers for a range past its own head (geth and reth: "block range
+ * extends beyond current head block"; Avalanche: "… after last accepted block …"): a load-balanced
+ * provider's lagging node, not a limit on the span, so the range is asked for again after a wait.
+ */
+const behindTheHead = /beyond current head|after last accepted block/i;
 
 /**
  * The block span a refused range's error states as the node's limit, worded as hosted providers
  * word it: "range 1000000 exceeds limit of 10000" (Infura), "eth_getLogs is limited to a 10,000
  * range" (QuickNode), "up to a 2K block range" (Alchemy), "exceed maximum block range: 5000" (geth
- * forks), "max block range = 5000", "max range: 5000", "range limit 2000"; null when it states none.
+ * forks), "max block range = 5000", "max range: 5000", "range limit 2000", "maximum is set to 2048"
+ * (Avalanche, Flare), "ranges over 10000 blocks are not supported" (dRPC), "maximum [from, to] blocks
+ * distance: 2000" (Cronos, Kava); null when it states none.
  */
 export function statedBlockLimit(reason: string): number | null {
   const stated =
-    /(?:limit of|limited to an?|up to an?|max(?:imum)?(?: block)? range\s*[:=]?|range limit)\s*(\d[\d,]*)\s*(k?)\b/i.exec(
+    /(?:limit of|limited to an?|up to an?|max(?:imum)?(?: block)? range\s*[:=]?|range limit|maximum is set to|ranges over|blocks distance\s*:)\s*(\d[\d,]*)\s*(k?)\b/i.exec(
       reason,
     );
   if (!stated) return null;
@@ -222,7 +231,8 @@ const MIN_TARGET_LOGS = 500;
 
 /** A refusal about the block span itself, not about how many logs the answer holds. */
 const blockSpanRefusal = /block range|range (?:is )?too (?:wide|large|high)|range is (?:bigger|larger)/i;
-const answerSizeRefusal = /results|logs|response size/i;
+// whole words: "eth_getLogs", which many refusals name, is not about the number of logs
+const answerSizeRefusal = /\bresults\b|\blogs\b|response size/i;
 
 /**
  * The upper bound a refusal of `width` blocks sets on the span: the limit it states, or half the
@@ -822,7 +832,10 @@ export class ChainSource {
         return await this.getLogs(filter, from, to);
       } catch (error) {
         if (error instanceof StoppedError) throw error;
-        const reason = error instanceof NodeAnswerError ? null : refusalAsTooLarge(error);
+        const reason =
+          error instanceof NodeAnswerError || behindTheHead.test(nodeWords(error))
+            ? null
+            : refusalAsTooLarge(error);
         if (reason !== null && to > from) {
           const width = to - from + 1;
           const limit = refusedSpanLimit(reason, width);

@@ -205,11 +205,59 @@ const providerRefusals: [string, string, number][] = [
   ['morph', 'block range is larger than max block range, block range = 5120, max block range = 5000', 5_000],
   ['cdk-erigon', 'block range too large, max range: 1000', 1_000],
   ['Tenderly', 'range 9009594 is bigger than range limit 2000', 2_000],
+  ['Avalanche', 'requested too many blocks from 0 to 16383, maximum is set to 2048', 2_048],
+  ['dRPC', 'ranges over 10000 blocks are not supported on freetier', 10_000],
+  ['Cronos', 'maximum [from, to] blocks distance: 2000', 2_000],
 ];
 
 describe('the chain source meeting a node that limits the block span', () => {
   it.each(providerRefusals)('reads the limit %s states', (_provider, message, blocks) => {
     expect(statedBlockLimit(message)).toBe(blocks);
+  });
+
+  it.each(providerRefusals)(
+    'caps the span where %s refuses a range, and is refused once',
+    async (_p, message, blocks) => {
+      node = await startLogDensityNode(() => 0, { maxBlocks: { blocks, message } });
+      const chain = new ChainSource({ rpcUrl: node.url, initialRange: 16_384, maxRange: 16_384 });
+      await allLogs(chain, filter, 1, 16_384 + 3 * blocks);
+      expect(widths(node.ranges).filter((w) => w > blocks)).toEqual([16_384]);
+    },
+  );
+
+  it('waits for a node behind the head that refuses a range past it, without capping the span', async () => {
+    node = await startLogDensityNode(() => 1);
+    proxy = await startFaultProxy(node.url);
+    let refusals = 2;
+    proxy.set({
+      kind: 'rewrite',
+      rewrite: (json) => {
+        const answer = [json as { result?: unknown; error?: unknown }].flat()[0]!;
+        if (Array.isArray(answer.result) && refusals-- > 0) {
+          delete answer.result;
+          answer.error = {
+            code: -32602,
+            message: 'invalid params: block range extends beyond current head block',
+          };
+        }
+        return json;
+      },
+    });
+    const limits: number[] = [];
+    const retried: string[] = [];
+    const chain = new ChainSource({
+      rpcUrl: proxy.url,
+      initialRange: 64,
+      retryDelayMs: 1,
+      onRangeLimit: (limit) => limits.push(limit),
+      onRetry: (what) => retried.push(what),
+    });
+    expect(await chain.logsInRange(filter, 1, 64)).toHaveLength(64);
+    expect({ limits, retried, range: chain.range }).toEqual({
+      limits: [],
+      retried: ['eth_getLogs', 'eth_getLogs'],
+      range: 128,
+    });
   });
 
   it('reads no limit where a refusal is about the number of results', () => {
