@@ -1,7 +1,8 @@
 // Deploys the protocol onto a devnet in one block: base asset, both policies, the dividend
 // distributor, the NAV oracle, the fund registry and one vault (with its share token) per fund,
 // each vault registered. Addresses follow from the deployer's nonces, so a fresh chain always
-// yields the same addresses. Multicall3 is installed at its canonical address for viem.
+// yields the same addresses. Multicall3 is installed at its canonical address, as public networks
+// have it (the gateway's multicall is deployless and needs none).
 import {
   encodeDeployData,
   encodeFunctionData,

@@ -1,5 +1,5 @@
 // Prints openapi.json at the repository root from the route table (`npm run openapi:print`),
-// for the default base URL. The file is committed; test/rest/openapi-drift.test.ts fails
+// for the default base URL. The file is committed; test/rest/discovery-documents.test.ts fails
 // when it no longer matches the table.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
-// The server-side response cache: a 200 body with its ETag is kept for its tier's
-// lifetime, or until a newer block is indexed or mined than the body reflects, so repeated
-// requests and If-None-Match revalidations are answered before any query runs. Entries are bounded in number and their bodies in total bytes (oldest evicted
+// The server-side response cache: a 200 body with its ETag is kept for its tier's lifetime, or
+// until it is outdated (OutdatedBodies: another indexed block than it reflects, or a chain head
+// past its live reads'), so repeated requests and If-None-Match revalidations are answered before
+// any query runs. Entries are bounded in number and their bodies in total bytes (oldest evicted
 // first): the key space is open-ended (NAV history `from` x `limit` alone has billions of keys,
 // bodies up to hundreds of KiB), so a count alone would let traffic pin gigabytes.
 import { createHash } from 'node:crypto';

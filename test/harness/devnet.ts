@@ -1,5 +1,5 @@
 // The devnet part of the shared test harness: compiles the contracts, starts anvil, deploys the
-// protocol and seeds the default scenario into a temporary data dir. global-setup.ts runs it
+// protocol and seeds the scenario (the defaults, or SCENARIO_* as set) into a temporary data dir. global-setup.ts runs it
 // once per vitest run and provides the result to every suite as 'devnet'.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
