@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { loadServiceConfig } from '../rest/service-config.ts';
+import { benchSetting } from './settings.ts';
 
 declare module 'autocannon' {
   interface Options {
@@ -29,12 +30,12 @@ declare module 'autocannon' {
   }
 }
 
-const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 0);
-const DURATION_SECONDS = SOAK_SECONDS || Number(process.env.LOAD_SECONDS ?? 20);
-const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
+const SOAK_SECONDS = benchSetting('SOAK_SECONDS', 0, 0);
+const DURATION_SECONDS = SOAK_SECONDS || benchSetting('LOAD_SECONDS', 20);
+const SAMPLE_SECONDS = benchSetting('SOAK_SAMPLE_SECONDS', 5);
+const CONNECTIONS = benchSetting('LOAD_CONNECTIONS', 50);
 /** distinct client addresses; each stays under the per-IP limits at these rates */
-const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 5000);
+const CLIENTS = benchSetting('LOAD_CLIENTS', 5000);
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));

@@ -16,11 +16,12 @@ import { createGateway } from '../gateway/server.ts';
 import { loadRegistry } from '../gateway/sources/registry.ts';
 import { createIndexer } from '../indexer/indexer.ts';
 import { createRestApp } from '../rest/app.ts';
+import { benchSetting } from './settings.ts';
 
-const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const DURATION_SECONDS = benchSetting('BENCH_DURATION_SECONDS', 10);
+const CONNECTIONS = benchSetting('BENCH_CONNECTIONS', 10);
 /** the two servers alternate over several rounds so drift in machine load hits both alike */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = benchSetting('BENCH_ROUNDS', 2);
 
 async function serve(app: Express): Promise<{ url: string; close(): void }> {
   const server = app.listen(0, '127.0.0.1');
