@@ -14,6 +14,11 @@ import { ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-pa
 import { summarizeLedger } from './devnet/summary.ts';
 import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
+import {
+  checkChainMatchesRegistry,
+  checkSubgraphEndpoint,
+  DEFAULT_UPSTREAM_WAIT,
+} from './gateway/start-up-checks.ts';
 import { redactUrl } from './indexer/config.ts';
 import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
@@ -94,6 +99,22 @@ try {
 
   const registryPath = config.registryPath;
   const registry = await starting('cannot load REGISTRY', async () => loadRegistry(registryPath));
+  if (config.mode === 'network') {
+    const wait = { ...DEFAULT_UPSTREAM_WAIT, log: (line: string) => console.log(line) };
+    const url = subgraphUrl as string;
+    await starting(`cannot use SUBGRAPH_URL (${redactUrl(url)})`, () =>
+      checkSubgraphEndpoint({ url, timeoutMs: config.subgraphTimeoutMs }, wait),
+    );
+    if (rpcUrl)
+      await starting(`cannot use RPC_URL (${redactUrl(rpcUrl)})`, () =>
+        checkChainMatchesRegistry(
+          { rpcUrl, timeoutMs: config.rpcTimeoutMs, maxBatch: 1 },
+          registry,
+          registryPath,
+          wait,
+        ),
+      );
+  }
   const gateway = createGateway({
     registry,
     subgraph: { url: subgraphUrl as string, timeoutMs: config.subgraphTimeoutMs, maxBatch: 1000 },

@@ -2,11 +2,20 @@
 // policy parameters, claimed status) are read at request time with viem. The reads of one
 // request are collected by a DataLoader and sent as one multicall (deployless, so it works
 // on a bare devnet without a Multicall3 deployment). Not configured -> the caller reports
-// `available: false`; configured but failing or slow -> UPSTREAM_UNAVAILABLE, never a guess.
+// `available: false`; configured but failing or slow -> UPSTREAM_UNAVAILABLE, never a guess; a
+// registry address without contract code there -> INTERNAL, a misconfiguration no retry mends.
 import DataLoader from 'dataloader';
-import { createPublicClient, http, parseAbi, type Abi, type PublicClient } from 'viem';
+import {
+  BaseError,
+  ContractFunctionZeroDataError,
+  createPublicClient,
+  http,
+  parseAbi,
+  type Abi,
+  type PublicClient,
+} from 'viem';
 import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
-import { upstreamUnavailable } from '../errors.ts';
+import { internalError, upstreamUnavailable, type GatewayError } from '../errors.ts';
 
 export const vaultAbi = parseAbi([
   'struct StrategyAllocation { address strategy; uint16 targetBps; uint16 capBps; bool active; }',
@@ -74,6 +83,8 @@ export interface ChainLoaders {
   read<T>(call: ContractRead): Promise<T>;
   /** the chain head, cached for a second across requests by the viem client */
   headBlock(): Promise<bigint>;
+  /** the id of the chain the RPC serves (eth_chainId) */
+  chainId(): Promise<number>;
   /**
    * The head this request's chain data reflects at least: the head read before its first contract
    * read (which then reads the latest block), or read for its own sake; null when it read nothing.
@@ -86,6 +97,23 @@ function keyOf(call: ContractRead): string {
     typeof v === 'bigint' ? v.toString() : v,
   );
   return `${call.address.toLowerCase()}|${call.functionName}|${args}`;
+}
+
+/**
+ * A call that returned no data: the registry names an address without contract code on this chain
+ * (start-up checks refuse such a registry, but a contract may self-destruct or the RPC be pointed
+ * elsewhere later). Retrying cannot help, so it is an internal error, logged with the address.
+ */
+function failedRead(call: ContractRead, error: unknown): GatewayError {
+  const noData =
+    error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionZeroDataError) !== null;
+  if (!noData) return upstreamUnavailable('chain RPC', error);
+  return internalError(
+    new Error(
+      `${call.functionName}() at ${call.address} returned no data: the registry names an address that is not a contract on the chain RPC_URL serves`,
+      { cause: error },
+    ),
+  );
 }
 
 /** Per request: every read made while resolving one operation goes out in one multicall. */
@@ -110,9 +138,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
         const failure = upstreamUnavailable('chain RPC', error);
         return calls.map(() => failure);
       }
-      return results.map((r) =>
-        r.status === 'success' ? r.result : upstreamUnavailable('chain RPC', r.error),
-      );
+      return results.map((r, i) => (r.status === 'success' ? r.result : failedRead(calls[i]!, r.error)));
     },
     { cacheKeyFn: keyOf, maxBatchSize: source.config.maxBatch },
   );
@@ -123,6 +149,13 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
         const head = await source.client.getBlockNumber();
         readsFrom ??= head;
         return head;
+      } catch (error) {
+        throw upstreamUnavailable('chain RPC', error);
+      }
+    },
+    async chainId() {
+      try {
+        return await source.client.getChainId();
       } catch (error) {
         throw upstreamUnavailable('chain RPC', error);
       }

@@ -65,10 +65,13 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
   let degraded = freshness.hasIndexingErrors;
   let paused: string[];
   let head: number | null = null;
+  // the chain the RPC actually serves when one is configured; the registry's claim otherwise
+  let chainId = ctx.registry.registry.chain.id;
   try {
-    [paused, head] = await Promise.all([
+    [paused, head, chainId] = await Promise.all([
       pausedModules(ctx, indexed),
       ctx.chain ? ctx.chain.headBlock().then(Number) : Promise.resolve(null),
+      ctx.chain ? ctx.chain.chainId() : Promise.resolve(chainId),
     ]);
   } catch (error) {
     if (!(error instanceof GatewayError) || error.code !== 'UPSTREAM_UNAVAILABLE') throw error;
@@ -91,7 +94,7 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
     status: degraded ? 'degraded' : 'ok',
     api: { version: ctx.apiVersion },
     indexer: {
-      chainId: ctx.registry.registry.chain.id,
+      chainId,
       contractsTracked: singletons + indexed.length,
       maxIndexedBlock,
       lastUpdatedAt: freshness.indexedAt === null ? null : isoFromSeconds(freshness.indexedAt),

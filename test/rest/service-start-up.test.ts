@@ -1,15 +1,25 @@
 // `npm start`'s entry point run as a child process, as an operator runs it: what the configuration
 // gets wrong stops it with one line naming the variable (exit 2 before start-up, exit 1 during),
-// never a stack trace; and the URLs it prints hide the credentials and keys they may carry.
+// never a stack trace, including a SUBGRAPH_URL that serves no subgraph and an RPC_URL of another
+// chain than REGISTRY's; and the URLs it prints hide the credentials and keys they may carry.
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startAnvil } from '../../devnet/anvil.ts';
+import { createRpcClient } from '../../devnet/rpc.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
-/** network mode against nothing: no devnet is started, so each run takes a second or two */
-const NETWORK = { SUBGRAPH_URL: 'http://127.0.0.1:9/subgraphs/name/x', REGISTRY: 'registry/devnet.json' };
+/** network mode against nothing, for what fails before the upstreams are checked */
+const NOWHERE = { SUBGRAPH_URL: 'http://127.0.0.1:9/subgraphs/name/x', REGISTRY: 'registry/devnet.json' };
+/** network mode over the harness's indexer and devnet, which the start-up checks accept */
+const NETWORK = {
+  SUBGRAPH_URL: inject('indexer').queryUrl,
+  RPC_URL: inject('devnet').rpcUrl,
+  REGISTRY: 'registry/devnet.json',
+};
 
 interface Run {
   code: number | null;
@@ -34,14 +44,37 @@ function runService(env: Record<string, string>): Promise<Run> {
   return new Promise((done) => child.once('exit', (code) => done({ code, stdout, stderr })));
 }
 
-const occupied: Server[] = [];
-afterAll(() => occupied.forEach((server) => server.close()));
+const loopbackServers: Server[] = [];
+afterAll(() => loopbackServers.forEach((server) => server.close()));
 
 async function occupiedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  occupied.push(server);
+  loopbackServers.push(server);
   return (server.address() as { port: number }).port;
+}
+
+/**
+ * A loopback server passing every POST body on to `target`, whatever the path and credentials it
+ * is called with: it stands for a hosted endpoint whose URL carries a key.
+ */
+async function forwarderTo(target: string): Promise<string> {
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      }).then(async (answer) =>
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()),
+      );
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  loopbackServers.push(server);
+  return `127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
 /** A loopback port nothing listens on: taken, then given back. */
@@ -65,7 +98,7 @@ describe('the service start-up', () => {
 
   it('stops with one line naming REDIS_URL, its password hidden, when Redis cannot be reached', async () => {
     const port = await closedPort();
-    const run = await runService({ ...NETWORK, REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` });
+    const run = await runService({ ...NOWHERE, REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` });
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toMatch(
       new RegExp(
@@ -76,7 +109,7 @@ describe('the service start-up', () => {
   });
 
   it('stops with one line naming REGISTRY when its file cannot be read', async () => {
-    const run = await runService({ ...NETWORK, REGISTRY: 'registry/nowhere.json' });
+    const run = await runService({ ...NOWHERE, REGISTRY: 'registry/nowhere.json' });
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toMatch(
       /^start-up error: cannot load REGISTRY: Cannot read registry .*nowhere\.json: ENOENT/,
@@ -92,13 +125,38 @@ describe('the service start-up', () => {
   });
 
   it('prints the subgraph and RPC URLs without the credentials and keys they carry', async () => {
+    const subgraphHost = await forwarderTo(NETWORK.SUBGRAPH_URL);
+    const rpcHost = await forwarderTo(NETWORK.RPC_URL);
     const run = await runService({
-      SUBGRAPH_URL: 'http://user:secret@127.0.0.1:9/api/key123/subgraphs/id/Qm',
+      SUBGRAPH_URL: `http://user:secret@${subgraphHost}/api/key123/subgraphs/id/Qm`,
       REGISTRY: 'registry/devnet.json',
-      RPC_URL: 'https://127.0.0.1:9/v3/key456',
+      RPC_URL: `http://${rpcHost}/v3/key456`,
     });
-    expect(run.stdout).toContain('subgraph      http://127.0.0.1:9/…');
-    expect(run.stdout).toContain('chain RPC     https://127.0.0.1:9/…');
+    expect(run.stdout).toContain(`subgraph      http://${subgraphHost}/…`);
+    expect(run.stdout).toContain(`chain RPC     http://${rpcHost}/…`);
     expect(run.stdout + run.stderr).not.toMatch(/secret|key123|key456/);
+  });
+
+  it('stops with one line naming SUBGRAPH_URL, its path hidden, when no subgraph is served there', async () => {
+    const typo = NETWORK.SUBGRAPH_URL.replace(/fund-protocol$/, 'fund-protocl');
+    const run = await runService({ ...NETWORK, SUBGRAPH_URL: typo });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `start-up error: cannot use SUBGRAPH_URL (${new URL(typo).origin}/…): it answered a _meta query with HTTP 404 and the errors "no subgraph is served at …": it serves no graph-node subgraph there`,
+    );
+  });
+
+  it('stops with one line naming RPC_URL and REGISTRY when the node serves another chain', async () => {
+    const anvil = await startAnvil();
+    try {
+      await createRpcClient(anvil.rpcUrl).request('anvil_setChainId', [11155111]);
+      const run = await runService({ ...NETWORK, RPC_URL: anvil.rpcUrl });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `start-up error: cannot use RPC_URL (${anvil.rpcUrl}): it serves chain 11155111, but REGISTRY registry/devnet.json is for chain 31337 (chain.id): point RPC_URL at a node of chain 31337, or REGISTRY at the registry of chain 11155111`,
+      );
+    } finally {
+      await anvil.stop();
+    }
   });
 });

@@ -1,0 +1,208 @@
+// What the service checks in network mode before it listens (devnet mode builds its own subgraph
+// and chain, which cannot disagree): that SUBGRAPH_URL serves a graph-node-dialect subgraph, and
+// that RPC_URL serves the chain REGISTRY describes, with contract code at every address the
+// registry names. Without these, a wrong URL or registry still started and answered every request
+// with a plausible but wrong body, or a 503 "retry later" that no retry could fix.
+//
+// An upstream that cannot be reached at all is waited for, within a bound, rather than refused at
+// once: the service usually starts beside its graph-node and node (one compose file, one pod), and
+// a graph-node that is still starting or restarting is an outage of seconds, not a configuration
+// error; refusing would turn it into a dead service wherever nothing restarts it. Waiting without a
+// bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal names the cause.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
+import { rpcEndpoint } from '../indexer/follower/rpc-endpoint.ts';
+import { createChainSource, type ChainConfig } from './sources/chain.ts';
+import type { Registry } from './sources/registry.ts';
+
+export interface UpstreamWait {
+  /** how long an unreachable upstream is waited for before the start is refused */
+  waitMs: number;
+  /** the pause between two attempts */
+  retryEveryMs: number;
+  /** told once when the wait begins, so that a slow start says what it waits for */
+  log: (line: string) => void;
+}
+
+export const DEFAULT_UPSTREAM_WAIT: Omit<UpstreamWait, 'log'> = { waitMs: 30_000, retryEveryMs: 2_000 };
+
+/** A failure that waiting may end: no answer at all, a timeout, or a proxy saying its upstream is down. */
+class Unreachable extends Error {}
+
+/** Runs `attempt` until it succeeds, throws anything but Unreachable, or the wait is over. */
+async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: UpstreamWait): Promise<T> {
+  const started = Date.now();
+  for (let first = true; ; first = false) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof Unreachable)) throw error;
+      if (Date.now() - started + wait.retryEveryMs > wait.waitMs)
+        throw new Error(`no answer within ${wait.waitMs / 1000} s: ${error.message}`);
+      if (first)
+        wait.log(
+          `waiting up to ${wait.waitMs / 1000} s for ${what} (${error.message}); retrying every ${wait.retryEveryMs / 1000} s`,
+        );
+      await sleep(wait.retryEveryMs);
+    }
+  }
+}
+
+const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * `message` without the parts of `url` that may hold secrets (credentials, path, query), as
+ * redactUrl prints the URL: graph-node's errors quote the path, where hosted gateways put keys.
+ */
+function withoutUrlSecrets(message: string, url: string): string {
+  const { username, password, pathname, search } = new URL(url);
+  let scrubbed = message;
+  for (const secret of [search, pathname === '/' ? '' : pathname, password, username])
+    if (secret) scrubbed = scrubbed.replaceAll(secret, '…');
+  return scrubbed;
+}
+
+export interface SubgraphEndpoint {
+  url: string;
+  timeoutMs: number;
+}
+
+/**
+ * Asks `url` for `_meta { block { number } }`, graph-node's dialect, and refuses any other answer:
+ * an HTTP error (a path that serves no subgraph), a page that is not JSON, GraphQL errors, or a
+ * GraphQL server of another schema. Unreachable, it is waited for (see the top of this file).
+ */
+export async function checkSubgraphEndpoint(endpoint: SubgraphEndpoint, wait: UpstreamWait): Promise<void> {
+  const { url, headers } = rpcEndpoint(endpoint.url);
+  const scrub = (message: string) => withoutUrlSecrets(message, endpoint.url);
+  await whenReachable(
+    'SUBGRAPH_URL',
+    async () => {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ query: '{ _meta { block { number } hasIndexingErrors } }' }),
+          signal: AbortSignal.timeout(endpoint.timeoutMs),
+        });
+      } catch (error) {
+        throw new Unreachable(scrub(causeOf(error)));
+      }
+      if (TRANSIENT_STATUSES.has(response.status)) throw new Unreachable(`HTTP ${response.status}`);
+      const text = await response.text();
+      let body: { data?: { _meta?: { block?: { number?: unknown } } } | null; errors?: unknown };
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        const type = response.headers.get('content-type') ?? 'no content type';
+        throw new Error(
+          `it answered a _meta query with HTTP ${response.status} (${type}), not JSON: it is no graph-node subgraph endpoint`,
+        );
+      }
+      const errors = Array.isArray(body?.errors)
+        ? body.errors.map((e) => String((e as { message?: unknown } | null)?.message ?? JSON.stringify(e)))
+        : [];
+      if (errors.length > 0 || !response.ok)
+        throw new Error(
+          scrub(
+            `it answered a _meta query with HTTP ${response.status}${errors.length > 0 ? ` and the errors ${JSON.stringify(errors.join('; '))}` : ''}: it serves no graph-node subgraph there`,
+          ),
+        );
+      if (typeof body?.data?._meta?.block?.number !== 'number')
+        throw new Error(
+          'it answered a _meta query without _meta.block.number: it is no graph-node-dialect subgraph',
+        );
+    },
+    wait,
+  );
+}
+
+/** The registry fields holding an address the service reads or describes, the gateway's own reads first. */
+function registryAddresses(registry: Registry): { field: string; address: string }[] {
+  return [
+    ...registry.funds.map((fund, i) => ({ field: `funds[${i}].vault`, address: fund.vault })),
+    ...registry.policies.map((policy, i) => ({ field: `policies[${i}].address`, address: policy.address })),
+    ...registry.contracts.map((contract, i) => ({
+      field: `contracts[${i}].address (${contract.kind})`,
+      address: contract.address,
+    })),
+  ];
+}
+
+/**
+ * Asks the node at `chain.rpcUrl` for its chain id and the code at every address `registry` names:
+ * refuses another chain than the registry's chain.id, and addresses without code there (a registry
+ * of another deployment), naming `registryFile`, each field and address. Unreachable, the node is
+ * waited for (see the top of this file).
+ */
+export async function checkChainMatchesRegistry(
+  chain: ChainConfig,
+  registry: Registry,
+  registryFile: string,
+  wait: UpstreamWait,
+): Promise<void> {
+  const { client } = createChainSource(chain);
+  const chainId = await whenReachable(
+    'RPC_URL',
+    async () => {
+      try {
+        return await client.getChainId();
+      } catch (error) {
+        throw unreachableOr(error, chain.rpcUrl, 'it does not answer eth_chainId');
+      }
+    },
+    wait,
+  );
+  if (chainId !== registry.chain.id)
+    throw new Error(
+      `it serves chain ${chainId}, but REGISTRY ${registryFile} is for chain ${registry.chain.id} (chain.id): point RPC_URL at a node of chain ${registry.chain.id}, or REGISTRY at the registry of chain ${chainId}`,
+    );
+
+  const firstFieldOf = new Map<`0x${string}`, string>();
+  for (const { field, address } of registryAddresses(registry)) {
+    const key = getAddress(address);
+    if (!firstFieldOf.has(key)) firstFieldOf.set(key, field);
+  }
+  const codeless: string[] = [];
+  await Promise.all(
+    [...firstFieldOf].map(async ([address, field]) => {
+      let code;
+      try {
+        code = await client.getCode({ address });
+      } catch (error) {
+        throw new Error(`it does not answer eth_getCode for ${address}: ${causeOf(error)}`);
+      }
+      if (code === undefined || code === '0x') codeless.push(`${field} ${address}`);
+    }),
+  );
+  if (codeless.length > 0)
+    throw new Error(
+      `REGISTRY ${registryFile} names addresses without contract code on chain ${chainId}: ${codeless.sort().join(', ')}; it describes another deployment than the one RPC_URL serves`,
+    );
+}
+
+/** A viem failure as Unreachable when waiting may end it, otherwise as an error saying `refusal`. */
+function unreachableOr(error: unknown, url: string, refusal: string): Error {
+  const cause = withoutUrlSecrets(causeOf(error), url);
+  const http = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : null;
+  // an HttpRequestError without a status is a request that got no answer at all
+  const status = http instanceof HttpRequestError ? http.status : undefined;
+  const timedOut = error instanceof BaseError && error.walk((e) => e instanceof TimeoutError) !== null;
+  if (timedOut || (http !== null && (status === undefined || TRANSIENT_STATUSES.has(status))))
+    return new Unreachable(cause);
+  return new Error(`${refusal}: ${cause}`);
+}
+
+/**
+ * What failed, in a line: an RPC's HTTP status, or the innermost message of an error chain (a fetch
+ * failure's cause says what failed: ECONNREFUSED …).
+ */
+function causeOf(error: unknown): string {
+  const http = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : null;
+  if (http instanceof HttpRequestError && http.status !== undefined) return `HTTP ${http.status}`;
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  if (current instanceof BaseError) return current.shortMessage;
+  return current instanceof Error ? current.message : String(current);
+}

@@ -1,0 +1,176 @@
+// What the service checks in network mode before it listens (gateway/start-up-checks.ts), against
+// real servers on loopback: the harness's indexer and devnet, a second anvil (nothing deployed, then
+// given Sepolia's chain id), and HTTP servers that are no subgraph. A wrong SUBGRAPH_URL, RPC_URL or
+// REGISTRY is refused with what to fix; an unreachable upstream is waited for, within a bound. And
+// what the gateway does with such a chain at request time: a contract read that returns no data is
+// INTERNAL (no retry mends it), and health's chainId is the chain the RPC serves.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
+import { createRpcClient } from '../../devnet/rpc.ts';
+import {
+  checkChainMatchesRegistry,
+  checkSubgraphEndpoint,
+  type UpstreamWait,
+} from '../../gateway/start-up-checks.ts';
+import { graphql, indexedStack, REGISTRY_FILE, testGateway, type IndexedStack } from './stack.ts';
+
+const SEPOLIA_CHAIN_ID = 11155111;
+const servers: Server[] = [];
+let stack: IndexedStack;
+let anvil: AnvilInstance;
+
+beforeAll(async () => {
+  stack = await indexedStack();
+  anvil = await startAnvil();
+});
+afterAll(async () => {
+  servers.forEach((server) => server.close());
+  await anvil?.stop();
+});
+
+/** A loopback HTTP server answering with `handler`; its base URL. */
+async function serve(handler: RequestListener): Promise<string> {
+  const server = createServer(handler);
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A loopback port nothing listens on: taken, then given back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** A short wait, recording what it tells. */
+function shortWait(): UpstreamWait & { lines: string[] } {
+  const lines: string[] = [];
+  return { waitMs: 600, retryEveryMs: 100, log: (line) => lines.push(line), lines };
+}
+
+const subgraph = (url: string) => checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, shortWait());
+const chain = (rpcUrl: string, wait = shortWait()) =>
+  checkChainMatchesRegistry({ rpcUrl, timeoutMs: 2_000, maxBatch: 1 }, stack.registry, REGISTRY_FILE, wait);
+
+describe('the SUBGRAPH_URL check', () => {
+  it('accepts a graph-node-dialect subgraph', async () => {
+    await expect(subgraph(stack.subgraphUrl)).resolves.toBeUndefined();
+  });
+
+  it('refuses a path that serves no subgraph with graph-node’s own words, the path hidden', async () => {
+    const typo = stack.subgraphUrl.replace(/fund-protocol$/, 'fund-protocl');
+    const refusal = subgraph(typo);
+    await expect(refusal).rejects.toThrow(
+      'it answered a _meta query with HTTP 404 and the errors "no subgraph is served at …": it serves no graph-node subgraph there',
+    );
+    await expect(refusal).rejects.not.toThrow(/fund-protocl/);
+  });
+
+  it('refuses a web server that answers HTML', async () => {
+    const url = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'),
+    );
+    await expect(subgraph(url)).rejects.toThrow(
+      'it answered a _meta query with HTTP 200 (text/html), not JSON: it is no graph-node subgraph endpoint',
+    );
+  });
+
+  it('refuses a GraphQL server of another schema', async () => {
+    const url = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"hello":"world"}}'),
+    );
+    await expect(subgraph(url)).rejects.toThrow('without _meta.block.number');
+  });
+
+  it('waits for an unreachable subgraph, then refuses naming the cause', async () => {
+    const wait = shortWait();
+    const url = `http://127.0.0.1:${await closedPort()}/subgraphs/name/x`;
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).rejects.toThrow(
+      /^no answer within 0\.6 s: .*ECONNREFUSED/,
+    );
+    expect(wait.lines).toEqual([
+      expect.stringMatching(/^waiting up to 0\.6 s for SUBGRAPH_URL \(.*ECONNREFUSED/),
+    ]);
+  });
+
+  it('goes on once a restarting subgraph answers', async () => {
+    let requests = 0;
+    const url = await serve((_req, res) => {
+      requests += 1;
+      // a proxy in front of a graph-node that is starting: 503 twice, then the subgraph
+      if (requests <= 2) res.writeHead(503).end();
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"data":{"_meta":{"block":{"number":7},"hasIndexingErrors":false}}}');
+    });
+    const wait = shortWait();
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).resolves.toBeUndefined();
+    expect(requests).toBe(3);
+    expect(wait.lines).toHaveLength(1);
+  });
+});
+
+describe('the RPC_URL check and the chain at request time', () => {
+  it('accepts the chain the registry describes', async () => {
+    await expect(chain(stack.devnet.rpcUrl)).resolves.toBeUndefined();
+  });
+
+  it('refuses a chain without code at the registry’s addresses, naming the file, fields and addresses', async () => {
+    const refusal = chain(anvil.rpcUrl);
+    await expect(refusal).rejects.toThrow(
+      `REGISTRY ${REGISTRY_FILE} names addresses without contract code on chain 31337: `,
+    );
+    const vault = stack.registry.funds[0]!.vault;
+    await expect(refusal).rejects.toThrow(`funds[0].vault ${vault}`);
+    await expect(refusal).rejects.toThrow(/contracts\[1\]\.address \(FundRegistry\) 0x/);
+  });
+
+  it('answers a read of an address without code as INTERNAL, not as an RPC to retry', async () => {
+    const gateway = testGateway(stack, {
+      chain: { rpcUrl: anvil.rpcUrl, timeoutMs: 5_000, maxBatch: 10 },
+    });
+    const slug = stack.registry.funds[0]!.slug;
+    const answer = await graphql(gateway, `{ fund(slug: "${slug}") { reserve { balance } } }`);
+    expect(answer.errors?.map((e) => e.extensions?.code)).toEqual(['INTERNAL']);
+  });
+
+  it('refuses a node of another chain than the registry’s', async () => {
+    await createRpcClient(anvil.rpcUrl).request('anvil_setChainId', [SEPOLIA_CHAIN_ID]);
+    await expect(chain(anvil.rpcUrl)).rejects.toThrow(
+      `it serves chain ${SEPOLIA_CHAIN_ID}, but REGISTRY ${REGISTRY_FILE} is for chain 31337 (chain.id)`,
+    );
+  });
+
+  it('says in health the chain the RPC serves, not the registry’s', async () => {
+    // the vaults' code on the Sepolia-id anvil, so that health's live reads succeed there
+    const devnet = createRpcClient(stack.devnet.rpcUrl);
+    const other = createRpcClient(anvil.rpcUrl);
+    for (const { vault } of stack.registry.funds)
+      await other.request('anvil_setCode', [vault, await devnet.request('eth_getCode', [vault, 'latest'])]);
+    const gateway = testGateway(stack, {
+      chain: { rpcUrl: anvil.rpcUrl, timeoutMs: 5_000, maxBatch: 10 },
+    });
+    const answer = await graphql(gateway, '{ health { indexer { chainId } } }');
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data?.health.indexer.chainId).toBe(SEPOLIA_CHAIN_ID);
+  });
+
+  it('refuses a server that is no Ethereum node', async () => {
+    const url = await serve((_req, res) => res.writeHead(501).end('Unsupported method'));
+    await expect(chain(url)).rejects.toThrow(/^it does not answer eth_chainId: /);
+  });
+
+  it('waits for an unreachable node, then refuses naming the cause', async () => {
+    const wait = shortWait();
+    await expect(chain(`http://127.0.0.1:${await closedPort()}`, wait)).rejects.toThrow(
+      /^no answer within 0\.6 s: /,
+    );
+    expect(wait.lines).toEqual([expect.stringMatching(/^waiting up to 0\.6 s for RPC_URL/)]);
+  });
+});
