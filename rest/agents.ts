@@ -3,6 +3,7 @@
 // all of them. Operation ids come from the route table, and a test checks that every flow action
 // names an operation that exists in openapi.json.
 import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
+// operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';
 
 const SOURCE_ID = 'fund_protocol_api';

@@ -40,7 +40,8 @@ import {
   type Basis,
   type CachedResponse,
 } from './response-cache.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type RouteSpec } from './routes.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type RouteSpec } from './routes.ts';
+import { documentExamples } from './examples.ts';
 
 export interface RestConfig {
   gateway: Gateway;
@@ -241,6 +242,9 @@ export function createRestApp(config: RestConfig): Express {
   }
 
   const registry = gateway.sources.registry;
+  // the documents describe the registry served, never the devnet's unless it is the one served
+  const examples = documentExamples(registry.registry);
+  const routes = routeTable(examples);
   const knownSlug: KnownSlug = (resource, slug) =>
     (resource === 'fund' ? registry.fundBySlug : registry.strategyBySlug).has(slug);
 
@@ -295,7 +299,7 @@ export function createRestApp(config: RestConfig): Express {
     };
   }
 
-  for (const route of ROUTES) app.get(expressPath(route.path), routeHandler(route));
+  for (const route of routes) app.get(expressPath(route.path), routeHandler(route));
 
   for (const old of DEPRECATED_ROUTES) {
     app.get(expressPath(old.path), (req, res) => {
@@ -304,7 +308,7 @@ export function createRestApp(config: RestConfig): Express {
     });
   }
 
-  // Discovery documents depend only on the base URL: built once per base, served with ETags. Without
+  // Discovery documents depend only on the base URL (and the registry): built once per base, served with ETags. Without
   // PUBLIC_BASE_URL the base comes from each request's Host header, which any client may forge, so
   // they are kept for a few bases only (openapi.json alone is some 200 KB).
   const documents = new ResponseCache(
@@ -337,10 +341,10 @@ export function createRestApp(config: RestConfig): Express {
   }
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   serveDocument('/openapi.json', 'application/json; charset=utf-8', (base, pb) =>
-    json(buildOpenApi(base, pb)),
+    json(buildOpenApi(base, pb, examples)),
   );
-  serveDocument('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base));
-  serveDocument('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) => llmsFullTxt(base, pb));
+  serveDocument('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base, examples));
+  serveDocument('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) => llmsFullTxt(base, pb, examples));
   serveDocument('/.well-known/ai-plugin.json', 'application/json; charset=utf-8', (base) =>
     json(aiPluginJson(base)),
   );

@@ -1,22 +1,34 @@
-// The example values of the discovery documents, taken from the devnet the project ships, so that
-// every example an agent copies from openapi.json or llms.txt works against it (a test makes each
-// documented example request): addresses, slugs and names come from registry/devnet.json; epochs,
-// the dividend round and its recipient, NAVs, hashes and amounts are what the seeded scenario
-// deterministically produces (devnet/README.md: seed 20250101, 190 epochs, a round every 30
-// epochs per fund), as the devnet answers them.
+// The example values of the discovery documents. What comes from the registry (slugs, names,
+// addresses, chain, links) is taken from the registry the service serves, so that a service over
+// another network never documents the devnet's. What comes from indexed data (epochs, NAVs, the
+// dividend round and its recipient, events, hashes, amounts) is what the seeded devnet scenario
+// deterministically produces (devnet/README.md: seed 20250101, 190 epochs, a round every 30 epochs
+// per fund), as the devnet answers it: it is documented only when the registry served is the
+// devnet's, where every example an agent copies works (a test makes each documented example
+// request); over any other registry those examples are left out rather than shown wrong.
+import { isDeepStrictEqual } from 'node:util';
 import { encodeCursor } from '../gateway/inputs.ts';
 import {
   loadRegistry,
-  type ContractKind,
+  type Registry,
   type RegistryContract,
   type RegistryFund,
+  type RegistryPolicy,
   type RegistryStrategy,
 } from '../gateway/sources/registry.ts';
 import { explorerAddressUrl } from '../gateway/format.ts';
 import { kellyParams, threePoolParams } from '../devnet/protocol-config.ts';
 import { DEVNET_REGISTRY_PATH } from './service-config.ts';
 
-export const DEVNET = loadRegistry(DEVNET_REGISTRY_PATH);
+const DEVNET_REGISTRY = loadRegistry(DEVNET_REGISTRY_PATH);
+
+/** the fund and strategy the devnet scenario examples are about */
+const DEVNET_EXAMPLE_FUND = 'harbor-stable-yield';
+const DEVNET_EXAMPLE_STRATEGY = 'eth-basis-trade';
+
+/** A policy's on-chain parameters as the devnet deploys them (devnet/protocol-config.ts) */
+export const policyParamsExample = (kind: string): Readonly<Record<string, number>> =>
+  kind === 'fixed-plus-float' ? threePoolParams : kellyParams;
 
 function find<T>(items: T[], what: string, match: (item: T) => boolean): T {
   const found = items.find(match);
@@ -24,36 +36,14 @@ function find<T>(items: T[], what: string, match: (item: T) => boolean): T {
   return found;
 }
 
-export const contractOfKind = (kind: ContractKind): RegistryContract =>
-  find(DEVNET.contracts, kind, (c) => c.kind === kind);
-export const contractAt = (address: string): RegistryContract =>
-  find(DEVNET.contracts, address, (c) => c.address.toLowerCase() === address.toLowerCase());
-export const strategyAddress = (slug: string): string =>
-  find(DEVNET.strategies, slug, (s) => s.slug === slug).address;
-export const explorerUrl = (address: string): string => explorerAddressUrl(DEVNET.chain.explorer, address);
+const devnetFund = find(DEVNET_REGISTRY.funds, DEVNET_EXAMPLE_FUND, (f) => f.slug === DEVNET_EXAMPLE_FUND);
+const devnetContract = (kind: RegistryContract['kind']): RegistryContract =>
+  find(DEVNET_REGISTRY.contracts, kind, (c) => c.kind === kind);
+const devnetStrategyAddress = (slug: string): string =>
+  find(DEVNET_REGISTRY.strategies, slug, (s) => s.slug === slug).address;
 
-export const EXAMPLE_FUND: RegistryFund = find(
-  DEVNET.funds,
-  'harbor-stable-yield',
-  (f) => f.slug === 'harbor-stable-yield',
-);
-export const EXAMPLE_STRATEGY: RegistryStrategy = find(
-  DEVNET.strategies,
-  'eth-basis-trade',
-  (s) => s.slug === 'eth-basis-trade',
-);
-export const EXAMPLE_POLICY = find(
-  DEVNET.policies,
-  EXAMPLE_FUND.policy,
-  (p) => p.slug === EXAMPLE_FUND.policy,
-);
-
-/** A policy's on-chain parameters as the devnet deploys them (devnet/protocol-config.ts) */
-export const policyParamsExample = (kind: string): Readonly<Record<string, number>> =>
-  kind === 'fixed-plus-float' ? threePoolParams : kellyParams;
-
-/** NAV records of EXAMPLE_FUND, epochs 11 to 13 */
-export const EXAMPLE_NAVS = [
+/** NAV records of the devnet example fund, epochs 11 to 13 */
+const EXAMPLE_NAVS = [
   {
     epoch: 11,
     navPerShare: '1.000940',
@@ -83,8 +73,8 @@ export const EXAMPLE_NAVS = [
   },
 ] as const;
 
-/** the latest published NAV of EXAMPLE_FUND at the end of the scenario */
-export const EXAMPLE_LATEST_NAV = {
+/** the latest published NAV of the devnet example fund at the end of the scenario */
+const EXAMPLE_LATEST_NAV = {
   epoch: 187,
   navPerShare: '1.017508',
   totalAssets: '7412443.022364',
@@ -94,14 +84,14 @@ export const EXAMPLE_LATEST_NAV = {
   onchainTxHash: '0x852cd150619f3d8defdbc71fdec3db2897faafb876b40cb8c38c2b7583c00468',
 } as const;
 
-/** the dividend round of EXAMPLE_FUND at epoch 30 */
-export const EXAMPLE_ROUND = {
-  fund: EXAMPLE_FUND.slug,
+/** the dividend round of the devnet example fund at epoch 30 */
+const EXAMPLE_ROUND = {
+  fund: devnetFund.slug,
   epoch: 30,
   merkleRoot: '0x3701d114b441476986ca0655115c2039a73a4f8ba11c4d5971d4c7f720115896',
   total: '5415.433693',
   leafCount: 234,
-  uri: `distributions/${EXAMPLE_FUND.slug}/30.json`,
+  uri: `distributions/${devnetFund.slug}/30.json`,
   claimedCount: 28,
   claimedAmount: '633.161305',
   postedAt: '2025-01-31T01:00:00.000Z',
@@ -110,9 +100,9 @@ export const EXAMPLE_ROUND = {
 } as const;
 
 /** the proof of one recipient of EXAMPLE_ROUND, who has not claimed */
-export const EXAMPLE_PROOF = {
-  fund: EXAMPLE_FUND.slug,
-  vault: EXAMPLE_FUND.vault,
+const EXAMPLE_PROOF = {
+  fund: devnetFund.slug,
+  vault: devnetFund.vault,
   epoch: EXAMPLE_ROUND.epoch,
   account: '0x7dE67bF9C98a9616A035f68674c3cAb85e498E66',
   amount: '28.562719',
@@ -130,26 +120,133 @@ export const EXAMPLE_PROOF = {
     '0x30ec859892e77237a30571ccc2c4f31a1f5c4a9f0e575fddcb8790d5272bb751',
   ],
   claimed: false,
-  distributor: contractOfKind('DividendDistributor').address,
+  distributor: devnetContract('DividendDistributor').address,
 } as const;
 
-/** the NAV oracle's publication of EXAMPLE_FUND's epoch 3 */
-export const EXAMPLE_EVENT = {
+/** the NAV oracle's publication of the devnet example fund's epoch 3 */
+const EXAMPLE_EVENT = {
   id: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f385802000000',
-  contract: contractOfKind('NavOracle').address.toLowerCase(),
-  contractName: contractOfKind('NavOracle').name,
+  contract: devnetContract('NavOracle').address.toLowerCase(),
+  contractName: devnetContract('NavOracle').name,
   eventName: 'NavPublished',
   blockNumber: 18,
   logIndex: 2,
   txHash: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f3858',
   timestamp: '2025-01-09T01:00:00.000Z',
-  args: { fund: EXAMPLE_FUND.vault.toLowerCase(), epoch: '3', navPerShare: '1000612' },
+  args: { fund: devnetFund.vault.toLowerCase(), epoch: '3', navPerShare: '1000612' },
 } as const;
 
 /** the nextCursor a dividends page ends with when its last round is at epoch 150 */
-export const EXAMPLE_DIVIDENDS_CURSOR = encodeCursor('d', 150);
+const EXAMPLE_DIVIDENDS_CURSOR = encodeCursor('d', 150);
 /** the nextCursor an events page ends with when its last event is EXAMPLE_EVENT */
-export const EXAMPLE_EVENTS_CURSOR = encodeCursor(
+const EXAMPLE_EVENTS_CURSOR = encodeCursor(
   'e',
   (BigInt(EXAMPLE_EVENT.blockNumber) << 32n) + BigInt(EXAMPLE_EVENT.logIndex),
 );
+
+/** the live allocations of the devnet example fund at the end of the scenario */
+const EXAMPLE_ALLOCATIONS = {
+  fund: devnetFund.slug,
+  available: true,
+  totalAssets: '7391778.556019',
+  // a retired strategy stays listed with active false
+  strategies: (
+    [
+      ['treasury-bill-ladder', 1376, 3466, true],
+      ['stablecoin-lending', 5505, 7837, true],
+      ['rwa-private-credit', 1376, 3154, true],
+      ['eth-basis-trade', 1029, 2204, false],
+      ['liquid-staking-yield', 1376, 2653, true],
+    ] as const
+  ).map(([slug, targetBps, capBps, active]) => ({
+    strategy: devnetStrategyAddress(slug),
+    targetBps,
+    capBps,
+    active,
+  })),
+};
+
+/** the live reserve of the devnet example fund at the end of the scenario */
+const EXAMPLE_RESERVE = {
+  fund: devnetFund.slug,
+  available: true,
+  balance: '32274.488512',
+  percentOfAum: 0.44,
+  targetMinBps: 200,
+  targetMaxBps: 1000,
+};
+
+/** the indexer's progress and the paused modules at the end of the scenario */
+const EXAMPLE_HEALTH = {
+  contractsTracked: 6,
+  maxIndexedBlock: 382,
+  pausedModules: ['summit-kelly-growth:redemptions'],
+  now: '2025-07-10T01:00:12.345Z',
+};
+
+/** What the seeded devnet scenario answers: examples of indexed and live data. */
+export interface ScenarioExamples {
+  navs: typeof EXAMPLE_NAVS;
+  latestNav: typeof EXAMPLE_LATEST_NAV;
+  round: typeof EXAMPLE_ROUND;
+  proof: typeof EXAMPLE_PROOF;
+  event: typeof EXAMPLE_EVENT;
+  dividendsCursor: string;
+  eventsCursor: string;
+  allocations: typeof EXAMPLE_ALLOCATIONS;
+  reserve: typeof EXAMPLE_RESERVE;
+  health: typeof EXAMPLE_HEALTH;
+}
+
+const DEVNET_SCENARIO: ScenarioExamples = {
+  navs: EXAMPLE_NAVS,
+  latestNav: EXAMPLE_LATEST_NAV,
+  round: EXAMPLE_ROUND,
+  proof: EXAMPLE_PROOF,
+  event: EXAMPLE_EVENT,
+  dividendsCursor: EXAMPLE_DIVIDENDS_CURSOR,
+  eventsCursor: EXAMPLE_EVENTS_CURSOR,
+  allocations: EXAMPLE_ALLOCATIONS,
+  reserve: EXAMPLE_RESERVE,
+  health: EXAMPLE_HEALTH,
+};
+
+/** The examples of the discovery documents of a service over one registry. */
+export interface DocumentExamples {
+  registry: Registry;
+  fund: RegistryFund;
+  /** the example fund's policy */
+  policy: RegistryPolicy;
+  strategy: RegistryStrategy;
+  /** the contract GET /v1/contracts and the `contract` filter of GET /v1/events show */
+  contract: RegistryContract;
+  /** the registry's block-explorer page of an address */
+  explorerUrl(address: string): string;
+  /** the devnet scenario's data; undefined unless the registry is the devnet's */
+  scenario: ScenarioExamples | undefined;
+}
+
+export function documentExamples(registry: Registry): DocumentExamples {
+  const isDevnet = isDeepStrictEqual(registry, DEVNET_REGISTRY);
+  // the devnet's are the funds and strategies its scenario examples are about; elsewhere the first
+  const fund = (isDevnet && registry.funds.find((f) => f.slug === DEVNET_EXAMPLE_FUND)) || registry.funds[0];
+  const strategy =
+    (isDevnet && registry.strategies.find((s) => s.slug === DEVNET_EXAMPLE_STRATEGY)) ||
+    registry.strategies[0];
+  const contract = registry.contracts.find((c) => c.kind === 'NavOracle') ?? registry.contracts[0];
+  if (!fund || !strategy || !contract) {
+    throw new Error('a registry lists at least one fund, strategy and contract (its schema requires them)');
+  }
+  return {
+    registry,
+    fund,
+    policy: registry.policies.find((p) => p.slug === fund.policy) as RegistryPolicy,
+    strategy,
+    contract,
+    explorerUrl: (address) => explorerAddressUrl(registry.chain.explorer, address),
+    scenario: isDevnet ? DEVNET_SCENARIO : undefined,
+  };
+}
+
+/** the examples of the devnet the project ships: those of the committed openapi.json */
+export const DEVNET_EXAMPLES = documentExamples(DEVNET_REGISTRY);

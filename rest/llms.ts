@@ -8,14 +8,16 @@ import {
   API_TITLE,
   exampleRequest,
   FRESHNESS_HEADERS,
-  GRAPHQL_EXAMPLE_QUERY,
+  graphqlExampleQuery,
   GRAPHQL_LIMITS,
   GRAPHQL_SCHEMA_PATH,
   GRAPHQL_SUMMARY,
+  NETWORK_EXAMPLES_NOTE,
 } from './openapi.ts';
+import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES } from './routes.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type RouteSpec } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 const SUMMARY =
@@ -26,13 +28,22 @@ const linkEncode = (value: string) =>
   encodeURIComponent(value).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** the example GET /graphql request, a URL that answers as it stands */
-const graphqlExampleUrl = (baseUrl: string) =>
-  `${baseUrl}/graphql?query=${linkEncode(GRAPHQL_EXAMPLE_QUERY)}`;
+const graphqlExampleUrl = (baseUrl: string, examples: DocumentExamples) =>
+  `${baseUrl}/graphql?query=${linkEncode(graphqlExampleQuery(examples))}`;
+
+/** a route's line in llms.txt: a link to its example request, or plain text where it has none */
+function endpointLine(baseUrl: string, route: RouteSpec, examples: DocumentExamples): string {
+  const request = exampleRequest(route, examples);
+  return request
+    ? `- [GET ${route.path}](${baseUrl}${request}): ${route.summary}`
+    : `- GET ${route.path}: ${route.summary}`;
+}
 
 /** a route's GraphQL document on one line */
 const oneLine = (document: string) => document.replace(/\s+/g, ' ').trim();
 
-export function llmsTxt(baseUrl: string): string {
+/** /llms.txt of a service whose registry gives `examples` (default: the devnet's) */
+export function llmsTxt(baseUrl: string, examples: DocumentExamples = DEVNET_EXAMPLES): string {
   const lines = [
     `# ${API_TITLE}`,
     '',
@@ -50,11 +61,11 @@ export function llmsTxt(baseUrl: string): string {
     '',
     '## Endpoints',
     '',
-    ...ROUTES.map((r) => `- [GET ${r.path}](${baseUrl}${exampleRequest(r)}): ${r.summary}`),
+    ...routeTable(examples).map((route) => endpointLine(baseUrl, route, examples)),
     '',
     '## Optional',
     '',
-    `- [GraphQL](${graphqlExampleUrl(baseUrl)}): an example query; POST takes JSON or the document alone (application/graphql); llms-full.txt has a GraphQL section`,
+    `- [GraphQL](${graphqlExampleUrl(baseUrl, examples)}): an example query; POST takes JSON or the document alone (application/graphql); llms-full.txt has a GraphQL section`,
     `- [GraphQL schema](${baseUrl}${GRAPHQL_SCHEMA_PATH}): the SDL of /graphql, every element described`,
     `- [AI plugin manifest](${baseUrl}/.well-known/ai-plugin.json)`,
     '',
@@ -96,7 +107,12 @@ function fieldLines(schema: JsonSchema, indent: string, depth: number): string[]
   });
 }
 
-export function llmsFullTxt(baseUrl: string, problemBase: string): string {
+/** /llms-full.txt of a service whose registry gives `examples` (default: the devnet's) */
+export function llmsFullTxt(
+  baseUrl: string,
+  problemBase: string,
+  examples: DocumentExamples = DEVNET_EXAMPLES,
+): string {
   const out: string[] = [
     `# ${API_TITLE}: full reference`,
     '',
@@ -114,6 +130,7 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     `- Paging (dividends, events): \`limit\` ${PAGE_LIMIT.minimum}..${PAGE_LIMIT.maximum}, default ${PAGE_LIMIT.default}; newest first; the body carries \`nextCursor\` (null on the last page); pass it back as \`cursor\`. Cursors encode the position (epoch, or block and log index), so new data never shifts or repeats pages.`,
     `- NAV history: \`limit\` ${NAV_HISTORY_LIMIT.minimum}..${NAV_HISTORY_LIMIT.maximum}, default ${NAV_HISTORY_LIMIT.default}; without parameters the last ${NAV_HISTORY_LIMIT.default} epochs; ascending by epoch.`,
     '- Unknown query parameters are refused with 400, so a misspelt parameter never goes unnoticed.',
+    ...(examples.scenario ? [] : [`- ${NETWORK_EXAMPLES_NOTE}`]),
     '',
     '## States',
     '',
@@ -150,7 +167,7 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     GRAPHQL_SUMMARY,
     '',
     `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only.`,
-    `- Example: GET ${graphqlExampleUrl(baseUrl)}`,
+    `- Example: GET ${graphqlExampleUrl(baseUrl, examples)}`,
     '- The same data in the same units as the endpoints below, each of which names the query it runs; field and argument names are the same. One difference: ProtocolEvent.args carries raw on-chain integers (base units), as the schema describes.',
     `- Answers are {"data", "errors"}. Each error has a message saying what to fix, its path and locations, and extensions.code: ${ERROR_CODES.join(', ')}; a BAD_INPUT from an argument also names extensions.argument. Not-found messages name the query (and the REST request) listing the valid values.`,
     '- A field that fails on its own arguments (a slug or round that names nothing, a bad limit or cursor) is null beside its error; its sibling fields are still answered. A request that cannot run at all (syntax, validation, limits, variables) is HTTP 400 with BAD_INPUT errors only.',
@@ -163,10 +180,11 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
     '## Endpoints',
     '',
   ];
-  for (const route of ROUTES) {
+  for (const route of routeTable(examples)) {
     const tier = CACHE_TIERS[route.tier];
+    const request = exampleRequest(route, examples);
     out.push(`### GET ${route.path}`, '', `${route.summary}. ${route.description}`, '');
-    out.push(`Example: GET ${baseUrl}${exampleRequest(route)}`, '');
+    if (request) out.push(`Example: GET ${baseUrl}${request}`, '');
     out.push(`GraphQL query it runs (parameters as variables): \`${oneLine(route.document)}\``, '');
     if (route.params.length) {
       out.push('Parameters:', '');
@@ -186,7 +204,8 @@ export function llmsFullTxt(baseUrl: string, problemBase: string): string {
       ...fieldLines({ $ref: `#/components/schemas/${route.responseSchema}` }, '', 0),
       '',
     );
-    out.push('Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '');
+    if (route.example !== undefined)
+      out.push('Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '');
     out.push(
       `Errors: 400 invalid-parameter, 404 not-found${route.notFoundWhen ? ` (${route.notFoundWhen})` : ''}, 429 rate-limited, 500 internal-error, 503 upstream-unavailable.`,
       `Cache: ${route.tier} tier, max-age ${tier.maxAge} seconds.`,

@@ -18,15 +18,22 @@ import {
   UPSTREAM_RETRY_AFTER_SECONDS,
   type ProblemKindName,
 } from './problems.ts';
-import { EXAMPLE_FUND, EXAMPLE_STRATEGY } from './examples.ts';
+import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, ROUTES, type ParamSpec, type RouteSpec } from './routes.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type ParamSpec, type RouteSpec } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 export const API_TITLE = 'Fund Protocol Data Service';
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 /** the `query` example of GET /graphql, linked from llms.txt */
-export const GRAPHQL_EXAMPLE_QUERY = `{ fund(slug: "${EXAMPLE_FUND.slug}") { name latestNav { epoch navPerShare } } }`;
+export const graphqlExampleQuery = (examples: DocumentExamples) =>
+  `{ fund(slug: "${examples.fund.slug}") { name latestNav { epoch navPerShare } } }`;
+/**
+ * What the documents of a service over a registry other than the devnet's say of their examples:
+ * those of indexed data are left out there (rest/examples.ts).
+ */
+export const NETWORK_EXAMPLES_NOTE =
+  "Examples: names, slugs, addresses, chain and links are this deployment's, from its registry. Examples of indexed or live data (epochs, NAVs, dividend rounds and their recipients, events, blocks, cursors) are not shown, since none is known to hold on this network: learn them from the list endpoints (GET /v1/funds, GET /v1/funds/{slug}/nav/history, GET /v1/funds/{slug}/dividends, GET /v1/events). Policy `params` and fund `status` in the examples are illustrative; the endpoints answer the live values.";
 /** where the gateway's schema is served as SDL (the text of schema.graphql) */
 export const GRAPHQL_SCHEMA_PATH = '/schema.graphql';
 /** /graphql in a few words, for the overview of every discovery document */
@@ -71,19 +78,33 @@ function parameterObject(param: ParamSpec): JsonSchema {
   };
 }
 
-/** `/v1/funds/{slug}/nav` with the example values of its path parameters */
-export function examplePath(route: { path: string; params?: ParamSpec[] }): string {
+/**
+ * `/v1/funds/{slug}/nav` with the example values of its path parameters; a parameter without an
+ * example stays a template (`{epoch}`). A deprecated route's `{slug}` is the example fund's.
+ */
+export function examplePath(
+  route: { path: string; params?: ParamSpec[] },
+  examples: DocumentExamples,
+): string {
   let path = route.path;
   for (const p of route.params ?? [])
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, String(p.example));
-  return path.replace('{slug}', EXAMPLE_FUND.slug);
+    if (p.in === 'path' && p.example !== undefined) path = path.replace(`{${p.name}}`, String(p.example));
+  return path.replace('{slug}', examples.fund.slug);
 }
 
-/** examplePath plus the required query parameters: a URL that answers 200 as it stands */
-export function exampleRequest(route: { path: string; params?: ParamSpec[] }): string {
-  const required = (route.params ?? []).filter((p) => p.in === 'query' && p.name === 'address');
-  const query = required.map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`).join('&');
-  return query ? `${examplePath(route)}?${query}` : examplePath(route);
+/**
+ * examplePath plus the required query parameters: a URL that answers 200 as it stands, or
+ * undefined when a required parameter has no example (only the devnet scenario has one).
+ */
+export function exampleRequest(route: RouteSpec, examples: DocumentExamples): string | undefined {
+  const required = route.params.filter((p) => p.in === 'path' || p.name === 'address');
+  if (required.some((p) => p.example === undefined)) return undefined;
+  const query = required
+    .filter((p) => p.in === 'query')
+    .map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`)
+    .join('&');
+  const path = examplePath(route, examples);
+  return query ? `${path}?${query}` : path;
 }
 
 function problemResponse(
@@ -110,7 +131,12 @@ function problemResponse(
   };
 }
 
-function commonProblems(problemBase: string, route: RouteSpec, instance: string): Record<string, JsonSchema> {
+function commonProblems(
+  problemBase: string,
+  route: RouteSpec,
+  instance: string,
+  examples: DocumentExamples,
+): Record<string, JsonSchema> {
   // a slug that breaks its rule is a 404, never a 400: the example names another parameter
   const firstParam =
     route.params.find((p) => p.in === 'query') ?? route.params.find((p) => p.names === undefined);
@@ -132,7 +158,7 @@ function commonProblems(problemBase: string, route: RouteSpec, instance: string)
       'not-found',
       `Not found: ${notFound}.`,
       unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown', () => false),
-      instance.replace(EXAMPLE_FUND.slug, 'unknown').replace(EXAMPLE_STRATEGY.slug, 'unknown'),
+      instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
     ),
     '429': problemResponse(
       problemBase,
@@ -158,8 +184,8 @@ function commonProblems(problemBase: string, route: RouteSpec, instance: string)
   };
 }
 
-function operation(problemBase: string, route: RouteSpec): JsonSchema {
-  const instance = examplePath(route);
+function operation(problemBase: string, route: RouteSpec, examples: DocumentExamples): JsonSchema {
+  const instance = examplePath(route, examples);
   const tier = CACHE_TIERS[route.tier];
   const successHeaders = {
     ETag: headerRef('ETag'),
@@ -194,7 +220,7 @@ function operation(problemBase: string, route: RouteSpec): JsonSchema {
           'Not Modified: If-None-Match matched the current ETag; same ETag and Cache-Control, no body.',
         headers: { ETag: headerRef('ETag'), 'Cache-Control': successHeaders['Cache-Control'] },
       },
-      ...commonProblems(problemBase, route, instance),
+      ...commonProblems(problemBase, route, instance, examples),
     },
   };
 }
@@ -210,7 +236,8 @@ function documentOperation(operationId: string, summary: string, mediaType: stri
 }
 
 /** The gateway the REST routes run on, for clients that want to shape their own queries. */
-function graphqlPath(problemBase: string): JsonSchema {
+function graphqlPath(problemBase: string, examples: DocumentExamples): JsonSchema {
+  const exampleQuery = graphqlExampleQuery(examples);
   const description = `The GraphQL gateway the REST endpoints run their queries on: the same data in the same units. Schema: GET ${GRAPHQL_SCHEMA_PATH} (SDL, every element described) or introspection. ${GRAPHQL_LIMITS} Errors carry extensions.code: ${ERROR_CODES.join(', ')}; a field that fails on its own arguments is null beside its error, and its sibling fields are still answered.`;
   const requestFields = {
     query: { type: 'string', description: 'the GraphQL document' },
@@ -220,11 +247,11 @@ function graphqlPath(problemBase: string): JsonSchema {
   const jsonBody = { type: 'object', required: ['query'], properties: requestFields };
   // one entry per media type /graphql parses (GRAPHQL_REQUEST_TYPES; a test keeps them the same)
   const requestBodies: Record<string, JsonSchema> = {
-    'application/json': { schema: jsonBody, example: { query: GRAPHQL_EXAMPLE_QUERY } },
+    'application/json': { schema: jsonBody, example: { query: exampleQuery } },
     'application/graphql+json': { schema: jsonBody },
     'application/graphql': {
       schema: { type: 'string', description: 'the GraphQL document alone, without variables' },
-      example: GRAPHQL_EXAMPLE_QUERY,
+      example: exampleQuery,
     },
     'application/x-www-form-urlencoded': {
       schema: {
@@ -314,7 +341,7 @@ function graphqlPath(problemBase: string): JsonSchema {
           required: true,
           description: 'the GraphQL document',
           schema: { type: 'string' },
-          example: GRAPHQL_EXAMPLE_QUERY,
+          example: exampleQuery,
         },
         {
           name: 'variables',
@@ -347,11 +374,17 @@ function graphqlPath(problemBase: string): JsonSchema {
   };
 }
 
-export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
+/** The OpenAPI document of a service whose registry gives `examples` (default: the devnet's). */
+export function buildOpenApi(
+  baseUrl: string,
+  problemBase: string,
+  examples: DocumentExamples = DEVNET_EXAMPLES,
+): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
-  for (const route of ROUTES) paths[route.path] = { get: operation(problemBase, route) };
+  for (const route of routeTable(examples))
+    paths[route.path] = { get: operation(problemBase, route, examples) };
   for (const old of DEPRECATED_ROUTES) {
-    const instance = examplePath(old);
+    const instance = examplePath(old, examples);
     paths[old.path] = {
       get: {
         operationId: `deprecated${old.path.replace(/[^a-zA-Z]/g, '')}`,
@@ -365,7 +398,7 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
             required: true,
             description: 'fund slug',
             schema: { type: 'string' },
-            example: EXAMPLE_FUND.slug,
+            example: examples.fund.slug,
           },
         ],
         responses: {
@@ -416,7 +449,7 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
       'text/plain',
       { type: 'string' },
     ),
-    '/graphql': graphqlPath(problemBase),
+    '/graphql': graphqlPath(problemBase, examples),
   });
   const headers = {
     ETag: {
@@ -459,6 +492,7 @@ export function buildOpenApi(baseUrl: string, problemBase: string): JsonSchema {
         'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
         'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds.',
         'Any method other than GET, HEAD or OPTIONS on /v1 or a discovery document answers 405 with Allow.',
+        ...(examples.scenario ? [] : [NETWORK_EXAMPLES_NOTE]),
         'Errors are application/problem+json (RFC 9457); problem types:',
         kinds,
       ].join('\n\n'),

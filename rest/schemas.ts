@@ -2,7 +2,6 @@
 // the components of openapi.json, and the test suite validates every response against them,
 // so a body that drifts from the documented contract fails a test.
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
-import { contractAt, contractOfKind, EXAMPLE_FUND } from './examples.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -160,7 +159,8 @@ const protocolEvent = object(
     contract: { ...address, description: 'emitting contract (lowercase)' },
     contractName: {
       ...nullable(string),
-      description: `name of the emitting contract as GET /v1/contracts lists it, e.g. "${contractOfKind('NavOracle').name}"; for a fund vault the vault's name, e.g. "${contractAt(EXAMPLE_FUND.vault).name}" (a vault missing from that list: its fund slug); null for any other address`,
+      description:
+        "name of the emitting contract as GET /v1/contracts lists it (for a fund vault the vault's name; a vault missing from that list: its fund slug); null for any other address",
     },
     eventName: {
       ...string,

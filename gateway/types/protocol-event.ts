@@ -19,7 +19,7 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
     contractName: t.string({
       nullable: true,
       description:
-        'registry name of the emitting contract (a fund vault\'s is the vault\'s name, e.g. "Harbor Stable Yield Vault"); the fund slug for a vault the registry lists only as a fund; null for any other address',
+        "registry name of the emitting contract (a fund vault's is the vault's name); the fund slug for a vault the registry lists only as a fund; null for any other address",
       resolve: (e, _a, ctx) =>
         ctx.registry.contractByAddress.get(e.contract)?.name ??
         ctx.registry.fundByVault.get(e.contract)?.slug ??

@@ -219,7 +219,7 @@ describe('documentation of the event stream', () => {
     const vault = stack.registry.contracts.find((c) => c.address === fund?.vault);
     expect(body.items[0].contractName).toBe(vault?.name);
     const documented = openapi.components.schemas.ProtocolEvent.properties.contractName.description;
-    expect(documented).toContain(`"${vault?.name}"`);
+    expect(documented).toContain("for a fund vault the vault's name");
   });
 
   it('gives the events example the registry name of the contract it names', () => {
