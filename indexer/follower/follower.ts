@@ -720,9 +720,13 @@ export class ChainFollower {
   ): Promise<{ missed: Log[]; refusedAt: number | null; reason: string }> {
     const none = { missed: [], refusedAt: null, reason: '' };
     if (blocks.length === 0) return none;
-    const holding = new Set(logs.map((l) => Number(l.blockNumber)));
+    // a node that answered with a log of block M had every block up to M (the log's block hash is
+    // checked against the header): only the blocks after the last one with a log can lack theirs,
+    // which spares a request where a dense block's bloom matches nearly any filter
+    let reached = -1;
+    for (const log of logs) reached = Math.max(reached, Number(log.blockNumber));
     const suspect = blocks
-      .filter((n) => !holding.has(n))
+      .filter((n) => n > reached)
       .map((n) => headers.get(n))
       .filter((h): h is ChainHeader => !!h && bloomMayHold(h.logsBloom, filter));
     if (suspect.length === 0) return none;
