@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { compileOutputDir, driftedAbis } from './abi-sync.ts';
 import { networkManifestCopy, runGraph } from './graph-cli.ts';
 import { manifestPath, subgraphDir } from './manifest.ts';
-import { readNetwork } from './networks.ts';
+import { readDeployedNetwork } from './networks.ts';
 
 export const buildDir = join(subgraphDir, 'build');
 export const builtManifestPath = join(buildDir, 'subgraph.yaml');
@@ -25,7 +25,7 @@ export interface BuildResult {
 }
 
 export async function buildSubgraph(network = 'devnet'): Promise<BuildResult> {
-  readNetwork(network);
+  readDeployedNetwork(network);
   warnOnAbiDrift();
   const result = { network, built: false, manifest: builtManifestPath };
   if (isUpToDate(network)) return result;

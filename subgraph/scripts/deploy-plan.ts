@@ -3,8 +3,10 @@
 // (refused while it still has zero addresses), and the graph-cli commands.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactUrl } from '../../indexer/config.ts';
+import type { NodeEndpoints } from './deploy-endpoints.ts';
 import { subgraphDir } from './manifest.ts';
-import { readNetwork, unsetDataSources } from './networks.ts';
+import { readDeployedNetwork } from './networks.ts';
 
 export type DeployTarget = 'studio' | 'node';
 
@@ -13,6 +15,8 @@ export interface DeployPlan {
   network: string;
   name: string;
   versionLabel: string;
+  /** node target: the graph-node admin and IPFS URLs, to check before deploying */
+  endpoints: NodeEndpoints | undefined;
   /** human-readable lines: what will be deployed where (no secrets) */
   summary: string[];
   /**
@@ -47,7 +51,7 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
     'SUBGRAPH_NAME',
     target === 'studio'
       ? 'the subgraph slug created in Subgraph Studio'
-      : 'the subgraph name on the graph-node (e.g. fund-protocol/devnet)',
+      : 'the subgraph name on the graph-node (e.g. fund-protocol/sepolia)',
   );
   const versionLabel = env.SUBGRAPH_VERSION_LABEL?.trim() || `v${packageVersion()}`;
   const deployKey =
@@ -59,13 +63,7 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
 
   if (network) {
     try {
-      const unset = unsetDataSources(network);
-      if (unset.length > 0) {
-        problems.push(
-          `subgraph/networks.json: network "${network}" still has the zero address for ${unset.join(', ')}; ` +
-            'set the deployed addresses and start blocks there before deploying',
-        );
-      }
+      readDeployedNetwork(network);
     } catch (error) {
       problems.push((error as Error).message);
     }
@@ -74,7 +72,7 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
     throw new Error(`cannot deploy the subgraph to ${target}:\n- ${problems.join('\n- ')}`);
   }
 
-  const config = readNetwork(network);
+  const config = readDeployedNetwork(network);
   const keyArgs = deployKey ? ['--deploy-key', deployKey] : [];
   const common = [
     '--network',
@@ -88,7 +86,7 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
     `deploy subgraph "${name}" version ${versionLabel} for network "${network}"`,
     target === 'studio'
       ? 'to Subgraph Studio (deploy key from GRAPH_DEPLOY_KEY)'
-      : `to graph-node ${nodeUrl} with IPFS ${ipfsUrl}${deployKey ? ' (access token from GRAPH_DEPLOY_KEY)' : ''}`,
+      : `to graph-node ${redactUrl(nodeUrl)} with IPFS ${redactUrl(ipfsUrl)}${deployKey ? ' (access token from GRAPH_DEPLOY_KEY)' : ''}`,
     ...Object.entries(config).map(
       ([source, entry]) => `  ${source}: ${entry.address} from block ${entry.startBlock}`,
     ),
@@ -113,7 +111,8 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
             mayAlreadyExist: false,
           },
         ];
-  return { target, network, name, versionLabel, summary, commands };
+  const endpoints = target === 'node' ? { nodeUrl, ipfsUrl } : undefined;
+  return { target, network, name, versionLabel, endpoints, summary, commands };
 }
 
 /** `graph create` names the token flag --access-token. */
@@ -128,10 +127,12 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-/** A command for printing: the deploy key masked. */
+/** A command for printing: the deploy key masked, the URLs as redactUrl shows them. */
 export function printableCommand(args: string[]): string {
-  const masked = args.map((arg, i) =>
-    i > 0 && (args[i - 1] === '--deploy-key' || args[i - 1] === '--access-token') ? '***' : arg,
-  );
+  const masked = args.map((arg, i) => {
+    const flag = i > 0 ? args[i - 1] : undefined;
+    if (flag === '--deploy-key' || flag === '--access-token') return '***';
+    return flag === '--node' || flag === '--ipfs' ? redactUrl(arg) : arg;
+  });
   return `graph ${masked.join(' ')}`;
 }

@@ -1,10 +1,13 @@
-// `npm run subgraph:deploy:studio` / `npm run subgraph:deploy:node` (add `-- --dry-run` to
-// only print the plan): validates the environment, prints what it will do, generates types
-// and runs graph-cli's create/deploy for the network named by SUBGRAPH_NETWORK.
+// `npm run subgraph:deploy:studio` / `npm run subgraph:deploy:node` (add `-- --dry-run` to stop
+// before graph-cli runs): validates the environment and the network's networks.json entry, checks
+// that GRAPH_NODE_URL and GRAPH_IPFS_URL answer as a graph-node and an IPFS API (node target),
+// prints what it will do, generates types and runs graph-cli's create/deploy for the network
+// named by SUBGRAPH_NETWORK. The dry run sends nothing to Subgraph Studio: its deploy key is not checked.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { networkManifestCopy, runGraph } from './graph-cli.ts';
+import { checkNodeEndpoints } from './deploy-endpoints.ts';
+import { GraphCliError, networkManifestCopy, runGraph } from './graph-cli.ts';
 import {
   manifestPlaceholder,
   outputDirPlaceholder,
@@ -19,6 +22,10 @@ const dryRun = process.argv.includes('--dry-run');
 async function deploy(deployTarget: DeployTarget): Promise<void> {
   const plan = planDeployment(deployTarget, process.env);
   console.log(plan.summary.join('\n'));
+  if (plan.endpoints) {
+    await checkNodeEndpoints(plan.endpoints);
+    console.log('GRAPH_NODE_URL answers as a graph-node admin endpoint, GRAPH_IPFS_URL as an IPFS API');
+  }
   const copy = networkManifestCopy(plan.network);
   const outputDir = mkdtempSync(join(tmpdir(), 'subgraph-deploy-'));
   try {
@@ -32,7 +39,8 @@ async function deploy(deployTarget: DeployTarget): Promise<void> {
       try {
         await runGraph(command.args, { stream: true });
       } catch (error) {
-        if (!command.mayAlreadyExist || !/already exists/i.test((error as Error).message)) throw error;
+        const exists = error instanceof GraphCliError && /already exists/i.test(error.reason);
+        if (!command.mayAlreadyExist || !exists) throw error;
         console.log(`subgraph name "${plan.name}" already exists on the node; deploying a new version`);
       }
     }

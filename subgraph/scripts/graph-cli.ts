@@ -13,7 +13,20 @@ export interface GraphRunOptions {
   stream?: boolean;
 }
 
-/** Runs `graph <args>` in subgraph/; rejects with graph-cli's own error lines when it fails. */
+/** A failed `graph` run; `reason` holds graph-cli's own error lines (graphErrorLines). */
+export class GraphCliError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs `graph <args>` in subgraph/; rejects with graph-cli's own error lines when it fails. Streamed,
+ * the output is printed as it comes (without the oclif exit dump) and the rejection does not repeat it.
+ */
 export function runGraph(args: string[], options: GraphRunOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(graphBin, args, {
@@ -22,25 +35,59 @@ export function runGraph(args: string[], options: GraphRunOptions = {}): Promise
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let printed = 0;
+    // complete lines only; from a line that may open an exit dump, held until the dump's last line
+    // ("Node.js v…") shows what it is, or the end
+    const printNew = (final: boolean): void => {
+      const pending = output.slice(printed);
+      let ready = pending.slice(0, final ? pending.length : pending.lastIndexOf('\n') + 1);
+      const dumpStart = DUMP_START.exec(ready);
+      if (!final && dumpStart && !DUMP_END.test(ready.slice(dumpStart.index)))
+        ready = ready.slice(0, dumpStart.index);
+      process.stdout.write(withoutExitDump(ready));
+      printed += ready.length;
+    };
     const collect = (chunk: Buffer): void => {
       output += chunk.toString();
-      if (options.stream) process.stdout.write(chunk);
+      if (options.stream) printNew(false);
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.on('error', (error) => reject(new Error(`cannot run ${graphBin}: ${error.message}`)));
     child.on('close', (code) => {
-      if (code === 0) resolve(output);
-      else
-        reject(new Error(`\`graph ${args.join(' ')}\` failed (exit ${code}):\n${graphErrorLines(output)}`));
+      if (options.stream) printNew(true);
+      if (code === 0) return resolve(output);
+      const reason = graphErrorLines(output);
+      const failed = `\`graph ${args.join(' ')}\` failed (exit ${code})`;
+      reject(
+        new GraphCliError(
+          options.stream ? `${failed}; its output is above` : `${failed}:\n${reason}`,
+          reason,
+        ),
+      );
     });
   });
 }
 
-/** graph-cli's output without colours, spinner and success steps, skips and stack frames. */
+/**
+ * `output` without the dump Node prints for the oclif ExitError graph-cli throws from a callback
+ * after printing its own reason (`✖ HTTP error creating the subgraph: …`): the source line, the
+ * `ExitError: EEXIT` stack and the Node.js version say nothing more. Other crashes keep theirs.
+ */
+export function withoutExitDump(output: string): string {
+  return output.replace(EXIT_DUMP, '');
+}
+
+/** Node's report of an uncaught error opens with the thrower's "file.js:line" and ends with its version. */
+const DUMP_START = /^\S+\.[cm]?js:\d+$/m;
+const DUMP_END = /^Node\.js v/m;
+/** such a report whose error is oclif's EEXIT: from "file.js:line" through "Node.js v…" */
+const EXIT_DUMP = /^\S+\.[cm]?js:\d+\n(?:(?!Node\.js v).*\n)*?ExitError: EEXIT[\s\S]*?^Node\.js v.*\n?/m;
+
+/** graph-cli's output without colours, spinner and success steps, skips, exit dump and stack frames. */
 export function graphErrorLines(output: string): string {
   // eslint-disable-next-line no-control-regex
-  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
+  const plain = withoutExitDump(output.replace(/\u001b\[[0-9;]*m/g, ''));
   const lines = plain
     .split('\n')
     .map((line) => line.trimEnd())

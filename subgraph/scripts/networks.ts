@@ -44,9 +44,19 @@ export function readNetwork(network: string): NetworkConfig {
   return config;
 }
 
-/** The static data sources of a network that still have the zero address (not yet deployed there). */
-export function unsetDataSources(network: string): string[] {
-  return Object.entries(readNetwork(network))
+/**
+ * The named network's entry, refused while any static data source still has the zero address (not
+ * yet deployed there): a build or deploy of it would index nothing, without a word.
+ */
+export function readDeployedNetwork(network: string): NetworkConfig {
+  const config = readNetwork(network);
+  const unset = Object.entries(config)
     .filter(([, entry]) => entry.address.toLowerCase() === zeroAddress)
     .map(([name]) => name);
+  if (unset.length > 0)
+    throw new Error(
+      `subgraph/networks.json: network "${network}" still has the zero address for ${unset.join(', ')}; ` +
+        'set the deployed addresses and start blocks there before building or deploying it',
+    );
+  return config;
 }

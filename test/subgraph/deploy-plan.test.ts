@@ -1,6 +1,7 @@
 // The deploy scripts validate their environment and networks.json before running graph-cli;
 // these tests check what they refuse and which commands they plan, without deploying.
 import { describe, expect, it } from 'vitest';
+import { buildSubgraph } from '../../subgraph/scripts/build-subgraph.ts';
 import {
   manifestPlaceholder,
   outputDirPlaceholder,
@@ -16,7 +17,15 @@ describe('subgraph deploy plan', () => {
         SUBGRAPH_NAME: 'fund-protocol',
         GRAPH_DEPLOY_KEY: 'k',
       }),
-    ).toThrow(/subgraph\/networks\.json: network "sepolia" still has the zero address for FundRegistry/);
+    ).toThrow(
+      'subgraph/networks.json: network "sepolia" still has the zero address for FundRegistry, NavOracle, DividendDistributor',
+    );
+  });
+
+  it('refuses to build such a network as it refuses to deploy it', async () => {
+    await expect(buildSubgraph('sepolia')).rejects.toThrow(
+      'subgraph/networks.json: network "sepolia" still has the zero address for FundRegistry, NavOracle, DividendDistributor',
+    );
   });
 
   it('refuses a network that networks.json does not have', () => {
@@ -82,5 +91,17 @@ describe('subgraph deploy plan', () => {
     const printed = plan.commands.map((command) => printableCommand(command.args)).join('\n');
     expect(printed).toContain('graph deploy fund-protocol MANIFEST --deploy-key *** --network devnet');
     expect(printed).not.toContain('secret-key');
+  });
+
+  it('prints graph-node URLs without their credentials and paths', () => {
+    const plan = planDeployment('node', {
+      SUBGRAPH_NETWORK: 'devnet',
+      SUBGRAPH_NAME: 'fund-protocol/devnet',
+      GRAPH_NODE_URL: 'https://admin:hunter2@graph.example.com/admin',
+      GRAPH_IPFS_URL: 'https://ipfs.example.com/key123',
+    });
+    const printed = [...plan.summary, ...plan.commands.map((command) => printableCommand(command.args))];
+    expect(printed.join('\n')).not.toMatch(/hunter2|key123/);
+    expect(printed[1]).toBe('to graph-node https://graph.example.com/… with IPFS https://ipfs.example.com/…');
   });
 });
