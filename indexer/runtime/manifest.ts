@@ -590,18 +590,21 @@ function applyNetwork(
   network: string,
   contracts: Record<string, NetworkContract>,
 ): void {
+  // every data source still at the zero address is named at once, as the deploy script names them
+  const undeployed: string[] = [];
   for (const raw of manifest.dataSources ?? []) {
     const entry = contracts[raw.name ?? ''];
     if (!entry) throw new Error(`network ${network} has no entry for data source ${raw.name ?? ''}`);
     if (!/^0x[0-9a-fA-F]{40}$/.test(entry.address))
       throw new Error(`network ${network}: ${raw.name ?? ''} address ${entry.address} is invalid`);
-    if (/^0x0{40}$/.test(entry.address))
-      throw new Error(
-        `network ${network}: ${raw.name ?? ''} has the zero address, which stands for a contract not deployed there: put its deployed address and start block in networks.json`,
-      );
+    if (/^0x0{40}$/.test(entry.address)) undeployed.push(raw.name ?? '');
     raw.network = network;
     raw.source = { ...raw.source, ...entry };
   }
+  if (undeployed.length > 0)
+    throw new Error(
+      `network ${network}: ${undeployed.join(', ')} ${undeployed.length === 1 ? 'has' : 'have'} the zero address, which stands for a contract not deployed there: put the deployed addresses and start blocks in networks.json`,
+    );
   for (const raw of manifest.templates ?? []) if (raw.network !== undefined) raw.network = network;
 }
 

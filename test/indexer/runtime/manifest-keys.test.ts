@@ -183,7 +183,7 @@ describe("a network of networks.json applied to the build's data sources", () =>
     );
   });
 
-  it('must not give a data source the zero address, which stands for a contract not deployed', async () => {
+  it('must not give any data source the zero address, which stands for a contract not deployed, naming them all', async () => {
     const built = await loadSubgraph({ buildDir: buildProbeSubgraph() });
     const contracts = Object.fromEntries(
       built.dataSources.map((ds) => [ds.name, { address: `0x${'00'.repeat(20)}`, startBlock: 0 }]),
@@ -191,7 +191,7 @@ describe("a network of networks.json applied to the build's data sources", () =>
     await expect(
       loadSubgraph({ buildDir: buildProbeSubgraph(), network: { name: 'sepolia', contracts } }),
     ).rejects.toThrow(
-      'network sepolia: ProbeEmitter has the zero address, which stands for a contract not deployed there: put its deployed address and start block in networks.json',
+      'network sepolia: ProbeEmitter, EveryBlock, PollingBlock, ProbeCalls, DeclaredCalls have the zero address, which stands for a contract not deployed there: put the deployed addresses and start blocks in networks.json',
     );
   });
 
