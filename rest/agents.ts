@@ -3,6 +3,7 @@
 // all of them. Operation ids come from the route table, and a test checks that every flow action
 // names an operation that exists in openapi.json.
 import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
+import type { Registry } from '../gateway/sources/registry.ts';
 // operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';
 
@@ -108,7 +109,8 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
   };
 }
 
-export function aiPluginJson(baseUrl: string): Record<string, unknown> {
+/** the plugin manifest; its contact is the registry's (protocol.contactEmail) */
+export function aiPluginJson(baseUrl: string, registry: Registry): Record<string, unknown> {
   return {
     schema_version: 'v1',
     name_for_human: API_TITLE,
@@ -119,7 +121,7 @@ export function aiPluginJson(baseUrl: string): Record<string, unknown> {
     auth: { type: 'none' },
     api: { type: 'openapi', url: `${baseUrl}/openapi.json` },
     logo_url: `${baseUrl}/logo.svg`,
-    contact_email: 'api@fund-protocol.example',
+    contact_email: registry.protocol.contactEmail,
     legal_info_url: `${baseUrl}/llms.txt`,
   };
 }

@@ -346,7 +346,7 @@ export function createRestApp(config: RestConfig): Express {
   serveDocument('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base, examples));
   serveDocument('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) => llmsFullTxt(base, pb, examples));
   serveDocument('/.well-known/ai-plugin.json', 'application/json; charset=utf-8', (base) =>
-    json(aiPluginJson(base)),
+    json(aiPluginJson(base, registry.registry)),
   );
   serveDocument('/.well-known/agents.json', 'application/json; charset=utf-8', (base) =>
     json(agentsJson(base)),

@@ -180,7 +180,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   Protocol: object({
     name: string,
     slug: string,
-    version: { ...string, description: 'protocol version' },
+    version: { ...string, description: 'API version (1.0.0), the same as api.version of GET /v1/health' },
     chain: object({ id: integer, name: string, explorer: uri, isTestnet: boolean }),
     contractsCount: { ...integer, minimum: 0 },
     funds: {

@@ -1,7 +1,9 @@
 // The static registry source: one JSON file per network (protocol, chain, contracts,
 // policies, funds, strategies). It is validated once at start-up so that a typo in the
 // file stops the service with a message naming the file and the field, instead of
-// surfacing later as a wrong answer.
+// surfacing later as a wrong answer. Every field is described in registry/README.md (a test keeps
+// it in step with registrySchema); registry/sepolia.json is a template whose zero addresses are
+// refused until the protocol's deployed addresses are filled in.
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -23,7 +25,22 @@ export type ContractKind =
   | 'FundShareToken'
   | 'ThreePoolPolicy'
   | 'KellyPolicy'
+  /** a base-asset token (an ERC-20 such as USDC) */
+  | 'ERC20'
+  /** the devnet's stand-in base asset (devnet/contracts) */
   | 'MockUSDC';
+
+export const CONTRACT_KINDS: readonly ContractKind[] = [
+  'NavOracle',
+  'DividendDistributor',
+  'FundRegistry',
+  'FundVault',
+  'FundShareToken',
+  'ThreePoolPolicy',
+  'KellyPolicy',
+  'ERC20',
+  'MockUSDC',
+];
 
 export type PolicyKind = 'fixed-plus-float' | 'fractional-kelly';
 
@@ -74,7 +91,8 @@ export interface RegistryStrategy {
 
 export interface Registry {
   network: string;
-  protocol: { name: string; slug: string; version: string; deployedAt: string; docs: string };
+  /** `version` is not the registry's: SPEC makes the protocol record's version the API version */
+  protocol: { name: string; slug: string; deployedAt: string; docs: string; contactEmail: string };
   chain: { id: number; name: string; explorer: string; isTestnet: boolean };
   contracts: RegistryContract[];
   policies: RegistryPolicy[];
@@ -88,6 +106,7 @@ const slug = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' };
 const date = { type: 'string', format: 'date' };
 const url = { type: 'string', format: 'uri' };
 const bps = { type: 'integer', minimum: 0, maximum: 10000 };
+const ZERO_ADDRESS = /^0x0{40}$/;
 
 function record(properties: Record<string, unknown>): Record<string, unknown> {
   return { type: 'object', additionalProperties: false, required: Object.keys(properties), properties };
@@ -98,9 +117,9 @@ export const registrySchema = record({
   protocol: record({
     name: text,
     slug,
-    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
     deployedAt: date,
     docs: url,
+    contactEmail: { type: 'string', format: 'email' },
   }),
   chain: record({
     id: { type: 'integer', minimum: 1 },
@@ -110,20 +129,10 @@ export const registrySchema = record({
   }),
   contracts: {
     type: 'array',
+    minItems: 1,
     items: record({
       name: text,
-      kind: {
-        enum: [
-          'NavOracle',
-          'DividendDistributor',
-          'FundRegistry',
-          'FundVault',
-          'FundShareToken',
-          'ThreePoolPolicy',
-          'KellyPolicy',
-          'MockUSDC',
-        ],
-      },
+      kind: { enum: CONTRACT_KINDS },
       address,
       role: text,
       roleEn: text,
@@ -132,6 +141,7 @@ export const registrySchema = record({
   },
   policies: {
     type: 'array',
+    minItems: 1,
     items: record({
       slug,
       name: text,
@@ -142,6 +152,7 @@ export const registrySchema = record({
   },
   funds: {
     type: 'array',
+    minItems: 1,
     items: record({
       slug,
       name: text,
@@ -157,6 +168,7 @@ export const registrySchema = record({
   },
   strategies: {
     type: 'array',
+    minItems: 1,
     items: record({
       slug,
       name: text,
@@ -187,10 +199,11 @@ export class RegistryError extends Error {
   override name = 'RegistryError';
 }
 
+// verbose: an error carries its schema, whose field names an unknown field's message lists.
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is `.default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const validateRegistry = (() => {
-  const ajv = new Ajv({ allErrors: true, strict: true });
+  const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
   addFormats(ajv);
   return ajv.compile(registrySchema);
 })();
@@ -205,15 +218,47 @@ function fieldPath(error: ErrorObject): string {
   return out || '(root)';
 }
 
+/** what is wrong, in words that say what to write instead */
+function ruleOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'additionalProperties':
+      return `is not a registry field (the fields here: ${Object.keys(
+        (error.parentSchema as { properties: object }).properties,
+      ).join(', ')})`;
+    case 'pattern':
+      if (error.params.pattern === address.pattern) return 'must be a 0x-prefixed address of 40 hex digits';
+      if (error.params.pattern === slug.pattern)
+        return 'must be lowercase letters and digits in words joined by single hyphens';
+      break;
+  }
+  return error.message ?? 'is invalid';
+}
+
+/** the fields holding the zero address, as `funds[0].vault` */
+function zeroAddressFields(value: unknown, at: string): string[] {
+  if (typeof value === 'string') return ZERO_ADDRESS.test(value) ? [at] : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => zeroAddressFields(item, `${at}[${i}]`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => zeroAddressFields(item, at ? `${at}.${key}` : key));
+  return [];
+}
+
 /** Validates parsed JSON as a registry; `file` only names the source in messages. */
 export function parseRegistry(json: unknown, file: string): Registry {
   if (!validateRegistry(json)) {
-    const problems = (validateRegistry.errors ?? []).map(
-      (e) => `field ${fieldPath(e)} ${e.message ?? 'is invalid'}`,
-    );
+    const problems = (validateRegistry.errors ?? []).map((e) => `field ${fieldPath(e)} ${ruleOf(e)}`);
     throw new RegistryError(`Invalid registry ${file}: ${problems.join('; ')}`);
   }
   const registry = json as Registry;
+  // a template (registry/sepolia.json) keeps the zero address where a deployed address goes
+  const unfilled = zeroAddressFields(registry, '');
+  if (unfilled.length) {
+    throw new RegistryError(
+      `Invalid registry ${file}: field ${unfilled.join(', ')} ${unfilled.length === 1 ? 'is' : 'are'} the zero address: write the address the protocol is deployed at on ${registry.network} (registry/README.md)`,
+    );
+  }
   const fail = (field: string, rule: string): never => {
     throw new RegistryError(`Invalid registry ${file}: field ${field} ${rule}`);
   };

@@ -10,7 +10,11 @@ export const ProtocolRef = builder.objectRef<Registry>('Protocol').implement({
   fields: (t) => ({
     name: t.string({ description: 'display name', resolve: (r) => r.protocol.name }),
     slug: t.string({ description: 'identifier of the protocol', resolve: (r) => r.protocol.slug }),
-    version: t.string({ description: 'protocol version (semver)', resolve: (r) => r.protocol.version }),
+    // SPEC: the API version is reported here and in the health record's api.version
+    version: t.string({
+      description: 'API version (semver), the same as api.version of health',
+      resolve: (_r, _a, ctx) => ctx.apiVersion,
+    }),
     network: t.exposeString('network', {
       description: 'name of the registry network this service serves, e.g. devnet or sepolia',
     }),

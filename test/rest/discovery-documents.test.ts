@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
+import { DEVNET_EXAMPLES } from '../../rest/examples.ts';
 import { GRAPHQL_REQUEST_TYPES } from '../../rest/graphql-http.ts';
 import { llmsFullTxt, llmsTxt } from '../../rest/llms.ts';
 import { buildOpenApi, DEFAULT_BASE_URL, GRAPHQL_SCHEMA_PATH } from '../../rest/openapi.ts';
@@ -93,7 +94,7 @@ describe('agents.json and llms documents', () => {
       full,
       llmsTxt(base),
       JSON.stringify(agentsJson(base)),
-      JSON.stringify(aiPluginJson(base)),
+      JSON.stringify(aiPluginJson(base, DEVNET_EXAMPLES.registry)),
     ]) {
       expect(document).toContain('/graphql');
       expect(document).toContain(GRAPHQL_SCHEMA_PATH);
