@@ -496,7 +496,7 @@ export function routeTable(examples: DocumentExamples): RouteSpec[] {
       toBody: (d) => ({ data: d.fund.dividend.proof }),
       responseSchema: 'MerkleProofDetail',
       notFoundWhen:
-        'the slug names no fund, the fund has no round for the epoch, or the address is not a recipient of the round (it has no leaf in it)',
+        'the slug names no fund, the fund has no round for the epoch, the address is not a recipient of the round (it has no leaf in it), or this deployment serves no proofs (it has no distribution files)',
       example: scenario && { data: scenario.proof },
     },
     {

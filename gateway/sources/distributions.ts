@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { GatewayError, upstreamUnavailable } from '../errors.ts';
+import { notFound, upstreamUnavailable } from '../errors.ts';
 
 export type DistributionTree = StandardMerkleTree<[string, string]>;
 
@@ -68,11 +68,12 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
   return {
     load(uri, onchainRoot) {
       const base = config.base;
+      // a deployment without distributions never serves proofs: a 404, not a 503 to retry later
       if (base === undefined) {
         return Promise.reject(
-          new GatewayError('UPSTREAM_UNAVAILABLE', 'Dividend distributions are not configured.', {
-            upstream: 'dividend distribution',
-          }),
+          notFound(
+            'Dividend proofs are not served by this deployment (it has no distribution files); the round, its Merkle root and its distribution uri are at GET /v1/funds/{slug}/dividends/{epoch}.',
+          ),
         );
       }
       const root = onchainRoot.toLowerCase();
