@@ -115,6 +115,11 @@ try {
         ),
       );
   }
+  if (config.mode === 'network' && distributionsBase === undefined) {
+    console.log(
+      'service: DISTRIBUTIONS_BASE is not set: dividend proofs are not served (404); rounds and their roots are',
+    );
+  }
   const gateway = createGateway({
     registry,
     subgraph: { url: subgraphUrl as string, timeoutMs: config.subgraphTimeoutMs, maxBatch: 1000 },
