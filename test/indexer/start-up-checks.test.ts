@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
+import { authenticatingProxy } from '../reliability/servers/authenticating-proxy.ts';
 
 let dataDir: string;
 let notANode: Server;
@@ -47,41 +48,9 @@ async function indexer(overrides: Partial<IndexerConfig> = {}): Promise<Indexer>
   return created;
 }
 
-/**
- * A proxy to the devnet's node that answers 401 to any request without `user:s@cret` as Basic
- * authorization, as hosted nodes that hand out credentials in their URLs do; counts what it refused.
- */
-async function authenticatingProxy(): Promise<{ url: string; refused: () => number; close(): void }> {
-  const target = inject('devnet').rpcUrl;
-  const expected = `Basic ${Buffer.from('user:s@cret').toString('base64')}`;
-  let refused = 0;
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.headers.authorization !== expected) {
-      refused++;
-      res.writeHead(401).end();
-      return;
-    }
-    const answer = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.concat(chunks),
-    });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://user:s%40cret@127.0.0.1:${port}`,
-    refused: () => refused,
-    close: () => server.close(),
-  };
-}
-
 describe('indexer start-up', () => {
   it('sends the credentials of an RPC URL as Basic authorization, since fetch refuses them in URLs', async () => {
-    const proxy = await authenticatingProxy();
+    const proxy = await authenticatingProxy(inject('devnet').rpcUrl);
     const ownDir = mkdtempSync(join(tmpdir(), 'rpc-auth-'));
     try {
       const through = await indexer({ rpcUrl: proxy.url, dataDir: ownDir });
