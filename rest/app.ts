@@ -83,7 +83,8 @@ const EXPOSED_HEADERS = [
   'X-Indexed-Block-Lag',
   'X-Data-Lag-Seconds',
 ].join(', ');
-const DOCUMENT_PATHS = [
+/** the documents that describe the service (the logo aside), built from the route table and registry */
+export const DOCUMENT_PATHS = [
   '/',
   '/openapi.json',
   '/llms.txt',

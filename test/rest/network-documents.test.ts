@@ -7,19 +7,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../gateway/server.ts';
 import { parseRegistry, type Registry } from '../../gateway/sources/registry.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { GRAPHQL_SCHEMA_PATH } from '../../rest/openapi.ts';
+import { createRestApp, DOCUMENT_PATHS } from '../../rest/app.ts';
 import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
 
-const DOCUMENTS = [
-  '/',
-  '/openapi.json',
-  '/llms.txt',
-  '/llms-full.txt',
-  '/.well-known/ai-plugin.json',
-  '/.well-known/agents.json',
-  GRAPHQL_SCHEMA_PATH,
-];
 
 const devnet = JSON.parse(readFileSync(REGISTRY_FILE, 'utf8')) as Registry;
 
@@ -92,7 +82,7 @@ beforeAll(async () => {
   });
   const app = createRestApp({ gateway, trustProxy: false, rateLimit: false, responseCacheEntries: 0 });
   ({ url: base, close } = await listen(app));
-  for (const path of DOCUMENTS) {
+  for (const path of DOCUMENT_PATHS) {
     const response = await fetch(`${base}${path}`);
     expect(response.status, path).toBe(200);
     served.set(path, await response.text());
@@ -103,7 +93,7 @@ afterAll(async () => {
 });
 
 describe('the discovery documents of a service over another registry', () => {
-  it.each(DOCUMENTS)('%s shows none of the devnet registry', (path) => {
+  it.each(DOCUMENT_PATHS)('%s shows none of the devnet registry', (path) => {
     const document = (served.get(path) as string).toLowerCase();
     const shown = devnetValues().filter((value) => document.includes(value.toLowerCase()));
     expect(shown).toEqual([]);
