@@ -114,11 +114,11 @@ try {
           wait,
         ),
       );
-  }
-  if (config.mode === 'network' && distributionsBase === undefined) {
-    console.log(
-      'service: DISTRIBUTIONS_BASE is not set: dividend proofs are not served (404); rounds and their roots are',
-    );
+    if (distributionsBase === undefined) {
+      console.log(
+        'service: DISTRIBUTIONS_BASE is not set: dividend proofs are not served (404); rounds and their roots are',
+      );
+    }
   }
   const gateway = createGateway({
     registry,
