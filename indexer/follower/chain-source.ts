@@ -339,6 +339,38 @@ export function bloomMayHold(logsBloom: Hex | undefined, filter: LogFilter): boo
   );
 }
 
+/** The topic0 values a log of one of `filters` may have; null when any may (a position 0 left open). */
+export function topic0sOf(filters: readonly LogFilter[]): Hex[] | null {
+  const topic0s = new Set<Hex>();
+  for (const filter of filters) {
+    for (const topic of filter.topics) topic0s.add(topic);
+    for (const topics of filter.anyAddressTopics ?? []) {
+      const first = topics[0];
+      if (!first) return null;
+      for (const topic of first) topic0s.add(topic);
+    }
+  }
+  return [...topic0s];
+}
+
+/** Whether a log matches `filter`, as a node's eth_getLogs decides it. */
+export function logMatcher(filter: LogFilter): (log: Log) => boolean {
+  const lower = (values: readonly Hex[]) => new Set(values.map((v) => v.toLowerCase() as Hex));
+  const addresses = filter.addresses && lower(filter.addresses);
+  const topic0s = lower(filter.topics);
+  const anyAddressTopics = (filter.anyAddressTopics ?? []).map((topics) =>
+    topics.map((values) => values && lower(values)),
+  );
+  return (log) => {
+    const topics = log.topics.map((topic) => topic?.toLowerCase() as Hex);
+    if (topic0s.has(topics[0]!) && (!addresses || addresses.has(log.address.toLowerCase() as Hex)))
+      return true;
+    return anyAddressTopics.some((allowed) =>
+      allowed.every((values, i) => values === null || values.has(topics[i]!)),
+    );
+  };
+}
+
 export class StoppedError extends Error {
   constructor() {
     super('stopped');
@@ -712,16 +744,21 @@ export class ChainSource {
   }
 
   /**
-   * The logs of `filter` in each of `blocks` (ascending), asked for by block hash (EIP-234: a node
-   * that does not have a block refuses it instead of answering no logs, as it does for a range past
-   * its head), all in one batch, no retries: a hash a reorg dropped stays unknown, so the caller
-   * decides whether to fetch its range again.
+   * The logs of the block `blockHash` whose topic0 is among `topic0s` (null: all its logs), from any
+   * address, in one eth_getLogs by block hash (EIP-234: a node that does not have the block refuses
+   * it instead of answering no logs, as it does for a range past its head), no retries: a hash a
+   * reorg dropped stays unknown, so the caller decides whether to fetch its range again. Any address,
+   * so that a filter naming thousands (a factory's instances) is one request, not one per part of
+   * its address list; the caller keeps those its filter matches (see logMatcher).
    */
-  async logsOfBlocks(filter: LogFilter, blocks: readonly Pick<ChainHeader, 'hash'>[]): Promise<Log[]> {
-    const perBlock = await Promise.all(
-      blocks.map((block) => this.matchingLogs(filter, { blockHash: block.hash as Hex })),
+  async blockLogs(blockHash: Hex, topic0s: readonly Hex[] | null): Promise<Log[]> {
+    // (a node reads an empty list at a position as any value there)
+    if (topic0s?.length === 0) return [];
+    const anyLog: TopicsFilter = [];
+    return this.matchingLogs(
+      { addresses: null, topics: [], anyAddressTopics: [topic0s === null ? anyLog : [topic0s]] },
+      { blockHash },
     );
-    return perBlock.flat();
   }
 
   private async matchingLogs(filter: LogFilter, blocks: LogBlocks): Promise<Log[]> {

@@ -54,6 +54,8 @@ import { FileDataSources } from './file-data-sources.ts';
 import {
   StoppedError,
   bloomMayHold,
+  logMatcher,
+  topic0sOf,
   describeRpcError,
   inChainOrderOnce,
   type ChainHeader,
@@ -208,6 +210,8 @@ interface FetchedRange {
   known: Map<number, ChainHeader>;
   /** the blocks of the range near the head, whose headers are in `known` (see logsMissedNearHead) */
   nearHead: number[];
+  /** logs of near-head blocks read by block hash, by block hash (see logsMissedNearHead) */
+  logsByHash: Map<string, LogsByHash>;
   /** hash of block `from - 1` as read with the range (null below the start block) */
   parentHash: string | null;
   /** receipts of the transactions whose logs `receipt: true` handlers get */
@@ -219,6 +223,15 @@ interface FetchedRange {
   callAddresses: readonly Hex[];
   /** answers to the eth calls its logs' handlers declare, by block hash, then callKey */
   declaredCalls: DeclaredCallAnswers;
+}
+
+/**
+ * The logs of a block read by its hash from any address: those whose topic0 is in `topic0s`, or all
+ * of them when it is null (see ChainSource.blockLogs).
+ */
+interface LogsByHash {
+  topic0s: ReadonlySet<Hex> | null;
+  logs: readonly Log[];
 }
 
 type DeclaredCallAnswers = ReadonlyMap<Hex, ReadonlyMap<string, Hex | null>>;
@@ -293,6 +306,8 @@ export class ChainFollower {
   private lastCommitAt = 0;
   /** the header of the block the next range is expected to end at, read with the last range's headers */
   private nextEnd: ChainHeader | null = null;
+  /** the topic0s of the events the subgraph's templates handle */
+  private readonly templateTopic0s: readonly Hex[];
   /** ranges being fetched ahead of the one processed, consecutive, in block order */
   private ahead: { from: number; to: number; result: Promise<FetchedRange | Refetch> }[] = [];
   /**
@@ -312,6 +327,9 @@ export class ChainFollower {
   private synced: boolean;
 
   constructor(private readonly options: FollowerOptions) {
+    this.templateTopic0s = [...options.subgraph.templates.values()].flatMap((template) => [
+      ...template.mapping.handlers.keys(),
+    ]);
     this.sources = this.loadSources();
     this.synced = options.store.synced;
     this.files = new FileDataSources(
@@ -514,7 +532,14 @@ export class ChainFollower {
     if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
-    const { missed, refusedAt, reason } = await this.logsMissedNearHead(filter, logs, headers, nearHead);
+    const logsByHash = new Map<string, LogsByHash>();
+    const { missed, refusedAt, reason } = await this.logsMissedNearHead(
+      filter,
+      logs,
+      headers,
+      nearHead,
+      logsByHash,
+    );
     if (refusedAt !== null) {
       // the blocks before it are indexed now: a node that stays behind must not hold back those it has
       const last = headers.get(refusedAt - 1);
@@ -557,6 +582,7 @@ export class ChainFollower {
       logs,
       triggerBlocks,
       nearHead,
+      logsByHash,
       known,
       receipts,
       parentHash,
@@ -633,6 +659,7 @@ export class ChainFollower {
         found,
         range.known,
         range.nearHead,
+        range.logsByHash,
       );
       if (refusedAt !== null) return { refetch: reason };
       extra.push(...found, ...missed);
@@ -711,12 +738,19 @@ export class ChainFollower {
    * logs are asked for again only where its bloom matches the filter (EIP-234: a node without the
    * block refuses it rather than answering none). `refusedAt` is the first block the node refused
    * so (null when none): the range must end before it, the logs returned are of the blocks before it.
+   *
+   * A block is asked for once per range whatever the filter: from any address, for the filter's
+   * topic0s together with those asked for it before, its answer kept in `logsByHash`. A range that
+   * new data sources widen block after block (a factory registering instances in every block)
+   * would otherwise ask each later block again, and a saturated bloom matches every new filter,
+   * with one request per part of a long address list each time.
    */
   private async logsMissedNearHead(
     filter: LogFilter,
     logs: readonly Log[],
     headers: ReadonlyMap<number, ChainHeader | null>,
     blocks: readonly number[],
+    logsByHash: Map<string, LogsByHash>,
   ): Promise<{ missed: Log[]; refusedAt: number | null; reason: string }> {
     const none = { missed: [], refusedAt: null, reason: '' };
     if (blocks.length === 0) return none;
@@ -730,13 +764,15 @@ export class ChainFollower {
       .map((n) => headers.get(n))
       .filter((h): h is ChainHeader => !!h && bloomMayHold(h.logsBloom, filter));
     if (suspect.length === 0) return none;
+    const wanted = topic0sOf([filter]);
     const answers = await Promise.allSettled(
-      suspect.map((header) => this.options.chain.logsOfBlocks(filter, [header])),
+      suspect.map((header) => this.logsOfBlock(header.hash, wanted, logsByHash)),
     );
     const refused = answers.findIndex((a) => a.status === 'rejected');
+    const matches = logMatcher(filter);
     const missed = answers
       .slice(0, refused === -1 ? undefined : refused)
-      .flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+      .flatMap((a) => (a.status === 'fulfilled' ? a.value.filter(matches) : []));
     if (missed.length > 0)
       this.options.log?.(
         `rpc eth_getLogs: the node's answer lacked ${missed.length} logs of blocks ${[...new Set(missed.map((l) => l.blockNumber))].join(', ')} (is its eth_getLogs node behind the head?); they were read by block hash`,
@@ -749,6 +785,31 @@ export class ChainFollower {
       refusedAt,
       reason: `the node did not give the logs of block ${refusedAt} by its hash, which its header's log bloom says it may hold (${describeRpcError(error)}); its eth_getLogs node may be behind the head`,
     };
+  }
+
+  /**
+   * The logs of block `hash` with a topic0 in `topic0s` (null: all) and maybe more, from
+   * `logsByHash` when it holds them, else read by hash for those together with the topic0s read
+   * before (so that one answer serves every filter asked for so far) and kept there.
+   */
+  private async logsOfBlock(
+    hash: string,
+    topic0s: readonly Hex[] | null,
+    logsByHash: Map<string, LogsByHash>,
+  ): Promise<readonly Log[]> {
+    const read = logsByHash.get(hash);
+    if (read && (read.topic0s === null || (topic0s?.every((t) => read.topic0s!.has(t)) ?? false)))
+      return read.logs;
+    // every event of the subgraph's data sources and templates: a filter widened for the data
+    // sources the range's blocks create (their addresses under every topic) then finds its logs here
+    const subgraphTopic0s = topic0sOf([this.sources.logFilter()]);
+    const asked =
+      topic0s === null || read?.topic0s === null || subgraphTopic0s === null
+        ? null
+        : new Set([...(read?.topic0s ?? []), ...topic0s, ...subgraphTopic0s, ...this.templateTopic0s]);
+    const logs = await this.options.chain.blockLogs(hash as Hex, asked && [...asked]);
+    logsByHash.set(hash, { topic0s: asked, logs });
+    return logs;
   }
 
   private get fullTransactions(): boolean {
@@ -1061,10 +1122,12 @@ export class ChainFollower {
         for (const a of callAddresses) coveredCalls.add(a);
         const [here, tracedHere] = await Promise.all([
           // by the block's hash: a node behind the head refuses it rather than answering none
-          Promise.all(missing.map((f) => chain.logsOfBlocks(f, [header]))).then(
-            (l) => {
+          // (one request for every filter, from any address, kept where one of them matches)
+          chain.blockLogs(header.hash as Hex, topic0sOf(missing)).then(
+            (found) => {
               const had = new Set(logs.map((log) => log.logIndex));
-              return l.flat().filter((log) => !had.has(log.logIndex));
+              const matchers = missing.map(logMatcher);
+              return found.filter((log) => !had.has(log.logIndex) && matchers.some((m) => m(log)));
             },
             (error: unknown) => {
               throw new ChainMoved(

@@ -7,6 +7,7 @@
 // logs, and, fetched one after another, cost two requests each. Past a low static filters
 // threshold, the vaults' events are asked for from any address, and a contract that is no vault
 // emitting them changes nothing.
+import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
@@ -134,6 +135,41 @@ describe('a busy fund registered before ranges fetched ahead with the registry a
     const later = chain.filters.filter((f) => f.addresses?.includes(REGISTRY) && f.from > 48);
     expect(later.length).toBeGreaterThan(0);
     expect(Math.max(...later.map((f) => f.to - f.from + 1))).toBeLessThanOrEqual(13);
+  });
+});
+
+describe('funds registered in every block of a range near the head', () => {
+  it('cost one request by block hash per block whose bloom matches, not one per block each time the range widens', async () => {
+    // block n registers fund n - 1, and from block 2 on holds a request of fund 0 and a log of an
+    // event no handler takes from every vault of the range: each block's bloom then matches every
+    // vault's filter although only fund 0's vault has logs its handlers take
+    const head = 12;
+    const registering = 10;
+    const unhandled = { topics: [keccak256(toHex('Unhandled()'))], data: '0x' as const };
+    const logsOf = (n: number): SyntheticLog[] =>
+      n > registering
+        ? []
+        : [
+            fundRegistered(n - 1),
+            ...(n > 1 ? [subscriptionRequested(0, n, n)] : []),
+            ...Array.from({ length: registering }, (_, fund) => ({ address: vaultOf(fund), ...unhandled })),
+          ];
+    const chain = await startLogDensityNode((n) => (n >= 1 && n <= head ? logsOf(n).length : 0), {
+      logAt: (n, i) => logsOf(n)[i]!,
+      head,
+    });
+    busyChains.push(chain);
+    const indexer = await indexers.start(chain.url, { maxRange: registering });
+    await indexer.waitForBlock(head);
+    // every registration and fund 0's requests
+    expect(indexer.status().events).toBe(registering + (registering - 1));
+    // each registering block is asked for once for its own new vault's logs, and once for the
+    // later vaults' logs the range's answers lack, whatever the number of vaults
+    const askedByHash = Array.from({ length: registering }, (_, i) => ({
+      block: i + 1,
+      requests: chain.blocksByHash.filter((b) => b === i + 1).length,
+    }));
+    expect(askedByHash.filter(({ requests }) => requests > 2)).toEqual([]);
   });
 });
 
