@@ -6,8 +6,8 @@
 // too large or too many results. A refusal that states a limit on the block span (hosted providers
 // cap it) caps the span there for good, so that ranges stop being refused every time the span
 // grows back; one about the number of logs lowers the target below the number it states (or halves
-// it) for good, for the same reason. Transient RPC failures are retried with exponential backoff; the caller never sees
-// them unless it stops.
+// it) for good, for the same reason. Transient RPC failures are retried with exponential backoff (a
+// rate limit as long as its Retry-After says); the caller never sees them unless it stops.
 import {
   createPublicClient,
   formatLog,
@@ -48,7 +48,10 @@ export interface ChainSourceOptions {
    * batch, since providers refuse long address lists (Infura takes at most 5,000 parameters)
    */
   maxAddressesPerRequest?: number;
-  /** first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s) */
+  /**
+   * first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s); a
+   * rate limit's Retry-After (HTTP 429) is waited instead, up to a minute
+   */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
   /** called on each retried failure, for logs */
@@ -264,11 +267,62 @@ function nodeWords(error: unknown): string {
 
 /** The node's words when `error` refuses a request as too large (see rangeTooLarge); else null. */
 function refusalAsTooLarge(error: unknown): string | null {
+  // a rate limit ("project ID request rate exceeded") or a proxy's HTML page (Cloudflare's 524
+  // "… exceeds its limit …") says nothing of the range: a smaller one would not help, and the
+  // span and the logs aimed at would stay lowered for good
+  if (rateLimit(error) !== null || errorChain(error).some((e) => isHtml(e.details))) return null;
   // viem's message also holds the request; the node's own words are its details and data
   const reason = nodeWords(error);
   return rangeTooLarge.test(String((error as Error)?.message ?? error)) || rangeTooLarge.test(reason)
     ? reason
     : null;
+}
+
+/**
+ * What providers answer when asked too often: HTTP 429 (nginx's HTML page, "Too Many Requests"),
+ * Infura's -32005 "project ID request rate exceeded", Alchemy's "exceeded its compute units per
+ * second capacity".
+ */
+const rateLimitWords = /too many requests|rate limit|request rate|rate exceeded|compute units|throughput/i;
+
+/** Retry-After is honoured up to this long; a longer one is waited this long, then asked again. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** What viem's errors (an HttpRequestError and its causes) may carry. */
+interface ChainedError {
+  status?: unknown;
+  details?: unknown;
+  headers?: unknown;
+  cause?: unknown;
+}
+
+/** `error` and its causes, outermost first. */
+function errorChain(error: unknown): ChainedError[] {
+  const chain: ChainedError[] = [];
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    chain.push(e as ChainedError);
+    e = (e as ChainedError).cause;
+  }
+  return chain;
+}
+
+const isHtml = (words: unknown): boolean =>
+  typeof words === 'string' && /^\s*(?:"\s*)?<(?:!doctype|html|head|body)/i.test(words);
+
+/**
+ * Whether `error` is a provider's rate limit: null when it is not, else how long its Retry-After
+ * header says to wait (seconds or an HTTP date, at most MAX_RETRY_AFTER_MS; null when it says none).
+ */
+export function rateLimit(error: unknown): { retryAfterMs: number | null } | null {
+  const chain = errorChain(error);
+  if (!chain.some((e) => e.status === 429) && !rateLimitWords.test(nodeWords(error))) return null;
+  for (const { headers } of chain) {
+    const value = headers instanceof Headers ? headers.get('retry-after') : null;
+    if (value === null) continue;
+    const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+    if (Number.isFinite(ms)) return { retryAfterMs: Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) };
+  }
+  return { retryAfterMs: null };
 }
 
 /** Which blocks one eth_getLogs asks for: those numbered [from, to], or one by its hash. */
@@ -499,12 +553,27 @@ export function describeRpcError(error: unknown): string {
     const said = [
       typeof status === 'number' ? `HTTP ${status}` : '',
       typeof code === 'string' ? code : '',
-      typeof details === 'string' && details !== text ? details : '',
+      typeof details === 'string' && details !== text ? inBrief(details) : '',
     ].filter((part) => part && !parts.some((seen) => seen.includes(part)));
     if (!parts.some((seen) => seen.includes(text))) parts.push(text);
     parts.push(...said);
   }
   return parts.join(': ');
+}
+
+/** The most characters of a node's or a proxy's words a log line quotes. */
+const WORDS_QUOTED = 200;
+
+/**
+ * `words` short enough for a log line: an HTML page (a proxy's error page) as its title or text,
+ * anything longer than WORDS_QUOTED cut there.
+ */
+function inBrief(words: string): string {
+  const text = isHtml(words)
+    ? (/<title[^>]*>([^<]*)</i.exec(words)?.[1] ?? words.replace(/<[^>]*>/g, ' '))
+    : words;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > WORDS_QUOTED ? `${flat.slice(0, WORDS_QUOTED)}…` : flat;
 }
 
 /** how many times chainId() asks before it gives up */
@@ -561,18 +630,27 @@ export class ChainSource {
   /** Runs `call` until it succeeds, backing off exponentially between failures. */
   async retry<T>(what: string, call: () => Promise<T>): Promise<T> {
     let delay = this.options.retryDelayMs ?? 250;
-    const max = this.options.maxRetryDelayMs ?? 15_000;
     for (;;) {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
         return await call();
       } catch (error) {
         if (error instanceof StoppedError) throw error;
-        this.options.onRetry?.(what, error, delay);
-        await sleep(delay, this.options.signal);
-        delay = Math.min(delay * 2, max);
+        delay = await this.waitToRetry(what, error, delay);
       }
     }
+  }
+
+  /**
+   * Waits before `what` is asked again after `error`: `delay`, or as long as a rate limit's
+   * Retry-After says (bounded by MAX_RETRY_AFTER_MS). Returns the delay for the next failure:
+   * doubled, up to maxRetryDelayMs.
+   */
+  private async waitToRetry(what: string, error: unknown, delay: number): Promise<number> {
+    const wait = rateLimit(error)?.retryAfterMs ?? delay;
+    this.options.onRetry?.(what, error, wait);
+    await sleep(wait, this.options.signal);
+    return Math.min(delay * 2, this.options.maxRetryDelayMs ?? 15_000);
   }
 
   /**
@@ -884,9 +962,7 @@ export class ChainSource {
           this.span = Math.max(1, Math.min(this.span, width >> 1, this.maxRange));
           return 'too-large';
         }
-        this.options.onRetry?.('eth_getLogs', error, delay);
-        await sleep(delay, this.options.signal);
-        delay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 15_000);
+        delay = await this.waitToRetry('eth_getLogs', error, delay);
       }
     }
   }

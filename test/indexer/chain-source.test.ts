@@ -5,18 +5,21 @@
 // A refusal that states a limit on the block span caps the span there for good; one of an answer's
 // size lowers the number of logs ranges aim at for good. Blocks read with their transactions keep
 // only those asked for, a few batches at a time.
-import type { Hex, Log } from 'viem';
+import { HttpRequestError, type Hex, type Log } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ChainSource,
   StoppedError,
+  describeRpcError,
   effectiveGasPrice,
+  rateLimit,
   statedBlockLimit,
   statedResultLimit,
   type LogFilter,
 } from '../../indexer/follower/chain-source.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
+import { startScriptedNode, type ScriptedAnswer } from './scripted-node.ts';
 
 const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
 let node: LogDensityNode | null = null;
@@ -521,5 +524,86 @@ describe('the chain source meeting a node that answers eth_getLogs wrongly', () 
     const { chain, retried } = await behindProxy(() => null);
     expect(await chain.logsInRange(filter, 5, 6)).toHaveLength(6);
     expect(retried).toEqual(['the node answered eth_getLogs with null, not a list of logs']);
+  });
+});
+
+describe('the chain source meeting a provider’s rate limit', () => {
+  const INFURA = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    error: { code: -32005, message: 'project ID request rate exceeded', data: { backoff_seconds: 1 } },
+  });
+  const ALCHEMY = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    error: {
+      code: 429,
+      message:
+        'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message.',
+    },
+  });
+  const NGINX =
+    '<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+  const CLOUDFLARE_524 = `<!DOCTYPE html><html lang="en-US"><head><title>rpc.example.org | 524: A timeout occurred</title></head><body><p>This typically happens when a request to the origin server exceeds its limit. Connection timeout exceeded.</p>${'x'.repeat(3_000)}</body></html>`;
+  const html = { 'content-type': 'text/html' };
+
+  it.each<[string, ScriptedAnswer]>([
+    [
+      'a bare 429 with Retry-After',
+      {
+        status: 429,
+        body: 'Too Many Requests',
+        headers: { 'content-type': 'text/plain', 'retry-after': '1' },
+      },
+    ],
+    ['Infura’s -32005 rate limit', { status: 429, body: INFURA }],
+    ['Alchemy’s compute units', { status: 429, body: ALCHEMY }],
+    ['nginx’s HTML 429', { status: 429, body: NGINX, headers: html }],
+    ['Cloudflare’s HTML 524 that says "exceeded"', { status: 524, body: CLOUDFLARE_524, headers: html }],
+  ])('waits out %s without shrinking the span or the logs aimed at', async (_, refusal) => {
+    node = await startLogDensityNode(() => 1);
+    let refusals = 2;
+    const scripted = await startScriptedNode(node.url, ({ calls }) =>
+      calls.some((c) => c.method === 'eth_getLogs') && refusals-- > 0 ? refusal : null,
+    );
+    const limits: number[] = [];
+    const retries: { line: string; delay: number }[] = [];
+    const chain = new ChainSource({
+      rpcUrl: scripted.url,
+      initialRange: 64,
+      retryDelayMs: 1,
+      onRangeLimit: (limit) => limits.push(limit),
+      onLogLimit: (logs) => limits.push(logs),
+      onRetry: (_what, error, delay) => retries.push({ line: describeRpcError(error), delay }),
+    });
+    try {
+      expect(await chain.logsInRange(filter, 1, 64)).toHaveLength(64);
+    } finally {
+      await scripted.close();
+    }
+    expect({ limits, range: chain.range, retries: retries.length }).toEqual({
+      limits: [],
+      range: 128,
+      retries: 2,
+    });
+    // Retry-After is waited; the log line quotes no whole page
+    if (refusal.headers?.['retry-after']) expect(retries.map((r) => r.delay)).toEqual([1_000, 1_000]);
+    for (const { line } of retries) expect(line.length).toBeLessThan(400);
+  });
+
+  it('reads Retry-After as seconds or a date, at most a minute', () => {
+    const limited = (retryAfter: string) =>
+      rateLimit(
+        new HttpRequestError({
+          url: 'http://127.0.0.1',
+          status: 429,
+          headers: new Headers({ 'retry-after': retryAfter }),
+        }),
+      );
+    expect(limited('2')).toEqual({ retryAfterMs: 2_000 });
+    expect(limited('3600')).toEqual({ retryAfterMs: 60_000 });
+    expect(limited(new Date(Date.now() + 600_000).toUTCString())).toEqual({ retryAfterMs: 60_000 });
+    expect(limited('soon')).toEqual({ retryAfterMs: null });
+    expect(rateLimit(new HttpRequestError({ url: 'http://127.0.0.1', status: 503 }))).toBeNull();
   });
 });
