@@ -9,6 +9,7 @@
 // it) for good, for the same reason. Transient RPC failures are retried with exponential backoff (a
 // rate limit as long as its Retry-After says); the caller never sees them unless it stops.
 import {
+  TimeoutError,
   createPublicClient,
   formatLog,
   formatTransactionReceipt,
@@ -578,11 +579,18 @@ function inBrief(words: string): string {
 
 /** how many times chainId() asks before it gives up */
 const CHAIN_ID_ATTEMPTS = 5;
+/**
+ * How long chainId() waits for each answer: a node that accepts connections but never answers
+ * would otherwise hold the start for five times viem's 60 s before the refusal.
+ */
+const CHAIN_ID_TIMEOUT_MS = 3_000;
 
 export class ChainSource {
   private readonly client;
   /** the same node, batching fewer requests per HTTP request: for whole blocks */
   private readonly fullBlockClient;
+  /** the same node, waiting CHAIN_ID_TIMEOUT_MS for an answer: for the start's chain id */
+  private readonly startUpClient;
   private span: number;
   private maxRange: number;
   /**
@@ -595,17 +603,18 @@ export class ChainSource {
 
   constructor(private readonly options: ChainSourceOptions) {
     const { url, headers } = rpcEndpoint(options.rpcUrl);
-    const client = (batchSize: number) =>
+    const client = (batchSize: number, timeout = 60_000) =>
       createPublicClient({
         transport: http(url, {
           batch: { batchSize, wait: 0 },
           retryCount: 0,
-          timeout: 60_000,
+          timeout,
           fetchOptions: { headers },
         }),
       });
     this.client = client(100);
     this.fullBlockClient = client(FULL_BLOCKS_PER_BATCH);
+    this.startUpClient = client(1, CHAIN_ID_TIMEOUT_MS);
     this.span = Math.min(options.initialRange ?? 16, options.maxRange ?? 10_000);
     this.maxRange = options.maxRange ?? 10_000;
     this.targetLogs = options.targetLogsPerRange ?? 5_000;
@@ -654,15 +663,20 @@ export class ChainSource {
   }
 
   /**
-   * The node's chain id, asked a few times over about 4 s (a flaky node answers within them): a
-   * node that cannot answer it at start-up is a misconfiguration to report, not an outage to wait
-   * out. The last failure is thrown.
+   * The node's chain id, asked a few times over about 4 s (a flaky node answers within them), each
+   * time waiting at most CHAIN_ID_TIMEOUT_MS: a node that cannot answer it at start-up is a
+   * misconfiguration to report, not an outage to wait out. The last failure is thrown (a timeout
+   * naming how long each try waited).
    */
   async chainId(): Promise<number> {
     for (let attempt = 0, delay = 250; ; attempt++, delay *= 2) {
       try {
-        return await this.client.getChainId();
+        return await this.startUpClient.getChainId();
       } catch (error) {
+        if (attempt === CHAIN_ID_ATTEMPTS - 1 && error instanceof TimeoutError)
+          throw new Error(`no answer within ${CHAIN_ID_TIMEOUT_MS / 1000} s, ${CHAIN_ID_ATTEMPTS} times`, {
+            cause: error,
+          });
         if (attempt === CHAIN_ID_ATTEMPTS - 1) throw error;
         await sleep(delay, this.options.signal);
       }

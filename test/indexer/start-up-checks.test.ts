@@ -81,6 +81,22 @@ describe('indexer start-up', () => {
     );
   });
 
+  it('refuses a node that accepts connections but never answers within half a minute, naming the wait', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const started = Date.now();
+    try {
+      const rpcUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      await expect((await indexer({ rpcUrl })).start()).rejects.toThrow(
+        /^the node at RPC_URL does not answer eth_chainId: no answer within 3 s, 5 times: The request took too long to respond/,
+      );
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  }, 60_000);
+
   it('refuses a node of another chain than the network names', async () => {
     await expect((await indexer({ network: 'sepolia' })).start()).rejects.toThrow(
       'the node at RPC_URL is on chain 31337, but network sepolia is chain 11155111: point RPC_URL at a sepolia node, or set NETWORK to the network it serves',
