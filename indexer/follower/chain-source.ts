@@ -29,6 +29,7 @@ import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event
 import type { BlockHeader } from '../store/sqlite-store.ts';
 import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
 import { rpcEndpoint } from './rpc-endpoint.ts';
+import { rpcFetch } from './rpc-fetch.ts';
 
 export interface ChainSourceOptions {
   rpcUrl: string;
@@ -610,6 +611,7 @@ export class ChainSource {
           retryCount: 0,
           timeout,
           fetchOptions: { headers },
+          fetchFn: rpcFetch,
         }),
       });
     this.client = client(100);

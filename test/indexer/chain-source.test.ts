@@ -607,3 +607,34 @@ describe('the chain source meeting a provider’s rate limit', () => {
     expect(rateLimit(new HttpRequestError({ url: 'http://127.0.0.1', status: 503 }))).toBeNull();
   });
 });
+
+describe('the chain source meeting a node that refuses with a non-2xx status and a batch answer', () => {
+  it('reads the node’s words from the answer’s list, not the status text alone', async () => {
+    node = await startLogDensityNode(() => 1);
+    // a proxy answering HTTP 413 with the node's own batch answer, as some providers' gateways do
+    const scripted = await startScriptedNode(node.url, ({ calls }) => {
+      const call = calls.find((c) => c.method === 'eth_getLogs');
+      if (!call) return null;
+      const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
+      if (Number(toBlock) - Number(fromBlock) + 1 <= 10) return null;
+      const error = { code: -32602, message: 'query exceeds max block range 10' };
+      return { status: 413, body: JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error }))) };
+    });
+    const stop = new AbortController();
+    const limits: number[] = [];
+    const chain = new ChainSource({
+      rpcUrl: scripted.url,
+      initialRange: 64,
+      signal: stop.signal,
+      onRangeLimit: (limit) => limits.push(limit),
+      // a refusal read as a failure would be retried forever
+      onRetry: () => stop.abort(),
+    });
+    try {
+      expect(await chain.logsInRange(filter, 1, 64)).toBe('too-large');
+    } finally {
+      await scripted.close();
+    }
+    expect({ limits, range: chain.range }).toEqual({ limits: [10], range: 10 });
+  });
+});
