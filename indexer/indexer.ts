@@ -405,6 +405,10 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           log(
             `rpc eth_getLogs: the node refused a range ("${reason}"); ranges hold at most ${blocks} blocks from now on`,
           ),
+        onBatchLimit: (limit, words) =>
+          log(
+            `rpc: the node refused a JSON-RPC batch ("${words}"); requests go out ${limit === 0 ? 'one call at a time' : `in batches of at most ${limit} calls (fewer while the node refuses those too)`} from now on`,
+          ),
         onLogLimit: (logs, reason) =>
           log(
             `rpc eth_getLogs: the node refused an answer that large ("${reason}"); ranges aim at ${logs} logs from now on`,

@@ -60,6 +60,11 @@ export interface ChainSourceOptions {
   onRetry?: (what: string, error: unknown, delayMs: number) => void;
   /** called when a refusal lowers the span's upper bound, with the node's words */
   onRangeLimit?: (blocks: number, reason: string) => void;
+  /**
+   * called when the node first refuses a JSON-RPC batch, with the calls per batch from then on (0:
+   * calls go out one by one; lowered again, silently, while the node refuses those) and its words
+   */
+  onBatchLimit?: (limit: number, words: string) => void;
   /** called when a refusal of an answer's size lowers the logs ranges aim at, with the node's words */
   onLogLimit?: (logs: number, reason: string) => void;
   /** aborts waits and retries */
@@ -604,6 +609,8 @@ export class ChainSource {
 
   constructor(private readonly options: ChainSourceOptions) {
     const { url, headers } = rpcEndpoint(options.rpcUrl);
+    // one for every client: a batch limit the node states holds for them all
+    const fetchFn = rpcFetch((limit, words) => options.onBatchLimit?.(limit, words));
     const client = (batchSize: number, timeout = 60_000) =>
       createPublicClient({
         transport: http(url, {
@@ -611,7 +618,7 @@ export class ChainSource {
           retryCount: 0,
           timeout,
           fetchOptions: { headers },
-          fetchFn: rpcFetch,
+          fetchFn,
         }),
       });
     this.client = client(100);

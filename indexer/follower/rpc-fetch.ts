@@ -1,13 +1,37 @@
 // How the chain source's requests reach the node: the fetch viem's HTTP transport calls. viem sends
 // every request as a JSON-RPC batch (an array, even for one call) and reads a failed answer's
-// error only from an object body. A non-2xx answer whose body is a batch answer (an array) has its
-// first error handed to viem as the body's error, so that the node's words (a span limit a proxy
-// sends with HTTP 413) reach the refusal parser instead of the status text alone.
+// error only from an object body; nodes and the proxies before them answer batches in ways it does
+// not expect. A non-2xx answer whose body is a batch answer (an array) has its first error handed
+// to viem as the body's error, so that the node's words (a span limit a proxy sends with HTTP 413)
+// reach the refusal parser instead of the status text alone. A node that refuses batches, or
+// batches that large (geth's "batch too large", "batch size exceeds the limit of 10", an HTTP 413
+// for the batch, "Batch requests are not supported"), or answers only some of a batch's calls, has
+// the batch sent again in smaller ones (the limit its words state, else half as many calls), down
+// to single calls, and later batches split the same way: viem would wait forever for the calls
+// left unanswered, or fail reading an object as a list.
+
+/** A JSON-RPC call as viem sends it. */
+interface RpcCall {
+  id: number | string;
+}
 
 /** A JSON-RPC answer as a node sends it. */
 interface RpcAnswer {
   id?: unknown;
-  error?: unknown;
+  error?: { message?: unknown } | unknown;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** The calls of a request body that is a JSON-RPC batch; null for any other body. */
+function batchOf(body: unknown): RpcCall[] | null {
+  if (typeof body !== 'string' || !body.startsWith('[')) return null;
+  try {
+    const calls = JSON.parse(body) as unknown;
+    return Array.isArray(calls) && calls.length > 0 ? (calls as RpcCall[]) : null;
+  } catch {
+    return null;
+  }
 }
 
 function parsed(text: string): unknown {
@@ -18,20 +42,101 @@ function parsed(text: string): unknown {
   }
 }
 
-/** A fetch for viem's HTTP transport (see the top of this file). */
-export const rpcFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  if (response.ok) return response;
-  const text = await response.text();
-  const body = parsed(text);
-  const firstError = Array.isArray(body)
-    ? (body as RpcAnswer[]).find((answer) => answer?.error !== undefined)?.error
-    : undefined;
-  // viem reads a failed answer's error from an object body only
-  const kept = firstError !== undefined ? JSON.stringify({ error: firstError }) : text;
-  return new Response(kept, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-};
+/** What an error of a JSON-RPC answer says. */
+function wordsOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : JSON.stringify(error);
+}
+
+/**
+ * Why the node refused `calls` as a batch (its words), or null when it answered them: a list
+ * lacking some calls, an object (no list) answering 2xx or whose error names batches, or an HTTP
+ * 413 without a JSON-RPC answer.
+ */
+function batchRefusal(status: number, body: unknown, calls: readonly RpcCall[]): string | null {
+  if (Array.isArray(body)) {
+    const answered = new Set((body as RpcAnswer[]).map((answer) => answer?.id));
+    if (calls.every((call) => answered.has(call.id))) return null;
+    const said = (body as RpcAnswer[]).find((answer) => answer?.error !== undefined)?.error;
+    return said === undefined
+      ? `the node answered ${answered.size} of a batch of ${calls.length} calls`
+      : wordsOf(said);
+  }
+  const error = (body as RpcAnswer | undefined)?.error;
+  // a bare 413 (a proxy's body size limit) refuses the batch's size
+  if (error === undefined) return status === 413 ? 'HTTP 413' : null;
+  const words = wordsOf(error);
+  return (status >= 200 && status < 300) || /\bbatch/i.test(words) ? words : null;
+}
+
+/**
+ * The most calls per batch after a refusal of `refused` calls: none where batches are refused
+ * altogether, else the limit `words` state, else half as many.
+ */
+function loweredLimit(refused: number, words: string): number {
+  if (/not (?:supported|allowed|enabled)|disabled/i.test(words)) return 0;
+  const stated = /(?:limit(?: of)?|exceeds(?: the limit of)?|max(?:imum)?(?: of)?|up to)\s*:?\s*(\d+)/i.exec(
+    words,
+  );
+  const limit = stated ? Number(stated[1]) : Math.floor(refused / 2);
+  return limit < refused ? limit : Math.floor(refused / 2);
+}
+
+/**
+ * A fetch for viem's HTTP transport to one node (see the top of this file). `onBatchLimit` is
+ * called the first time the node refuses a batch, with the calls per batch from then on (0: single
+ * calls, no batches; lower again while the node refuses those) and the node's words.
+ */
+export function rpcFetch(onBatchLimit: (limit: number, words: string) => void): typeof fetch {
+  /** the most calls one batch carries; 0: calls go out alone, as JSON-RPC objects */
+  let maxBatch = Number.POSITIVE_INFINITY;
+
+  async function inParts(input: RequestInfo | URL, init: RequestInit, calls: RpcCall[]): Promise<Response> {
+    const size = Math.max(1, maxBatch);
+    const parts: RpcCall[][] = [];
+    for (let i = 0; i < calls.length; i += size) parts.push(calls.slice(i, i + size));
+    const responses = await Promise.all(
+      parts.map((part) =>
+        maxBatch === 0
+          ? fetch(input, { ...init, body: JSON.stringify(part[0]) })
+          : send(input, { ...init, body: JSON.stringify(part) }, part),
+      ),
+    );
+    const failed = responses.find((response) => !response.ok);
+    if (failed) return failed;
+    const answers = (await Promise.all(responses.map((response) => response.json()))) as unknown[];
+    return new Response(JSON.stringify(answers.flat()), { status: 200, headers: JSON_HEADERS });
+  }
+
+  async function send(input: RequestInfo | URL, init: RequestInit, calls: RpcCall[]): Promise<Response> {
+    if (calls.length > maxBatch) return inParts(input, init, calls);
+    const response = await fetch(input, init);
+    const text = await response.text();
+    const body = parsed(text);
+    const refusal = batchRefusal(response.status, body, calls);
+    if (refusal !== null) {
+      const limit = loweredLimit(calls.length, refusal);
+      if (limit < maxBatch) {
+        // said once: a limit found by halving would otherwise take a line per halving
+        if (maxBatch === Number.POSITIVE_INFINITY) onBatchLimit(limit, refusal);
+        maxBatch = limit;
+      }
+      return inParts(input, init, calls);
+    }
+    const firstError = Array.isArray(body)
+      ? (body as RpcAnswer[]).find((answer) => answer?.error !== undefined)?.error
+      : undefined;
+    // viem reads a failed answer's error from an object body only
+    const kept = !response.ok && firstError !== undefined ? JSON.stringify({ error: firstError }) : text;
+    return new Response(kept, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  return (input, init) => {
+    const calls = batchOf(init?.body);
+    return calls ? send(input, init!, calls) : fetch(input, init);
+  };
+}

@@ -638,3 +638,73 @@ describe('the chain source meeting a node that refuses with a non-2xx status and
     expect({ limits, range: chain.range }).toEqual({ limits: [10], range: 10 });
   });
 });
+
+describe('the chain source meeting a node that limits JSON-RPC batches', () => {
+  const refused = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+  // the node's limit, the refusal, and the first limit the chain source tries (half of 45 calls
+  // where the refusal states none)
+  it.each<[string, number, (ids: number[]) => ScriptedAnswer, number]>([
+    [
+      'geth’s "batch too large" for the first call alone',
+      10,
+      (ids) => ({ status: 200, body: JSON.stringify([{ ...refused('batch too large'), id: ids[0] }]) }),
+      22,
+    ],
+    [
+      'an object stating the limit',
+      10,
+      () => ({ status: 200, body: JSON.stringify(refused('batch size exceeds the limit of 10')) }),
+      10,
+    ],
+    [
+      'HTTP 413 for the batch',
+      10,
+      () => ({ status: 413, body: JSON.stringify(refused('batch size exceeds 10')) }),
+      10,
+    ],
+  ])('sends smaller batches after %s, and says so once', async (_, max, refusal, firstLimit) => {
+    node = await startLogDensityNode(() => 1, { head: 100 });
+    const scripted = await startScriptedNode(node.url, ({ calls, batch }) =>
+      batch && calls.length > max ? refusal(calls.map((c) => c.id)) : null,
+    );
+    const limits: { limit: number; words: string }[] = [];
+    const chain = new ChainSource({
+      rpcUrl: scripted.url,
+      onBatchLimit: (limit, words) => limits.push({ limit, words }),
+    });
+    try {
+      const numbers = Array.from({ length: 45 }, (_, i) => i + 1);
+      const headers = await chain.headers(numbers);
+      expect(numbers.filter((n) => headers.get(n)?.number !== n)).toEqual([]);
+      // the next batches are split before they are sent
+      const before = scripted.requests.length;
+      await chain.headers(numbers.map((n) => n + 50));
+      const sent = scripted.requests.slice(before).map((r) => r.calls.length);
+      expect({ calls: sent.reduce((a, b) => a + b), largest: Math.max(...sent) <= max }).toEqual({
+        calls: 45,
+        largest: true,
+      });
+    } finally {
+      await scripted.close();
+    }
+    expect(limits).toHaveLength(1);
+    expect(limits[0]!.limit).toBe(firstLimit);
+    expect(limits[0]!.words).toMatch(/batch/);
+  });
+
+  it('sends calls one by one to a node that refuses batches, from the chain id at start-up on', async () => {
+    node = await startLogDensityNode(() => 1, { head: 100 });
+    const scripted = await startScriptedNode(node.url, ({ batch }) =>
+      batch ? { status: 200, body: JSON.stringify(refused('Batch requests are not supported')) } : null,
+    );
+    const limits: number[] = [];
+    const chain = new ChainSource({ rpcUrl: scripted.url, onBatchLimit: (limit) => limits.push(limit) });
+    try {
+      expect(await chain.chainId()).toBe(31337);
+      expect([...(await chain.headers([1, 2, 3])).keys()]).toEqual([1, 2, 3]);
+    } finally {
+      await scripted.close();
+    }
+    expect(limits).toEqual([0]);
+  });
+});
