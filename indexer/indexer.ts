@@ -13,7 +13,7 @@ import { createChainReader, type ClosableChainReader } from './follower/chain-re
 import { FileFetcher } from './follower/file-fetcher.ts';
 import { createIpfsClient } from './follower/ipfs-client.ts';
 import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
-import { ChainSource, describeRpcError } from './follower/chain-source.ts';
+import { ChainSource, describeRpcError, isNodeRefusal } from './follower/chain-source.ts';
 import { lockStore } from './store/store-lock.ts';
 import { NETWORK_CHAIN_IDS } from './network-chains.ts';
 import { createQueryService, type QueryService } from './query/create-query-service.ts';
@@ -400,7 +400,15 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         maxAddressesPerRequest: config.maxAddressesPerRequest,
         signal: abort.signal,
         onRetry: (what, error, delay) =>
-          log(`rpc ${what} failed (${describeRpcError(error)}); retrying in ${delay} ms`),
+          log(
+            `rpc ${what} failed (${describeRpcError(error)}); retrying in ${delay} ms${
+              // a range limit worded in a way the refusal parser does not know is retried as it
+              // stands: the operator can state the limit
+              what === 'eth_getLogs' && isNodeRefusal(error)
+                ? '; if the node limits the blocks an eth_getLogs range spans, INDEXER_MAX_BLOCK_RANGE can set that limit'
+                : ''
+            }`,
+          ),
         onRangeLimit: (blocks, reason) =>
           log(
             `rpc eth_getLogs: the node refused a range ("${reason}"); ranges hold at most ${blocks} blocks from now on`,

@@ -297,6 +297,7 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 /** What viem's errors (an HttpRequestError and its causes) may carry. */
 interface ChainedError {
+  code?: unknown;
   status?: unknown;
   details?: unknown;
   headers?: unknown;
@@ -330,6 +331,14 @@ export function rateLimit(error: unknown): { retryAfterMs: number | null } | nul
     if (Number.isFinite(ms)) return { retryAfterMs: Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) };
   }
   return { retryAfterMs: null };
+}
+
+/**
+ * Whether `error` is the node's refusal of the request (a JSON-RPC error) that is no rate limit:
+ * one the chain source does not read as a range too large is retried as it stands.
+ */
+export function isNodeRefusal(error: unknown): boolean {
+  return errorChain(error).some((e) => typeof e.code === 'number') && rateLimit(error) === null;
 }
 
 /** Which blocks one eth_getLogs asks for: those numbered [from, to], or one by its hash. */

@@ -19,7 +19,9 @@ import {
 } from '../../indexer/follower/chain-source.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
+import { devnetIndexers } from './devnet-indexers.ts';
 import { startScriptedNode, type ScriptedAnswer } from './scripted-node.ts';
+import { SYNTHETIC_CONTRACTS } from './synthetic-funds.ts';
 
 const filter = { addresses: null, topics: [`0x${'11'.repeat(32)}` as const] };
 let node: LogDensityNode | null = null;
@@ -706,5 +708,32 @@ describe('the chain source meeting a node that limits JSON-RPC batches', () => {
       await scripted.close();
     }
     expect(limits).toEqual([0]);
+  });
+});
+
+describe('an indexer meeting an eth_getLogs refusal it cannot read', () => {
+  it('retries it and says INDEXER_MAX_BLOCK_RANGE can set the limit', async () => {
+    node = await startLogDensityNode(() => 0, { head: 20 });
+    let refusals = 2;
+    const scripted = await startScriptedNode(node.url, ({ calls }) => {
+      if (!calls.some((c) => c.method === 'eth_getLogs') || refusals-- <= 0) return null;
+      const error = { code: -32000, message: 'your plan allows a narrower window' };
+      return { status: 200, body: JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error }))) };
+    });
+    const indexers = devnetIndexers(() => SYNTHETIC_CONTRACTS, 'indexer-unread-refusal-');
+    const lines: string[] = [];
+    try {
+      const indexer = await indexers.start(scripted.url, { log: (line) => lines.push(line) });
+      await indexer.waitForBlock(20);
+    } finally {
+      await indexers.stopAll();
+      await scripted.close();
+    }
+    const retries = lines.filter((l) => l.startsWith('rpc eth_getLogs failed'));
+    expect(retries).toHaveLength(2);
+    for (const line of retries)
+      expect(line).toMatch(
+        /your plan allows a narrower window.*; retrying in \d+ ms; if the node limits the blocks an eth_getLogs range spans, INDEXER_MAX_BLOCK_RANGE can set that limit$/,
+      );
   });
 });
