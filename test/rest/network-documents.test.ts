@@ -10,7 +10,6 @@ import { parseRegistry, type Registry } from '../../gateway/sources/registry.ts'
 import { createRestApp, DOCUMENT_PATHS } from '../../rest/app.ts';
 import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
 
-
 const devnet = JSON.parse(readFileSync(REGISTRY_FILE, 'utf8')) as Registry;
 
 /** the devnet registry with each value the documents can show replaced by another network's */
