@@ -34,6 +34,15 @@ function batchOf(body: unknown): RpcCall[] | null {
   }
 }
 
+/** `response` with `body` in place of the body already read from it. */
+function answerOf(response: Response, body: string): Response {
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 function parsed(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -112,6 +121,21 @@ export function rpcFetch(onBatchLimit: (limit: number, words: string) => void): 
     if (calls.length > maxBatch) return inParts(input, init, calls);
     const response = await fetch(input, init);
     const text = await response.text();
+    // the common answer, a 2xx list for one call (eth_getLogs' can be megabytes), goes to viem as it
+    // came: it answers the call whatever it holds, so parsing it here would only parse it twice
+    if (response.ok && calls.length === 1 && text.startsWith('[') && text !== '[]') {
+      return answerOf(response, text);
+    }
+    return checked(response, text, calls, input, init);
+  }
+
+  async function checked(
+    response: Response,
+    text: string,
+    calls: RpcCall[],
+    input: RequestInfo | URL,
+    init: RequestInit,
+  ): Promise<Response> {
     const body = parsed(text);
     const refusal = batchRefusal(response.status, body, calls);
     if (refusal !== null) {
@@ -127,12 +151,10 @@ export function rpcFetch(onBatchLimit: (limit: number, words: string) => void): 
       ? (body as RpcAnswer[]).find((answer) => answer?.error !== undefined)?.error
       : undefined;
     // viem reads a failed answer's error from an object body only
-    const kept = !response.ok && firstError !== undefined ? JSON.stringify({ error: firstError }) : text;
-    return new Response(kept, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return answerOf(
+      response,
+      !response.ok && firstError !== undefined ? JSON.stringify({ error: firstError }) : text,
+    );
   }
 
   return (input, init) => {
