@@ -15,6 +15,7 @@ import {
   type UpstreamWait,
 } from '../../gateway/start-up-checks.ts';
 import { graphql, indexedStack, REGISTRY_FILE, testGateway, type IndexedStack } from './stack.ts';
+import { closedPort } from '../reliability/servers/ports.ts';
 
 const SEPOLIA_CHAIN_ID = 11155111;
 const servers: Server[] = [];
@@ -36,15 +37,6 @@ async function serve(handler: RequestListener): Promise<string> {
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** A loopback port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /** A short wait, recording what it tells. */

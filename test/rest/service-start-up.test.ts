@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startAnvil } from '../../devnet/anvil.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
+import { closedPort } from '../reliability/servers/ports.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 /** network mode against nothing, for what fails before the upstreams are checked */
@@ -75,15 +76,6 @@ async function forwarderTo(target: string): Promise<string> {
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   loopbackServers.push(server);
   return `127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-/** A loopback port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 describe('the service start-up', () => {

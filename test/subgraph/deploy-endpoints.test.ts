@@ -6,6 +6,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkNodeEndpoints } from '../../subgraph/scripts/deploy-endpoints.ts';
+import { closedPort } from '../reliability/servers/ports.ts';
 
 const servers: Server[] = [];
 afterAll(() => servers.forEach((server) => server.close()));
@@ -32,14 +33,6 @@ const ipfs = () =>
   );
 /** a web server that is neither: Python's http.server answers a POST with 501 */
 const webServer = () => serve((_req, res) => res.writeHead(501).end('Unsupported method'));
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 describe('the graph-node endpoint checks', () => {
   it('accept a graph-node admin endpoint and an IPFS API', async () => {

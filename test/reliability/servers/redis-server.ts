@@ -2,23 +2,11 @@
 // persistence off, for tests that share rate-limit counters between app instances. A missing
 // binary is a failure that names it, never a silent skip.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { closedPort } from './ports.ts';
 
 export interface RedisServer {
   url: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts redis-server on `port` (a free one when not given; given, to restart one where it was). */
@@ -28,7 +16,7 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
       'redis-server is not installed: the rate-limit tests need it (apt-get install -y redis-server; .ci/run installs it)',
     );
   }
-  port ??= await freePort();
+  port ??= await closedPort();
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
