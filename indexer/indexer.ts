@@ -3,6 +3,7 @@
 // graph-node-dialect query server. `npm run indexer`, `npm start` and the test harness all build it
 // here; none of them listens or loops on its own.
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -393,6 +394,9 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         throw error;
       }
       abort = new AbortController();
+      // every request retrying or waiting out a rate limit at once listens for the stop: ranges
+      // ahead, their batches and receipts may well be more than Node's default of 10 listeners
+      setMaxListeners(0, abort.signal);
       const chain = new ChainSource({
         rpcUrl: config.rpcUrl,
         initialRange: config.initialRange,
