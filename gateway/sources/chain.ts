@@ -55,6 +55,8 @@ export interface ChainConfig {
 export interface ChainSource {
   client: PublicClient;
   config: ChainConfig;
+  /** the id of the chain the RPC serves, asked once (a failed ask is asked again next time) */
+  chainId(): Promise<number>;
 }
 
 export function createChainSource(config: ChainConfig): ChainSource {
@@ -69,7 +71,17 @@ export function createChainSource(config: ChainConfig): ChainSource {
     }),
     cacheTime: 1_000,
   });
-  return { client, config };
+  // a node's chain never changes under it (the start-up check compared it with the registry's):
+  // health need not ask eth_chainId on every request
+  let chainIdRead: Promise<number> | undefined;
+  const chainId = (): Promise<number> => {
+    chainIdRead ??= client.getChainId().catch((error: unknown) => {
+      chainIdRead = undefined;
+      throw error;
+    });
+    return chainIdRead;
+  };
+  return { client, config, chainId };
 }
 
 export interface ContractRead {
@@ -155,7 +167,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
     },
     async chainId() {
       try {
-        return await source.client.getChainId();
+        return await source.chainId();
       } catch (error) {
         throw upstreamUnavailable('chain RPC', error);
       }
