@@ -342,10 +342,12 @@ export function createRestApp(config: RestConfig): Express {
   }
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   serveDocument('/openapi.json', 'application/json; charset=utf-8', (base, pb) =>
-    json(buildOpenApi(base, pb, examples)),
+    json(buildOpenApi(base, pb, examples, config.rateLimit)),
   );
   serveDocument('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base, examples));
-  serveDocument('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) => llmsFullTxt(base, pb, examples));
+  serveDocument('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) =>
+    llmsFullTxt(base, pb, examples, config.rateLimit),
+  );
   serveDocument('/.well-known/ai-plugin.json', 'application/json; charset=utf-8', (base) =>
     json(aiPluginJson(base, registry.registry)),
   );

@@ -16,7 +16,7 @@ import {
 } from './openapi.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import { PROBLEM_KINDS } from './problems.ts';
-import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
+import { DEFAULT_RATE_LIMIT, rateLimitStatement, type RateLimitConfig } from './rate-limit.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type RouteSpec } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
@@ -107,11 +107,15 @@ function fieldLines(schema: JsonSchema, indent: string, depth: number): string[]
   });
 }
 
-/** /llms-full.txt of a service whose registry gives `examples` (default: the devnet's) */
+/**
+ * /llms-full.txt of a service whose registry gives `examples` (default: the devnet's) and which
+ * enforces `rateLimit` (default: the default limits).
+ */
 export function llmsFullTxt(
   baseUrl: string,
   problemBase: string,
   examples: DocumentExamples = DEVNET_EXAMPLES,
+  rateLimit: RateLimitConfig | false = DEFAULT_RATE_LIMIT,
 ): string {
   const out: string[] = [
     `# ${API_TITLE}: full reference`,
@@ -140,7 +144,8 @@ export function llmsFullTxt(
     '',
     '## Errors',
     '',
-    'Errors are application/problem+json (RFC 9457) with `type`, `title`, `status`, `detail` (what to fix) and `instance` (the request path); invalid-parameter problems add `parameter`. Every endpoint can answer 400, 404, 429, 500 and 503. Problem types:',
+    'Errors are application/problem+json (RFC 9457) with `type`, `title`, `status`, `detail` (what to fix) and `instance` (the request path); invalid-parameter problems add `parameter`. ' +
+      `Every endpoint can answer ${rateLimit ? '400, 404, 429, 500 and 503' : '400, 404, 500 and 503'}. Problem types:`,
     '',
     ...Object.entries(PROBLEM_KINDS).map(
       ([kind, k]) => `- ${problemBase}/${kind}: ${k.status} ${k.title}. ${k.explanation} ${k.remedy}`,
@@ -148,7 +153,7 @@ export function llmsFullTxt(
     '',
     '## Limits',
     '',
-    `- ${DEFAULT_RATE_LIMIT.perMinute} requests per minute per IP sustained, and a burst of ${DEFAULT_RATE_LIMIT.burst} requests per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds. Over either: 429 with Retry-After (seconds). Every response carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained").`,
+    `- ${rateLimitStatement(rateLimit)}${rateLimit ? ' Every response carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained").' : ''}`,
     '',
     '## Caching',
     '',
@@ -171,7 +176,7 @@ export function llmsFullTxt(
     '- The same data in the same units as the endpoints below, each of which names the query it runs; field and argument names are the same. One difference: ProtocolEvent.args carries raw on-chain integers (base units), as the schema describes.',
     `- Answers are {"data", "errors"}. Each error has a message saying what to fix, its path and locations, and extensions.code: ${ERROR_CODES.join(', ')}; a BAD_INPUT from an argument also names extensions.argument. Not-found messages name the query (and the REST request) listing the valid values.`,
     '- A field that fails on its own arguments (a slug or round that names nothing, a bad limit or cursor) is null beside its error; its sibling fields are still answered. A request that cannot run at all (syntax, validation, limits, variables) is HTTP 400 with BAD_INPUT errors only.',
-    `- ${GRAPHQL_LIMITS} The rate limits below apply to /graphql too.`,
+    `- ${GRAPHQL_LIMITS}${rateLimit ? ' The rate limits below apply to /graphql too.' : ''}`,
     '',
     '## Deprecated endpoints (410 Gone)',
     '',
@@ -207,7 +212,7 @@ export function llmsFullTxt(
     if (route.example !== undefined)
       out.push('Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '');
     out.push(
-      `Errors: 400 invalid-parameter, 404 not-found${route.notFoundWhen ? ` (${route.notFoundWhen})` : ''}, 429 rate-limited, 500 internal-error, 503 upstream-unavailable.`,
+      `Errors: 400 invalid-parameter, 404 not-found${route.notFoundWhen ? ` (${route.notFoundWhen})` : ''}${rateLimit ? ', 429 rate-limited' : ''}, 500 internal-error, 503 upstream-unavailable.`,
       `Cache: ${route.tier} tier, max-age ${tier.maxAge} seconds.`,
       '',
     );

@@ -19,7 +19,12 @@ import {
   type ProblemKindName,
 } from './problems.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
-import { DEFAULT_RATE_LIMIT } from './rate-limit.ts';
+import {
+  DEFAULT_RATE_LIMIT,
+  rateLimitedDetail,
+  rateLimitStatement,
+  type RateLimitConfig,
+} from './rate-limit.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type ParamSpec, type RouteSpec } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
@@ -131,11 +136,30 @@ function problemResponse(
   };
 }
 
+/** The 429 a client over the burst limit gets, where the deployment limits requests at all. */
+function rateLimitedResponse(
+  problemBase: string,
+  instance: string,
+  rateLimit: RateLimitConfig | false,
+): Record<string, JsonSchema> {
+  if (!rateLimit) return {};
+  return {
+    '429': problemResponse(
+      problemBase,
+      'rate-limited',
+      'Rate limit exceeded; wait Retry-After seconds.',
+      rateLimitedDetail(rateLimit.burst, rateLimit.burstWindowSeconds, '12'),
+      instance,
+    ),
+  };
+}
+
 function commonProblems(
   problemBase: string,
   route: RouteSpec,
   instance: string,
   examples: DocumentExamples,
+  rateLimit: RateLimitConfig | false,
 ): Record<string, JsonSchema> {
   // a slug that breaks its rule is a 404, never a 400: the example names another parameter
   const firstParam =
@@ -160,13 +184,7 @@ function commonProblems(
       unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown', () => false),
       instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
     ),
-    '429': problemResponse(
-      problemBase,
-      'rate-limited',
-      'Rate limit exceeded; wait Retry-After seconds.',
-      `More than ${DEFAULT_RATE_LIMIT.burst} requests in ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds from your address; retry after 12 seconds.`,
-      instance,
-    ),
+    ...rateLimitedResponse(problemBase, instance, rateLimit),
     '500': problemResponse(
       problemBase,
       'internal-error',
@@ -184,7 +202,12 @@ function commonProblems(
   };
 }
 
-function operation(problemBase: string, route: RouteSpec, examples: DocumentExamples): JsonSchema {
+function operation(
+  problemBase: string,
+  route: RouteSpec,
+  examples: DocumentExamples,
+  rateLimit: RateLimitConfig | false,
+): JsonSchema {
   const instance = examplePath(route, examples);
   const tier = CACHE_TIERS[route.tier];
   const successHeaders = {
@@ -195,8 +218,9 @@ function operation(problemBase: string, route: RouteSpec, examples: DocumentExam
     },
     Age: headerRef('Age'),
     Link: headerRef('Link'),
-    RateLimit: headerRef('RateLimit'),
-    'RateLimit-Policy': headerRef('RateLimit-Policy'),
+    ...(rateLimit
+      ? { RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') }
+      : {}),
     ...freshnessHeaderRefs,
   };
   return {
@@ -220,7 +244,7 @@ function operation(problemBase: string, route: RouteSpec, examples: DocumentExam
           'Not Modified: If-None-Match matched the current ETag; same ETag and Cache-Control, no body.',
         headers: { ETag: headerRef('ETag'), 'Cache-Control': successHeaders['Cache-Control'] },
       },
-      ...commonProblems(problemBase, route, instance, examples),
+      ...commonProblems(problemBase, route, instance, examples, rateLimit),
     },
   };
 }
@@ -236,7 +260,11 @@ function documentOperation(operationId: string, summary: string, mediaType: stri
 }
 
 /** The gateway the REST routes run on, for clients that want to shape their own queries. */
-function graphqlPath(problemBase: string, examples: DocumentExamples): JsonSchema {
+function graphqlPath(
+  problemBase: string,
+  examples: DocumentExamples,
+  rateLimit: RateLimitConfig | false,
+): JsonSchema {
   const exampleQuery = graphqlExampleQuery(examples);
   const description = `The GraphQL gateway the REST endpoints run their queries on: the same data in the same units. Schema: GET ${GRAPHQL_SCHEMA_PATH} (SDL, every element described) or introspection. ${GRAPHQL_LIMITS} Errors carry extensions.code: ${ERROR_CODES.join(', ')}; a field that fails on its own arguments is null beside its error, and its sibling fields are still answered.`;
   const requestFields = {
@@ -298,13 +326,7 @@ function graphqlPath(problemBase: string, examples: DocumentExamples): JsonSchem
       GRAPHQL_NOT_ACCEPTABLE,
       '/graphql',
     ),
-    '429': problemResponse(
-      problemBase,
-      'rate-limited',
-      'Rate limit exceeded; wait Retry-After seconds.',
-      `More than ${DEFAULT_RATE_LIMIT.burst} requests in ${DEFAULT_RATE_LIMIT.burstWindowSeconds} seconds from your address; retry after 12 seconds.`,
-      '/graphql',
-    ),
+    ...rateLimitedResponse(problemBase, '/graphql', rateLimit),
   };
   const bodyResponses = {
     '411': problemResponse(
@@ -374,15 +396,19 @@ function graphqlPath(problemBase: string, examples: DocumentExamples): JsonSchem
   };
 }
 
-/** The OpenAPI document of a service whose registry gives `examples` (default: the devnet's). */
+/**
+ * The OpenAPI document of a service whose registry gives `examples` (default: the devnet's) and
+ * which enforces `rateLimit` (default: the default limits).
+ */
 export function buildOpenApi(
   baseUrl: string,
   problemBase: string,
   examples: DocumentExamples = DEVNET_EXAMPLES,
+  rateLimit: RateLimitConfig | false = DEFAULT_RATE_LIMIT,
 ): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const route of routeTable(examples))
-    paths[route.path] = { get: operation(problemBase, route, examples) };
+    paths[route.path] = { get: operation(problemBase, route, examples, rateLimit) };
   for (const old of DEPRECATED_ROUTES) {
     const instance = examplePath(old, examples);
     paths[old.path] = {
@@ -449,7 +475,7 @@ export function buildOpenApi(
       'text/plain',
       { type: 'string' },
     ),
-    '/graphql': graphqlPath(problemBase, examples),
+    '/graphql': graphqlPath(problemBase, examples, rateLimit),
   });
   const headers = {
     ETag: {
@@ -461,14 +487,18 @@ export function buildOpenApi(
       description: '</openapi.json>; rel="service-desc"',
       schema: { type: 'string' },
     },
-    RateLimit: {
-      description: 'IETF RateLimit header (draft 8): remaining quota per policy ("burst", "sustained")',
-      schema: { type: 'string' },
-    },
-    'RateLimit-Policy': {
-      description: `IETF RateLimit-Policy header (draft 8): "burst" ${DEFAULT_RATE_LIMIT.burst} per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} s and "sustained" ${DEFAULT_RATE_LIMIT.perMinute} per 60 s`,
-      schema: { type: 'string' },
-    },
+    ...(rateLimit
+      ? {
+          RateLimit: {
+            description: 'IETF RateLimit header (draft 8): remaining quota per policy ("burst", "sustained")',
+            schema: { type: 'string' },
+          },
+          'RateLimit-Policy': {
+            description: `IETF RateLimit-Policy header (draft 8): "burst" ${rateLimit.burst} per ${rateLimit.burstWindowSeconds} s and "sustained" ${rateLimit.perMinute} per 60 s`,
+            schema: { type: 'string' },
+          },
+        }
+      : {}),
     'Retry-After': {
       description: `seconds to wait before retrying (429: until the limit window resets; 503: ${UPSTREAM_RETRY_AFTER_SECONDS})`,
       schema: { type: 'integer', minimum: 0 },
@@ -488,7 +518,7 @@ export function buildOpenApi(
         'Every /v1 endpoint and discovery document is GET (HEAD and OPTIONS also answer); /graphql takes GET and POST. None needs authentication; answers are JSON; CORS allows every origin.',
         GRAPHQL_SUMMARY,
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
-        `Rate limits per IP: ${DEFAULT_RATE_LIMIT.perMinute} requests per minute sustained and a burst of ${DEFAULT_RATE_LIMIT.burst} (per ${DEFAULT_RATE_LIMIT.burstWindowSeconds} s); over it: 429 with Retry-After.`,
+        `Rate limits: ${rateLimitStatement(rateLimit)}`,
         'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
         'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds.',
         'Any method other than GET, HEAD or OPTIONS on /v1 or a discovery document answers 405 with Allow.',

@@ -80,7 +80,7 @@ export const PROBLEM_KINDS = {
     status: 429,
     title: 'Too Many Requests',
     explanation:
-      'More than 60 requests per minute, or more than 20 in a burst (20 seconds), came from your IP address.',
+      'More requests came from your IP address than one of the rate limits allows: a burst limit and a sustained per-minute limit, stated in the RateLimit-Policy header and in /llms-full.txt.',
     remedy: 'Wait the number of seconds in the `Retry-After` header, then retry.',
   },
   'internal-error': {

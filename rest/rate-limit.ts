@@ -1,4 +1,4 @@
-// Rate limits per client IP: a sustained limit (60 per minute) and a burst limit (20 per
+// Rate limits per client IP: a sustained limit (by default 60 per minute) and a burst limit (20 per
 // 20 seconds) enforced together, so a client can send 20 requests at once but cannot keep
 // more than one per second going. Counters live in memory, or in Redis when one is given so
 // limits hold across replicas; while Redis is unreachable, requests pass unlimited rather than
@@ -16,6 +16,18 @@ export interface RateLimitConfig {
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitConfig = { perMinute: 60, burst: 20, burstWindowSeconds: 20 };
+
+/** The discovery documents' statement of the limits a deployment enforces (`false`: none). */
+export function rateLimitStatement(config: RateLimitConfig | false): string {
+  return config
+    ? `${config.perMinute} requests per minute per IP sustained, and a burst of ${config.burst} requests per ${config.burstWindowSeconds} seconds. Over either: 429 with Retry-After (seconds).`
+    : 'This deployment enforces no rate limit.';
+}
+
+/** The `detail` of a 429: which limit, and how long to wait. */
+export function rateLimitedDetail(limit: number, windowSeconds: number, retryAfter: string): string {
+  return `More than ${limit} requests in ${windowSeconds} seconds from your address; retry after ${retryAfter} seconds.`;
+}
 
 /** the part of a node-redis client rate-limit-redis needs */
 export interface RedisCommander {
@@ -120,7 +132,7 @@ export function createRateLimiters(
           problemBody(
             problemBase(req),
             'rate-limited',
-            `More than ${limit} requests in ${windowSeconds} seconds from your address; retry after ${String(retryAfter)} seconds.`,
+            rateLimitedDetail(limit, windowSeconds, String(retryAfter)),
             req.path,
           ),
         );

@@ -1,6 +1,7 @@
 // Rate limits over real HTTP: a burst of 20 passes and the 21st request is refused with 429,
 // Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own;
-// clients behind a trusted proxy are counted by their forwarded address.
+// clients behind a trusted proxy are counted by their forwarded address; the discovery documents state
+// the limits the deployment is configured with.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
 import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
@@ -74,5 +75,45 @@ describe('rate limits', () => {
     for (let i = 0; i < 3; i++)
       expect((await call(base, '/v1/contracts', { method: 'OPTIONS' })).status).toBe(204);
     expect((await call(base, '/v1/contracts')).status).toBe(200);
+  });
+});
+
+describe('the discovery documents of a deployment', () => {
+  const documents = async (base: string) => {
+    const llms = await fetch(`${base}/llms-full.txt`).then((r) => r.text());
+    const openapi = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as {
+      info: { description: string };
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    };
+    return { llms, openapi };
+  };
+
+  it('state the limits it is configured with, not the defaults', async () => {
+    const { llms, openapi } = await documents(
+      await start({ rateLimit: { perMinute: 5, burst: 3, burstWindowSeconds: 20 } }),
+    );
+    const statement =
+      '5 requests per minute per IP sustained, and a burst of 3 requests per 20 seconds. Over either: 429 with Retry-After (seconds).';
+    expect(llms).toContain(`- ${statement}`);
+    expect(openapi.info.description).toContain(`Rate limits: ${statement}`);
+    expect(openapi.paths['/v1/contracts']!.get.responses['429']).toMatchObject({
+      content: {
+        'application/problem+json': {
+          example: {
+            detail: 'More than 3 requests in 20 seconds from your address; retry after 12 seconds.',
+          },
+        },
+      },
+    });
+    expect(llms).not.toContain(`${DEFAULT_RATE_LIMIT.perMinute} requests per minute`);
+  });
+
+  it('say that no limit is enforced when rate limiting is off, and document no 429', async () => {
+    const { llms, openapi } = await documents(await start({ rateLimit: false }));
+    expect(llms).toContain('- This deployment enforces no rate limit.');
+    expect(llms).toContain('Every endpoint can answer 400, 404, 500 and 503.');
+    expect(llms).not.toContain('429 rate-limited');
+    expect(openapi.info.description).toContain('Rate limits: This deployment enforces no rate limit.');
+    expect(Object.keys(openapi.paths['/v1/contracts']!.get.responses)).not.toContain('429');
   });
 });
