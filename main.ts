@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { startAnvil } from './devnet/anvil.ts';
 import { deployProtocol } from './devnet/deploy.ts';
 import { runScenario } from './devnet/scenario.ts';
-import { ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-params.ts';
+import { isDefaultScenario, ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-params.ts';
 import { summarizeLedger } from './devnet/summary.ts';
 import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
@@ -132,6 +132,7 @@ try {
     publicBaseUrl: config.publicBaseUrl,
     problemBase: config.problemBase,
     trustProxy: config.trustProxy,
+    defaultScenario: scenario === undefined || isDefaultScenario(scenario),
     rateLimit: config.rateLimit,
     redis,
     responseCacheEntries: config.responseCacheEntries,

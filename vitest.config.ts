@@ -1,5 +1,5 @@
-// One vitest configuration: every suite shares the devnet and indexed scenario that
-// test/harness/global-setup.ts starts once per run.
+// One vitest configuration: the suites share the devnet and indexed scenario that
+// test/harness/global-setup.ts starts once per run; those that change a chain start a private one.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

@@ -49,6 +49,13 @@ const minimums: Record<keyof typeof defaultScenarioParams, number> = {
   claimBps: 0,
 };
 
+/** Whether `params` seed the default scenario, the one the discovery documents' examples come from. */
+export function isDefaultScenario(params: ScenarioParams): boolean {
+  return (Object.keys(defaultScenarioParams) as (keyof typeof defaultScenarioParams)[]).every(
+    (key) => params[key] === defaultScenarioParams[key],
+  );
+}
+
 /** A SCENARIO_* value that cannot be used: its message names the variable and the rule. */
 export class ScenarioConfigError extends Error {}
 

@@ -1,5 +1,6 @@
 // The Pothos schema builder shared by every type file. It defines no types itself: each
-// GraphQL type lives in its own file under types/, and schema.ts imports them all.
+// GraphQL type lives in its own file under types/, registered when imported: schema.ts imports
+// types/query.ts, whose fields import the types they return, and so on down.
 import SchemaBuilder from '@pothos/core';
 import type { GatewayContext } from './context.ts';
 

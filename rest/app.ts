@@ -51,6 +51,11 @@ export interface RestConfig {
   problemBase?: string;
   /** Express `trust proxy`: false, true, a hop count, or a list of proxy addresses */
   trustProxy: boolean | number | string;
+  /**
+   * whether the data served is the devnet's default scenario, whose values the documents may show
+   * as examples over the devnet registry (default true; false where SCENARIO_* changed it)
+   */
+  defaultScenario?: boolean;
   /** false disables rate limiting (benchmarks) */
   rateLimit: RateLimitConfig | false;
   /** a connected node-redis client: rate-limit counters go to Redis instead of memory */
@@ -244,7 +249,7 @@ export function createRestApp(config: RestConfig): Express {
 
   const registry = gateway.sources.registry;
   // the documents describe the registry served, never the devnet's unless it is the one served
-  const examples = documentExamples(registry.registry);
+  const examples = documentExamples(registry.registry, config.defaultScenario);
   const routes = routeTable(examples);
   const knownSlug: KnownSlug = (resource, slug) =>
     (resource === 'fund' ? registry.fundBySlug : registry.strategyBySlug).has(slug);

@@ -2,10 +2,11 @@
 // addresses, chain, links) is taken from the registry the service serves, so that a service over
 // another network never documents the devnet's. What comes from indexed data (epochs, NAVs, the
 // dividend round and its recipient, events, hashes, amounts) is what the seeded devnet scenario
-// deterministically produces (devnet/README.md: seed 20250101, 190 epochs, a round every 30 epochs
-// per fund), as the devnet answers it: it is documented only when the registry served is the
-// devnet's, where every example an agent copies works (a test makes each documented example
-// request); over any other registry those examples are left out rather than shown wrong.
+// deterministically produces with its default parameters (devnet/README.md: seed 20250101, 190
+// epochs, a round every 30 epochs per fund), as the devnet answers it: it is documented only when
+// the registry served is the devnet's and the scenario seeded is the default one, where every
+// example an agent copies works (a test makes each documented example request); otherwise (another
+// registry, or SCENARIO_* changed) those examples are left out rather than shown wrong.
 import { isDeepStrictEqual } from 'node:util';
 import { encodeCursor } from '../gateway/inputs.ts';
 import {
@@ -222,11 +223,15 @@ export interface DocumentExamples {
   contract: RegistryContract;
   /** the registry's block-explorer page of an address */
   explorerUrl(address: string): string;
-  /** the devnet scenario's data; undefined unless the registry is the devnet's */
+  /** the devnet scenario's data; undefined unless the registry is the devnet's and the data its default scenario's */
   scenario: ScenarioExamples | undefined;
 }
 
-export function documentExamples(registry: Registry): DocumentExamples {
+/**
+ * The examples for a service over `registry`; `defaultScenario`: whether the data served is the
+ * devnet's default scenario (false where SCENARIO_* changed it).
+ */
+export function documentExamples(registry: Registry, defaultScenario = true): DocumentExamples {
   const isDevnet = isDeepStrictEqual(registry, DEVNET_REGISTRY);
   // the devnet's are the funds and strategies its scenario examples are about; elsewhere the first
   const fund = (isDevnet && registry.funds.find((f) => f.slug === DEVNET_EXAMPLE_FUND)) || registry.funds[0];
@@ -244,7 +249,7 @@ export function documentExamples(registry: Registry): DocumentExamples {
     strategy,
     contract,
     explorerUrl: (address) => explorerAddressUrl(registry.chain.explorer, address),
-    scenario: isDevnet ? DEVNET_SCENARIO : undefined,
+    scenario: isDevnet && defaultScenario ? DEVNET_SCENARIO : undefined,
   };
 }
 

@@ -1,5 +1,6 @@
 // The devnet part of the shared test harness: compiles the contracts, starts anvil, deploys the
-// protocol and seeds the scenario (the defaults, or SCENARIO_* as set) into a temporary data dir. global-setup.ts runs it
+// protocol and seeds the default scenario (whatever SCENARIO_* the shell holds: the suites' expectations
+// and the documented examples are the default scenario's) into a temporary data dir. global-setup.ts runs it
 // once per vitest run and provides the result to every suite as 'devnet'.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { compileContracts } from '../../devnet/compile.ts';
 import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
 import { runScenario } from '../../devnet/scenario.ts';
-import { scenarioParamsFromEnv } from '../../devnet/scenario-params.ts';
+import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
 import { summarizeLedger } from '../../devnet/summary.ts';
 
 export interface DevnetFixture {
@@ -26,7 +27,7 @@ export async function startDevnetFixture(): Promise<{ fixture: DevnetFixture; st
   const anvil = await startAnvil();
   try {
     const deployment = await deployProtocol(anvil.rpcUrl);
-    const ledger = await runScenario(anvil.rpcUrl, deployment, scenarioParamsFromEnv(process.env, dataDir));
+    const ledger = await runScenario(anvil.rpcUrl, deployment, { ...defaultScenarioParams, dataDir });
     console.log(`[harness] devnet ${anvil.rpcUrl}\n${summarizeLedger(deployment, ledger)}`);
     return {
       fixture: { rpcUrl: anvil.rpcUrl, deployment, ledger, dataDir },

@@ -2,7 +2,8 @@
 // discovery documents carry the registry's slugs, names, addresses, chain and links, and none of
 // the devnet's, and they show no example of indexed data (an epoch, a recipient, a block) that
 // only the devnet scenario is known to hold. The registry here is registry/devnet.json with every
-// value the documents can show changed; no chain serves it, which the documents do not need.
+// value the documents can show changed; no chain serves it, which the documents do not need. Over the
+// devnet registry with another scenario seeded, the indexed-data examples are left out too.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../gateway/server.ts';
@@ -136,5 +137,35 @@ describe('the discovery documents of a service over another registry', () => {
     // the endpoints needing an epoch are listed without a request that could not work
     expect(served.get('/llms.txt')).toContain('- GET /v1/funds/{slug}/dividends/{epoch}/proof: ');
     expect(served.get('/llms-full.txt')).not.toMatch(/Example: GET \S*\/dividends\/\{?\d/);
+  });
+});
+
+describe('the discovery documents of a devnet seeded with another scenario (SCENARIO_* changed)', () => {
+  it('give no example of indexed data, since the default scenario is not what is served', async () => {
+    const gateway = createGateway({
+      registry: parseRegistry(devnet, 'test: devnet'),
+      subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
+      chain: undefined,
+      distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
+      logError: () => {},
+    });
+    const app = createRestApp({
+      gateway,
+      trustProxy: false,
+      rateLimit: false,
+      responseCacheEntries: 0,
+      defaultScenario: false,
+    });
+    const server = await listen(app);
+    try {
+      const openapi = await fetch(`${server.url}/openapi.json`).then((r) => r.text());
+      expect(openapi).toContain('Examples of indexed or live data');
+      expect(openapi).not.toContain('"epoch": 11');
+      expect(openapi).not.toContain('0x7dE67bF9C98a9616A035f68674c3cAb85e498E66');
+      // the registry is the devnet's, so its slugs are still the examples
+      expect(openapi).toContain('/v1/funds/harbor-stable-yield');
+    } finally {
+      await server.close();
+    }
   });
 });
