@@ -8,7 +8,6 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'BAD_INPUT',
   'UPSTREAM_UNAVAILABLE',
-  'DEPRECATED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

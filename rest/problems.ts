@@ -104,7 +104,6 @@ export const KIND_OF_CODE: Record<ErrorCode, ProblemKindName> = {
   NOT_FOUND: 'not-found',
   BAD_INPUT: 'invalid-parameter',
   UPSTREAM_UNAVAILABLE: 'upstream-unavailable',
-  DEPRECATED: 'gone',
   INTERNAL: 'internal-error',
 };
 
