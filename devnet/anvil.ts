@@ -28,8 +28,6 @@ export const DEVNET_GENESIS_TIMESTAMP = 1_735_689_600;
 export interface AnvilOptions {
   /** Mine every transaction at once (default false: blocks are mined explicitly with evm_mine). */
   automine?: boolean;
-  /** Milliseconds to wait for anvil to answer before giving up. */
-  startTimeoutMs?: number;
   /** Where anvil's own home is made (default the OS temp directory): the service keeps to DATA_DIR. */
   homeParent?: string;
 }
@@ -60,6 +58,9 @@ function anvilBinary(): string {
   const wrapperPackage = require.resolve('@foundry-rs/anvil/package.json');
   return join(dirname(wrapperPackage), '..', '..', '.bin', 'anvil');
 }
+
+/** How long anvil may take to answer before the start gives up. */
+const START_TIMEOUT_MS = 20_000;
 
 /** Starts anvil and resolves once it answers eth_chainId. */
 export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInstance> {
@@ -120,8 +121,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`anvil did not start within ${options.startTimeoutMs ?? 20_000} ms:\n${output}`));
-    }, options.startTimeoutMs ?? 20_000);
+      reject(new Error(`anvil did not start within ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
     let listening = '';
     drainer.stdout.on('data', (chunk: Buffer) => {
       listening += chunk.toString();

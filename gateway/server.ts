@@ -58,8 +58,6 @@ export interface GatewayConfig {
   /** undefined when no RPC is configured */
   chain: ChainConfig | undefined;
   distributions: DistributionsConfig;
-  armor?: ArmorLimits;
-  graphqlEndpoint?: string;
   /** where internal errors are reported (masked for clients) */
   logError?: (error: unknown) => void;
   /** health turns `degraded` past this lag behind the chain head (default DEFAULT_HEALTH_MAX_LAG_BLOCKS) */
@@ -111,12 +109,12 @@ export function createGateway(config: GatewayConfig): Gateway {
     apiVersion: API_VERSION,
     healthMaxLagBlocks: config.healthMaxLagBlocks ?? DEFAULT_HEALTH_MAX_LAG_BLOCKS,
   };
-  const limits = config.armor ?? DEFAULT_ARMOR_LIMITS;
+  const limits = DEFAULT_ARMOR_LIMITS;
   const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
-    graphqlEndpoint: config.graphqlEndpoint ?? '/graphql',
+    graphqlEndpoint: '/graphql',
     context: () => createContext(sources),
     batching: false,
     multipart: false,

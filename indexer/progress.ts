@@ -3,7 +3,7 @@
 // line is redrawn in place, fitted to the terminal's width; otherwise (logs, CI) a plain line is
 // printed every few seconds. Rates are measured over a sliding window so they follow the current
 // speed. Once the follower reaches the head, one "synced … following the head" line is printed and
-// the display stays quiet while it follows, until indexing really falls behind (see fallBehindBlocks).
+// the display stays quiet while it follows, until indexing really falls behind (see FALL_BEHIND_BLOCKS).
 import { CAUGHT_UP_DISTANCE, type FollowerProgress } from './follower/follower.ts';
 
 interface Sample {
@@ -31,13 +31,6 @@ export interface ProgressDisplayOptions {
   columns?: () => number | undefined;
   /** minimum interval between plain lines (default 5 s) */
   lineIntervalMs?: number;
-  /**
-   * Once following the head, the sync display returns only when indexing falls more than this
-   * many blocks behind the head (default FALL_BEHIND_BLOCKS) and stays that far behind for
-   * `fallBehindMs` (default FALL_BEHIND_MS); lagging less, or for less time, is normal following.
-   */
-  fallBehindBlocks?: number;
-  fallBehindMs?: number;
   now?: () => number;
 }
 
@@ -131,13 +124,11 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
   const tty = options.tty ?? Boolean(stream?.isTTY);
   const columns = options.columns ?? (() => (stream ? stream.columns : process.stdout.columns));
   const now = options.now ?? Date.now;
-  const fallBehindBlocks = options.fallBehindBlocks ?? FALL_BEHIND_BLOCKS;
-  const fallBehindMs = options.fallBehindMs ?? FALL_BEHIND_MS;
   const samples: Sample[] = [];
   let lastLineAt = -Infinity;
   /** following the head: "synced" was printed and nothing is shown until indexing falls behind */
   let following = false;
-  /** while following, since when the checkpoint has been more than fallBehindBlocks behind */
+  /** while following, since when the checkpoint has been more than FALL_BEHIND_BLOCKS behind */
   let behindSince: number | null = null;
   /** the status line on the terminal that no newline has ended yet */
   let open: ReturnType<typeof progressParts> | null = null;
@@ -156,12 +147,12 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
     while (samples.length > 2 && samples[0]!.at < t - WINDOW_MS) samples.shift();
     if (following) {
       // lagging a little (the head moved during the last poll) is following; only a lag that lasts is not
-      if (p.caughtUp || p.head - p.checkpoint <= fallBehindBlocks) {
+      if (p.caughtUp || p.head - p.checkpoint <= FALL_BEHIND_BLOCKS) {
         behindSince = null;
         return;
       }
       behindSince ??= t;
-      if (t - behindSince < fallBehindMs) return;
+      if (t - behindSince < FALL_BEHIND_MS) return;
       following = false;
       behindSince = null;
       lastLineAt = -Infinity;

@@ -51,11 +51,10 @@ export interface ChainSourceOptions {
    */
   maxAddressesPerRequest?: number;
   /**
-   * first retry delay (default 250 ms), doubled per failure up to maxRetryDelayMs (default 15 s); a
-   * rate limit's Retry-After (HTTP 429) is waited instead, up to a minute
+   * first retry delay (default 250 ms), doubled per failure up to MAX_RETRY_DELAY_MS; a rate limit's
+   * Retry-After (HTTP 429) is waited instead, up to a minute
    */
   retryDelayMs?: number;
-  maxRetryDelayMs?: number;
   /** called on each retried failure, for logs */
   onRetry?: (what: string, error: unknown, delayMs: number) => void;
   /** called when a refusal lowers the span's upper bound, with the node's words */
@@ -294,6 +293,8 @@ const rateLimitWords = /too many requests|rate limit|request rate|rate exceeded|
 
 /** Retry-After is honoured up to this long; a longer one is waited this long, then asked again. */
 const MAX_RETRY_AFTER_MS = 60_000;
+/** The longest wait between retries of a failed request, however many failures in a row. */
+const MAX_RETRY_DELAY_MS = 15_000;
 
 /** What viem's errors (an HttpRequestError and its causes) may carry. */
 interface ChainedError {
@@ -671,13 +672,13 @@ export class ChainSource {
   /**
    * Waits before `what` is asked again after `error`: `delay`, or as long as a rate limit's
    * Retry-After says (bounded by MAX_RETRY_AFTER_MS). Returns the delay for the next failure:
-   * doubled, up to maxRetryDelayMs.
+   * doubled, up to MAX_RETRY_DELAY_MS.
    */
   private async waitToRetry(what: string, error: unknown, delay: number): Promise<number> {
     const wait = rateLimit(error)?.retryAfterMs ?? delay;
     this.options.onRetry?.(what, error, wait);
     await sleep(wait, this.options.signal);
-    return Math.min(delay * 2, this.options.maxRetryDelayMs ?? 15_000);
+    return Math.min(delay * 2, MAX_RETRY_DELAY_MS);
   }
 
   /**

@@ -268,7 +268,6 @@ export class IndexerStore {
   readonly db: Database.Database;
   readonly layouts: Map<string, TableLayout>;
   readonly startBlock: number;
-  readonly deployment: string;
   private readonly tables = new Map<string, TableStatements>();
   private inTransaction = false;
   /** whether the open transaction holds the savepoint of beginBlockWrites() */
@@ -302,7 +301,6 @@ export class IndexerStore {
     this.db.defaultSafeIntegers(true);
     this.layouts = buildLayouts(options.schema, options.fileEntityTypes);
     this.startBlock = options.startBlock;
-    this.deployment = options.deployment;
     this.db.transaction(() => {
       for (const ddl of metaDdl) this.db.exec(ddl);
       for (const layout of this.layouts.values()) for (const ddl of tableDdl(layout)) this.db.exec(ddl);
