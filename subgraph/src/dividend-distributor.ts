@@ -1,14 +1,23 @@
 // Mappings of the DividendDistributor: one DividendRound per fund and epoch (its Merkle root,
 // total, leaf count and distribution URI) and one immutable DividendClaim per claim, with the
-// round's claimed count and amount kept current.
+// round's claimed count and amount kept current. A round whose epoch or leaf count does not fit the
+// schema's Int is skipped with a warning (int-range.ts), and so are its claims.
 import { BigInt, log } from '@graphprotocol/graph-ts';
 import { DividendClaimed, DividendRoundPosted } from '../generated/DividendDistributor/DividendDistributor';
 import { DividendClaim, DividendRound } from '../generated/schema';
 import { eventId, fundEpochId } from './entity-ids';
+import { fitsInt } from './int-range';
 import { recordProtocolEvent } from './protocol-event';
 
 export function handleDividendRoundPosted(event: DividendRoundPosted): void {
   recordProtocolEvent(event, 'DividendRoundPosted');
+  const tx = event.transaction.hash.toHexString();
+  if (
+    !fitsInt(event.params.epoch, 'epoch', 'DividendRoundPosted', tx) ||
+    !fitsInt(event.params.leafCount, 'leafCount', 'DividendRoundPosted', tx)
+  ) {
+    return;
+  }
   const round = new DividendRound(fundEpochId(event.params.fund, event.params.epoch));
   round.fund = event.params.fund;
   round.epoch = event.params.epoch.toI32();
@@ -29,7 +38,8 @@ export function handleDividendClaimed(event: DividendClaimed): void {
   const roundId = fundEpochId(event.params.fund, event.params.epoch);
   const round = DividendRound.load(roundId);
   if (round == null) {
-    // The distributor verifies claims against a posted root, so this cannot happen on-chain.
+    // The distributor verifies claims against a posted root: only a round skipped for its values
+    // (see handleDividendRoundPosted) has claims and no entity.
     log.warning('DividendClaimed for unposted round {} in tx {}', [
       roundId,
       event.transaction.hash.toHexString(),

@@ -1,6 +1,7 @@
 // Mappings of the NavOracle: one NavRecord per fund and epoch, following the record through
 // Draft -> PendingVerification -> Verified -> Published (and back to Draft on rejection),
-// with the time and transaction of each transition, and the fund's latest NAV pointers.
+// with the time and transaction of each transition, and the fund's latest NAV pointers. A draft whose
+// epoch does not fit the schema's Int is skipped with a warning (int-range.ts).
 import { Address, BigInt, ethereum, log } from '@graphprotocol/graph-ts';
 import {
   NavDrafted,
@@ -11,12 +12,15 @@ import {
 } from '../generated/NavOracle/NavOracle';
 import { Fund, NavRecord } from '../generated/schema';
 import { fundEpochId } from './entity-ids';
+import { fitsInt } from './int-range';
 import { recordProtocolEvent } from './protocol-event';
 
 export { handleRoleAdminChanged, handleRoleGranted, handleRoleRevoked } from './protocol-event';
 
 export function handleNavDrafted(event: NavDrafted): void {
   recordProtocolEvent(event, 'NavDrafted');
+  // its later transitions find no record, and say so (loadRecord)
+  if (!fitsInt(event.params.epoch, 'epoch', 'NavDrafted', event.transaction.hash.toHexString())) return;
   const id = fundEpochId(event.params.fund, event.params.epoch);
   let record = NavRecord.load(id);
   if (record == null) {
