@@ -4,7 +4,7 @@
 // limits hold across replicas; while Redis is unreachable, requests pass unlimited rather than
 // fail or wait. Both limits are announced in IETF RateLimit headers (draft 8).
 import type { RequestHandler } from 'express';
-import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import { problemBody, sendProblem } from './problems.ts';
@@ -103,6 +103,18 @@ class OutageTolerantRedisStore extends RedisStore {
   }
 }
 
+/** An IPv4 client as a dual-stack socket (HOST=::) reports it: ::ffff:a.b.c.d */
+const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
+
+/**
+ * The counter a client's requests go to: its IPv4 address, or its IPv6 /56 (one subscriber's
+ * prefix, express-rate-limit's default). An IPv4-mapped address is its IPv4 address: as IPv6 it
+ * would fall in ::/56 with every other IPv4 client, so that one client could lock out all.
+ */
+export function clientKey(ip: string): string {
+  return IPV4_MAPPED.exec(ip)?.[1] ?? ipKeyGenerator(ip, 56);
+}
+
 export function createRateLimiters(
   config: RateLimitConfig,
   problemBase: (req: Parameters<RequestHandler>[0]) => string,
@@ -122,8 +134,12 @@ export function createRateLimiters(
       identifier: name,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
-      // a CORS preflight is not a request for data
-      skip: (req) => req.method === 'OPTIONS',
+      // a CORS preflight is not a request for data; a client whose connection is already gone has
+      // no address (req.ip is undefined) and no answer to receive
+      skip: (req) => req.method === 'OPTIONS' || req.ip === undefined,
+      keyGenerator: (req) => clientKey(req.ip as string),
+      // its check reads the generator's source for ipKeyGenerator, which clientKey calls
+      validate: { keyGeneratorIpFallback: false },
       ...(redis ? { store: store(name) } : {}),
       handler: (req, res) => {
         const retryAfter = res.getHeader('Retry-After');

@@ -24,7 +24,7 @@ export interface ServiceConfig {
   distributionsBase: string | undefined;
   /** devnet mode: deployment, distributions and the indexer store go to <dataDir>/devnet */
   dataDir: string;
-  trustProxy: boolean | number | string;
+  trustProxy: number | string | false;
   redisUrl: string | undefined;
   rateLimit: RateLimitConfig | false;
   responseCacheEntries: number;
@@ -72,15 +72,18 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw.replace(/\/$/, '');
 }
 
-function trustProxy(env: Env): boolean | number | string {
+function trustProxy(env: Env): number | string | false {
   const raw = value(env, 'TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
+  // Express would take the leftmost X-Forwarded-For address, which the client writes itself
+  if (raw === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY=true would let every client choose the address its rate limits count (X-Forwarded-For is written by the client): give the number of proxies in front of the service (e.g. 1) or their addresses',
+    );
+  }
   if (/^\d+$/.test(raw)) return Number(raw);
   if (/^[\w.:/,\s-]+$/.test(raw)) return raw;
-  throw new ConfigError(
-    `TRUST_PROXY must be true, false, a hop count or a list of proxy addresses, got "${raw}"`,
-  );
+  throw new ConfigError(`TRUST_PROXY must be false, a hop count or a list of proxy addresses, got "${raw}"`);
 }
 
 export function loadServiceConfig(env: Env): ServiceConfig {

@@ -2,6 +2,8 @@
 // Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own;
 // clients behind a trusted proxy are counted by their forwarded address; the discovery documents state
 // the limits the deployment is configured with.
+import { get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
 import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
@@ -68,6 +70,35 @@ describe('rate limits', () => {
     expect((await from('203.0.113.1')).status).toBe(200);
     expect((await from('203.0.113.1')).status).toBe(429);
     expect((await from('203.0.113.2')).status).toBe(200);
+  });
+
+  it('counts IPv4 clients of a dual-stack socket (HOST=::) apart', async () => {
+    const app = createRestApp({
+      gateway,
+      trustProxy: false,
+      rateLimit: { perMinute: 60, burst: 2, burstWindowSeconds: 20 },
+      responseCacheEntries: 100,
+    });
+    const server = app.listen(0, '::');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const { port } = server.address() as AddressInfo;
+    // the socket reports these clients as ::ffff:127.0.0.2 and ::ffff:127.0.0.3
+    const from = (localAddress: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpGet(
+          { host: '127.0.0.1', port, path: '/v1/contracts', localAddress, agent: false },
+          (r) => {
+            r.resume();
+            resolve(r.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+      });
+    expect(await from('127.0.0.2')).toBe(200);
+    expect(await from('127.0.0.2')).toBe(200);
+    expect(await from('127.0.0.2')).toBe(429);
+    expect(await from('127.0.0.3')).toBe(200);
   });
 
   it('does not count CORS preflights', async () => {
