@@ -38,6 +38,7 @@ describe('loadServiceConfig', () => {
     [{ REDIS_URL: 'http://cache' }, 'REDIS_URL'],
     [{ RATE_LIMIT_BURST: '0' }, 'RATE_LIMIT_BURST'],
     [{ TRUST_PROXY: 'yes please!' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY=true would let every client choose'],
     [{ HEALTH_MAX_LAG_BLOCKS: '-1' }, 'HEALTH_MAX_LAG_BLOCKS'],
   ])('names the variable at fault (%o)', (env, name) => {
     expect(() => loadServiceConfig(env)).toThrow(name);
