@@ -4,7 +4,6 @@
 // it serves a real network. Every piece is built by its own builder; this file wires them and
 // turns what the configuration gets wrong into one line each (exit 2 before start-up, 1 during).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { startAnvil } from './devnet/anvil.ts';
@@ -22,6 +21,7 @@ import {
 import { redactUrl } from './indexer/config.ts';
 import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
+import { createServiceServer } from './rest/http-server.ts';
 import { connectRedis } from './rest/rate-limit.ts';
 import { ConfigError, loadServiceConfig } from './rest/service-config.ts';
 
@@ -138,7 +138,11 @@ try {
     responseCacheEntries: config.responseCacheEntries,
     responseCacheBytes: config.responseCacheBytes,
   });
-  const server = createServer(app);
+  // Node's refusals come before any request names a host, so their types are relative without a base
+  const server = createServiceServer(
+    app,
+    config.problemBase ?? (config.publicBaseUrl ? `${config.publicBaseUrl}/problems` : '/problems'),
+  );
   await starting(
     `cannot listen on HOST ${config.host}, PORT ${config.port}`,
     () =>

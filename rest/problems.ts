@@ -14,6 +14,13 @@ export interface ProblemKind {
 }
 
 export const PROBLEM_KINDS = {
+  'malformed-request': {
+    status: 400,
+    title: 'Bad Request',
+    explanation:
+      'The HTTP request itself is malformed (its request line, a header, or its framing), so no endpoint could read it.',
+    remedy: 'Send a well-formed HTTP/1.1 request: a GET with a path, and headers of printable characters.',
+  },
   'invalid-parameter': {
     status: 400,
     title: 'Bad Request',
@@ -56,6 +63,12 @@ export const PROBLEM_KINDS = {
       'A GraphQL request body was sent without a Content-Length (chunked), so its size is unknown.',
     remedy: 'Send the body with a Content-Length header.',
   },
+  'request-timeout': {
+    status: 408,
+    title: 'Request Timeout',
+    explanation: 'The request headers or body took longer to arrive than the service waits.',
+    remedy: 'Send the whole request at once; every valid request of this API is small.',
+  },
   'uri-too-long': {
     status: 414,
     title: 'URI Too Long',
@@ -75,6 +88,12 @@ export const PROBLEM_KINDS = {
     explanation:
       'A POST to /graphql has no Content-Type, or one it does not parse: application/json (or application/graphql+json), application/graphql, application/x-www-form-urlencoded.',
     remedy: 'Send {"query": "...", "variables": {...}} as application/json.',
+  },
+  'header-fields-too-large': {
+    status: 431,
+    title: 'Request Header Fields Too Large',
+    explanation: 'The request headers are larger than the service accepts (16 KiB in all).',
+    remedy: 'Send fewer or shorter headers: no endpoint needs large ones.',
   },
   'rate-limited': {
     status: 429,

@@ -1,0 +1,99 @@
+// The service's HTTP server: the REST app behind Node's http server, with the limits Node leaves
+// open (a client sending its headers or body slowly holds a connection for minutes) and a
+// problem+json answer to the requests Node refuses before the app sees them (a malformed request
+// line or header, headers over 16 KiB, a request too slow to arrive), which Node answers with an
+// empty body.
+import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
+import { problemBody, type ProblemKindName } from './problems.ts';
+
+/** How long a client may take to send its headers, and its whole request. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    kind: 'header-fields-too-large',
+    detail: 'The request headers exceed 16 KiB; send fewer or shorter headers.',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    kind: 'request-timeout',
+    detail: `The request did not arrive within ${REQUEST_TIMEOUT_MS / 1000} seconds (its headers within ${HEADERS_TIMEOUT_MS / 1000}).`,
+  },
+};
+
+/** A refusal's status line, headers and problem+json body. */
+function refusal(
+  kind: ProblemKindName,
+  detail: string,
+  problemBase: string,
+): { status: number; title: string; headers: Record<string, string>; body: string } {
+  const problem = problemBody(problemBase, kind, detail, '');
+  const body = JSON.stringify(problem);
+  return {
+    status: problem.status,
+    title: problem.title,
+    headers: {
+      'Content-Type': 'application/problem+json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-store',
+      'Access-Control-Allow-Origin': '*',
+      Connection: 'close',
+    },
+    body,
+  };
+}
+
+/** The raw HTTP answer to a request Node's parser refused with `error`. */
+export function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): string {
+  const { kind, detail } = REFUSALS[error.code ?? ''] ?? {
+    kind: 'malformed-request',
+    detail: `The HTTP request is malformed (${error.code ?? 'unreadable'}): check its request line, headers and framing.`,
+  };
+  const { status, title, headers, body } = refusal(kind, detail, problemBase);
+  return [
+    `HTTP/1.1 ${status} ${title}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** An absolute-form request target (RFC 9112 3.2.2: `GET http://host/path`), which Express cannot route. */
+const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\//i;
+
+/**
+ * `app` served by a Node http server with the limits above; `problemBase` types its refusals. An
+ * absolute-form target is routed by its path, as RFC 9112 asks a server to accept it; one that is
+ * no URL is refused.
+ */
+export function createServiceServer(app: Express, problemBase: string): Server {
+  const server = createServer((req, res) => {
+    if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
+      const target = URL.parse(req.url);
+      if (target === null) {
+        const { status, headers, body } = refusal(
+          'malformed-request',
+          'The request target is not a URL: send a path such as /v1/funds.',
+          problemBase,
+        );
+        res.writeHead(status, headers).end(body);
+        return;
+      }
+      req.url = `${target.pathname}${target.search}`;
+    }
+    void app(req, res);
+  });
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // a connection reset or already answered has no one to tell
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorAnswer(error, problemBase));
+  });
+  return server;
+}

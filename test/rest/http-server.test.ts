@@ -1,0 +1,99 @@
+// The service's HTTP server over raw sockets: the requests Node's parser refuses before the app sees
+// them get a problem+json answer (Node's own is an empty body), and an absolute-form request target
+// is routed by its path. The app is the real REST app over the registry alone.
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRestApp } from '../../rest/app.ts';
+import { createServiceServer } from '../../rest/http-server.ts';
+import { registryOnlyGateway } from '../gateway/stack.ts';
+
+const server = createServiceServer(
+  createRestApp({
+    gateway: registryOnlyGateway(),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 0,
+  }),
+  'https://api.example/problems',
+);
+let port: number;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  ({ port } = server.address() as AddressInfo);
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** Sends `request` as written and reads the answer until the server closes or answers whole. */
+function exchange(request: string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let text = '';
+    const done = () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body });
+    };
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+      const [head = '', body] = text.split('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(head)?.[1];
+      if (body !== undefined && length !== undefined && Buffer.byteLength(body) >= Number(length)) {
+        socket.destroy();
+        done();
+      }
+    });
+    socket.on('end', done);
+    socket.on('error', reject);
+  });
+}
+
+describe('the service HTTP server', () => {
+  it('answers a method Node cannot parse with a malformed-request problem', async () => {
+    const answer = await exchange('FOO /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toContain('content-type: application/problem+json');
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'https://api.example/problems/malformed-request',
+      status: 400,
+      detail: expect.stringContaining('HPE_INVALID_METHOD'),
+    });
+  });
+
+  it('answers headers over 16 KiB with a 431 problem', async () => {
+    const answer = await exchange(
+      `GET /v1/contracts HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(answer.status).toBe(431);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'https://api.example/problems/header-fields-too-large',
+      status: 431,
+    });
+  });
+
+  it('answers a header holding a control character with a malformed-request problem', async () => {
+    const answer = await exchange('GET /v1/contracts HTTP/1.1\r\nHost: a\r\nX-Bad: a\x01b\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://api.example/problems/malformed-request' });
+  });
+
+  it('routes an absolute-form request target by its path', async () => {
+    const answer = await exchange(
+      'GET http://api.example/v1/contracts HTTP/1.1\r\nHost: api.example\r\n\r\n',
+    );
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ count: expect.any(Number) });
+  });
+
+  it('refuses an absolute-form target that is no URL with a malformed-request problem', async () => {
+    const answer = await exchange('GET http://[/v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'https://api.example/problems/malformed-request',
+      detail: 'The request target is not a URL: send a path such as /v1/funds.',
+    });
+  });
+});
