@@ -153,7 +153,9 @@ try {
   );
   cleanups.push(() => new Promise((done) => server.close(done)));
   const { port } = server.address() as AddressInfo;
-  const base = config.publicBaseUrl ?? `http://${config.host}:${port}`;
+  // an IPv6 host (HOST=::) goes in brackets in a URL
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = config.publicBaseUrl ?? `http://${host}:${port}`;
   console.log(`
 service (${config.mode}) listening on ${base}
   REST          ${base}/v1/funds
