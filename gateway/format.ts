@@ -16,9 +16,12 @@ export function isoFromSeconds(seconds: bigint | string | number): string {
   return new Date(Number(seconds) * 1000).toISOString();
 }
 
-/** part / whole as a percent rounded to 2 decimals, computed on integers. */
-export function percentOf(part: bigint, whole: bigint): number {
-  if (whole === 0n) return 0;
+/**
+ * part / whole as a percent rounded half up to 2 decimals, computed on integers; null when whole is
+ * 0, of which no part is a percent (a reserve against no assets is not 0% of them).
+ */
+export function percentOf(part: bigint, whole: bigint): number | null {
+  if (whole === 0n) return null;
   const hundredths = (part * 10_000n + whole / 2n) / whole;
   return Number(hundredths) / 100;
 }

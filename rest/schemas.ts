@@ -276,7 +276,8 @@ export const componentSchemas: Record<string, JsonSchema> = {
     balance: { ...nullable(decimal), description: 'live reserve balance; null when unavailable' },
     percentOfAum: {
       type: ['number', 'null'],
-      description: 'reserve as a percent of assets under management, 2 decimals; null when unavailable',
+      description:
+        'reserve as a percent of assets under management, 2 decimals; null when unavailable, or when assets under management are 0',
     },
     targetMinBps: { ...nullable(bps), description: "policy's reserve floor; null when unavailable" },
     targetMaxBps: { ...nullable(bps), description: "policy's reserve cap; null when unavailable" },

@@ -26,7 +26,7 @@ export const ReserveRef = builder.objectRef<ReserveShape>('Reserve').implement({
     percentOfAum: t.exposeFloat('percentOfAum', {
       nullable: true,
       description:
-        'balance as a percent (not bps) of FundVault.totalAssets(), rounded half up to 2 decimals, 0 when totalAssets is 0; null when available is false',
+        'balance as a percent (not bps) of FundVault.totalAssets(), rounded half up to 2 decimals; null when available is false, or when totalAssets is 0 (no percent of nothing)',
     }),
     targetMinBps: t.exposeInt('targetMinBps', {
       nullable: true,
