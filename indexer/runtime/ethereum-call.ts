@@ -3,7 +3,9 @@
 // reports it. The function's inputs decode from the call's input after the selector and its
 // outputs from what the call returned, as graph-node does: inputs that do not decode skip the
 // handler (a call with the same selector but another function), outputs that do not decode fail it.
-import { decodeAbiParameters, type AbiParameter, type Hex } from 'viem';
+// Strings decode as graph-node's (alloy's) do, lossy UTF-8 with nothing trimmed (abi-decode.ts).
+import type { AbiParameter, Hex } from 'viem';
+import { decodeAbi } from './abi-decode.ts';
 import type { AscHeap } from './asc-memory.ts';
 import type { EventParameter } from './event-decoder.ts';
 import {
@@ -76,13 +78,13 @@ export function decodeCall(spec: CallHandlerSpec, call: ContractCall): DecodedCa
   const fn = spec.abiFunction;
   let inputValues: readonly unknown[];
   try {
-    inputValues = decodeAbiParameters(fn.inputs, `0x${call.input.slice(10)}`);
+    inputValues = decodeAbi(fn.inputs, `0x${call.input.slice(10)}`);
   } catch {
     return null;
   }
   let outputValues: readonly unknown[];
   try {
-    outputValues = decodeAbiParameters(fn.outputs, call.output);
+    outputValues = decodeAbi(fn.outputs, call.output);
   } catch (error) {
     throw new Error(
       `Decoding function outputs for the call ${spec.function} failed, raw output: ${call.output}`,

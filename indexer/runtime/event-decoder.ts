@@ -4,8 +4,10 @@
 // of the ABI where addresses read as uint160 (the same 32-byte word) and skips the selector lookup
 // (the caller already matched topic0); events of single-word parameters only, the common case, are
 // read straight from the hex text, addresses as hex. Like graph-node, indexed parameters of dynamic types
-// (string, bytes, arrays, tuples) yield their topic, a 32-byte hash.
+// (string, bytes, arrays, tuples) yield their topic, a 32-byte hash. Strings are read as graph-node
+// reads them, lossy UTF-8 with nothing trimmed (abi-decode.ts).
 import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex, type Log } from 'viem';
+import { abiDecoder } from './abi-decode.ts';
 
 /** A decoded event parameter: the ABI parameter it was decoded as, and viem's decoded value. */
 export interface EventParameter {
@@ -82,6 +84,7 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
   const fast = createStaticDecoder(event, indexedCount);
   if (fast) return fast;
   const dataParams = inputs.filter((i) => !i.indexed).map(addressesAsUint);
+  const decodeData = abiDecoder(dataParams);
   // For each input: where its value comes from and the ABI parameter the mapping sees.
   const params = handlerParameters(event);
   const plan = inputs.map((input, i) => {
@@ -96,7 +99,7 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
   return (log) => {
     if (log.topics.length !== 1 + indexedCount) return null;
     try {
-      const data = dataParams.length > 0 ? decodeAbiParameters(dataParams, log.data) : [];
+      const data = dataParams.length > 0 ? decodeData(log.data) : [];
       let topic = 1;
       let dataIndex = 0;
       return plan.map((p) => ({

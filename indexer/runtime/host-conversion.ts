@@ -1,13 +1,14 @@
 // typeConversion.* for bytes and strings, and crypto.keccak256, with graph-node's behaviour:
-// bytesToString decodes UTF-8 lossily and drops trailing NUL padding, bytesToHex always has a 0x
-// prefix, stringToH160 accepts 40 hex digits with or without 0x, bytesToBase58 uses Bitcoin's alphabet.
+// bytesToString decodes UTF-8 lossily (a leading byte-order mark kept) and drops trailing NUL
+// padding only, bytesToHex always has a 0x prefix, stringToH160 accepts 40 hex digits with or
+// without 0x, bytesToBase58 uses Bitcoin's alphabet.
 import { keccak256 } from 'viem';
+import { utf8Lossy } from './abi-decode.ts';
 import type { HostFunctions } from './host-context.ts';
 
-const utf8 = new TextDecoder('utf-8');
-
+/** graph-node's bytes_to_string: String::from_utf8_lossy, then trim_end_matches('\u{0000}'). */
 export function bytesToString(bytes: Uint8Array): string {
-  const s = utf8.decode(bytes);
+  const s = utf8Lossy(bytes);
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 0) end--;
   return s.slice(0, end);

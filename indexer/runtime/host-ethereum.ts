@@ -4,8 +4,8 @@
 // by its signature `name(inputs):(outputs)`; arguments must fit the function's input types; a call
 // that reverted, answered nothing or answered what does not decode returns null (graph-ts makes that
 // `try_x` reverted, and `x` abort). encode and decode are ABI encoding of one value, with no chain.
+// Strings decode as graph-node's (alloy's) do, lossy UTF-8 with nothing trimmed (abi-decode.ts).
 import {
-  decodeAbiParameters,
   encodeAbiParameters,
   parseAbiParameter,
   toFunctionSelector,
@@ -13,6 +13,7 @@ import {
   type AbiParameter,
   type Hex,
 } from 'viem';
+import { abiDecoder, decodeAbi } from './abi-decode.ts';
 import type { AscHeap } from './asc-memory.ts';
 import type { ChainReader, HostEnv, HostFunctions } from './host-context.ts';
 import { readEthereumValue, tokenAbiParameter, tokenToAbiValue, valueWriter } from './ethereum-value.ts';
@@ -95,7 +96,7 @@ function call(env: HostEnv, ptr: number): number {
   if (output === null || output === '0x') return 0;
   let values: readonly unknown[];
   try {
-    values = decodeAbiParameters(fn.outputs, output);
+    values = decodeAbi(fn.outputs, output);
   } catch {
     return 0; // what does not decode is treated as a revert, as Solidity treats bad input
   }
@@ -130,7 +131,7 @@ export const ethereumFunctions: HostFunctions = {
     let value: unknown;
     try {
       param = parseAbiParameter(env.heap.readString(typesPtr));
-      [value] = decodeAbiParameters([param], env.heap.readHex(dataPtr) as Hex);
+      [value] = abiDecoder([param])(env.heap.readHex(dataPtr) as Hex);
     } catch {
       return 0;
     }

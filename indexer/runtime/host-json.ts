@@ -136,9 +136,12 @@ class JsonParser {
   }
 }
 
+/** Strict UTF-8 that keeps a leading byte-order mark, which serde_json's from_slice refuses as a value. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export function parseJson(bytes: Uint8Array): JsonNode {
   if (bytes.length > 10_000_000) throw new Error('JSON size exceeds max size of 10000000');
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  const text = utf8.decode(bytes);
   return new JsonParser(text).parseDocument();
 }
 

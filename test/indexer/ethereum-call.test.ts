@@ -25,6 +25,7 @@ beforeAll(async () => {
   // all probes are mined before any indexer starts: the calls are made while catching up
   blocks.first = await chain.probe(29, '-3|first');
   blocks.second = await chain.probe(29, '7|second');
+  blocks.byteOrderMark = await chain.probe(29, '5|\uFEFFmarked');
   // each paying the emitter, so both balances change from block to block
   blocks.senderBalance = await chain.probe(30, probeSender, 5n);
   blocks.emitterBalance = await chain.probe(30, chain.emitter, 7n);
@@ -69,6 +70,10 @@ describe('ethereum host functions on a real chain', () => {
   it('encodes the arguments and decodes every result type the function returns', () => {
     expect(outputs.get('-3|first')).toContain(`echo:-3,0xdeadbeef,2,${chain.emitter},first`);
     expect(outputs.get('7|second')).toContain(`echo:7,0xdeadbeef,2,${chain.emitter},second`);
+  });
+
+  it('decodes a string the function returns with its byte-order mark, as graph-node’s alloy decoding keeps it', () => {
+    expect(outputs.get('5|\uFEFFmarked')).toContain(`echo:5,0xdeadbeef,2,${chain.emitter},\uFEFFmarked;`);
   });
 
   it('reports a reverted call through try_ as reverted', () => {

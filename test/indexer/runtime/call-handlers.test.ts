@@ -171,6 +171,11 @@ describe('call handlers', () => {
       `Handler handleRecord of data source ProbeCalls failed at block 7, transaction ${txHash(700)}, call to ${probeCallsAddress}: Decoding function outputs for the call record(uint256,string) failed, raw output: 0x01`,
     );
   });
+
+  it('hands the handler a string argument with its byte-order mark, as graph-node’s alloy decoding keeps it', () => {
+    harness().runBlock(8, [], { calls: [recordCall(8n, '\uFEFFnote', 8n, { tx: 800, index: 0 })] });
+    expect(seenAt(8).map((e) => valueOf(e, 'note'))).toEqual(['\uFEFFnote']);
+  });
 });
 
 describe('call handler rules of the manifest', () => {

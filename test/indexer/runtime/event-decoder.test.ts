@@ -1,6 +1,7 @@
 // The runtime's event decoder against viem's decodeEventLog as the reference, over random values:
 // single-word static events (decoded from the hex text) and events with dynamic types (decoded by
-// viem's decodeAbiParameters), indexed and not; and logs that must be skipped.
+// viem's decodeAbiParameters), indexed and not; and logs that must be skipped. Strings follow
+// graph-node rather than viem where the two differ (a byte-order mark, leading NULs).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -111,6 +112,18 @@ describe('event decoder', () => {
       ),
       { numRuns: 100 },
     );
+  });
+
+  it("keeps a string parameter's leading byte-order mark, as graph-node's alloy decoding does", () => {
+    const event = parseAbiItem('event Posted(address indexed fund, string uri)') as AbiEvent;
+    const { topics, data } = encode(event, { fund: `0x${'11'.repeat(20)}`, uri: '\uFEFFipfs://x' });
+    expect(createEventDecoder(event)({ topics, data } as never)?.[1]?.value).toBe('\uFEFFipfs://x');
+  });
+
+  it("keeps a string parameter's NUL bytes, leading ones included, as graph-node's alloy decoding does", () => {
+    const event = parseAbiItem('event NavRejected(uint64 indexed epoch, string reason)') as AbiEvent;
+    const { topics, data } = encode(event, { epoch: 3n, reason: '\0\0late\0' });
+    expect(createEventDecoder(event)({ topics, data } as never)?.[1]?.value).toBe('\0\0late\0');
   });
 
   it('skips logs with the wrong number of topics or too little data', () => {

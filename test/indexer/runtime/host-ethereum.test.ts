@@ -83,6 +83,14 @@ describe('ethereum host functions through the probe wasm, without a chain', () =
     expect(harness().probe(31, `${amount}|héllo`)).toBe(`${encoded}|${amount},héllo|null`);
   });
 
+  it('decodes a string with its byte-order mark, as graph-node’s alloy decoding keeps it', () => {
+    const encoded = encodeAbiParameters(
+      [{ type: 'tuple', components: [{ type: 'uint256' }, { type: 'string' }] }],
+      [[5n, '\uFEFFnote']],
+    );
+    expect(harness().probe(31, '5|\uFEFFnote')).toBe(`${encoded}|5,\uFEFFnote|null`);
+  });
+
   it('fails the handler naming the function when an argument does not fit its type', () => {
     expect(harness().probeError(32, 'wide').message).toContain(
       'Failed to call function "echo" of contract "ProbeEmitter": type mismatch, decoded value int(70000) is not of kind int16',

@@ -1,14 +1,17 @@
 // BigInt encoding and arithmetic edge cases, and the other host functions (json, crypto, log,
 // abort, unimplemented imports) as the probe subgraph's wasm calls them. Expected values follow
 // graph-node: num-bigint's minimal two's-complement little-endian bytes, truncating division,
-// dividend-signed remainder, floor right shift, bigIntToHex of the magnitude.
+// dividend-signed remainder, floor right shift, bigIntToHex of the magnitude; strings as graph-node
+// decodes them (lossy UTF-8, a byte-order mark kept) and reads them back (NULs dropped).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { keccak256, toBytes, type Hex, type TransactionReceipt } from 'viem';
 import { bigintToSignedLE, signedLEToBigint } from '../../../indexer/runtime/bigint-bytes.ts';
 import { bigIntDividedBy, bigIntMod, bigIntToHex } from '../../../indexer/runtime/host-bigint.ts';
 import type { HostEnv } from '../../../indexer/runtime/host-context.ts';
+import { bytesToString } from '../../../indexer/runtime/host-conversion.ts';
 import { linkImports, UnimplementedHostFunctionError } from '../../../indexer/runtime/host-imports.ts';
+import { parseJson } from '../../../indexer/runtime/host-json.ts';
 import { blockHash, makeLog, probeAbi, probeAddress, txHash, useProbeHarness } from './runtime-harness.ts';
 
 const max256 = 2n ** 256n - 1n;
@@ -86,6 +89,29 @@ describe('BigInt arithmetic rules', () => {
   });
 });
 
+describe('typeConversion.bytesToString', () => {
+  // graph-node's bytes_to_string: String::from_utf8_lossy, then trim_end_matches('\u{0000}')
+  it('keeps a leading byte-order mark', () => {
+    expect(bytesToString(Uint8Array.of(0xef, 0xbb, 0xbf, 0x68, 0x69))).toBe('\uFEFFhi');
+  });
+
+  it('trims trailing NULs and keeps leading and inner ones', () => {
+    expect(bytesToString(Uint8Array.of(0, 0, 0x68, 0, 0x69, 0, 0))).toBe('\0\0h\0i');
+  });
+
+  it('reads invalid UTF-8 as U+FFFD', () => {
+    expect(bytesToString(Uint8Array.of(0x68, 0xff, 0x69))).toBe('h\uFFFDi');
+  });
+});
+
+describe('json.fromBytes parsing', () => {
+  it('refuses a leading byte-order mark, as serde_json::from_slice does', () => {
+    expect(() => parseJson(Uint8Array.of(0xef, 0xbb, 0xbf, 0x7b, 0x7d))).toThrow(
+      'expected value at position 0',
+    );
+  });
+});
+
 describe('host functions through the probe wasm', () => {
   const harness = useProbeHarness();
 
@@ -129,6 +155,28 @@ describe('host functions through the probe wasm', () => {
 
   it('hashes with keccak256', () => {
     expect(harness().probe(14, 'hello')).toBe(keccak256(toBytes('hello')));
+  });
+
+  it('refuses JSON that starts with a byte-order mark, in json.fromBytes and json.try_fromBytes', () => {
+    expect(harness().probe(13, '\uFEFF{}')).toBe('error');
+    expect(harness().probeError(12, '\uFEFF{}').message).toContain('expected value at position 0');
+  });
+
+  it("hands the mapping an event string's leading NULs, as graph-node's alloy decoding keeps them", () => {
+    // the mapping hashes the UTF-8 of the string it was given
+    expect(harness().probe(14, '\0\0late\0')).toBe(keccak256(toBytes('\0\0late\0')));
+  });
+
+  it('drops the NULs of a string the mapping hands back to the store, as graph-node reads strings', () => {
+    harness().probe(14, '\0\0late\0');
+    const stored = harness().store.getCurrent('ProbeResult', `${txHash(harness().lastBlock)}-0`);
+    expect(stored?.get('input')).toEqual({ kind: 'String', value: 'late' });
+  });
+
+  it("keeps an event string's byte-order mark through the mapping into the store", () => {
+    expect(harness().probe(14, '\uFEFFipfs://x')).toBe(keccak256(toBytes('\uFEFFipfs://x')));
+    const stored = harness().store.getCurrent('ProbeResult', `${txHash(harness().lastBlock)}-0`);
+    expect(stored?.get('input')).toEqual({ kind: 'String', value: '\uFEFFipfs://x' });
   });
 
   it("refuses ipfs.cat in graph-node's words, naming file data sources as the way to read IPFS", () => {
@@ -250,6 +298,7 @@ describe('host functions through the probe wasm', () => {
     expect(harness().probe(23, '0x' + '5A'.repeat(20))).toBe('0x' + '5a'.repeat(20));
     expect(harness().probeError(23, '0x12').message).toContain("Failed to convert string to Address: '0x12'");
     expect(harness().probe(24, '0x68656c6c6f0000')).toBe('hello');
+    expect(harness().probe(24, '0xefbbbf68690000')).toBe('\uFEFFhi');
     expect(harness().probe(25, '0x000068656c6c6f20776f726c64')).toBe('11StV1DL6CwTryKyV');
   });
 
