@@ -237,10 +237,14 @@ function checkShape<T>(document: string, data: T): T {
   return data;
 }
 
+/**
+ * Whether a failed query is worth one more try: a 5xx or 429, or a network failure (fetch's
+ * TypeError). A timeout (AbortSignal.timeout's TimeoutError) is not: it spent the whole
+ * SUBGRAPH_TIMEOUT_MS, and a second try would make the client wait twice that for its 503.
+ */
 function isTransient(error: unknown): boolean {
   if (error instanceof ClientError) return error.response.status >= 500 || error.response.status === 429;
-  // network failures (fetch TypeError) and timeouts (AbortSignal.timeout -> TimeoutError)
-  return error instanceof Error;
+  return error instanceof Error && error.name !== 'TimeoutError';
 }
 
 /** One answer as received: its data (missing or null if the subgraph sent none) and its errors. */
