@@ -113,13 +113,14 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
 export function aiPluginJson(baseUrl: string, registry: Registry): Record<string, unknown> {
   return {
     schema_version: 'v1',
-    name_for_human: API_TITLE,
+    // the plugin format allows 20 characters
+    name_for_human: 'Fund Protocol Data',
     name_for_model: 'fund_protocol_data',
     description_for_human:
       'Fund NAVs, allocations, reserves, dividends and on-chain events of a fund-vault protocol.',
     description_for_model: `Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. Dividend proofs are for claims the user signs in their own wallet; never ask for keys. For fields of your choice, query GraphQL at /graphql (schema: GET ${GRAPHQL_SCHEMA_PATH}).`,
     auth: { type: 'none' },
-    api: { type: 'openapi', url: `${baseUrl}/openapi.json` },
+    api: { type: 'openapi', url: `${baseUrl}/openapi.json`, is_user_authenticated: false },
     logo_url: `${baseUrl}/logo.svg`,
     contact_email: registry.protocol.contactEmail,
     legal_info_url: `${baseUrl}/llms.txt`,

@@ -101,6 +101,15 @@ describe('agents.json and llms documents', () => {
     }
   });
 
+  it("the plugin manifest keeps the plugin format's field limits", () => {
+    const plugin = aiPluginJson(base, DEVNET_EXAMPLES.registry) as Record<string, string>;
+    expect(plugin.name_for_human!.length).toBeLessThanOrEqual(20);
+    expect(plugin.name_for_model).toMatch(/^[a-zA-Z0-9_]{1,50}$/);
+    expect(plugin.description_for_human!.length).toBeLessThanOrEqual(100);
+    expect(plugin.description_for_model!.length).toBeLessThanOrEqual(8000);
+    expect(plugin).toMatchObject({ auth: { type: 'none' }, api: { is_user_authenticated: false } });
+  });
+
   it('llms.txt links every endpoint and llms-full.txt documents each one', () => {
     const short = llmsTxt(base);
     const full = llmsFullTxt(base, `${base}/problems`);
