@@ -25,6 +25,12 @@ export interface CreatedFile {
 export class BlockState {
   /** `type\u0000id` of entities set (true) or removed (false) during this block */
   readonly writes = new Map<string, boolean>();
+  /**
+   * `type\u0000id` of immutable entities an earlier block stored, as far as this block learnt it (a
+   * store.get found one it had not written, or a store.set looked one up): store.set compares with
+   * them even when `deferImmutableChecks` holds.
+   */
+  readonly earlierImmutables = new Set<string>();
   readonly created: DynamicDataSource[] = [];
   readonly createdFiles: CreatedFile[] = [];
   /** the sequence number the next generated entity id takes (see nextIdSequence) */

@@ -1,9 +1,9 @@
 // store.get / get_in_block / set / remove with graph-node's semantics: `set` merges the given fields
 // into the entity as the block sees it (a null value removes the field), checks undefined fields
 // (apiVersion >= 0.0.8; earlier versions drop them) and the id, then validates the merged entity
-// against the schema; immutable entities may be set again within the block that created them but
-// never updated in a later block nor removed. store.loadRelated lists the entities behind a
-// @derivedFrom field as the block sees them.
+// against the schema; immutable entities may be set again within the block that created them, in a
+// later block only unchanged (graph-node's entity cache then writes nothing), and never removed.
+// store.loadRelated lists the entities behind a @derivedFrom field as the block sees them.
 // Ids are canonical strings: Bytes ids as lowercase 0x hex, Int8 ids as decimal.
 // A file data source's handler may touch only the entity types its template lists, and an entity
 // belongs to the causality region that created it (chain handlers, or one file data source): the
@@ -179,30 +179,28 @@ export function storeSet(env: HostEnv, typeName: string, requestedId: string, da
       );
     }
   }
-  // An immutable entity not written in this block has nothing to merge with: it is new, an error,
-  // or with skipDuplicates a duplicate that is dropped.
-  if (
-    type.immutable &&
-    !writtenInBlock &&
-    !block.deferImmutableChecks &&
-    access(() => block.tx.has(type.name, key))
-  ) {
-    if (type.skipDuplicates) {
-      // graph-node validates the dropped write all the same
-      validateEntity(
-        env.runtime.schema,
-        type,
-        key,
-        mergeInto(
-          access(() => block.tx.get(type.name, key)),
-          data,
-        ),
-      );
+  if (type.immutable) {
+    // One stored by an earlier block: graph-node's entity cache merges the set into it at the end of
+    // the block and writes nothing if no field changed; a change is an update its store refuses
+    // (or with skipDuplicates drops).
+    const earlier =
+      block.earlierImmutables.has(writeKeyOfEntity) ||
+      (!writtenInBlock && !block.deferImmutableChecks && access(() => block.tx.has(type.name, key)));
+    const stored = earlier ? access(() => block.tx.get(type.name, key)) : null;
+    if (stored !== null) {
+      // graph-node validates the merged entity all the same
+      validateEntity(env.runtime.schema, type, key, mergeInto(stored, data));
+      if (type.skipDuplicates) return;
+      if (changesEntity(stored, data)) {
+        throw new EntityValidationError(
+          `Entity ${type.name}[${key}] is immutable and was inserted at an earlier block; it cannot be updated`,
+        );
+      }
+      // unchanged: nothing to write, but the entity counts as set in this block (store.get_in_block)
+      block.earlierImmutables.add(writeKeyOfEntity);
+      block.noteWrite(writeKeyOfEntity, true);
       return;
     }
-    throw new EntityValidationError(
-      `Entity ${type.name}[${key}] is immutable and was inserted at an earlier block; it cannot be updated`,
-    );
   }
   const existing = type.immutable && !writtenInBlock ? null : access(() => block.tx.get(type.name, key));
   if (existing === null && type.sharesIdsWith.length > 0) checkIdUnshared(env, type, key);
@@ -210,6 +208,38 @@ export function storeSet(env: HostEnv, typeName: string, requestedId: string, da
   validateEntity(env.runtime.schema, type, key, merged);
   access(() => block.tx.set(type.name, key, merged));
   block.noteWrite(writeKeyOfEntity, true);
+}
+
+/** Whether two store values are equal, as graph-node's derived `Value` equality compares them. */
+function sameValue(a: StoreValue, b: StoreValue): boolean {
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case 'Null':
+      return true;
+    case 'Bytes': {
+      const other = (b as typeof a).value;
+      return a.value.length === other.length && a.value.every((byte, i) => byte === other[i]);
+    }
+    case 'List': {
+      const other = (b as typeof a).value;
+      return a.value.length === other.length && a.value.every((item, i) => sameValue(item, other[i]!));
+    }
+    default:
+      return a.value === (b as typeof a).value;
+  }
+}
+
+/**
+ * Whether merging a set's fields into `stored` changes it: graph-node's merge_remove_null_fields
+ * result (a null removing a field it holds, or a field it lacks or holds with another value).
+ */
+function changesEntity(stored: Entity, data: Entity): boolean {
+  for (const [field, value] of data) {
+    const old = stored.get(field);
+    const held = old !== undefined && old.kind !== 'Null';
+    if (value.kind === 'Null' ? held : !held || !sameValue(old, value)) return true;
+  }
+  return false;
 }
 
 /**
@@ -263,7 +293,13 @@ export function storeGet(
   const { key } = parseEntityId(type, id);
   const block = env.block;
   if (scope === 'block' && block.writes.get(writeKey(type.name, key)) !== true) return null;
-  return access(() => block.tx.get(type.name, key));
+  const entity = access(() => block.tx.get(type.name, key));
+  if (type.immutable && entity !== null) {
+    // found and not written in this block: an earlier block stored it (store.set compares with it)
+    const keyOfEntity = writeKey(type.name, key);
+    if (!block.writes.has(keyOfEntity)) block.earlierImmutables.add(keyOfEntity);
+  }
+  return entity;
 }
 
 /**

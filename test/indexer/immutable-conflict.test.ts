@@ -1,8 +1,10 @@
 // An immutable entity written again by a later block, met by the chain follower on a real chain.
 // While following, store.set does not look a new immutable entity up; the store's unique id index
-// refuses the repeated insert and the follower runs the block again with the lookups, so the
-// subgraph fails exactly as graph-node words it, naming the handler; as in graph-node, the failed
-// block is committed without its changes, and queries at it get the `indexing_error`.
+// refuses the repeated insert and the follower runs the block again with the lookups. Written
+// unchanged, the entity is then no change, as graph-node's entity cache finds it, and indexing goes
+// on; changed, the subgraph fails exactly as graph-node words it, naming the handler; as in
+// graph-node, the failed block is committed without its changes, and queries at it get the
+// `indexing_error`.
 // The host-probe subgraph (kind 28 writes the immutable ProbeResult `fixed`) runs over a contract
 // that emits its events on the test's own anvil.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +30,18 @@ afterAll(async () => {
 });
 
 describe('indexer: an immutable entity written again by a later block', () => {
+  it('indexes past a later block writing it unchanged, keeping the first version', async () => {
+    await chain.probe(28, 'first');
+    const again = await chain.probe(28, 'first');
+    await indexer.waitForBlock(again);
+    expect(indexer.status().fatalError).toBeNull();
+    const answer = await queryAnswer(
+      indexer.queryUrl,
+      `{ probeResult(id: "fixed", block: { number: ${again} }) { input } }`,
+    );
+    expect(answer).toEqual({ data: { probeResult: { input: 'first' } } });
+  });
+
   it('fails the subgraph naming the handler, at the failed block committed without its changes', async () => {
     const first = await chain.probe(28, 'first');
     await indexer.waitForBlock(first);

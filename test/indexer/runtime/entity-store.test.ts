@@ -111,13 +111,39 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** How a test block runs: with the follower's deferred immutable checks, recording the sets written. */
+interface BlockOptions {
+  deferImmutableChecks?: boolean;
+  /** receives `Type[id]` of every entity written to the block's store transaction */
+  written?: string[];
+}
+
+/** The writer with every set it is given recorded in `written`. */
+function recordingSets(writer: EntityStoreTx, written: string[]): EntityStoreTx {
+  return new Proxy(writer, {
+    get(target, name) {
+      if (name === 'set') {
+        return (type: string, id: string, entity: Entity) => {
+          written.push(`${type}[${id}]`);
+          target.set(type, id, entity);
+        };
+      }
+      const value = Reflect.get(target, name) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** Runs `body` as the host functions of one block and commits it (rolls back if it throws). */
-function inBlock(body: (env: HostEnv) => void): void {
+function inBlock(body: (env: HostEnv) => void, options: BlockOptions = {}): void {
   blockNumber += 1;
   store.begin();
   try {
     const writer = store.blockWriter(blockNumber);
-    const env = hostEnv(writer);
+    const env = hostEnv(
+      options.written ? recordingSets(writer, options.written) : writer,
+      options.deferImmutableChecks,
+    );
     body(env);
     writer.flush();
     const hash = '0x' + blockNumber.toString(16).padStart(64, '0');
@@ -156,7 +182,7 @@ function dataSource(apiVersion: string): ActiveDataSource {
 
 let apiVersion = '0.0.9';
 
-function hostEnv(writer: EntityStoreTx): HostEnv {
+function hostEnv(writer: EntityStoreTx, deferImmutableChecks = false): HostEnv {
   return new HostEnv({
     subgraph: {
       buildDir: '',
@@ -175,7 +201,7 @@ function hostEnv(writer: EntityStoreTx): HostEnv {
     schema: activeSchema,
     logger: () => undefined,
     chain: null,
-    block: new BlockState(BigInt(blockNumber), `0x${'00'.repeat(32)}`, writer),
+    block: new BlockState(BigInt(blockNumber), `0x${'00'.repeat(32)}`, writer, deferImmutableChecks),
     dataSource: dataSource(apiVersion),
   });
 }
@@ -344,6 +370,133 @@ describe('immutable entities', () => {
     expect(() => inBlock((env) => storeRemove(env, 'Settlement', id))).toThrow(
       `Entity Settlement[${id}] is immutable and cannot be removed`,
     );
+  });
+});
+
+// graph-node's entity cache merges a set into the entity it holds (graph/src/components/store/
+// entity_cache.rs, as_modifications): a set that changes nothing (merge_remove_null_fields finds no
+// field added, changed or removed) is no modification, so its store never sees it; a change is an
+// Overwrite, which the store refuses for immutable types (write.rs, append_row).
+describe('immutable entities set again in a later block', () => {
+  const imm = parseSubgraphSchema(
+    'type Imm @entity(immutable: true) { id: ID!, name: String!, tags: [Bytes!]!, note: String }',
+  );
+  const immData = (fields: Record<string, StoreValue> = {}): Entity =>
+    new Map(Object.entries({ name: S('a'), tags: L([B('0x01'), B('0x02')]), ...fields }));
+  const immutableError =
+    'Entity Imm[a] is immutable and was inserted at an earlier block; it cannot be updated';
+
+  beforeEach(() => {
+    store.close();
+    openStoreFor(imm, 'imm.sqlite');
+    inBlock((env) => storeSet(env, 'Imm', 'a', immData({ note: S('first') })));
+  });
+
+  it('are accepted unchanged after a store.get, writing nothing', () => {
+    const before = current('Imm', 'a');
+    expect(before?.get('note')).toEqual(S('first'));
+    const written: string[] = [];
+    inBlock(
+      (env) => {
+        const loaded = storeGet(env, 'Imm', 'a', 'store');
+        storeSet(env, 'Imm', 'a', new Map(loaded));
+      },
+      { written },
+    );
+    expect(written).toEqual([]);
+    expect(current('Imm', 'a')).toEqual(before);
+  });
+
+  it('are accepted unchanged without a store.get, writing nothing', () => {
+    // graph-node's cache holds the entity from the block that inserted it on (until evicted)
+    const written: string[] = [];
+    inBlock((env) => storeSet(env, 'Imm', 'a', immData({ note: S('first') })), { written });
+    expect(written).toEqual([]);
+    expect(current('Imm', 'a')?.get('note')).toEqual(S('first'));
+  });
+
+  it('are accepted with only some fields, at their values, and nulls for fields they lack', () => {
+    inBlock((env) => storeSet(env, 'Imm', 'b', immData()));
+    const written: string[] = [];
+    inBlock(
+      (env) => {
+        storeSet(env, 'Imm', 'a', new Map([['name', S('a')]]));
+        storeSet(env, 'Imm', 'b', new Map([['note', Null]]));
+      },
+      { written },
+    );
+    expect(written).toEqual([]);
+  });
+
+  it('fail when a field gets another value', () => {
+    expect(() => inBlock((env) => storeSet(env, 'Imm', 'a', immData({ note: S('second') })))).toThrow(
+      immutableError,
+    );
+  });
+
+  it('fail when a list field gets another item', () => {
+    expect(() => inBlock((env) => storeSet(env, 'Imm', 'a', immData({ tags: L([B('0x01')]) })))).toThrow(
+      immutableError,
+    );
+  });
+
+  it('fail when a null removes a field they hold', () => {
+    expect(() => inBlock((env) => storeSet(env, 'Imm', 'a', new Map([['note', Null]])))).toThrow(
+      immutableError,
+    );
+  });
+
+  it('fail when a field they lack is set', () => {
+    inBlock((env) => storeSet(env, 'Imm', 'b', immData()));
+    expect(() => inBlock((env) => storeSet(env, 'Imm', 'b', immData({ note: S('new') })))).toThrow(
+      'Entity Imm[b] is immutable',
+    );
+  });
+
+  it('count as set in the block when unchanged, for store.get_in_block', () => {
+    inBlock((env) => {
+      expect(storeGet(env, 'Imm', 'a', 'block')).toBeNull();
+      storeSet(env, 'Imm', 'a', immData());
+      expect(storeGet(env, 'Imm', 'a', 'block')?.get('note')).toEqual(S('first'));
+    });
+  });
+
+  it('fail a change after an unchanged set in the same block', () => {
+    expect(() =>
+      inBlock((env) => {
+        storeSet(env, 'Imm', 'a', immData());
+        storeSet(env, 'Imm', 'a', immData({ name: S('z') }));
+      }),
+    ).toThrow(immutableError);
+    expect(current('Imm', 'a')?.get('name')).toEqual(S('a'));
+  });
+
+  it('are compared at the set under deferred checks once a store.get found them', () => {
+    const written: string[] = [];
+    inBlock(
+      (env) => {
+        storeGet(env, 'Imm', 'a', 'store');
+        storeSet(env, 'Imm', 'a', immData());
+      },
+      { deferImmutableChecks: true, written },
+    );
+    expect(written).toEqual([]);
+    expect(() =>
+      inBlock(
+        (env) => {
+          storeGet(env, 'Imm', 'a', 'store');
+          storeSet(env, 'Imm', 'a', immData({ name: S('z') }));
+        },
+        { deferImmutableChecks: true },
+      ),
+    ).toThrow(immutableError);
+  });
+
+  it('are left to the store under deferred checks without a store.get, which refuses the insert', () => {
+    // the follower then runs the block again without deferring, and the set is compared there
+    expect(() =>
+      inBlock((env) => storeSet(env, 'Imm', 'a', immData()), { deferImmutableChecks: true }),
+    ).toThrow('Entity Imm[a] is immutable and was inserted at an earlier block');
   });
 });
 

@@ -307,6 +307,18 @@ describe('host functions through the probe wasm', () => {
     expect(harness().probeError(26, '-5').message).toContain('JSON `-5` cannot be parsed as u64');
   });
 
+  it('accepts the immutable ProbeResult `fixed` set again unchanged by a later block, writing nothing', () => {
+    // graph-node's entity cache merges the set into the entity it inserted and finds nothing changed
+    harness().probe(28, 'same');
+    const inserted = harness().lastBlock;
+    expect(harness().probe(28, 'same')).toBe('wrote fixed');
+    expect(harness().lastBlock).toBe(inserted + 1);
+    expect(harness().store.getCurrent('ProbeResult', 'fixed')?.get('input')).toEqual({
+      kind: 'String',
+      value: 'same',
+    });
+  });
+
   it('rolls back a failed block so the store keeps only committed results', () => {
     const before = harness().store.checkpoint().number;
     harness().probeError(8, '1|0');
