@@ -153,7 +153,7 @@ export function llmsFullTxt(
     '',
     '## Limits',
     '',
-    `- ${rateLimitStatement(rateLimit)}${rateLimit ? ' Every response carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained").' : ''}`,
+    `- ${rateLimitStatement(rateLimit)}${rateLimit ? ' Every response within the limits carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained"); a 429 carries those of the policy it exceeded.' : ''}`,
     '',
     '## Caching',
     '',

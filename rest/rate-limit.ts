@@ -2,7 +2,8 @@
 // 20 seconds) enforced together, so a client can send 20 requests at once but cannot keep
 // more than one per second going. Counters live in memory, or in Redis when one is given so
 // limits hold across replicas; while Redis is unreachable, requests pass unlimited rather than
-// fail or wait. Both limits are announced in IETF RateLimit headers (draft 8).
+// fail or wait. Both limits are announced in IETF RateLimit headers (draft 8). Both count in fixed
+// windows (express-rate-limit), so up to twice a limit passes across a window's end, as documented.
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
@@ -20,7 +21,7 @@ export const DEFAULT_RATE_LIMIT: RateLimitConfig = { perMinute: 60, burst: 20, b
 /** The discovery documents' statement of the limits a deployment enforces (`false`: none). */
 export function rateLimitStatement(config: RateLimitConfig | false): string {
   return config
-    ? `${config.perMinute} requests per minute per IP sustained, and a burst of ${config.burst} requests per ${config.burstWindowSeconds} seconds. Over either: 429 with Retry-After (seconds).`
+    ? `${config.perMinute} requests per minute per IP sustained, and a burst of ${config.burst} requests per ${config.burstWindowSeconds} seconds, each counted in fixed windows (so up to twice a limit can pass across a window's end). Over either: 429 with Retry-After (seconds).`
     : 'This deployment enforces no rate limit.';
 }
 

@@ -124,7 +124,7 @@ describe('the discovery documents of a deployment', () => {
       await start({ rateLimit: { perMinute: 5, burst: 3, burstWindowSeconds: 20 } }),
     );
     const statement =
-      '5 requests per minute per IP sustained, and a burst of 3 requests per 20 seconds. Over either: 429 with Retry-After (seconds).';
+      "5 requests per minute per IP sustained, and a burst of 3 requests per 20 seconds, each counted in fixed windows (so up to twice a limit can pass across a window's end). Over either: 429 with Retry-After (seconds).";
     expect(llms).toContain(`- ${statement}`);
     expect(openapi.info.description).toContain(`Rate limits: ${statement}`);
     expect(openapi.paths['/v1/contracts']!.get.responses['429']).toMatchObject({
