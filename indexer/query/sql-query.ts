@@ -7,7 +7,7 @@
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
 import { referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, type ColumnLayout, type TableLayout } from '../store/layout.ts';
-import { encodeBigDecimalKey, encodeBigIntKey } from '../store/sortable-numbers.ts';
+import { bigIntBoundKey, encodeBigDecimalKey } from '../store/sortable-numbers.ts';
 import {
   filterEntries,
   orderByValues,
@@ -46,6 +46,15 @@ export function tablesOf(model: QueryModel, typeName: string): TableLayout[] {
 /** graph-node's defaults for GRAPH_GRAPHQL_MAX_FIRST and GRAPH_GRAPHQL_MAX_SKIP (env/graphql.rs, u32::MAX). */
 const MAX_FIRST = 1000;
 const MAX_SKIP = 4_294_967_295;
+
+/** SQLite's SQLITE_MAX_VARIABLE_NUMBER: the most parameters one statement takes. */
+const MAX_SQL_PARAMETERS = 32_766;
+
+/** graph-node's BigInt::MAX_BITS (graph/src/data/store/scalar/bigint.rs): 131,072 decimal digits. */
+const MAX_BIGINT_BITS = 435_412;
+
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
 
 export interface CollectionArgs {
   first?: number | null;
@@ -114,6 +123,56 @@ function likeToGlob(pattern: string): string {
     }
   }
   return glob;
+}
+
+/** The number of bits of `n`'s magnitude (0 for zero). */
+function bitLength(n: bigint): number {
+  if (n === 0n) return 0;
+  const hex = (n < 0n ? -n : n).toString(16);
+  return (hex.length - 1) * 4 + parseInt(hex[0]!, 16).toString(2).length;
+}
+
+/** A BigInt filter value, refused past graph-node's limit in its words (scalar::BigInt::new). */
+function checkedBigInt(value: unknown): bigint {
+  const n = BigInt(value as bigint);
+  // graph-node counts the sign bit too
+  const bits = bitLength(n) + 1;
+  if (bits > MAX_BIGINT_BITS) {
+    throw new QueryError(
+      `Failed to decode \`BigInt\` value: \`BigInt is too big, total bits ${bits} (max ${MAX_BIGINT_BITS})\``,
+    );
+  }
+  return n;
+}
+
+/** An Int8 or Timestamp filter value: a 64-bit integer, as graph-node parses them (i64). */
+function checkedInt8(kind: 'Int8' | 'Timestamp', value: unknown): bigint {
+  const n = BigInt(value as bigint);
+  if (n < INT8_MIN || n > INT8_MAX) throw new QueryError(`Failed to decode \`${kind}\` value: \`${n}\``);
+  return n;
+}
+
+/**
+ * SQL values as one JSON array, for `json_each`: blobs as hex text (which `unhex` turns back),
+ * 64-bit integers as JSON numbers, which SQLite reads back exactly.
+ */
+function jsonArrayOf(values: readonly unknown[]): string {
+  const items = values.map((v) => {
+    if (Buffer.isBuffer(v)) return `"${v.toString('hex')}"`;
+    if (typeof v === 'string') return JSON.stringify(v);
+    return String(v);
+  });
+  return `[${items.join(',')}]`;
+}
+
+/**
+ * `parts` joined by `op` as a balanced tree: SQLite refuses an expression nested more than 1,000
+ * deep (SQLITE_MAX_EXPR_DEPTH), which a chain of 1,000 ORs is; balanced, it is log2(n) deep.
+ */
+function joinBalanced(parts: readonly string[], op: 'AND' | 'OR'): string {
+  if (parts.length === 1) return parts[0]!;
+  const half = parts.length >> 1;
+  return `(${joinBalanced(parts.slice(0, half), op)} ${op} ${joinBalanced(parts.slice(half), op)})`;
 }
 
 /** graph-node's InvalidFilterError, its typo included. */
@@ -205,14 +264,15 @@ class Compiler {
         return bytes;
       }
       case 'BigInt':
-        return encodeBigIntKey(BigInt(value as bigint));
+        // a number too large to store compares as greater (or less) than every stored one
+        return bigIntBoundKey(checkedBigInt(value));
       case 'BigDecimal':
         return encodeBigDecimalKey(String(value));
       case 'Int':
         return value;
       case 'Int8':
       case 'Timestamp':
-        return BigInt(value as bigint);
+        return checkedInt8(column.valueKind, value);
       case 'Boolean':
         return value ? 1 : 0;
     }
@@ -225,6 +285,7 @@ class Compiler {
       case 'Bytes':
         return Buffer.isBuffer(value) ? bytesToHex(value) : String(value).toLowerCase();
       case 'BigInt':
+        return String(checkedBigInt(value));
       case 'Int8':
       case 'Timestamp':
         return String(value);
@@ -245,7 +306,7 @@ class Compiler {
           const operands = this.booleanOperands(table, alias, keys, where, nested);
           // graph-node renders an empty `and` as true and an empty `or` as false
           if (operands.length === 0) return key === 'and' ? '1' : '0';
-          return `(${operands.join(key === 'and' ? ' AND ' : ' OR ')})`;
+          return `(${joinBalanced(operands, key === 'and' ? 'AND' : 'OR')})`;
         }
         if (key === '_change_block') {
           if (!isFilterObject(value)) throw new QueryError(INVALID_FILTER);
@@ -363,11 +424,13 @@ class Compiler {
       case 'in':
       case 'not_in': {
         // the schema's `[T!]` keeps nulls out of the list
-        const values = value as unknown[];
+        const values = (value as unknown[]).map((v) => this.sqlValue(column, v));
         // graph-node renders an empty list as false whichever the operator (Filter::in_array)
         if (values.length === 0) return '0';
-        const list = values.map((v) => this.param(this.sqlValue(column, v))).join(', ');
-        return `${cmp} ${op === 'in' ? 'IN' : 'NOT IN'} (${list})`;
+        // the list is one JSON parameter, however long: a statement takes 32,766 parameters at most
+        const list = this.param(jsonArrayOf(values));
+        const item = Buffer.isBuffer(values[0]) ? 'unhex(value)' : 'value';
+        return `${cmp} ${op === 'in' ? 'IN' : 'NOT IN'} (SELECT ${item} FROM json_each(${list}))`;
       }
       default:
         return this.textCondition(column, col, op, value);
@@ -507,6 +570,16 @@ function orderTerms(key: SortKey | null, id: string, dir: 'ASC' | 'DESC'): strin
   return `(${key.expr}) IS NULL ${dir}, ${key.expr} ${dir}, ${id} ${dir}`;
 }
 
+/** A compiled query's parameters, refused when SQLite could not take them all, with what to do instead. */
+function checkedParams(params: unknown[]): unknown[] {
+  if (params.length > MAX_SQL_PARAMETERS) {
+    throw new QueryError(
+      `The filter holds ${params.length} values, more than the ${MAX_SQL_PARAMETERS} one query can take: give long lists of values to \`_in\` or \`_not_in\` (a list counts as one), or split the query`,
+    );
+  }
+  return params;
+}
+
 function rangeError(name: string, value: number, max: number): QueryError {
   return new QueryError(`The \`${name}\` argument must be between 0 and ${max}, but is ${value}`);
 }
@@ -563,7 +636,7 @@ export function compileCollection(
   const order = orderTerms(key, `${alias}."id"`, directionOf(args));
   return {
     sql: `SELECT ${alias}.* FROM ${table.sql} ${alias} WHERE ${where} ORDER BY ${order} LIMIT ${first} OFFSET ${skip}`,
-    params: compiler.params,
+    params: checkedParams(compiler.params),
   };
 }
 
@@ -597,7 +670,7 @@ export function compileInterfaceCollection(
   const order = orderTerms(unionKey, '"__id"', directionOf(args));
   return {
     sql: `SELECT "__part", "__vid" FROM (${parts.join(' UNION ALL ')}) ORDER BY ${order} LIMIT ${first} OFFSET ${skip}`,
-    params: compiler.params,
+    params: checkedParams(compiler.params),
   };
 }
 

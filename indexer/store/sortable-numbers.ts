@@ -4,6 +4,8 @@
 // `ORDER BY` exact for any magnitude and sign.
 
 const ZERO = 0x80;
+/** Past this many bytes of magnitude a BigInt has no key: the store cannot hold it. */
+const MAX_KEY_MAGNITUDE_BYTES = 127;
 
 function magnitudeBytes(n: bigint): Uint8Array {
   let hex = n.toString(16);
@@ -33,11 +35,26 @@ export function encodeBigIntKey(n: bigint): Buffer {
   }
   const negative = n < 0n;
   const mag = magnitudeBytes(negative ? -n : n);
-  if (mag.length > 127) throw new Error(`BigInt of ${mag.length} bytes is too large to store`);
+  if (mag.length > MAX_KEY_MAGNITUDE_BYTES)
+    throw new Error(`BigInt of ${mag.length} bytes is too large to store`);
   const out = Buffer.allocUnsafe(mag.length + 1);
   out[0] = negative ? ZERO - mag.length : ZERO + mag.length;
   for (let i = 0; i < mag.length; i++) out[i + 1] = negative ? 0xff - mag[i]! : mag[i]!;
   return out;
+}
+
+/**
+ * A key that compares with every key encodeBigIntKey makes as `n` compares with its number: `n`'s
+ * own key, or, for a number too large to have one (so no stored value equals it), a key sorting
+ * after (n > 0) or before (n < 0) them all. For filters: `x > n` with such an `n` matches nothing
+ * and `x < n` every value, as graph-node's numeric comparisons have it.
+ */
+export function bigIntBoundKey(n: bigint): Buffer {
+  const magnitude = n < 0n ? -n : n;
+  if (magnitude >> BigInt(MAX_KEY_MAGNITUDE_BYTES * 8) === 0n) return encodeBigIntKey(n);
+  // every key's head is 0x80 ± 1..127: [0x00] sorts first; [0xff, 0xff x 128] is longer than any
+  // key beginning 0xff (127 magnitude bytes) while equal to the longest of them as far as it goes
+  return n < 0n ? Buffer.from([0x00]) : Buffer.alloc(MAX_KEY_MAGNITUDE_BYTES + 2, 0xff);
 }
 
 export function decodeBigIntKey(key: Uint8Array): bigint {

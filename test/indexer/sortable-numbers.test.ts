@@ -1,8 +1,10 @@
 // The byte keys that make BigInt and BigDecimal columns compare exactly in SQLite: their memcmp
-// order must be the numeric order for any sign and magnitude, and BigInt keys must round-trip.
+// order must be the numeric order for any sign and magnitude, and BigInt keys must round-trip. A
+// filter's number too large to store compares with stored keys as the numbers would.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  bigIntBoundKey,
   decodeBigIntKey,
   encodeBigDecimalKey,
   encodeBigIntKey,
@@ -50,6 +52,25 @@ describe('sortable number keys', () => {
         const expected = a < b ? -1 : a > b ? 1 : 0;
         return sign(Buffer.compare(encodeBigIntKey(a), encodeBigIntKey(b))) === expected;
       }),
+    );
+  });
+
+  it('compares a number of any size with stored keys as the numbers compare, equal to none it is not', () => {
+    // the store holds magnitudes of up to 127 bytes: below 2^1016
+    const storable = fc.bigInt({ min: -(2n ** 1016n) + 1n, max: 2n ** 1016n - 1n });
+    const beyond = fc.bigInt({ min: 2n ** 1016n, max: 2n ** 1100n });
+    const any = fc.oneof(
+      bigints,
+      storable,
+      beyond,
+      beyond.map((n) => -n),
+    );
+    fc.assert(
+      fc.property(fc.oneof(bigints, storable), any, (stored, n) => {
+        const expected = stored < n ? -1 : stored > n ? 1 : 0;
+        return sign(Buffer.compare(encodeBigIntKey(stored), bigIntBoundKey(n))) === expected;
+      }),
+      { numRuns: 2000 },
     );
   });
 
