@@ -73,6 +73,8 @@ export interface RestConfig {
 }
 
 const READ_METHODS = 'GET, HEAD, OPTIONS';
+/** A Host header: a name or IPv4 address, or an IPv6 address in brackets, with an optional port */
+const HOST_HEADER = /^(?:[\w-]+(?:\.[\w-]+)*\.?|\[[\da-f:.]+\])(?::\d{1,5})?$/i;
 /** longest request target (path and query) accepted; every valid request is far shorter */
 export const MAX_URL_LENGTH = 2048;
 const EXPOSED_HEADERS = [
@@ -142,12 +144,17 @@ export function createRestApp(config: RestConfig): Express {
   const blockCheckMs = config.blockCheckMs ?? DEFAULT_BLOCK_CHECK_MS;
   const chain = gateway.sources.chain;
   const outdatedBodies = new OutdatedBodies(
-    new LatestBlockWatch(() => gateway.sources.subgraph.indexedBlock(), blockCheckMs),
+    new LatestBlockWatch(
+      () => gateway.sources.subgraph.indexedBlock(),
+      blockCheckMs,
+      (a, b) => a.number > b.number,
+    ),
     // the watch keeps its own interval: viem's one-second cache of the head would only add to it
     chain &&
       new LatestBlockWatch(
         async () => Number(await chain.client.getBlockNumber({ cacheTime: 0 })),
         blockCheckMs,
+        (a, b) => a > b,
       ),
   );
 
@@ -165,6 +172,21 @@ export function createRestApp(config: RestConfig): Express {
   ];
   app.use((req, res, next) => {
     for (const [name, value] of everyResponse) res.setHeader(name, value);
+    // the Host names the links and problem types of the answer (without PUBLIC_BASE_URL): one that is
+    // no host would put a non-URI in them, and in documents caches keep
+    const host = req.get('host');
+    if (config.publicBaseUrl === undefined && host !== undefined && !HOST_HEADER.test(host)) {
+      sendProblem(
+        res,
+        problemBody(
+          config.problemBase ?? '/problems',
+          'malformed-request',
+          `The Host header '${host.slice(0, 80)}' is not a host name or address with an optional port.`,
+          req.path,
+        ),
+      );
+      return;
+    }
     const methods = req.path === gateway.yoga.graphqlEndpoint ? GRAPHQL_METHODS : READ_METHODS;
     if (req.method === 'OPTIONS') {
       // CORS preflight: any origin, the read methods, whatever headers the client asks for
@@ -178,9 +200,10 @@ export function createRestApp(config: RestConfig): Express {
       res.status(204).end();
       return;
     }
-    // read-only surface: anything but GET/HEAD on /v1, the documents and problem pages is 405
-    const guarded =
-      req.path.startsWith('/v1') || DOCUMENT_PATHS.includes(req.path) || req.path.startsWith('/problems');
+    // read-only surface: anything but GET/HEAD on /v1, the documents and problem pages is 405 (in
+    // any case, as Express routes them)
+    const path = req.path.toLowerCase();
+    const guarded = path.startsWith('/v1') || DOCUMENT_PATHS.includes(path) || path.startsWith('/problems');
     if (guarded && req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', READ_METHODS);
       problem(
@@ -301,6 +324,7 @@ export function createRestApp(config: RestConfig): Express {
         basis,
       };
       cache.set(key, entry);
+      outdatedBodies.built(basis, entry.storedAt);
       send(req, res, entry, 'application/json; charset=utf-8');
     };
   }

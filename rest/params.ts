@@ -63,8 +63,17 @@ export function checkParams(
   const values: ParamValues = {};
   for (const spec of route.params) {
     const raw = spec.in === 'path' ? pathParams[spec.name] : query[spec.name];
+    const required = spec.in === 'path' || spec.name === 'address';
+    // an empty optional value is a mistake, not an absence: `cursor=` would restart at page one
+    if (raw === '' && !required) {
+      return {
+        ok: false,
+        parameter: spec.name,
+        detail: `Parameter '${spec.name}' is empty: give it a value (${spec.rule}) or leave it out.`,
+      };
+    }
     if (raw === undefined || raw === '') {
-      if (spec.in === 'path' || spec.name === 'address') {
+      if (required) {
         return {
           ok: false,
           parameter: spec.name,

@@ -36,14 +36,21 @@ export interface BlockReading<T> {
 /**
  * The latest value of a block read (the indexed block, the chain head), read at most once per
  * `intervalMs` however many requests ask: they share the read in flight. A failed read is null.
+ * A body just built may show a newer value than the last read (`saw`), which is then taken at
+ * once: the bodies built before it are outdated from the next request on, instead of answering
+ * beside it for up to `intervalMs` (health at block N+1 while the NAV still says N).
  */
 export class LatestBlockWatch<T> {
   private latestRead: Promise<BlockReading<T> | null> | null = null;
   private askedAt = 0;
+  /** the latest value read or seen */
+  private known: T | undefined;
 
   constructor(
     private readonly read: () => Promise<T>,
     private readonly intervalMs: number,
+    /** whether `a` is a later block than `b` */
+    private readonly isLater: (a: T, b: T) => boolean,
   ) {}
 
   latest(now: number): Promise<BlockReading<T> | null> {
@@ -51,11 +58,22 @@ export class LatestBlockWatch<T> {
       const askedAt = now;
       this.askedAt = askedAt;
       this.latestRead = this.read().then(
-        (value) => ({ value, askedAt }),
+        (value) => {
+          this.known = value;
+          return { value, askedAt };
+        },
         () => null,
       );
     }
     return this.latestRead;
+  }
+
+  /** Takes `value`, seen in a body built at `now`, as the latest reading if it is later. */
+  saw(value: T, now: number): void {
+    if (this.known !== undefined && !this.isLater(value, this.known)) return;
+    this.known = value;
+    this.latestRead = Promise.resolve({ value, askedAt: now });
+    this.askedAt = now;
   }
 }
 
@@ -72,6 +90,12 @@ export class OutdatedBodies {
     private readonly indexed: LatestBlockWatch<{ number: number; hash: string | null }>,
     private readonly chainHead: LatestBlockWatch<number> | undefined,
   ) {}
+
+  /** Lets the watches learn of a newer block from a body just built (see LatestBlockWatch.saw). */
+  built(basis: Basis, now: number): void {
+    if (basis.indexed !== null) this.indexed.saw(basis.indexed, now);
+    if (basis.chainHead !== null) this.chainHead?.saw(basis.chainHead, now);
+  }
 
   async outdate(entry: CachedResponse, now: number): Promise<boolean> {
     const { indexed, chainHead } = entry.basis;

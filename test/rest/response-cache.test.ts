@@ -75,19 +75,42 @@ describe('ResponseCache', () => {
   });
 });
 
+const laterHead = (a: number, b: number) => a > b;
+const laterBlock = (a: { number: number }, b: { number: number }) => a.number > b.number;
+
 describe('LatestBlockWatch', () => {
   it('reads at most once per interval, however many hits want the block', async () => {
     let reads = 0;
-    const watch = new LatestBlockWatch(async () => ++reads, 2000);
+    const watch = new LatestBlockWatch(async () => ++reads, 2000, laterHead);
     await Promise.all([watch.latest(0), watch.latest(500), watch.latest(1999)]);
     expect(reads).toBe(1);
     expect(await watch.latest(2000)).toEqual({ value: 2, askedAt: 2000 });
   });
 
+  it('takes a later block a body just built shows as the latest, without reading', async () => {
+    let reads = 0;
+    const watch = new LatestBlockWatch(async () => (++reads, 10), 2000, laterHead);
+    expect(await watch.latest(0)).toEqual({ value: 10, askedAt: 0 });
+    watch.saw(11, 5);
+    expect(await watch.latest(6)).toEqual({ value: 11, askedAt: 5 });
+    expect(reads).toBe(1);
+  });
+
+  it('keeps its reading when a body shows an earlier block', async () => {
+    const watch = new LatestBlockWatch(async () => 10, 2000, laterHead);
+    await watch.latest(0);
+    watch.saw(9, 5);
+    expect(await watch.latest(6)).toEqual({ value: 10, askedAt: 0 });
+  });
+
   it('reads null when the source cannot say its block', async () => {
-    const watch = new LatestBlockWatch(async () => {
-      throw new Error('subgraph down');
-    }, 2000);
+    const watch = new LatestBlockWatch(
+      async () => {
+        throw new Error('subgraph down');
+      },
+      2000,
+      laterHead,
+    );
     expect(await watch.latest(0)).toBeNull();
   });
 });
@@ -103,8 +126,8 @@ describe('OutdatedBodies', () => {
   /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `head` */
   const outdated = (entry: CachedResponse, indexed: { number: number; hash: string }, head = 0, now = 10) =>
     new OutdatedBodies(
-      new LatestBlockWatch(async () => indexed, 2000),
-      new LatestBlockWatch(async () => head, 2000),
+      new LatestBlockWatch<{ number: number; hash: string | null }>(async () => indexed, 2000, laterBlock),
+      new LatestBlockWatch(async () => head, 2000, laterHead),
     ).outdate(entry, now);
 
   it('outdates a body built at an older indexed block than the latest, and not one built at the latest', async () => {
@@ -136,9 +159,13 @@ describe('OutdatedBodies', () => {
 
   it('keeps a cached body when the subgraph cannot say its block', async () => {
     const bodies = new OutdatedBodies(
-      new LatestBlockWatch(async () => {
-        throw new Error('subgraph down');
-      }, 2000),
+      new LatestBlockWatch<{ number: number; hash: string | null }>(
+        async () => {
+          throw new Error('subgraph down');
+        },
+        2000,
+        laterBlock,
+      ),
       undefined,
     );
     expect(await bodies.outdate(built({ indexed: indexedAt(11) }), 0)).toBe(false);
