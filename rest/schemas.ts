@@ -2,6 +2,7 @@
 // the components of openapi.json, and the test suite validates every response against them,
 // so a body that drifts from the documented contract fails a test.
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
+import { POLICY_KINDS } from '../gateway/sources/registry.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -199,7 +200,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
     description:
       'open: every module runs; paused: at least one of subscriptions, redemptions, claims is paused; closed: the vault is closed for good.',
   },
-  PolicyKind: { enum: ['fixed-plus-float', 'fractional-kelly'] },
+  PolicyKind: { enum: [...POLICY_KINDS] },
   ContractItem: object({
     name: string,
     address,

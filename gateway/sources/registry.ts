@@ -42,7 +42,8 @@ export const CONTRACT_KINDS: readonly ContractKind[] = [
   'MockUSDC',
 ];
 
-export type PolicyKind = 'fixed-plus-float' | 'fractional-kelly';
+export const POLICY_KINDS = ['fixed-plus-float', 'fractional-kelly'] as const;
+export type PolicyKind = (typeof POLICY_KINDS)[number];
 
 export interface RegistryPolicy {
   slug: string;
@@ -145,7 +146,7 @@ export const registrySchema = record({
     items: record({
       slug,
       name: text,
-      kind: { enum: ['fixed-plus-float', 'fractional-kelly'] },
+      kind: { enum: POLICY_KINDS },
       address,
       description: text,
     }),
