@@ -1,6 +1,6 @@
-// Builds the gateway: its sources, the Yoga server for /graphql (armored, masked errors,
-// no batching, CORS left to Express, no GraphiQL so no CDN), and an in-process executor
-// that compiles a document once (graphql-jit) for the REST layer.
+// Builds the gateway: its sources, the Yoga server for /graphql (armored, a budget of list items,
+// masked errors, no batching, CORS left to Express, no GraphiQL so no CDN), and an in-process
+// executor that compiles a document once (graphql-jit) for the REST layer.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
@@ -21,6 +21,7 @@ import {
 } from './context.ts';
 import { classifyGraphQLError } from './errors.ts';
 import { useFreshnessHeaders } from './freshness-headers.ts';
+import { listItemBudget, MAX_LIST_ITEMS } from './list-item-budget.ts';
 import { useRequestErrors } from './request-errors.ts';
 import { schema } from './schema.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
@@ -111,6 +112,10 @@ export function createGateway(config: GatewayConfig): Gateway {
   };
   const limits = DEFAULT_ARMOR_LIMITS;
   const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
+  const itemBudget = listItemBudget(config.registry, MAX_LIST_ITEMS);
+  const useListItemBudget: Plugin = {
+    onValidate: ({ addValidationRule }) => addValidationRule(itemBudget),
+  };
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -154,6 +159,7 @@ export function createGateway(config: GatewayConfig): Gateway {
         // introspection is open, so hiding "Did you mean" protects nothing and costs clients the hint
         blockFieldSuggestion: { enabled: false },
       }),
+      useListItemBudget,
       useRequestErrors(schema),
       useGraphqlJsExecutor,
       useFreshnessHeaders(),

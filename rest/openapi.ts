@@ -4,6 +4,7 @@
 // the default base URL (`npm run openapi:print`); a test fails when they drift apart.
 import { ERROR_CODES } from '../gateway/errors.ts';
 import { unknownSlugMessage } from '../gateway/inputs.ts';
+import { MAX_LIST_ITEMS, UNPAGED_LIST_ITEMS } from '../gateway/list-item-budget.ts';
 import { DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
 import {
   GRAPHQL_BODY_TOO_LARGE,
@@ -43,8 +44,8 @@ export const NETWORK_EXAMPLES_NOTE =
 export const GRAPHQL_SCHEMA_PATH = '/schema.graphql';
 /** /graphql in a few words, for the overview of every discovery document */
 export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${GRAPHQL_SCHEMA_PATH} and by introspection.`;
-/** what a /graphql request may weigh; introspection counts too */
-export const GRAPHQL_LIMITS = `Limits, introspection included: depth ${DEFAULT_ARMOR_LIMITS.maxDepth}, cost ${DEFAULT_ARMOR_LIMITS.maxCost}, ${DEFAULT_ARMOR_LIMITS.maxAliases} aliases, ${DEFAULT_ARMOR_LIMITS.maxTokens} tokens; no batching.`;
+/** what a /graphql request may weigh; introspection counts too, except in the list items */
+export const GRAPHQL_LIMITS = `Limits, introspection included: depth ${DEFAULT_ARMOR_LIMITS.maxDepth}, cost ${DEFAULT_ARMOR_LIMITS.maxCost}, ${DEFAULT_ARMOR_LIMITS.maxAliases} aliases, ${DEFAULT_ARMOR_LIMITS.maxTokens} tokens; no batching. A query may also ask for at most ${MAX_LIST_ITEMS.toLocaleString('en-US')} list items: each list counts its limit argument (or its default; a variable counts as the largest limit allowed) times the lists it is nested in, a list without a limit as many items as the registry lists (funds, strategies, contracts, policies) or ${UNPAGED_LIST_ITEMS}, and every alias apart; split a query over it into smaller ones.`;
 
 export const FRESHNESS_HEADERS = {
   'X-Indexed-Block': {

@@ -109,6 +109,22 @@ describe('client mistakes on /graphql', () => {
     );
   });
 
+  it('answers a document over the list-item budget with 400, its estimate, the budget and what to do, whatever the client accepts', async () => {
+    const histories =
+      '{ a: funds { navHistory(limit: 500) { epoch } } b: funds { navHistory(limit: 500) { epoch } } }';
+    const overBudget = badInput(
+      'This query asks for up to 3,006 list items (Fund.navHistory 3,000, Query.funds 6), over the limit of 2,000 per query. Each list counts its limit argument (or its default; a variable counts as the largest limit allowed) times the lists it is nested in, and every alias counts apart. Ask for less: lower the limits, select fewer aliases or lists, or split the query into several smaller ones.',
+      [{ line: 1, column: 1 }],
+    );
+    expect(await postQuery(histories)).toEqual(overBudget);
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: histories }),
+    });
+    expect(await answer(response)).toEqual(overBudget);
+  });
+
   it('answers a mutation, sent by GET or POST, with 400 saying the API has queries only', async () => {
     const readOnly = badInput('This API is read-only: its schema has no mutation type, only queries.', [
       { line: 1, column: 1 },
