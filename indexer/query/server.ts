@@ -3,6 +3,8 @@
 // POST (JSON body) or GET (query string).
 // Each request is parsed, validated against the generated schema, and executed inside one read
 // transaction of the store; resolvers are synchronous, so a request never interleaves with another.
+// The indexer shares the process: no failure while handling a request escapes the handler, and a
+// client gets bounded time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS) and body size to send one.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -51,6 +53,18 @@ export interface GraphQLRequest {
 }
 
 const MAX_BODY_BYTES = 1 << 20;
+
+/**
+ * How long a client may take to send a request's headers, and the whole request: a client trickling
+ * bytes would otherwise hold a connection for Node's defaults (60 s and 300 s). Queries are small
+ * and sent at once, so these are generous for any real client. Node checks them every
+ * CONNECTIONS_CHECK_MS (by default every 30 s, which would add as much again).
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+const CONNECTIONS_CHECK_MS = 1_000;
+/** how long an idle keep-alive connection stays open between requests (Node's default, stated) */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** What a query withholding its data for indexing errors still answers (graph-node's post_process). */
 const KEPT_ON_DENY = new Set(['_meta', '__schema', '__type']);
@@ -185,21 +199,30 @@ function hideInternalError(error: GraphQLError): GraphQLError {
   });
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
+/** What reading a request's body came to: its text, or it was too large, or the client went away. */
+type Body = { text: string } | { tooLarge: true } | { aborted: true };
+
+/**
+ * The request body; once it grows past MAX_BODY_BYTES, `tooLarge` and what is left is not read
+ * (the caller answers 413 and closes the connection).
+ */
+function readBody(req: IncomingMessage): Promise<Body> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        req.destroy();
+        req.off('data', onData);
+        req.pause();
+        resolve({ tooLarge: true });
         return;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => resolve({ aborted: true }));
   });
 }
 
@@ -213,14 +236,39 @@ const CORS_HEADERS = {
   'access-control-allow-methods': 'GET, OPTIONS, POST',
 };
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...CORS_HEADERS,
+    ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/** A request target as an error message quotes it: at most 200 characters. */
+function quoted(target: string): string {
+  return JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
+}
+
+/**
+ * A request the handler failed on (a bug): logged once, and answered 500 if nothing was sent yet;
+ * else the connection is closed, the client seeing the answer cut short.
+ */
+function failRequest(res: ServerResponse, error: unknown): void {
+  console.error('indexer query server: request failed:', error);
+  try {
+    if (res.headersSent) res.destroy();
+    else send(res, 500, { errors: [{ message: 'Internal error while handling the request' }] });
+  } catch {
+    res.destroy();
+  }
 }
 
 export function createQueryServer(options: QueryServerOptions): Server {
@@ -230,21 +278,27 @@ export function createQueryServer(options: QueryServerOptions): Server {
     [`/subgraphs/id/${options.reader.deployment}`, subgraph],
     ['/graphql', options.indexNode],
   ]);
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      const paths = `/subgraphs/name/${options.subgraphName}, /subgraphs/id/<deployment> or /graphql`;
+      send(res, 400, {
+        errors: [
+          { message: `the request target ${quoted(req.url ?? '')} is not a valid URL: request ${paths}` },
+        ],
+      });
+      return;
+    }
     const api = apis.get(url.pathname.replace(/\/$/, ''));
     if (!api) {
       send(res, 404, { errors: [{ message: `no subgraph is served at ${url.pathname}` }] });
       return;
     }
-    const respond = (request: GraphQLRequest) => {
-      try {
-        send(res, 200, executeQuery({ ...api, reader: options.reader }, request));
-      } catch (e) {
-        console.error('indexer query failed:', e);
-        send(res, 500, { errors: [{ message: 'Internal error while executing the query' }] });
-      }
-    };
+    const respond = (request: GraphQLRequest) =>
+      send(res, 200, executeQuery({ ...api, reader: options.reader }, request));
     if (req.method === 'GET') {
       const variables = url.searchParams.get('variables');
       let parsed: unknown;
@@ -269,20 +323,41 @@ export function createQueryServer(options: QueryServerOptions): Server {
       res.writeHead(405, { ...CORS_HEADERS, allow: 'GET, OPTIONS, POST' }).end();
       return;
     }
-    readBody(req).then(
-      (text) => {
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          send(res, 400, { errors: [{ message: 'request body is not valid JSON' }] });
-          return;
-        }
-        respond((body ?? {}) as GraphQLRequest);
-      },
-      () => send(res, 413, { errors: [{ message: 'request body too large' }] }),
-    );
-  });
+    const body = await readBody(req);
+    if ('aborted' in body) return;
+    if ('tooLarge' in body) {
+      // the rest of the body is not read: the connection closes once the answer is sent
+      send(
+        res,
+        413,
+        { errors: [{ message: `request body too large: at most ${MAX_BODY_BYTES} bytes` }] },
+        { connection: 'close' },
+      );
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      send(res, 400, { errors: [{ message: 'request body is not valid JSON' }] });
+      return;
+    }
+    respond((parsed ?? {}) as GraphQLRequest);
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
+    (req, res) => {
+      // nothing a request does may throw out of here: the indexer runs in the same process
+      handle(req, res).catch((error: unknown) => failRequest(res, error));
+    },
+  );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
 }
 
 /** Listens on `port` (0: OS-assigned) and resolves with the bound URL base. */

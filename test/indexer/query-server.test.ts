@@ -1,0 +1,181 @@
+// The query server's HTTP edge, which shares the indexer's process: a request it cannot make sense
+// of (a target that is no URL, a body over 1 MiB) is answered with a GraphQL-style error and the
+// server keeps serving; a failure while handling a request is answered 500 with a message and
+// logged once, never thrown out of the handler; and clients get bounded time to send a request.
+import { connect } from 'node:net';
+import { GraphQLObjectType, GraphQLScalarType, GraphQLSchema } from 'graphql';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApiSchema } from '../../indexer/query/api-schema.ts';
+import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { IndexNodeApi } from '../../indexer/query/index-node-api.ts';
+import {
+  createQueryServer,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  listen,
+  REQUEST_TIMEOUT_MS,
+} from '../../indexer/query/server.ts';
+import { buildQueryModel } from '../../indexer/query/sql-query.ts';
+import { StoreReader } from '../../indexer/query/store-reader.ts';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+import { buildLayouts } from '../../indexer/store/layout.ts';
+import { createFixture, deployment, schema, writeFixture, type Fixture } from './store-fixture.ts';
+
+let fixture: Fixture;
+let service: QueryService;
+let url: string;
+
+beforeAll(async () => {
+  fixture = createFixture();
+  writeFixture(fixture.store);
+  service = createQueryService({
+    storePath: fixture.path,
+    schema,
+    deployment,
+    subgraphName: 'fund-protocol',
+    network: 'devnet',
+    startBlock: 10,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+  });
+  url = await service.listen(0);
+});
+
+afterAll(async () => {
+  await service?.close();
+  fixture?.cleanup();
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Sends `request` as written on a connection of its own; resolves with all the server sent back. */
+function sendRaw(request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+/** Whether the server still answers a plain query. */
+async function stillServes(): Promise<boolean> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ _meta { block { number } } }' }),
+  });
+  const body = (await res.json()) as { data?: { _meta: { block: { number: number } } } };
+  return res.status === 200 && body.data?._meta.block.number === 13;
+}
+
+describe('query server: requests it cannot make sense of', () => {
+  it('answers a request target that is no URL with 400 and an error naming the paths it serves', async () => {
+    const answer = await sendRaw(
+      'GET http://[/subgraphs/name/fund-protocol HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body!)).toEqual({
+      errors: [
+        {
+          message:
+            'the request target "http://[/subgraphs/name/fund-protocol" is not a valid URL: request /subgraphs/name/fund-protocol, /subgraphs/id/<deployment> or /graphql',
+        },
+      ],
+    });
+    expect(await stillServes()).toBe(true);
+  });
+
+  it('answers a body over 1 MiB with 413 and an error, and closes that connection', async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat((1 << 20) + 1),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+    expect(await res.json()).toEqual({
+      errors: [{ message: 'request body too large: at most 1048576 bytes' }],
+    });
+    expect(await stillServes()).toBe(true);
+  });
+
+  it('answers a body of exactly 1 MiB as any other', async () => {
+    const query = '{ _meta { block { number } } }';
+    const text = JSON.stringify({ query });
+    const body = text.slice(0, -1) + ' '.repeat((1 << 20) - text.length) + '}';
+    expect(Buffer.byteLength(body)).toBe(1 << 20);
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { _meta: { block: { number: 13 } } } });
+  });
+});
+
+describe('query server: failures while handling a request', () => {
+  it('answers 500 with a message and logs the failure once when handling a request throws', async () => {
+    // an API whose answer cannot be written as JSON (a BigInt value): sending it throws
+    const unwritable = new GraphQLScalarType({ name: 'Unwritable', serialize: () => 1n });
+    const broken = {
+      schema: new GraphQLSchema({
+        query: new GraphQLObjectType({
+          name: 'Query',
+          fields: { value: { type: unwritable, resolve: () => 1 } },
+        }),
+      }),
+      rootValue: {},
+    } as IndexNodeApi;
+    const reader = new StoreReader(fixture.path, deployment, 10);
+    const server = createQueryServer({
+      schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
+      reader,
+      subgraphName: 'fund-protocol',
+      indexNode: broken,
+    });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const base = await listen(server, 0);
+      const res = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ value }' }),
+      });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({
+        errors: [{ message: 'Internal error while handling the request' }],
+      });
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(String(logged.mock.calls[0]![0])).toContain('request failed');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      reader.close();
+    }
+  });
+});
+
+describe('query server: time a client has to send a request', () => {
+  it('gives a client 10 s to send the headers and 30 s for the whole request', () => {
+    const reader = new StoreReader(fixture.path, deployment, 10);
+    try {
+      const server = createQueryServer({
+        schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
+        reader,
+        subgraphName: 'fund-protocol',
+        indexNode: { schema: new GraphQLSchema({}), rootValue: {} },
+      });
+      expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
+        HEADERS_TIMEOUT_MS,
+        REQUEST_TIMEOUT_MS,
+        KEEP_ALIVE_TIMEOUT_MS,
+      ]);
+      expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
+    } finally {
+      reader.close();
+    }
+  });
+});
