@@ -102,6 +102,25 @@ export function checkEventName(argument: string, value: string): string {
   );
 }
 
+/** A page's `limit` argument (PAGE_LIMIT's default when absent), checked against PAGE_LIMIT. */
+export function pageLimit(limit: number | null | undefined): number {
+  return checkRange('limit', limit ?? PAGE_LIMIT.default, PAGE_LIMIT.minimum, PAGE_LIMIT.maximum);
+}
+
+/**
+ * The page of `rows`, which were asked for with `limit + 1` so that the extra row tells whether more
+ * follow: the first `limit`, and the cursor below the last of them when more do.
+ */
+export function pageOf<T>(
+  rows: T[],
+  limit: number,
+  cursorOf: (last: T) => string,
+): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
+}
+
 /** Opaque cursors: base64url of "<kind>:<integer>", the sort key to continue below. */
 export function encodeCursor(kind: 'd' | 'e', key: bigint | number): string {
   return Buffer.from(`${kind}:${key}`).toString('base64url');

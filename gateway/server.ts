@@ -1,6 +1,8 @@
 // Builds the gateway: its sources, the Yoga server for /graphql (armored, a budget of list items,
-// masked errors, no batching, CORS left to Express, no GraphiQL so no CDN), and an in-process
-// executor that compiles a document once (graphql-jit) for the REST layer.
+// a parse cache bounded in bytes, masked errors, no batching, CORS left to Express, no GraphiQL so
+// no CDN), and an in-process executor that compiles a document once (graphql-jit) for the REST
+// layer. The REST layer compiles only its route table's fixed documents, once each at start-up:
+// no document text a client sends reaches it, so it keeps no cache of its own.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
@@ -11,6 +13,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
+  type Token,
 } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import {
@@ -53,6 +56,89 @@ export const DEFAULT_ARMOR_LIMITS: ArmorLimits = {
   maxTokens: 1000,
 };
 
+/**
+ * What Yoga's parse cache may hold. Yoga's default keeps 1024 parsed documents and 1024 parse
+ * errors keyed by the document text, which a client chooses: with 64 KiB bodies that was ~125 MB,
+ * and a parsed document weighs far more than its text (measured: ~350 bytes per token for the route
+ * table's documents and introspection, up to ~510 for a bare list of fields, so 1000 tokens in 4 KB
+ * parse to ~0.5 MB). So the cache holds only documents of at most `maxDocumentChars` characters (the
+ * standard introspection query, the longest legitimate document, has 2,046 with descriptions; the
+ * route table's have at most 372) that passed validation, at most `entries` of them, and at most
+ * `bytes`, estimated as 2 bytes per character and BYTES_PER_TOKEN per token; the least recently used
+ * goes first. Longer documents are parsed on every request and dropped with it.
+ *
+ * Parse errors are not cached at all: an error keeps its stack's frames, and so the parser and every
+ * token it read, until the stack is printed (measured: ~90 KB for an error after 1000 tokens), and
+ * parsing a bad document again costs less than holding it.
+ */
+export const PARSE_CACHE_LIMITS = { entries: 256, bytes: 8 * 2 ** 20, maxDocumentChars: 4096 } as const;
+/** the weight of a parsed token, with its AST nodes and location, rounded up from the measured 510 */
+const BYTES_PER_TOKEN = 512;
+/** what Yoga takes as its cache of parse errors: one that holds none */
+const NO_ERROR_CACHE = { get: () => undefined, set: () => {} };
+
+export interface ParseCacheStats {
+  entries: number;
+  /** estimated bytes held: the documents' text and their ASTs */
+  bytes: number;
+}
+
+/**
+ * A least-recently-used cache keyed by document text, bounded in entries and in estimated bytes,
+ * that never holds a document longer than `maxDocumentChars`. It has the get/set Yoga's
+ * parserAndValidationCache takes.
+ */
+export class ParseCache<T> {
+  private readonly held = new Map<string, { value: T; bytes: number }>();
+  private heldBytes = 0;
+
+  constructor(
+    private readonly limits: { entries: number; bytes: number; maxDocumentChars: number },
+    /** the estimated bytes of a value beside its key's text */
+    private readonly weigh: (value: T) => number,
+  ) {}
+
+  get(key: string): T | undefined {
+    if (key.length > this.limits.maxDocumentChars) return undefined;
+    const entry = this.held.get(key);
+    if (!entry) return undefined;
+    this.held.delete(key); // re-inserted as the most recently used
+    this.held.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: T): void {
+    if (key.length > this.limits.maxDocumentChars) return;
+    const bytes = 2 * key.length + this.weigh(value);
+    if (bytes > this.limits.bytes) return;
+    this.delete(key);
+    this.held.set(key, { value, bytes });
+    this.heldBytes += bytes;
+    for (const oldest of this.held.keys()) {
+      if (this.held.size <= this.limits.entries && this.heldBytes <= this.limits.bytes) break;
+      this.delete(oldest);
+    }
+  }
+
+  get stats(): ParseCacheStats {
+    return { entries: this.held.size, bytes: this.heldBytes };
+  }
+
+  delete(key: string): void {
+    const entry = this.held.get(key);
+    if (!entry) return;
+    this.held.delete(key);
+    this.heldBytes -= entry.bytes;
+  }
+}
+
+/** the tokens of a parsed document, counted along its location's token list */
+function tokensOf(document: DocumentNode): number {
+  let tokens = 0;
+  for (let token: Token | null | undefined = document.loc?.startToken; token; token = token.next) tokens++;
+  return tokens;
+}
+
 export interface GatewayConfig {
   registry: Registry;
   subgraph: SubgraphConfig;
@@ -76,6 +162,8 @@ export interface Gateway {
   sources: GatewaySources;
   /** parses, validates and compiles a document once; throws when it is invalid */
   compile(document: string | DocumentNode): CompiledOperation;
+  /** what /graphql's cache of parsed documents holds now (bounded by PARSE_CACHE_LIMITS) */
+  parseCache(): ParseCacheStats;
 }
 
 /**
@@ -112,9 +200,35 @@ export function createGateway(config: GatewayConfig): Gateway {
   };
   const limits = DEFAULT_ARMOR_LIMITS;
   const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
+  const documentCache = new ParseCache<DocumentNode>(PARSE_CACHE_LIMITS, (document) =>
+    // a document without locations (Yoga parses none so) cannot be weighed, and is not cached
+    document.loc ? tokensOf(document) * BYTES_PER_TOKEN : Infinity,
+  );
   const itemBudget = listItemBudget(config.registry, MAX_LIST_ITEMS);
   const useListItemBudget: Plugin = {
     onValidate: ({ addValidationRule }) => addValidationRule(itemBudget),
+  };
+  // Yoga keeps each cached document's validation verdict beside it, and the errors of an invalid one
+  // weigh several times its AST (measured: ~350 KB for 120 unknown fields): a document that fails
+  // validation (errors returned, or an armor limit thrown) leaves the cache, so it is parsed and
+  // validated again each time it is sent
+  const cacheValidDocumentsOnly: Plugin = {
+    onValidate({ params, validateFn, setValidationFn }) {
+      const uncache = () => {
+        const text = params.documentAST.loc?.source.body;
+        if (text !== undefined) documentCache.delete(text);
+      };
+      setValidationFn((...args) => {
+        try {
+          const errors = validateFn(...args);
+          if (errors.length > 0) uncache();
+          return errors;
+        } catch (error) {
+          uncache();
+          throw error;
+        }
+      });
+    },
   };
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
@@ -133,6 +247,8 @@ export function createGateway(config: GatewayConfig): Gateway {
       error: () => {},
     },
     cors: false,
+    // Yoga keeps each cached document's validation verdict in a WeakMap: they go with the document
+    parserAndValidationCache: { documentCache, errorCache: NO_ERROR_CACHE },
     graphiql: false,
     landingPage: false,
     maskedErrors: {
@@ -160,6 +276,7 @@ export function createGateway(config: GatewayConfig): Gateway {
         blockFieldSuggestion: { enabled: false },
       }),
       useListItemBudget,
+      cacheValidDocumentsOnly,
       useRequestErrors(schema),
       useGraphqlJsExecutor,
       useFreshnessHeaders(),
@@ -185,5 +302,6 @@ export function createGateway(config: GatewayConfig): Gateway {
     };
   }
 
-  return { yoga, schema, sources, compile };
+  const parseCache = () => documentCache.stats;
+  return { yoga, schema, sources, compile, parseCache };
 }

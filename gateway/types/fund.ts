@@ -11,6 +11,8 @@ import {
   NAV_HISTORY_LIMIT,
   noDividendRoundMessage,
   PAGE_LIMIT,
+  pageLimit,
+  pageOf,
 } from '../inputs.ts';
 import { reservePolicyAbi, vaultAbi } from '../sources/chain.ts';
 import type { RegistryFund } from '../sources/registry.ts';
@@ -206,12 +208,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         }),
       },
       resolve: async (f, args, ctx) => {
-        const limit = checkRange(
-          'limit',
-          args.limit ?? PAGE_LIMIT.default,
-          PAGE_LIMIT.minimum,
-          PAGE_LIMIT.maximum,
-        );
+        const limit = pageLimit(args.limit);
         // dividend rounds are keyed by epoch, a GraphQL Int in the subgraph
         const before = args.cursor
           ? Number(decodeCursor('cursor', 'd', args.cursor, BigInt(MAX_INT)))
@@ -221,12 +218,8 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
           beforeEpoch: before,
           first: limit + 1,
         });
-        const page = rows.slice(0, limit);
-        const last = page[page.length - 1];
-        return {
-          items: page.map((row) => ({ fund: f, row })),
-          nextCursor: rows.length > limit && last ? encodeCursor('d', last.epoch) : null,
-        };
+        const page = pageOf(rows, limit, (last) => encodeCursor('d', last.epoch));
+        return { items: page.items.map((row) => ({ fund: f, row })), nextCursor: page.nextCursor };
       },
     }),
     dividend: t.field({

@@ -11,6 +11,8 @@ import {
   encodeCursor,
   MAX_INT,
   PAGE_LIMIT,
+  pageLimit,
+  pageOf,
   slugArgumentDescription,
   type SlugResource,
   unknownSlugMessage,
@@ -189,12 +191,7 @@ builder.queryType({
         }),
       },
       resolve: async (_r, args, ctx) => {
-        const limit = checkRange(
-          'limit',
-          args.limit ?? PAGE_LIMIT.default,
-          PAGE_LIMIT.minimum,
-          PAGE_LIMIT.maximum,
-        );
+        const limit = pageLimit(args.limit);
         const fromBlock = args.fromBlock ?? undefined;
         const toBlock = args.toBlock ?? undefined;
         if (fromBlock !== undefined) checkRange('fromBlock', fromBlock, 0, MAX_INT);
@@ -213,12 +210,7 @@ builder.queryType({
           beforeSortKey: args.cursor ? decodeCursor('cursor', 'e', args.cursor) : undefined,
           first: limit + 1,
         });
-        const items = rows.slice(0, limit);
-        const last = items[items.length - 1];
-        return {
-          items,
-          nextCursor: rows.length > limit && last ? encodeCursor('e', BigInt(last.sortKey)) : null,
-        };
+        return pageOf(rows, limit, (last) => encodeCursor('e', BigInt(last.sortKey)));
       },
     }),
     health: t.field({
