@@ -9,6 +9,7 @@ import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './indexer.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';
 import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from './query/server.ts';
 
 export interface IndexerEnvConfig {
   rpcUrl: string;
@@ -33,6 +34,8 @@ export interface IndexerEnvConfig {
   /** under nonFatalErrors, index on past handler errors before the first sync too (no pause) */
   disableFailFast: boolean;
   subgraphName: string;
+  /** the most one query may read, in bytes of entities (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE) */
+  queryMaxResultBytes: number;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
   /** where file data sources read their files (IPFS_URL, ARWEAVE_URL), and the bounds on it */
@@ -203,6 +206,13 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     reorgThreshold: integer(env, 'INDEXER_REORG_THRESHOLD', REORG_THRESHOLD, 0, 1_000_000),
     disableFailFast: flag(env, 'INDEXER_DISABLE_FAIL_FAST'),
     subgraphName,
+    queryMaxResultBytes: integer(
+      env,
+      'INDEXER_QUERY_MAX_RESULT_BYTES',
+      DEFAULT_MAX_RESULT_BYTES,
+      1_000,
+      Number.MAX_SAFE_INTEGER,
+    ),
     transactions,
     files: {
       ipfsUrl: env.IPFS_URL

@@ -50,6 +50,62 @@ export interface QueryContext {
   latest: LatestBlock;
   /** the top-level fields resolved, in order: what graph-node's error policy applies to (see executeQuery) */
   reads: TopLevelRead[];
+  /** what the entities read so far weigh, against the request's limit */
+  resultSize: ResultSizeLimit;
+}
+
+/** What a value adds to a result's size: about as many bytes as its JSON in the answer. */
+function valueWeight(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value instanceof Uint8Array) return 2 * value.length + 4;
+  if (value === null || value === undefined) return 4;
+  // numbers and bigints (BigInt columns hold byte keys, weighed as bytes above)
+  return 20;
+}
+
+/**
+ * What an entity adds to a result's size: each field's name and value about as the answer's JSON
+ * spells them, every column counted whether asked for or not (graph-node, similarly, weighs the
+ * entities it fetched, in bytes of memory: graphql/src/store/prefetch.rs check_result_size).
+ */
+export function entityWeight(row: Record<string, unknown>): number {
+  let weight = 2;
+  for (const key in row) {
+    // the version columns (__vid, __from, __to) are not part of the answer
+    if (key.startsWith('__')) continue;
+    weight += key.length + 4 + valueWeight(row[key]);
+  }
+  return weight;
+}
+
+/**
+ * graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE, checked as the result is built: every read of
+ * entities adds their weight, and once the total passes the limit the read fails, as does every read
+ * after it, so the query stops reading; the whole query is then answered with that error alone.
+ */
+export class ResultSizeLimit {
+  private size = 0;
+  /** the error the query fails with, once the limit is passed */
+  exceeded: QueryError | null = null;
+
+  constructor(readonly limit: number) {}
+
+  /** Refuses any further read once the limit is passed. */
+  check(): void {
+    if (this.exceeded) throw this.exceeded;
+  }
+
+  /** Adds entities read; past the limit, the error the query fails with. */
+  add(rows: readonly Record<string, unknown>[]): void {
+    for (const row of rows) this.size += entityWeight(row);
+    if (this.size <= this.limit) return;
+    // graph-node's ResultTooBig message, then how to ask for less
+    this.exceeded = new QueryError(
+      `the result size of ${this.size} is larger than the allowed limit of ${this.limit}; ` +
+        'ask for fewer entities: a smaller `first`, fewer nested collections or aliases, or a narrower `where`',
+    );
+    throw this.exceeded;
+  }
 }
 
 /** A top-level field of a query: its response key, its `block` argument and the block it read. */
@@ -198,9 +254,12 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     id: unknown,
     block: number,
   ): EntitySource | null => {
+    ctx.resultSize.check();
     for (const table of tables) {
       const row = ctx.reader.byId(table, id, block);
-      if (row) return { table, row, block };
+      if (!row) continue;
+      ctx.resultSize.add([row]);
+      return { table, row, block };
     }
     return null;
   };
@@ -215,9 +274,13 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
     scope?: CollectionScope,
   ): EntitySource[] => {
     checkOrderBy(model, typeName, args.orderBy);
+    ctx.resultSize.check();
     const [table] = tables;
-    if (table && tables.length === 1)
-      return ctx.reader.all(compileCollection(model, table, args, block, scope)).map(wrap(table, block));
+    if (table && tables.length === 1) {
+      const rows = ctx.reader.all(compileCollection(model, table, args, block, scope));
+      ctx.resultSize.add(rows);
+      return rows.map(wrap(table, block));
+    }
     const picks = ctx.reader.all(compileInterfaceCollection(model, tables, args, block, scope));
     // each implementer's picked versions in one read (a version id is unique within its table only),
     // then put back in the collection's order
@@ -226,6 +289,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       const read = vids.length
         ? ctx.reader.all({ sql: compileByVids(table, vids.length), params: vids })
         : [];
+      ctx.resultSize.add(read);
       return new Map(read.map((row) => [row.__vid, row]));
     });
     return picks.map((p) => {

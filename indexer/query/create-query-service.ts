@@ -5,7 +5,13 @@ import type { SubgraphSchema } from '../subgraph-schema.ts';
 import { buildLayouts } from '../store/layout.ts';
 import { buildApiSchema } from './api-schema.ts';
 import { buildIndexNodeApi, type DeploymentFeatures } from './index-node-api.ts';
-import { createQueryServer, executeQuery, listen, type GraphQLRequest } from './server.ts';
+import {
+  createQueryServer,
+  defaultMaxResultBytes,
+  executeQuery,
+  listen,
+  type GraphQLRequest,
+} from './server.ts';
 import { buildQueryModel } from './sql-query.ts';
 import { StoreReader } from './store-reader.ts';
 import type { ExecutionResult } from 'graphql';
@@ -24,6 +30,11 @@ export interface QueryServiceOptions {
   transientFailure?: () => string | null;
   /** the deployment's features, for the index-node API's subgraphFeatures */
   features?: DeploymentFeatures;
+  /**
+   * the most a query may read, in bytes of entities (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE;
+   * default: what setDefaultMaxResultBytes set, INDEXER_QUERY_MAX_RESULT_BYTES under `npm run indexer`)
+   */
+  maxResultBytes?: number;
 }
 
 export interface QueryService {
@@ -40,11 +51,18 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
   const model = buildQueryModel(options.schema, layouts);
   const schema = buildApiSchema(model);
   const indexNode = buildIndexNodeApi({ ...options, tables: [...layouts.values()] });
+  const maxResultBytes = options.maxResultBytes ?? defaultMaxResultBytes();
   let server: Server | null = null;
   return {
-    execute: (request) => executeQuery({ schema, reader, subgraphErrors: true }, request),
+    execute: (request) => executeQuery({ schema, reader, subgraphErrors: true, maxResultBytes }, request),
     async listen(port, host) {
-      server = createQueryServer({ schema, reader, subgraphName: options.subgraphName, indexNode });
+      server = createQueryServer({
+        schema,
+        reader,
+        subgraphName: options.subgraphName,
+        indexNode,
+        maxResultBytes,
+      });
       const base = await listen(server, port, host);
       return `${base}/subgraphs/name/${options.subgraphName}`;
     },

@@ -5,11 +5,16 @@
 // transaction of the store; resolvers are synchronous, so a request never interleaves with another.
 // The indexer shares the process: no failure while handling a request escapes the handler, and a
 // client gets bounded time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS) and body size to send one.
+// Queries are bounded as graph-node bounds them, in depth (MAX_QUERY_DEPTH) and result size
+// (INDEXER_QUERY_MAX_RESULT_BYTES), and in how deep their values nest (MAX_VALUE_DEPTH).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   GraphQLError,
   Kind,
+  Lexer,
+  Source,
+  TokenKind,
   TypeInfo,
   execute,
   getNamedType,
@@ -22,9 +27,11 @@ import {
   type DocumentNode,
   type EnumValueNode,
   type ExecutionResult,
+  type FragmentDefinitionNode,
   type GraphQLSchema,
+  type SelectionSetNode,
 } from 'graphql';
-import type { QueryContext, TopLevelRead } from './api-schema.ts';
+import { ResultSizeLimit, type QueryContext, type TopLevelRead } from './api-schema.ts';
 import type { IndexNodeApi } from './index-node-api.ts';
 import { QueryError } from './sql-query.ts';
 import { BlockLocationError, type LatestBlock, type StoreReader } from './store-reader.ts';
@@ -36,6 +43,8 @@ export interface QueryServerOptions {
   subgraphName: string;
   /** graph-node's index-node status API, served at /graphql */
   indexNode: IndexNodeApi;
+  /** the result-size limit of each query, in bytes (default: defaultMaxResultBytes()) */
+  maxResultBytes?: number;
 }
 
 /** What a request executes against: a schema, and the root its query fields resolve from. */
@@ -65,6 +74,49 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECTIONS_CHECK_MS = 1_000;
 /** how long an idle keep-alive connection stays open between requests (Node's default, stated) */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** graph-node's GRAPH_GRAPHQL_MAX_DEPTH default (graph/src/env/graphql.rs): selection sets nested. */
+export const MAX_QUERY_DEPTH = 255;
+
+/**
+ * How deep lists and objects may nest in a value, inline or in a variable (a `where` nesting `or`s
+ * takes two levels each). graph-node sets no limit of its own; without one, a deep enough value
+ * overflows the stack of GraphQL's parser and coercion.
+ */
+export const MAX_VALUE_DEPTH = 255;
+
+/**
+ * The result-size limit of INDEXER_QUERY_MAX_RESULT_BYTES (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE,
+ * unlimited there by default), in bytes of the entities a query reads (api-schema.ts entityWeight).
+ * The gateway's largest queries (1,000 funds with their two NAV records, 1,000 events) weigh about
+ * 3 MB at most; the limit stops a query asking for millions of entities early, before it has held
+ * the only thread and hundreds of MB of memory for seconds.
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 20_000_000;
+let maxResultBytesDefault = DEFAULT_MAX_RESULT_BYTES;
+
+/**
+ * Sets the result-size limit of the query services created from now on: `npm run indexer` sets
+ * INDEXER_QUERY_MAX_RESULT_BYTES here, as it builds its query service through createIndexer.
+ */
+export function setDefaultMaxResultBytes(bytes: number): void {
+  maxResultBytesDefault = bytes;
+}
+
+export function defaultMaxResultBytes(): number {
+  return maxResultBytesDefault;
+}
+
+/** graph-node's TooDeep message (graph/src/data/query/error.rs). */
+const TOO_DEEP = `query has a depth that exceeds the limit of \`${MAX_QUERY_DEPTH}\``;
+
+const valueTooDeep = (what: string): GraphQLError =>
+  new GraphQLError(
+    `${what} nests lists and objects deeper than the limit of \`${MAX_VALUE_DEPTH}\` levels; flatten nested \`and\`/\`or\` filters`,
+  );
+
+/** What a stack overflow (a RangeError) tells the client. */
+const TOO_DEEPLY_NESTED = 'the query is too deeply nested';
 
 /** What a query withholding its data for indexing errors still answers (graph-node's post_process). */
 const KEPT_ON_DENY = new Set(['_meta', '__schema', '__type']);
@@ -151,18 +203,146 @@ function enumStringsAsValues(schema: GraphQLSchema, document: DocumentNode): Doc
   );
 }
 
+/**
+ * The query's nesting, read from its tokens before it is parsed (GraphQL's parser recurses once
+ * per level, and a deep enough query overflows its stack): selection sets, which graph-node limits
+ * (its depth of a selection set nested n deep is n - 1), and lists and objects inside parentheses,
+ * in argument, default and directive values. An error when either goes past its limit; null
+ * otherwise, a syntax error included, which is left to the parser.
+ */
+function lexicalDepthError(query: string): GraphQLError | null {
+  const lexer = new Lexer(new Source(query));
+  const open: ('selection' | 'value' | 'parenthesis')[] = [];
+  let selections = 0;
+  let values = 0;
+  let parentheses = 0;
+  try {
+    for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+      const kind = token.kind;
+      if (kind === TokenKind.PAREN_L) {
+        open.push('parenthesis');
+        parentheses++;
+      } else if (kind === TokenKind.BRACE_L || kind === TokenKind.BRACKET_L) {
+        if (parentheses > 0 || kind === TokenKind.BRACKET_L) {
+          open.push('value');
+          if (++values > MAX_VALUE_DEPTH) return valueTooDeep('the query has a value that');
+        } else {
+          open.push('selection');
+          if (++selections > MAX_QUERY_DEPTH) return new GraphQLError(TOO_DEEP);
+        }
+      } else if (kind === TokenKind.PAREN_R || kind === TokenKind.BRACE_R || kind === TokenKind.BRACKET_R) {
+        const closed = open.pop();
+        if (closed === 'parenthesis') parentheses--;
+        else if (closed === 'value') values--;
+        else if (closed === 'selection') selections--;
+        else return null;
+      }
+    }
+  } catch {
+    // a syntax error: the parser reports it
+  }
+  return null;
+}
+
+/**
+ * graph-node's depth of the selection sets fragments put together (query.rs complexity_inner: a
+ * fragment spread, like an inline fragment, is one level): TooDeep when some selection set is at
+ * depth MAX_QUERY_DEPTH or more. The lexical check has measured each definition on its own already.
+ * Undefined and cyclic fragments are left to validation.
+ */
+function fragmentDepthError(document: DocumentNode): GraphQLError | null {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  if (fragments.size === 0) return null;
+  // a fragment walked without error at a depth is within the limit at any depth not greater
+  const walkedAt = new Map<string, number>();
+  const walking = new Set<string>();
+  const withinLimit = (set: SelectionSetNode, depth: number): boolean => {
+    if (depth >= MAX_QUERY_DEPTH) return false;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || walking.has(name) || (walkedAt.get(name) ?? -1) >= depth + 1) continue;
+        walking.add(name);
+        const ok = withinLimit(fragment.selectionSet, depth + 1);
+        walking.delete(name);
+        if (!ok) return false;
+        walkedAt.set(name, depth + 1);
+      } else if (selection.selectionSet && !withinLimit(selection.selectionSet, depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION && !withinLimit(definition.selectionSet, 0)) {
+      return new GraphQLError(TOO_DEEP);
+    }
+  }
+  return null;
+}
+
+/** The first variable whose value nests lists and objects deeper than MAX_VALUE_DEPTH, as an error. */
+function variableDepthError(variables: Record<string, unknown>): GraphQLError | null {
+  for (const [name, value] of Object.entries(variables)) {
+    // iteratively: the value may be deeper than the stack
+    const pending: [unknown, number][] = [[value, 0]];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+      const [item, depth] = next;
+      if (item === null || typeof item !== 'object') continue;
+      if (depth + 1 > MAX_VALUE_DEPTH) return valueTooDeep(`variable \`$${name}\``);
+      for (const inner of Array.isArray(item) ? item : Object.values(item)) pending.push([inner, depth + 1]);
+    }
+  }
+  return null;
+}
+
+/** Whether `error` is V8's stack overflow. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/**
+ * An error that is no GraphQLError (a bug, or a stack overflow) as one the client can read: a stack
+ * overflow says the query is too deeply nested; anything else is logged and answered without its
+ * details.
+ */
+function unexpectedError(error: unknown): GraphQLError {
+  if (isStackOverflow(error)) return new GraphQLError(TOO_DEEPLY_NESTED);
+  console.error('indexer query failed:', error);
+  return new GraphQLError('Internal error while resolving the query');
+}
+
 /** Executes one GraphQL request against the store; the result is what graph-node would send. */
 export function executeQuery(
-  options: ExecutableApi & { reader: StoreReader },
+  options: ExecutableApi & { reader: StoreReader; maxResultBytes?: number },
+  request: GraphQLRequest,
+): ExecutionResult {
+  try {
+    return executeChecked(options, request);
+  } catch (error) {
+    return { errors: [unexpectedError(error)] };
+  }
+}
+
+function executeChecked(
+  options: ExecutableApi & { reader: StoreReader; maxResultBytes?: number },
   request: GraphQLRequest,
 ): ExecutionResult {
   if (typeof request.query !== 'string') return { errors: [new GraphQLError('The query is empty')] };
+  const lexicalError = lexicalDepthError(request.query);
+  if (lexicalError) return { errors: [lexicalError] };
   let document: DocumentNode;
   try {
     document = parse(request.query);
   } catch (e) {
-    return { errors: [e as GraphQLError] };
+    return { errors: [e instanceof GraphQLError ? e : unexpectedError(e)] };
   }
+  const depthError = fragmentDepthError(document);
+  if (depthError) return { errors: [depthError] };
   document = enumStringsAsValues(options.schema, document);
   const validationErrors = validate(options.schema, document, specifiedRules);
   if (validationErrors.length > 0) return { errors: validationErrors };
@@ -170,9 +350,16 @@ export function executeQuery(
     request.variables && typeof request.variables === 'object'
       ? (request.variables as Record<string, unknown>)
       : {};
+  const variablesError = variableDepthError(variables);
+  if (variablesError) return { errors: [variablesError] };
   let contextValue: QueryContext | null = null;
   const result = options.reader.read(() => {
-    contextValue = { reader: options.reader, latest: options.reader.latest(), reads: [] };
+    contextValue = {
+      reader: options.reader,
+      latest: options.reader.latest(),
+      reads: [],
+      resultSize: new ResultSizeLimit(options.maxResultBytes ?? maxResultBytesDefault),
+    };
     return execute({
       schema: options.schema,
       rootValue: options.rootValue,
@@ -183,20 +370,23 @@ export function executeQuery(
     });
   });
   if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');
-  const { reads, latest } = contextValue!;
+  const { reads, latest, resultSize } = contextValue!;
+  // graph-node fails the whole query with ResultTooBig (prefetch.rs), whatever else it read
+  if (resultSize.exceeded) return { errors: [new GraphQLError(resultSize.exceeded.message)] };
   const answer = result.errors ? { ...result, errors: result.errors.map(hideInternalError) } : result;
   return options.subgraphErrors ? asGraphNodeAnswer(answer, reads, latest) : answer;
 }
 
-/** An error the query did not cause is logged and answered without its details. */
+/**
+ * An error the query did not cause is logged and answered without its details; graphql-js passes
+ * some errors through that are no GraphQLError (a stack overflow while coercing variables).
+ */
 function hideInternalError(error: GraphQLError): GraphQLError {
+  if (!(error instanceof GraphQLError)) return unexpectedError(error);
   const original = error.originalError;
   if (!original || original instanceof QueryError || original instanceof GraphQLError) return error;
-  console.error('indexer query failed:', original);
-  return new GraphQLError('Internal error while resolving the query', {
-    nodes: error.nodes,
-    path: error.path,
-  });
+  const hidden = unexpectedError(original);
+  return new GraphQLError(hidden.message, { nodes: error.nodes, path: error.path });
 }
 
 /** What reading a request's body came to: its text, or it was too large, or the client went away. */
@@ -278,6 +468,7 @@ export function createQueryServer(options: QueryServerOptions): Server {
     [`/subgraphs/id/${options.reader.deployment}`, subgraph],
     ['/graphql', options.indexNode],
   ]);
+  const maxResultBytes = options.maxResultBytes ?? maxResultBytesDefault;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let url: URL;
@@ -298,7 +489,7 @@ export function createQueryServer(options: QueryServerOptions): Server {
       return;
     }
     const respond = (request: GraphQLRequest) =>
-      send(res, 200, executeQuery({ ...api, reader: options.reader }, request));
+      send(res, 200, executeQuery({ ...api, reader: options.reader, maxResultBytes }, request));
     if (req.method === 'GET') {
       const variables = url.searchParams.get('variables');
       let parsed: unknown;
