@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { authenticatingProxy } from '../reliability/servers/authenticating-proxy.ts';
@@ -81,16 +81,32 @@ describe('indexer start-up', () => {
     );
   });
 
-  it('refuses a node that accepts connections but never answers within half a minute, naming the wait', async () => {
-    const silent = createServer(() => undefined);
+  it('refuses a node that accepts connections but never answers, after five tries of 3 s each, naming the wait', async () => {
+    // every request it receives, and whether the indexer gave up on it (closed its connection)
+    const received: { body: string; abandoned: boolean }[] = [];
+    const silent = createServer((req) => {
+      const request = { body: '', abandoned: false };
+      received.push(request);
+      req.on('data', (chunk: Buffer) => (request.body += chunk.toString()));
+      req.socket.once('close', () => (request.abandoned = true));
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const started = Date.now();
     try {
       const rpcUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      // the wait is bounded by the tries the message names (5 of 3 s, and the pauses between them)
+      // rather than measured: the refusal comes after exactly those tries, each given up by the indexer
       await expect((await indexer({ rpcUrl })).start()).rejects.toThrow(
         /^the node at RPC_URL does not answer eth_chainId: no answer within 3 s, 5 times: The request took too long to respond/,
       );
-      expect(Date.now() - started).toBeLessThan(30_000);
+      // a connection closes after the body it carried has arrived
+      await vi.waitFor(() => expect(received.filter((r) => r.abandoned)).toHaveLength(5), {
+        timeout: 10_000,
+      });
+      // each one JSON-RPC call (alone or in a batch of one)
+      const calls = received.map(({ body }) => [JSON.parse(body) as unknown].flat() as { method: string }[]);
+      expect(calls.map((batch) => batch.map(({ method }) => method))).toEqual(
+        Array<string[]>(5).fill(['eth_chainId']),
+      );
     } finally {
       silent.closeAllConnections();
       silent.close();
