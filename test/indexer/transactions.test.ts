@@ -4,7 +4,7 @@
 // A node that does not serve transactions gets waits between attempts and a log line that says
 // what is missing.
 import type { Hex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
@@ -118,22 +118,68 @@ function withoutTransactions(json: unknown): unknown {
   return Array.isArray(json) ? json.map(strip) : strip(json as Answer);
 }
 
+/** A complaint logged by the indexer, with what the proxy had received by then. */
+interface Complaint {
+  line: string;
+  /** HTTP requests the proxy had received when it was logged */
+  requests: number;
+  /** JSON-RPC requests the proxy had read when it was logged */
+  rpcRequests: number;
+  /** whether no request had reached the proxy when the wait it announces was all but over */
+  quietThroughWait?: boolean;
+}
+
 describe('indexer: a node that does not serve whole transactions', () => {
   it('waits between attempts, says what is missing, and indexes once the node answers in full', async () => {
     const proxy = await startFaultProxy(chain.anvil.rpcUrl);
     proxy.set({ kind: 'rewrite', rewrite: withoutTransactions });
-    const lines: string[] = [];
-    const running = await startProbeIndexer(chain, proxy.url, { log: (line) => lines.push(line) });
+    const complaints: Complaint[] = [];
+    const log = (line: string) => {
+      if (!line.includes('did not give transaction')) return;
+      const complaint: Complaint = {
+        line,
+        requests: proxy.requests,
+        rpcRequests: proxy.rpcRequests().length,
+      };
+      complaints.push(complaint);
+      // The indexer logs, then starts its timer for the announced wait, in the same run of code: a
+      // timer started now for a millisecond less fires before it (Node runs timers in the order
+      // they fall due), so before the retry can send anything, however loaded the machine is.
+      const wait = Number(/runs again in (\d+) ms/.exec(line)?.[1]);
+      setTimeout(() => (complaint.quietThroughWait = proxy.requests === complaint.requests), wait - 1);
+    };
+    const running = await startProbeIndexer(chain, proxy.url, { log });
     try {
-      const complaint = () => lines.find((l) => l.includes('did not give transaction'));
-      for (let i = 0; i < 500 && !complaint(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(complaint()).toMatch(
-        /^the node did not give transaction 0x[0-9a-f]{64} of log 0 in block \d+ \(.*INDEXER_TRANSACTIONS=hash-only\); the range after block \d+ runs again in 250 ms \(2 times in a row\)$/,
+      // the first three complaints (the second to fourth attempt in a row: the first runs again at
+      // once), each with the end of the wait it announces
+      const checked = () => complaints.slice(0, 3).filter((c) => c.quietThroughWait !== undefined);
+      await vi.waitFor(() => expect(checked()).toHaveLength(3), { timeout: 30_000, interval: 20 });
+      const [first, second, third] = complaints as [Complaint, Complaint, Complaint];
+      expect([first, second, third].map((c) => c.line)).toEqual(
+        [
+          [250, 2],
+          [500, 3],
+          [1_000, 4],
+        ].map(([wait, times]) =>
+          expect.stringMatching(
+            new RegExp(
+              `^the node did not give transaction 0x[0-9a-f]{64} of log 0 in block \\d+ \\(.*INDEXER_TRANSACTIONS=hash-only\\); the range after block \\d+ runs again in ${wait} ms \\(${times} times in a row\\)$`,
+            ),
+          ),
+        ),
       );
-      const before = proxy.requests;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      // the waits (250, 500, 1000 ms) leave room for a few attempts of three requests each, not hundreds
-      expect(proxy.requests - before).toBeLessThan(20);
+      expect([first, second, third].map((c) => c.quietThroughWait)).toEqual([true, true, true]);
+      // Between two complaints, one fetch of the range: the same requests each time, one eth_getLogs
+      // among them, and nothing else but a refresh of the head (asked again once a second at most).
+      const methods = (from: Complaint, to: Complaint) =>
+        proxy
+          .rpcRequests()
+          .slice(from.rpcRequests, to.rpcRequests)
+          .map((request) => request.map((call) => call.method))
+          .filter((request) => request.join() !== 'eth_blockNumber');
+      const attempts = [methods(first, second), methods(second, third)];
+      expect(attempts[1]).toEqual(attempts[0]);
+      expect(attempts[0]!.flat().filter((method) => method === 'eth_getLogs')).toEqual(['eth_getLogs']);
       proxy.set({ kind: 'pass' });
       await running.indexer.waitForHead();
       expect(await output(running, `${paid}-0`)).toBe(await fieldsFromNode(paid));
