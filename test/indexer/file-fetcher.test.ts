@@ -6,7 +6,6 @@ import { FileFetcher, type FileFetcherOptions } from '../../indexer/follower/fil
 import { createIpfsClient, type IpfsClient } from '../../indexer/follower/ipfs-client.ts';
 import { startIpfsNode, type IpfsNode } from './ipfs-node.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const text = (bytes: Uint8Array | undefined) =>
   bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 const waitFor = <T>(check: () => T) => vi.waitFor(check, { timeout: 10_000, interval: 10 });
@@ -49,6 +48,29 @@ function fetcher(options: Partial<FileFetcherOptions> & Pick<FileFetcherOptions,
 }
 
 const catRequests = () => node.requests.filter((request) => request.path.startsWith('/api/v0/cat'));
+
+/** the wait before the next try that a failure's log line announces, in ms */
+function announcedWait(line: string): number {
+  const wait = /trying again in (\d+) ms$/.exec(line)?.[1];
+  if (wait === undefined) throw new Error(`no wait in milliseconds announced: ${line}`);
+  return Number(wait);
+}
+
+/**
+ * Resolves once a fetcher of its own, created now, has retried a path that fails, after a wait
+ * longer than `ms`. Node runs timers in the order they fall due, with the promise callbacks each
+ * queues before the next: by then every retry timer of at most `ms` started before this call has
+ * fired, and whatever it started has called cat(). A sign that such a retry had its chance, where
+ * a fixed sleep would prove nothing on a slow machine.
+ */
+async function retriedAfterLongerThan(ms: number): Promise<void> {
+  const failing = await node.add(new Uint8Array(2048));
+  const client = countingClient(10_000, 1024);
+  const witness = fetcher({ client, minRetryMs: ms + 1 });
+  witness.want(failing);
+  await waitFor(() => expect(client.calls).toHaveLength(2));
+  witness.close();
+}
 
 describe('FileFetcher', () => {
   it('makes fetched content available through content()', async () => {
@@ -113,22 +135,27 @@ describe('FileFetcher', () => {
     for (const cid of cids) node.hold(cid);
     try {
       const before = catRequests().length;
-      const files = fetcher({ client: countingClient(), concurrency: 3 });
+      const client = countingClient();
+      const files = fetcher({ client, concurrency: 3 });
       for (const cid of cids) files.want(cid);
       expect(files.waiting).toBe(12);
       await waitFor(() => expect(catRequests().length - before).toBe(3));
-      // give a fourth request every chance to appear
-      await sleep(200);
       expect(catRequests().slice(before)).toEqual(
         cids.slice(0, 3).map((cid) => expect.objectContaining({ path: `/api/v0/cat?arg=${cid}` })),
       );
+      // The fetcher starts requests when a path is wanted and when one settles, nothing else: all
+      // twelve were wanted, none has settled, and it has called cat() for the first three only. A
+      // fourth request could only come from a fourth cat() call.
+      expect(client.calls).toEqual(cids.slice(0, 3));
+      expect(client.pending).toBe(3);
 
       node.release(cids[1]!);
       await waitFor(() => expect(files.content(cids[1]!)).toBeDefined());
       await waitFor(() => expect(catRequests().length - before).toBe(4));
-      await sleep(200);
-      expect(catRequests().length - before).toBe(4);
       expect(catRequests().at(-1)!.path).toBe(`/api/v0/cat?arg=${cids[3]}`);
+      // the one that settled freed one slot, taken by the next in want() order, and no other
+      expect(client.calls).toEqual(cids.slice(0, 4));
+      expect(client.pending).toBe(3);
       expect(files.waiting).toBe(11);
     } finally {
       for (const cid of cids) node.release(cid);
@@ -142,11 +169,15 @@ describe('FileFetcher', () => {
     const files = fetcher({ client, log: (line) => log.push(line) });
     node.failNext(1_000);
     files.want(cid);
-    await waitFor(() => expect(log.length).toBeGreaterThanOrEqual(2));
+    // forgotten while it waits to be retried: it has failed twice or more, and has no request in flight
+    await waitFor(() => {
+      expect(log.length).toBeGreaterThanOrEqual(2);
+      expect(client.pending).toBe(0);
+    });
     files.forget(cid);
     expect(files.waiting).toBe(0);
     const calls = client.calls.length;
-    await sleep(200);
+    await retriedAfterLongerThan(announcedWait(log.at(-1)!));
     expect(client.calls).toHaveLength(calls);
 
     node.failNext(0);
@@ -179,15 +210,18 @@ describe('FileFetcher', () => {
       const files = fetcher({ client, log: (line) => log.push(line) });
       files.want(failing);
       files.want(held);
+      // closed while the failing path waits to be retried (each of its tries has failed) and the
+      // held one is in flight
       await waitFor(() => {
         expect(log.length).toBeGreaterThanOrEqual(2);
+        expect(client.calls.filter((path) => path === failing)).toHaveLength(log.length);
         expect(catRequests()).toContainEqual({ method: 'POST', path: `/api/v0/cat?arg=${held}` });
       });
       expect(log[0]).toContain(`IPFS content from '${failing}' exceeds the 1024 bytes limit`);
       files.close();
       await waitFor(() => expect(client.pending).toBe(0));
       const calls = client.calls.length;
-      await sleep(200);
+      await retriedAfterLongerThan(announcedWait(log.at(-1)!));
       expect(client.calls).toHaveLength(calls);
       expect(files.content(held)).toBeUndefined();
       expect(files.waiting).toBe(0);
