@@ -14,7 +14,15 @@ import { expectNoLeak, expectProblem, get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 import { startStaticFiles } from './servers/static-files.ts';
 
-const TIMEOUT_MS = 1_000;
+/**
+ * How long the service waits for an upstream: long enough that a step expecting an answer gets it
+ * however loaded the machine is (and short enough that a step failing says so within the test's
+ * time limit). Only a service whose upstream is made to hang waits less for that one
+ * (HANG_TIMEOUT_MS), so that giving up is quick; such a test has a longer time limit, since each of
+ * its requests to the hanging upstream waits out that timeout, twice where the service tries again.
+ */
+const TIMEOUT_MS = 20_000;
+const HANG_TIMEOUT_MS = 3_000;
 const UPSTREAM_SECRET = 'upstream-secret-detail-7f3a';
 
 let stack: IndexedStack;
@@ -41,13 +49,19 @@ beforeAll(async () => {
   ({ url: base, close } = await startService());
 });
 
-/** The REST app over the three fault proxies; each call builds a fresh gateway (empty tree cache). */
-async function startService(): Promise<{ url: string; close(): Promise<void> }> {
+type Upstream = 'subgraph' | 'chain' | 'distributions';
+
+/**
+ * The REST app over the three fault proxies, waiting TIMEOUT_MS for each upstream but those
+ * `hanging` names (HANG_TIMEOUT_MS); each call builds a fresh gateway (empty tree cache).
+ */
+async function startService(hanging: Upstream[] = []): Promise<{ url: string; close(): Promise<void> }> {
+  const timeoutMs = (upstream: Upstream) => (hanging.includes(upstream) ? HANG_TIMEOUT_MS : TIMEOUT_MS);
   const app = createRestApp({
     gateway: testGateway(stack, {
-      subgraph: { url: subgraph.url, timeoutMs: TIMEOUT_MS, maxBatch: 1000 },
-      chain: { rpcUrl: rpc.url, timeoutMs: TIMEOUT_MS, maxBatch: 200 },
-      distributions: { base: distributions.url, timeoutMs: TIMEOUT_MS, cacheSize: 16 },
+      subgraph: { url: subgraph.url, timeoutMs: timeoutMs('subgraph'), maxBatch: 1000 },
+      chain: { rpcUrl: rpc.url, timeoutMs: timeoutMs('chain'), maxBatch: 200 },
+      distributions: { base: distributions.url, timeoutMs: timeoutMs('distributions'), cacheSize: 16 },
       logError: () => {},
     }),
     // a public base, so that any loopback address in a body is a leak
@@ -61,10 +75,19 @@ async function startService(): Promise<{ url: string; close(): Promise<void> }> 
   return listen(app);
 }
 
-afterEach(() => {
+/** a service of a test's own (one that waits less for a hanging upstream), closed after it */
+let own: { url: string; close(): Promise<void> } | undefined;
+async function serviceWaitingLessFor(hanging: Upstream[]): Promise<string> {
+  own = await startService(hanging);
+  return own.url;
+}
+
+afterEach(async () => {
   subgraph.set({ kind: 'pass' });
   rpc.set({ kind: 'pass' });
   distributions.set({ kind: 'pass' });
+  await own?.close();
+  own = undefined;
 });
 
 afterAll(async () => {
@@ -105,6 +128,14 @@ async function expectAllUnavailable(paths: string[], at = base): Promise<void> {
   }
 }
 
+/**
+ * expectAllUnavailable for each path at once: requests to a hanging upstream each wait out their
+ * timeouts, together rather than one after another.
+ */
+async function expectAllUnavailableAtOnce(paths: string[], at: string): Promise<void> {
+  await Promise.all(paths.map((path) => expectAllUnavailable([path], at)));
+}
+
 async function expectAllOk(paths: string[], at = base): Promise<void> {
   for (const path of paths) {
     const response = await get(at, path);
@@ -121,11 +152,12 @@ describe('subgraph faults', () => {
   });
 
   it('gives up on a subgraph slower than the timeout with 503, then recovers', async () => {
+    const at = await serviceWaitingLessFor(['subgraph']);
     subgraph.set({ kind: 'hang' });
-    await expectAllUnavailable(['/v1/funds', `/v1/funds/${fundSlug()}/nav`]);
+    await expectAllUnavailableAtOnce(['/v1/funds', `/v1/funds/${fundSlug()}/nav`], at);
     subgraph.set({ kind: 'pass' });
-    await expectAllOk(['/v1/funds', `/v1/funds/${fundSlug()}/nav`]);
-  });
+    await expectAllOk(['/v1/funds', `/v1/funds/${fundSlug()}/nav`], at);
+  }, 120_000);
 
   it('answers 503 without the upstream message when the subgraph answers GraphQL errors', async () => {
     subgraph.set({
@@ -361,8 +393,8 @@ describe('subgraph indexing errors', () => {
 describe('chain RPC faults', () => {
   const livePaths = () => [`/v1/funds/${fundSlug()}/allocations`, `/v1/funds/${fundSlug()}/reserve`];
 
-  async function expectHealthDegraded(): Promise<void> {
-    const health = await get(base, '/v1/health');
+  async function expectHealthDegraded(at = base): Promise<void> {
+    const health = await get(at, '/v1/health');
     expect(health.status).toBe(200);
     const body = JSON.parse(health.text) as { status: string; pausedModules: string[] };
     // the indexed view is still served, and health says live reads are failing
@@ -380,12 +412,13 @@ describe('chain RPC faults', () => {
   });
 
   it('gives up on an RPC slower than the timeout with 503, then recovers', async () => {
+    const at = await serviceWaitingLessFor(['chain']);
     rpc.set({ kind: 'hang' });
-    await expectAllUnavailable(livePaths());
-    await expectHealthDegraded();
+    await expectAllUnavailableAtOnce(livePaths(), at);
+    await expectHealthDegraded(at);
     rpc.set({ kind: 'pass' });
-    await expectAllOk(livePaths());
-  });
+    await expectAllOk(livePaths(), at);
+  }, 120_000);
 
   it('answers 503 when the RPC answers JSON-RPC errors or garbage', async () => {
     for (const fault of [
@@ -407,8 +440,8 @@ describe('chain RPC faults', () => {
 describe('dividend distribution faults', () => {
   // verified trees are cached by root, rightly: each test starts a service that has none yet
   let fresh: { url: string; close(): Promise<void> } | undefined;
-  const service = async () => {
-    fresh = await startService();
+  const service = async (hanging: Upstream[] = []) => {
+    fresh = await startService(hanging);
     return fresh.url;
   };
   afterEach(async () => {
@@ -435,7 +468,7 @@ describe('dividend distribution faults', () => {
   });
 
   it('serves no proof while the distribution server is down or slow', async () => {
-    const at = await service();
+    const at = await service(['distributions']);
     distributions.set({ kind: 'down' });
     await expectAllUnavailable([proofPath()], at);
     distributions.set({ kind: 'hang' });
@@ -444,7 +477,7 @@ describe('dividend distribution faults', () => {
     await expectAllUnavailable([proofPath()], at);
     distributions.set({ kind: 'pass' });
     await expectAllOk([proofPath()], at);
-  });
+  }, 120_000);
 
   it('serves no proof from a distribution whose root does not match the chain', async () => {
     const at = await service();
