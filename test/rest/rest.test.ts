@@ -529,21 +529,46 @@ describe('headers on every response', () => {
 });
 
 describe('/graphql beside the REST surface', () => {
-  it('answers GET and POST, with CORS, and no GraphiQL page', async () => {
-    const query = '{ protocol { version } }';
-    const viaGet = await fetch(`${base}/graphql?query=${encodeURIComponent(query)}`, {
+  const protocolVersion = '{ protocol { version } }';
+
+  it('answers a query sent with GET', async () => {
+    const response = await fetch(`${base}/graphql?query=${encodeURIComponent(protocolVersion)}`, {
       headers: { accept: 'application/json' },
     });
-    expect(await viaGet.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+  });
+
+  it('answers a query sent with POST', async () => {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: protocolVersion }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+  });
+
+  it('lets a page of any origin read its answers', async () => {
+    const viaGet = await fetch(`${base}/graphql?query=${encodeURIComponent(protocolVersion)}`, {
+      headers: { accept: 'application/json', origin: 'https://agent.example' },
+    });
     expect(viaGet.headers.get('access-control-allow-origin')).toBe('*');
     const viaPost = await fetch(`${base}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
+      headers: { 'content-type': 'application/json', origin: 'https://agent.example' },
+      body: JSON.stringify({ query: protocolVersion }),
     });
-    expect(await viaPost.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+    expect(viaPost.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('serves a browser no GraphiQL page, but a 406 naming the media types it answers', async () => {
     const browser = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
-    expect(browser.headers.get('content-type') ?? '').not.toContain('text/html');
+    expect(browser.status).toBe(406);
+    expect(browser.headers.get('content-type')).toContain('application/problem+json');
+    const problem = (await browser.json()) as { type: string; detail: string };
+    expect(problem.type).toBe(`${base}/problems/not-acceptable`);
+    expect(problem.detail).toContain('application/json');
   });
 
   it('tells which indexed block the data of its answer reflects, in the headers /v1 answers carry', async () => {
@@ -563,13 +588,16 @@ describe('/graphql beside the REST surface', () => {
     expect(registryOnly.headers.get('x-indexed-block')).toBeNull();
   });
 
-  it('refuses a batched request', async () => {
+  it('refuses a batched request with 400 and BAD_INPUT', async () => {
     const response = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify([{ query: '{ protocol { name } }' }, { query: '{ protocol { slug } }' }]),
     });
-    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Batching is not supported.', extensions: { code: 'BAD_INPUT' } }],
+    });
   });
 });
 
@@ -605,15 +633,88 @@ describe('discovery documents', () => {
   });
 
   it.each([
-    ['/llms.txt', 'text/plain', '# '],
-    ['/llms-full.txt', 'text/plain', '# '],
-    ['/.well-known/ai-plugin.json', 'application/json', '{'],
-    ['/.well-known/agents.json', 'application/json', '{'],
-  ])('serves %s', async (path, type, start) => {
+    [
+      '/llms.txt',
+      'text/plain',
+      (text: string) => {
+        // llmstxt.org: the title, the summary as a quote, and link lists under second-level headings
+        const lines = text.split('\n');
+        expect(lines[0]).toBe('# Fund Protocol Data Service');
+        expect(lines[2]).toMatch(/^> \S/);
+        expect(lines.filter((line) => line.startsWith('## '))).toEqual([
+          '## Docs',
+          '## Endpoints',
+          '## Optional',
+        ]);
+        expect(text).toContain(`(${base}/llms-full.txt)`);
+        expect(text).toContain(`(${base}/openapi.json)`);
+        // a line for every route, once (the endpoint list is written from the route table)
+        for (const route of ROUTES) {
+          const named = lines.filter(
+            (line) => line.startsWith(`- [GET ${route.path}](`) || line.startsWith(`- GET ${route.path}: `),
+          );
+          expect(named, route.path).toHaveLength(1);
+        }
+      },
+    ],
+    [
+      '/llms-full.txt',
+      'text/plain',
+      (text: string) => {
+        const lines = text.split('\n');
+        expect(lines[0]).toBe('# Fund Protocol Data Service: full reference');
+        expect(text).toContain(`Base URL: ${base}.`);
+        for (const heading of [
+          '## Conventions',
+          '## Errors',
+          '## Limits',
+          '## Caching',
+          '## GraphQL',
+          '## Endpoints',
+        ])
+          expect(lines, heading).toContain(heading);
+        // a section for every route
+        for (const route of ROUTES) expect(lines, route.path).toContain(`### GET ${route.path}`);
+      },
+    ],
+    [
+      '/.well-known/ai-plugin.json',
+      'application/json',
+      (text: string) => {
+        expect(JSON.parse(text)).toMatchObject({
+          schema_version: 'v1',
+          name_for_model: 'fund_protocol_data',
+          auth: { type: 'none' },
+          api: { type: 'openapi', url: `${base}/openapi.json` },
+          contact_email: stack.registry.protocol.contactEmail,
+        });
+      },
+    ],
+    [
+      '/.well-known/agents.json',
+      'application/json',
+      (text: string) => {
+        const agents = JSON.parse(text) as {
+          agentsJson: string;
+          sources: { id: string; path: string }[];
+          flows: { id: string; actions: { sourceId: string; operationId: string }[] }[];
+        };
+        expect(agents.agentsJson).toBe('0.1.0');
+        expect(agents.sources).toEqual([{ id: expect.any(String), path: `${base}/openapi.json` }]);
+        expect(agents.flows.map((flow) => flow.id)).toEqual(['fund_nav_lookup', 'dividend_claim_proof']);
+        // every action runs an operation of the source, which the route table has
+        const operationIds = new Set(ROUTES.map((route) => route.operationId));
+        for (const action of agents.flows.flatMap((flow) => flow.actions)) {
+          expect(action.sourceId).toBe(agents.sources[0]!.id);
+          expect(operationIds, action.operationId).toContain(action.operationId);
+        }
+      },
+    ],
+  ])('serves %s, a %s document with its key content', async (path, type, expectContent) => {
     const { status, headers, text } = await get(path);
     expect(status).toBe(200);
     expect(headers.get('content-type')).toContain(type);
-    expect(text.startsWith(start)).toBe(true);
+    expectContent(text);
   });
 
   it('serves at / the links to everything, each of which answers', async () => {
