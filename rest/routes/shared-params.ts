@@ -1,0 +1,39 @@
+// Parameters that routes of more than one group take, so that a slug, a page size or a cursor
+// is described and bounded the same way on every endpoint that accepts it.
+import { CURSOR_PATTERN, PAGE_LIMIT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
+import type { DocumentExamples } from '../examples.ts';
+import type { ParamSpec } from '../routes.ts';
+
+export const slugParam = (what: 'fund' | 'strategy', examples: DocumentExamples): ParamSpec => ({
+  name: 'slug',
+  in: 'path',
+  description: what === 'fund' ? 'fund slug, from GET /v1/funds' : 'strategy slug, from GET /v1/strategies',
+  schema: { type: 'string', pattern: SLUG_PATTERN, maxLength: 64 },
+  rule: SLUG_RULE,
+  example: what === 'fund' ? examples.fund.slug : examples.strategy.slug,
+  names: what,
+});
+
+export const limitParam = (what: string): ParamSpec => ({
+  name: 'limit',
+  in: 'query',
+  description: `${what} per page`,
+  schema: {
+    type: 'integer',
+    minimum: PAGE_LIMIT.minimum,
+    maximum: PAGE_LIMIT.maximum,
+    default: PAGE_LIMIT.default,
+  },
+  rule: `an integer from ${PAGE_LIMIT.minimum} to ${PAGE_LIMIT.maximum}`,
+  example: 10,
+});
+
+/** `example`: a nextCursor as this endpoint returns it (each endpoint's cursors are its own) */
+export const cursorParam = (example: string | undefined): ParamSpec => ({
+  name: 'cursor',
+  in: 'query',
+  description: 'opaque `nextCursor` of the previous page; omit for the first (newest) page',
+  schema: { type: 'string', pattern: CURSOR_PATTERN, maxLength: 64 },
+  rule: 'a nextCursor value returned by this endpoint',
+  example,
+});
