@@ -4,6 +4,8 @@
 // on a bare devnet without a Multicall3 deployment). Not configured -> the caller reports
 // `available: false`; configured but failing or slow -> UPSTREAM_UNAVAILABLE, never a guess; a
 // registry address without contract code there -> INTERNAL, a misconfiguration no retry mends.
+// Every contract read the gateway makes is a named method of ChainLoaders below (the ABIs stay in
+// this module): what the gateway reads from the chain is listed there and nowhere else.
 import DataLoader from 'dataloader';
 import {
   BaseError,
@@ -12,12 +14,13 @@ import {
   http,
   parseAbi,
   type Abi,
+  type Address,
   type PublicClient,
 } from 'viem';
 import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
 import { internalError, upstreamUnavailable, type GatewayError } from '../errors.ts';
 
-export const vaultAbi = parseAbi([
+const vaultAbi = parseAbi([
   'struct StrategyAllocation { address strategy; uint16 targetBps; uint16 capBps; bool active; }',
   'function strategies() view returns (StrategyAllocation[])',
   'function totalAssets() view returns (uint256)',
@@ -26,20 +29,20 @@ export const vaultAbi = parseAbi([
   'function closed() view returns (bool)',
 ]);
 
-export const threePoolPolicyAbi = parseAbi([
+const threePoolPolicyAbi = parseAbi([
   'function params() view returns (uint16 annualBaseBps, uint16 profitToHolderBps, uint16 profitToReserveBps, uint16 profitToNavBps, uint16 reserveTargetMaxBps, uint16 reserveTargetMinBps)',
 ]);
 
-export const kellyPolicyAbi = parseAbi([
+const kellyPolicyAbi = parseAbi([
   'function params() view returns (uint16 kellyFractionBps, uint16 expectedEdgeBps, uint16 varianceBps, uint16 maxExposureBps, uint16 reserveTargetMinBps, uint16 reserveTargetMaxBps)',
 ]);
 
-export const reservePolicyAbi = parseAbi([
+const reservePolicyAbi = parseAbi([
   'function reserveTargetMinBps() view returns (uint16)',
   'function reserveTargetMaxBps() view returns (uint16)',
 ]);
 
-export const distributorAbi = parseAbi([
+const distributorAbi = parseAbi([
   'function isClaimed(address fund, uint64 epoch, address account) view returns (bool)',
 ]);
 
@@ -84,15 +87,68 @@ export function createChainSource(config: ChainConfig): ChainSource {
   return { client, config, chainId };
 }
 
-export interface ContractRead {
-  address: `0x${string}`;
+interface ContractRead {
+  address: Address;
   abi: Abi;
   functionName: string;
   args?: readonly unknown[];
 }
 
+/** one entry of FundVault.strategies() */
+export interface VaultAllocation {
+  strategy: string;
+  targetBps: number;
+  capBps: number;
+  active: boolean;
+}
+
+/** FundVault.pausedModules(), in the contract's order */
+export type PausedModuleFlags = readonly [subscriptions: boolean, redemptions: boolean, claims: boolean];
+
+/** ThreePoolPolicy.params(), in the contract's order */
+export type ThreePoolPolicyParams = readonly [
+  annualBaseBps: number,
+  profitToHolderBps: number,
+  profitToReserveBps: number,
+  profitToNavBps: number,
+  reserveTargetMaxBps: number,
+  reserveTargetMinBps: number,
+];
+
+/** KellyPolicy.params(), in the contract's order */
+export type KellyPolicyParams = readonly [
+  kellyFractionBps: number,
+  expectedEdgeBps: number,
+  varianceBps: number,
+  maxExposureBps: number,
+  reserveTargetMinBps: number,
+  reserveTargetMaxBps: number,
+];
+
+/**
+ * The chain reads of one request. Each contract read joins the request's multicall (see
+ * createChainLoaders): it rejects with UPSTREAM_UNAVAILABLE when the RPC fails, INTERNAL when the
+ * address holds no contract. The same read asked twice in a request is sent once.
+ */
 export interface ChainLoaders {
-  read<T>(call: ContractRead): Promise<T>;
+  /** FundVault.strategies(): the vault's strategy allocations */
+  strategyAllocations(vault: Address): Promise<readonly VaultAllocation[]>;
+  /** FundVault.totalAssets(), in base-asset units */
+  totalAssets(vault: Address): Promise<bigint>;
+  /** FundVault.reserveBalance(), in base-asset units */
+  reserveBalance(vault: Address): Promise<bigint>;
+  /** FundVault.pausedModules(): which of subscriptions, redemptions and claims are paused */
+  pausedModules(vault: Address): Promise<PausedModuleFlags>;
+  /** reserveTargetMinBps() of a fund's policy (either kind) */
+  reserveTargetMinBps(policy: Address): Promise<number>;
+  /** reserveTargetMaxBps() of a fund's policy (either kind) */
+  reserveTargetMaxBps(policy: Address): Promise<number>;
+  /** ThreePoolPolicy.params(): the parameters of a fixed-plus-float policy */
+  threePoolPolicyParams(policy: Address): Promise<ThreePoolPolicyParams>;
+  /** KellyPolicy.params(): the parameters of a fractional-kelly policy */
+  kellyPolicyParams(policy: Address): Promise<KellyPolicyParams>;
+  /** DividendDistributor.isClaimed(fund, epoch, account): whether the account claimed that round */
+  isClaimed(distributor: Address, fund: string, epoch: bigint, account: string): Promise<boolean>;
   /** the chain head, cached for a second across requests by the viem client */
   headBlock(): Promise<bigint>;
   /** the id of the chain the RPC serves (eth_chainId) */
@@ -154,8 +210,32 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
     },
     { cacheKeyFn: keyOf, maxBatchSize: source.config.maxBatch },
   );
+  // each read is queued on the loader at once (no await before it), so the reads of one tick share
+  // a multicall in the order they were asked
+  const read = <T>(call: ContractRead) => loader.load(call) as Promise<T>;
   return {
-    read: <T>(call: ContractRead) => loader.load(call) as Promise<T>,
+    strategyAllocations: (vault) =>
+      read<readonly VaultAllocation[]>({ address: vault, abi: vaultAbi, functionName: 'strategies' }),
+    totalAssets: (vault) => read<bigint>({ address: vault, abi: vaultAbi, functionName: 'totalAssets' }),
+    reserveBalance: (vault) =>
+      read<bigint>({ address: vault, abi: vaultAbi, functionName: 'reserveBalance' }),
+    pausedModules: (vault) =>
+      read<PausedModuleFlags>({ address: vault, abi: vaultAbi, functionName: 'pausedModules' }),
+    reserveTargetMinBps: (policy) =>
+      read<number>({ address: policy, abi: reservePolicyAbi, functionName: 'reserveTargetMinBps' }),
+    reserveTargetMaxBps: (policy) =>
+      read<number>({ address: policy, abi: reservePolicyAbi, functionName: 'reserveTargetMaxBps' }),
+    threePoolPolicyParams: (policy) =>
+      read<ThreePoolPolicyParams>({ address: policy, abi: threePoolPolicyAbi, functionName: 'params' }),
+    kellyPolicyParams: (policy) =>
+      read<KellyPolicyParams>({ address: policy, abi: kellyPolicyAbi, functionName: 'params' }),
+    isClaimed: (distributor, fund, epoch, account) =>
+      read<boolean>({
+        address: distributor,
+        abi: distributorAbi,
+        functionName: 'isClaimed',
+        args: [fund, epoch, account],
+      }),
     async headBlock() {
       try {
         const head = await source.client.getBlockNumber();

@@ -3,7 +3,6 @@ import { builder } from '../builder.ts';
 import { checkAddress, notARecipientMessage } from '../inputs.ts';
 import { notFound } from '../errors.ts';
 import { formatUnits, isoFromSeconds } from '../format.ts';
-import { distributorAbi } from '../sources/chain.ts';
 import type { DistributionTree } from '../sources/distributions.ts';
 import type { RegistryFund } from '../sources/registry.ts';
 import type { DividendRoundRow } from '../sources/subgraph.ts';
@@ -94,12 +93,12 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
         const distributor = ctx.registry.contractOfKind('DividendDistributor')?.address ?? null;
         const claimed =
           ctx.chain && distributor
-            ? await ctx.chain.read<boolean>({
-                address: distributor as `0x${string}`,
-                abi: distributorAbi,
-                functionName: 'isClaimed',
-                args: [fund.vault, BigInt(row.epoch), leafAccount],
-              })
+            ? await ctx.chain.isClaimed(
+                distributor as `0x${string}`,
+                fund.vault,
+                BigInt(row.epoch),
+                leafAccount,
+              )
             : null;
         return {
           fund: fund.slug,

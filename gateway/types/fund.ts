@@ -14,7 +14,6 @@ import {
   pageLimit,
   pageOf,
 } from '../inputs.ts';
-import { reservePolicyAbi, vaultAbi } from '../sources/chain.ts';
 import type { RegistryFund } from '../sources/registry.ts';
 import type { FundRow } from '../sources/subgraph.ts';
 import { AllocationsRef, type AllocationsShape } from './allocations.ts';
@@ -32,8 +31,6 @@ export function fundStatus(row: FundRow | null): 'open' | 'paused' | 'closed' {
   if (row?.closed) return 'closed';
   return row && row.pausedModules.length > 0 ? 'paused' : 'open';
 }
-
-type Allocation = { strategy: string; targetBps: number; capBps: number; active: boolean };
 
 export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
   description: 'A fund: one vault, its share token and its settlement policy.',
@@ -131,12 +128,8 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         if (!ctx.chain) return { fund: f.slug, available: false, totalAssets: null, strategies: [] };
         const vault = f.vault as `0x${string}`;
         const [strategies, totalAssets] = await Promise.all([
-          ctx.chain.read<readonly Allocation[]>({
-            address: vault,
-            abi: vaultAbi,
-            functionName: 'strategies',
-          }),
-          ctx.chain.read<bigint>({ address: vault, abi: vaultAbi, functionName: 'totalAssets' }),
+          ctx.chain.strategyAllocations(vault),
+          ctx.chain.totalAssets(vault),
         ]);
         return {
           fund: f.slug,
@@ -170,18 +163,10 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         const vault = f.vault as `0x${string}`;
         const policy = ctx.registry.policyOf(f).address as `0x${string}`;
         const [balance, totalAssets, min, max] = await Promise.all([
-          ctx.chain.read<bigint>({ address: vault, abi: vaultAbi, functionName: 'reserveBalance' }),
-          ctx.chain.read<bigint>({ address: vault, abi: vaultAbi, functionName: 'totalAssets' }),
-          ctx.chain.read<number>({
-            address: policy,
-            abi: reservePolicyAbi,
-            functionName: 'reserveTargetMinBps',
-          }),
-          ctx.chain.read<number>({
-            address: policy,
-            abi: reservePolicyAbi,
-            functionName: 'reserveTargetMaxBps',
-          }),
+          ctx.chain.reserveBalance(vault),
+          ctx.chain.totalAssets(vault),
+          ctx.chain.reserveTargetMinBps(policy),
+          ctx.chain.reserveTargetMaxBps(policy),
         ]);
         return {
           fund: f.slug,

@@ -1,12 +1,9 @@
 // A settlement policy from the registry, with its parameters read live on-chain.
 import { builder } from '../builder.ts';
-import { kellyPolicyAbi, threePoolPolicyAbi } from '../sources/chain.ts';
 import type { RegistryPolicy } from '../sources/registry.ts';
 import type { FixedPlusFloatParamsShape } from './fixed-plus-float-params.ts';
 import type { FractionalKellyParamsShape } from './fractional-kelly-params.ts';
 import { PolicyParamsRef } from './policy-params.ts';
-
-type Params = readonly [number, number, number, number, number, number];
 
 export const PolicyRef = builder.objectRef<RegistryPolicy>('Policy').implement({
   description: 'A settlement policy. A fund references exactly one policy.',
@@ -32,11 +29,7 @@ export const PolicyRef = builder.objectRef<RegistryPolicy>('Policy').implement({
         if (!ctx.chain) return null;
         const address = policy.address as `0x${string}`;
         if (policy.kind === 'fixed-plus-float') {
-          const p = await ctx.chain.read<Params>({
-            address,
-            abi: threePoolPolicyAbi,
-            functionName: 'params',
-          });
+          const p = await ctx.chain.threePoolPolicyParams(address);
           const shape: FixedPlusFloatParamsShape = {
             kind: 'fixed-plus-float',
             annualBaseBps: p[0],
@@ -48,7 +41,7 @@ export const PolicyRef = builder.objectRef<RegistryPolicy>('Policy').implement({
           };
           return shape;
         }
-        const p = await ctx.chain.read<Params>({ address, abi: kellyPolicyAbi, functionName: 'params' });
+        const p = await ctx.chain.kellyPolicyParams(address);
         const shape: FractionalKellyParamsShape = {
           kind: 'fractional-kelly',
           kellyFractionBps: p[0],

@@ -18,7 +18,6 @@ import {
   unknownSlugMessage,
 } from '../inputs.ts';
 import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
-import { vaultAbi } from '../sources/chain.ts';
 import type { FundRow } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
 import { FundRef } from './fund.ts';
@@ -42,15 +41,7 @@ async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<s
     );
   }
   const chain = ctx.chain;
-  const flags = await Promise.all(
-    funds.map((f) =>
-      chain.read<readonly [boolean, boolean, boolean]>({
-        address: f.vault as `0x${string}`,
-        abi: vaultAbi,
-        functionName: 'pausedModules',
-      }),
-    ),
-  );
+  const flags = await Promise.all(funds.map((f) => chain.pausedModules(f.vault as `0x${string}`)));
   return funds.flatMap((f, i) => MODULES.filter((_m, j) => flags[i]?.[j]).map((m) => `${f.slug}:${m}`));
 }
 
