@@ -1,6 +1,7 @@
-// A private chain for the devnet suites that change state: its own anvil with the protocol
-// deployed (the same deterministic deployment), automining, so that the shared scenario devnet
-// that other suites read is never touched. Each test reverts to a snapshot taken before it.
+// A private chain for the devnet suites that change state, with viem clients to act on it: the
+// deployment-only private devnet of test/harness/private-devnet.ts (its own anvil, the protocol
+// deployed), automining, so that the shared scenario devnet that other suites read is never touched.
+// Each test reverts to a snapshot taken before it.
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -15,10 +16,9 @@ import {
   type WalletClient,
 } from 'viem';
 import { anvil as anvilChain } from 'viem/chains';
-import { startAnvil } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
+import { startPrivateDevnet } from '../harness/private-devnet.ts';
 
 export interface ContractCall {
   from: Address;
@@ -50,17 +50,15 @@ export interface PrivateProtocol {
 }
 
 export async function startPrivateProtocol(): Promise<PrivateProtocol> {
-  compileContracts();
-  const anvil = await startAnvil();
+  const devnet = await startPrivateDevnet({ automine: true });
   try {
-    const deployment = await deployProtocol(anvil.rpcUrl);
-    const transport = http(anvil.rpcUrl);
+    const { rpcUrl, deployment } = devnet;
+    const transport = http(rpcUrl);
     const publicClient = createPublicClient({ chain: anvilChain, transport }) as PublicClient;
     const walletClient: WalletClient = createWalletClient({ chain: anvilChain, transport });
-    await publicClient.request({ method: 'evm_setAutomine', params: [true] } as never);
 
     return {
-      rpcUrl: anvil.rpcUrl,
+      rpcUrl,
       deployment,
       publicClient,
       investors: [5, 6, 7, 8].map(devAccount),
@@ -100,10 +98,10 @@ export async function startPrivateProtocol(): Promise<PrivateProtocol> {
         const ok = await publicClient.request({ method: 'evm_revert', params: [id] } as never);
         if (ok !== true) throw new Error(`evm_revert ${id} failed`);
       },
-      stop: () => anvil.stop(),
+      stop: devnet.stop,
     };
   } catch (error) {
-    await anvil.stop();
+    await devnet.stop();
     throw error;
   }
 }

@@ -2,23 +2,21 @@
 // stops the run with the transaction's label, and good blocks come back with their receipts.
 import { encodeFunctionData } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { abiOf, deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import { abiOf, type Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
 import { createTxQueue } from '../../devnet/tx-queue.ts';
+import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 
 describe('the seeding transaction queue', () => {
-  let anvil: AnvilInstance;
+  let devnet: PrivateDevnet;
   let deployment: Deployment;
 
   beforeAll(async () => {
-    compileContracts();
-    anvil = await startAnvil();
-    deployment = await deployProtocol(anvil.rpcUrl);
+    devnet = await startPrivateDevnet();
+    deployment = devnet.deployment;
   });
-  afterAll(async () => anvil?.stop());
+  afterAll(async () => devnet?.stop());
 
   const settle = (from: `0x${string}`) => ({
     from,
@@ -28,7 +26,7 @@ describe('the seeding transaction queue', () => {
   });
 
   it('mines queued transactions into one block at the given timestamp', async () => {
-    const queue = createTxQueue(createRpcClient(anvil.rpcUrl));
+    const queue = createTxQueue(createRpcClient(devnet.rpcUrl));
     const owner = deployment.funds[0]!.multisig;
     await queue.send([settle(owner), settle(owner)]);
     const block = await queue.mine(BigInt(deployment.deployedAt) + 86_400n);
@@ -40,7 +38,7 @@ describe('the seeding transaction queue', () => {
   });
 
   it('throws with the label of a transaction that reverted', async () => {
-    const queue = createTxQueue(createRpcClient(anvil.rpcUrl));
+    const queue = createTxQueue(createRpcClient(devnet.rpcUrl));
     const owner = deployment.funds[0]!.multisig;
     const stranger = devAccount(9);
     await queue.send([settle(owner), settle(stranger)]);

@@ -2,101 +2,50 @@
 // (no chance to clean up) again and again while it syncs. Each restart resumes from the store; the
 // final store must hold exactly the entity versions of an uninterrupted run: nothing lost, nothing
 // written twice.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol } from '../../devnet/deploy.ts';
-import { runScenario } from '../../devnet/scenario.ts';
-import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
 import { createIndexer } from '../../indexer/indexer.ts';
+import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import { ChainActions } from './chain-actions.ts';
-import { queryIndexer } from './graphql-client.ts';
+import { childIndexers, exited, indexedBlock, tempDirs } from './child-indexer.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-let anvil: AnvilInstance;
+let devnet: SeededPrivateDevnet;
 let head: number;
-const dirs: string[] = [];
-const children = new Set<ChildProcess>();
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+const dirs = tempDirs();
+const children = childIndexers();
 
 /**
  * Starts the indexer as `npm run indexer` does, from the bundle `npm run build` made of
  * `indexer/main.ts` (minus the build), and resolves with its query URL.
  */
-function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['build/indexer-main.mjs'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      RPC_URL: anvil.rpcUrl,
-      NETWORK: 'devnet',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      INDEXER_MAX_BLOCK_RANGE: '1',
-      INDEXER_COMMIT_INTERVAL_MS: '0',
-      INDEXER_POLL_INTERVAL_MS: '50',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+const startChild = (dataDir: string) =>
+  children.start({
+    rpcUrl: devnet.rpcUrl,
+    dataDir,
+    entry: 'bundle',
+    env: { INDEXER_MAX_BLOCK_RANGE: '1', INDEXER_COMMIT_INTERVAL_MS: '0', INDEXER_POLL_INTERVAL_MS: '50' },
+    stderr: 'inherit',
   });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolvePromise, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const m = /^query endpoint: (\S+)/.exec(line);
-      if (m) resolvePromise({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`indexer exited with ${code} before serving`)));
-  });
-}
-
-async function indexedBlock(url: string): Promise<number> {
-  return (await queryIndexer<{ _meta: { block: { number: number } } }>(url, '{ _meta { block { number } } }'))
-    ._meta.block.number;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((r) =>
-    child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
-  );
-}
 
 beforeAll(async () => {
-  compileContracts();
-  anvil = await startAnvil();
-  const deployment = await deployProtocol(anvil.rpcUrl);
-  await runScenario(anvil.rpcUrl, deployment, {
-    ...defaultScenarioParams,
-    epochs: 24,
-    onboardingDays: 4,
-    investorsPerFund: 12,
-    roundInterval: 6,
-    claimBps: 5000,
-    dataDir: tempDir('indexer-kill-devnet-'),
+  devnet = await startPrivateDevnet({
+    scenario: { epochs: 24, onboardingDays: 4, investorsPerFund: 12, roundInterval: 6, claimBps: 5000 },
+    dirPrefix: 'indexer-kill-devnet-',
   });
-  head = (await new ChainActions(anvil.rpcUrl, deployment).head()).number;
+  head = (await new ChainActions(devnet.rpcUrl, devnet.deployment).head()).number;
 });
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  await anvil?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  children.killAll();
+  await devnet?.stop();
+  dirs.removeAll();
 });
 
 describe('indexer: crash safety', () => {
   it('resumes after SIGKILL mid-sync to exactly the state of an uninterrupted run', async () => {
-    const dataDir = tempDir('indexer-kill-');
+    const dataDir = dirs.make('indexer-kill-');
     const killedAt: number[] = [];
     let reached = -1;
     while (reached < head) {
@@ -118,9 +67,9 @@ describe('indexer: crash safety', () => {
     child.kill('SIGTERM');
     await exited(child);
 
-    const cleanDir = tempDir('indexer-clean-');
+    const cleanDir = dirs.make('indexer-clean-');
     const clean = await createIndexer({
-      rpcUrl: anvil.rpcUrl,
+      rpcUrl: devnet.rpcUrl,
       network: 'devnet',
       dataDir: cleanDir,
       port: 0,

@@ -6,16 +6,15 @@
 // came from a node that did not have it, must not take a missing block for a reorg, and must end
 // with exactly the store a run over a healthy node builds.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
+import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { ChainActions } from './chain-actions.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
-let anvil: AnvilInstance;
+let devnet: PrivateDevnet;
 let deployment: Deployment;
 let actions: ChainActions;
 let proxy: FaultProxy;
@@ -65,18 +64,17 @@ function laggingNode(behindHead: () => number, { logs = true, headers = false } 
 }
 
 beforeAll(async () => {
-  compileContracts();
-  anvil = await startAnvil();
-  deployment = await deployProtocol(anvil.rpcUrl);
-  actions = new ChainActions(anvil.rpcUrl, deployment);
+  devnet = await startPrivateDevnet();
+  deployment = devnet.deployment;
+  actions = new ChainActions(devnet.rpcUrl, deployment);
   await actions.draftAll(1, 1_000_000n);
-  proxy = await startFaultProxy(anvil.rpcUrl);
+  proxy = await startFaultProxy(devnet.rpcUrl);
 }, 120_000);
 
 afterAll(async () => {
   await indexers.stopAll();
   await proxy?.close();
-  await anvil?.stop();
+  await devnet?.stop();
 });
 
 describe('an indexer whose eth_getLogs node is behind the head', () => {
@@ -102,7 +100,7 @@ describe('an indexer whose eth_getLogs node is behind the head', () => {
     logsNodeHead = Number.POSITIVE_INFINITY;
     await indexer.waitForBlock(head);
     proxy.set({ kind: 'pass' });
-    const clean = await indexers.start(anvil.rpcUrl);
+    const clean = await indexers.start(devnet.rpcUrl);
     await clean.waitForBlock(head);
     await Promise.all([indexer.stop(), clean.stop()]);
     expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(clean.storePath));
@@ -152,7 +150,7 @@ describe('an indexer whose eth_getLogs node is behind the head', () => {
       expect.stringMatching(`^the node did not return block ${drafted}; the range after block`),
     ]);
     proxy.set({ kind: 'pass' });
-    const clean = await indexers.start(anvil.rpcUrl);
+    const clean = await indexers.start(devnet.rpcUrl);
     await clean.waitForBlock(head);
     await Promise.all([indexer.stop(), clean.stop()]);
     expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(clean.storePath));

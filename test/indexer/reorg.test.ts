@@ -5,18 +5,17 @@
 // two blocks of history meets a reorg deeper than that and indexes the chain again from the start.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
+import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { ChainActions, type TestFund } from './chain-actions.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
-let anvil: AnvilInstance;
+let devnet: PrivateDevnet;
 let deployment: Deployment;
 let actions: ChainActions;
 const indexers = devnetIndexers(() => devnetContracts(deployment), 'indexer-reorg-');
@@ -24,7 +23,7 @@ const indexers = devnetIndexers(() => devnetContracts(deployment), 'indexer-reor
 const logLines: string[] = [];
 
 const startIndexer = (lines: string[] = []) =>
-  indexers.start(anvil.rpcUrl, { log: (line) => lines.push(line) });
+  indexers.start(devnet.rpcUrl, { log: (line) => lines.push(line) });
 
 interface NavRow {
   epoch: number;
@@ -76,10 +75,9 @@ let firstBranchBlock: number;
 let secondBranch: number[];
 
 beforeAll(async () => {
-  compileContracts();
-  anvil = await startAnvil();
-  deployment = await deployProtocol(anvil.rpcUrl);
-  actions = new ChainActions(anvil.rpcUrl, deployment);
+  devnet = await startPrivateDevnet();
+  deployment = devnet.deployment;
+  actions = new ChainActions(devnet.rpcUrl, deployment);
   firstBranchBlock = await actions.draftAll(1, 1_000_000n);
   indexer = await startIndexer(logLines);
   await indexer.waitForBlock(firstBranchBlock);
@@ -87,7 +85,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await indexers.stopAll();
-  await anvil?.stop();
+  await devnet?.stop();
 });
 
 describe('indexer: chain reorganisations', () => {
@@ -268,7 +266,7 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
 describe('indexer: a reorg deeper than the history the store keeps', () => {
   it('indexes the chain again from the start, to the state a fresh run builds', async () => {
     const lines: string[] = [];
-    const pruned = await indexers.start(anvil.rpcUrl, {
+    const pruned = await indexers.start(devnet.rpcUrl, {
       historyBlocks: 2,
       reorgThreshold: 1,
       log: (l) => lines.push(l),

@@ -5,10 +5,9 @@
 // ahead of the checkpoint.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
+import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { ChainActions } from './chain-actions.ts';
 import { devnetContracts } from '../harness/indexer.ts';
@@ -19,7 +18,7 @@ const EMPTY_BLOCKS = 600;
 const MAX_RANGE = 5;
 const RPC_DELAY_MS = 10;
 
-let anvil: AnvilInstance;
+let devnet: PrivateDevnet;
 let deployment: Deployment;
 let actions: ChainActions;
 let proxy: FaultProxy;
@@ -34,27 +33,26 @@ async function stopped(indexer: Indexer): Promise<Indexer> {
 }
 
 beforeAll(async () => {
-  compileContracts();
-  anvil = await startAnvil();
-  deployment = await deployProtocol(anvil.rpcUrl);
-  actions = new ChainActions(anvil.rpcUrl, deployment);
+  devnet = await startPrivateDevnet();
+  deployment = devnet.deployment;
+  actions = new ChainActions(devnet.rpcUrl, deployment);
   await actions.draftAll(1, 1_000_000n);
   await actions.rpc.request('anvil_mine', [`0x${EMPTY_BLOCKS.toString(16)}`]);
   await actions.draftAll(2, 1_010_000n);
-  proxy = await startFaultProxy(anvil.rpcUrl);
+  proxy = await startFaultProxy(devnet.rpcUrl);
   proxy.set({ kind: 'delay', ms: RPC_DELAY_MS });
 });
 
 afterAll(async () => {
   await indexers.stopAll();
   await proxy?.close();
-  await anvil?.stop();
+  await devnet?.stop();
 });
 
 describe('catch-up over a sparse stretch', () => {
   it('fetches several ranges at once and builds exactly the store of a run fetching one at a time', async () => {
     const { number: head } = await actions.head();
-    const oneAtATime = await startIndexer(anvil.rpcUrl, 1);
+    const oneAtATime = await startIndexer(devnet.rpcUrl, 1);
     await oneAtATime.waitForBlock(head);
     const ahead = await startIndexer(proxy.url);
     await ahead.waitForBlock(head);
@@ -78,7 +76,7 @@ describe('catch-up over a sparse stretch', () => {
     await actions.draftAll(3, 1_030_000n);
     const { number: head } = await actions.head();
     await indexer.waitForBlock(head);
-    const fresh = await startIndexer(anvil.rpcUrl, 1);
+    const fresh = await startIndexer(devnet.rpcUrl, 1);
     await fresh.waitForBlock(head);
     expect(dumpEntityVersions((await stopped(indexer)).storePath)).toEqual(
       dumpEntityVersions((await stopped(fresh)).storePath),

@@ -4,43 +4,30 @@
 // at random blocks while it is flaky, and a reorg followed through it. Each time the store must hold
 // exactly the entity versions (full table dumps) that a clean, uninterrupted run over a healthy RPC
 // builds.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
 import { createRandom } from '../../devnet/random.ts';
-import { runScenario } from '../../devnet/scenario.ts';
-import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
+import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import { ChainActions } from '../indexer/chain-actions.ts';
+import { childIndexers, exited, indexedBlockOrNone, tempDirs } from '../indexer/child-indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from '../indexer/devnet-indexers.ts';
 import { queryIndexer } from '../indexer/graphql-client.ts';
 import { dumpEntityVersions } from '../indexer/store-dump.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-let anvil: AnvilInstance;
-let deployment: Deployment;
+let devnet: SeededPrivateDevnet;
 let actions: ChainActions;
 let proxy: FaultProxy;
 let head: number;
 let cleanDump: ReturnType<typeof dumpEntityVersions>;
-const dirs: string[] = [];
+const dirs = tempDirs();
 const mounts: string[] = [];
-const children = new Set<ChildProcess>();
-const indexers = devnetIndexers(() => devnetContracts(deployment), 'h6-indexer-');
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+const children = childIndexers();
+const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'h6-indexer-');
 
 /** One request in five reset, one in seven answered 503: every kind of RPC call meets failures. */
 const flaky = (ordinal: number) => (ordinal % 5 === 2 ? 'reset' : ordinal % 7 === 3 ? 'status' : null);
@@ -48,44 +35,36 @@ const flaky = (ordinal: number) => (ordinal % 5 === 2 ? 'reset' : ordinal % 7 ==
 const indexer = (rpcUrl: string) => indexers.start(rpcUrl, { pollIntervalMs: 50, maxRange: 8 });
 
 async function cleanRunTo(block: number): Promise<ReturnType<typeof dumpEntityVersions>> {
-  const clean = await indexer(anvil.rpcUrl);
+  const clean = await indexer(devnet.rpcUrl);
   await clean.waitForBlock(block);
   await clean.stop();
   return dumpEntityVersions(clean.storePath);
 }
 
 beforeAll(async () => {
-  compileContracts();
-  anvil = await startAnvil();
-  deployment = await deployProtocol(anvil.rpcUrl);
-  await runScenario(anvil.rpcUrl, deployment, {
-    ...defaultScenarioParams,
-    epochs: 16,
-    onboardingDays: 3,
-    investorsPerFund: 8,
-    roundInterval: 5,
-    claimBps: 5000,
-    dataDir: tempDir('h6-devnet-'),
+  devnet = await startPrivateDevnet({
+    scenario: { epochs: 16, onboardingDays: 3, investorsPerFund: 8, roundInterval: 5, claimBps: 5000 },
+    dirPrefix: 'h6-devnet-',
   });
-  actions = new ChainActions(anvil.rpcUrl, deployment);
+  actions = new ChainActions(devnet.rpcUrl, devnet.deployment);
   head = (await actions.head()).number;
-  proxy = await startFaultProxy(anvil.rpcUrl);
+  proxy = await startFaultProxy(devnet.rpcUrl);
   cleanDump = await cleanRunTo(head);
   expect(cleanDump.ProtocolEvent?.length).toBeGreaterThan(50);
 }, 240_000);
 
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  children.killAll();
   await indexers.stopAll();
   await proxy?.close();
-  await anvil?.stop();
+  await devnet?.stop();
   for (const m of mounts) spawnSync('umount', ['--lazy', m]);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs.removeAll();
 });
 
 /** A new tmpfs of `bytes`: a file system this test can fill without touching anything else's. */
 function smallFileSystem(bytes: number): string {
-  const dir = tempDir('h6-small-fs-');
+  const dir = dirs.make('h6-small-fs-');
   const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], {
     encoding: 'utf8',
   });
@@ -116,47 +95,19 @@ function headCappedAt(cap: () => number) {
  * `indexer/main.ts` as `npm run indexer` runs it, against `rpcUrl` (the flaky proxy unless given);
  * resolves with its query URL.
  */
-function startChild(dataDir: string, rpcUrl = proxy.url): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
-    cwd: repoRoot,
+const startChild = (dataDir: string, rpcUrl = proxy.url) =>
+  children.start({
+    rpcUrl,
+    dataDir,
+    entry: 'source',
     env: {
-      ...process.env,
-      RPC_URL: rpcUrl,
-      NETWORK: 'devnet',
-      DATA_DIR: dataDir,
-      PORT: '0',
       INDEXER_MAX_BLOCK_RANGE: '3',
       // one range at a time, so that the kills land mid-sync
       INDEXER_RANGES_AHEAD: '1',
       INDEXER_POLL_INTERVAL_MS: '50',
     },
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stderr: 'ignore',
   });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolvePromise, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /^query endpoint: (\S+)/.exec(line);
-      if (m) resolvePromise({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`indexer exited with ${code} before serving`)));
-  });
-}
-
-async function indexedBlock(url: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ _meta { block { number } } }' }),
-  });
-  const body = (await response.json()) as { data?: { _meta: { block: { number: number } } | null } };
-  return body.data?._meta?.block.number ?? -1;
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<void>((r) =>
-    child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
-  );
 
 describe('indexer on a disk that fills up', () => {
   it('waits, serving what it committed, and goes on to exactly the clean store once space is freed', async () => {
@@ -165,7 +116,7 @@ describe('indexer on a disk that fills up', () => {
     const filler = join(dataDir, 'filler');
     writeFileSync(filler, Buffer.alloc(8 * 1024 * 1024 - 640 * 1024));
     const lines: string[] = [];
-    const run = await indexers.start(anvil.rpcUrl, {
+    const run = await indexers.start(devnet.rpcUrl, {
       dataDir,
       maxRange: 8,
       pollIntervalMs: 50,
@@ -217,26 +168,26 @@ describe('indexer under RPC faults', () => {
     // the same blocks every run; KILL_SEED=<n> tries others
     const seed = Number(process.env.KILL_SEED ?? 20_240_611);
     const random = createRandom(seed);
-    const start = deployment.startBlock;
+    const start = devnet.deployment.startBlock;
     const targets = [0, 1, 2].map(() => random.int(start, head - 2)).sort((a, b) => a - b);
     // While a run is to be killed, the node says the chain ends two ranges (INDEXER_MAX_BLOCK_RANGE
     // 3) past its target, and before the head: the run may still be mid-sync when it is killed, but
     // cannot index past that, however late its progress is seen. The flaky proxy stands in front.
     const caps = targets.map((target) => Math.min(target + 6, head - 1));
     let cap = Number.POSITIVE_INFINITY;
-    const capped = await startFaultProxy(anvil.rpcUrl);
+    const capped = await startFaultProxy(devnet.rpcUrl);
     capped.set({ kind: 'rewrite', rewrite: headCappedAt(() => cap) });
     const flakyRpc = await startFaultProxy(capped.url);
     flakyRpc.set({ kind: 'flaky', fails: flaky });
     console.log(`seed ${seed}: SIGKILL at blocks ${targets.join(', ')} (of ${start}..${head})`);
     try {
-      const dataDir = tempDir('h6-killed-');
+      const dataDir = dirs.make('h6-killed-');
       const seenAtKill: number[] = [];
       for (const [i, target] of targets.entries()) {
         cap = caps[i]!;
         const { child, url } = await startChild(dataDir, flakyRpc.url);
-        let at = await indexedBlock(url);
-        while (at < target) at = await sleep(20).then(() => indexedBlock(url));
+        let at = await indexedBlockOrNone(url);
+        while (at < target) at = await sleep(20).then(() => indexedBlockOrNone(url));
         child.kill('SIGKILL');
         await exited(child);
         seenAtKill.push(at);
@@ -251,7 +202,7 @@ describe('indexer under RPC faults', () => {
       expect(Math.max(...caps), context).toBeLessThan(head);
       cap = Number.POSITIVE_INFINITY;
       const { child, url } = await startChild(dataDir, flakyRpc.url);
-      while ((await indexedBlock(url)) < head) await sleep(50);
+      while ((await indexedBlockOrNone(url)) < head) await sleep(50);
       child.kill('SIGTERM');
       await exited(child);
       expect(flakyRpc.failed, context).toBeGreaterThan(0);

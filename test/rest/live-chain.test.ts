@@ -3,24 +3,21 @@
 // /v1/events stays gap- and repeat-free while new events are indexed between pages, a proof
 // served by /v1 claims successfully on-chain (inside a snapshot that is reverted), and a claim
 // shows in cached responses as soon as it is indexed.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeFunctionData, erc20Abi, parseAbi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
-import { runScenario } from '../../devnet/scenario.ts';
-import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
 import { createGateway } from '../../gateway/server.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import { call } from './openapi-responses.ts';
 
-let anvil: AnvilInstance;
+let devnet: SeededPrivateDevnet;
 let indexer: Indexer;
 let deployment: Deployment;
 let ledger: Ledger;
@@ -32,7 +29,7 @@ let close: () => Promise<void>;
 let closeCached: () => Promise<void>;
 
 async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
-  const response = await fetch(anvil.rpcUrl, {
+  const response = await fetch(devnet.rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -79,21 +76,20 @@ async function indexedBlock(number: number, hash: Hex): Promise<void> {
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'h4-live-'));
-  anvil = await startAnvil();
-  deployment = await deployProtocol(anvil.rpcUrl);
-  ledger = await runScenario(anvil.rpcUrl, deployment, {
-    ...defaultScenarioParams,
-    epochs: 20,
-    investorsPerFund: 4,
-    requestsPerEpoch: 2,
-    onboardingDays: 2,
-    roundInterval: 5,
-    claimBps: 0,
-    dataDir,
+  devnet = await startPrivateDevnet({
+    scenario: {
+      epochs: 20,
+      investorsPerFund: 4,
+      requestsPerEpoch: 2,
+      onboardingDays: 2,
+      roundInterval: 5,
+      claimBps: 0,
+    },
+    dirPrefix: 'h4-live-',
   });
+  ({ deployment, ledger, dataDir } = devnet);
   indexer = await createIndexer({
-    rpcUrl: anvil.rpcUrl,
+    rpcUrl: devnet.rpcUrl,
     network: 'devnet',
     dataDir,
     port: 0,
@@ -105,7 +101,7 @@ beforeAll(async () => {
   const gateway = createGateway({
     registry: loadRegistry(REGISTRY_FILE),
     subgraph: { url: indexer.queryUrl, timeoutMs: 10_000, maxBatch: 1000 },
-    chain: { rpcUrl: anvil.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
+    chain: { rpcUrl: devnet.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
     distributions: { base: dataDir, timeoutMs: 5_000, cacheSize: 8 },
     logError: () => {},
   });
@@ -134,8 +130,7 @@ afterAll(async () => {
   await close?.();
   await closeCached?.();
   await indexer?.stop();
-  await anvil?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await devnet?.stop();
 });
 
 const vaultAbi = parseAbi([
