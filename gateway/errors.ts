@@ -4,12 +4,7 @@
 // which is logged and never serialised.
 import { GraphQLError } from 'graphql';
 
-export const ERROR_CODES = [
-  'NOT_FOUND',
-  'BAD_INPUT',
-  'UPSTREAM_UNAVAILABLE',
-  'INTERNAL',
-] as const;
+export const ERROR_CODES = ['NOT_FOUND', 'BAD_INPUT', 'UPSTREAM_UNAVAILABLE', 'INTERNAL'] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class GatewayError extends GraphQLError {

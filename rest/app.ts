@@ -27,6 +27,8 @@ import {
   problemPage,
   sendProblem,
   type ProblemKindName,
+  MAX_URL_LENGTH,
+  uriTooLongDetail,
 } from './problems.ts';
 import { createRateLimiters, type RateLimitConfig, type RedisCommander } from './rate-limit.ts';
 import {
@@ -40,7 +42,7 @@ import {
   type Basis,
   type CachedResponse,
 } from './response-cache.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type RouteSpec } from './routes.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, removedDetail, routeTable, type RouteSpec } from './routes.ts';
 import { documentExamples } from './examples.ts';
 
 export interface RestConfig {
@@ -75,8 +77,6 @@ export interface RestConfig {
 const READ_METHODS = 'GET, HEAD, OPTIONS';
 /** A Host header: a name or IPv4 address, or an IPv6 address in brackets, with an optional port */
 const HOST_HEADER = /^(?:[\w-]+(?:\.[\w-]+)*\.?|\[[\da-f:.]+\])(?::\d{1,5})?$/i;
-/** longest request target (path and query) accepted; every valid request is far shorter */
-export const MAX_URL_LENGTH = 2048;
 const EXPOSED_HEADERS = [
   'ETag',
   'Age',
@@ -219,12 +219,7 @@ export function createRestApp(config: RestConfig): Express {
   // An oversized URL is refused with a problem before any work.
   app.use((req, res, next) => {
     if (req.originalUrl.length > MAX_URL_LENGTH) {
-      problem(
-        req,
-        res,
-        'uri-too-long',
-        `The request URL has ${req.originalUrl.length} characters; at most ${MAX_URL_LENGTH} are accepted.`,
-      );
+      problem(req, res, 'uri-too-long', uriTooLongDetail(req.originalUrl.length));
       return;
     }
     next();
@@ -333,8 +328,7 @@ export function createRestApp(config: RestConfig): Express {
 
   for (const old of DEPRECATED_ROUTES) {
     app.get(expressPath(old.path), (req, res) => {
-      const replacement = old.replacement.replace('{slug}', String(req.params.slug));
-      problem(req, res, 'gone', `${old.path} was removed in 1.0.0; use GET ${replacement}.`);
+      problem(req, res, 'gone', removedDetail(old, String(req.params.slug)));
     });
   }
 

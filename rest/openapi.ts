@@ -14,9 +14,11 @@ import {
   unsupportedGraphqlBody,
 } from './graphql-http.ts';
 import {
+  MAX_URL_LENGTH,
   PROBLEM_KINDS,
   problemBody,
   UPSTREAM_RETRY_AFTER_SECONDS,
+  uriTooLongDetail,
   type ProblemKindName,
 } from './problems.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
@@ -26,7 +28,14 @@ import {
   rateLimitStatement,
   type RateLimitConfig,
 } from './rate-limit.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type ParamSpec, type RouteSpec } from './routes.ts';
+import {
+  CACHE_TIERS,
+  DEPRECATED_ROUTES,
+  removedDetail,
+  routeTable,
+  type ParamSpec,
+  type RouteSpec,
+} from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 export const API_TITLE = 'Fund Protocol Data Service';
@@ -155,6 +164,19 @@ function rateLimitedResponse(
   };
 }
 
+/** The 414 a request over MAX_URL_LENGTH gets, on any path. */
+function uriTooLongResponse(problemBase: string, instance: string): Record<string, JsonSchema> {
+  return {
+    '414': problemResponse(
+      problemBase,
+      'uri-too-long',
+      `The request URL is over ${MAX_URL_LENGTH} characters.`,
+      uriTooLongDetail(MAX_URL_LENGTH + 1),
+      instance,
+    ),
+  };
+}
+
 function commonProblems(
   problemBase: string,
   route: RouteSpec,
@@ -166,7 +188,14 @@ function commonProblems(
   const firstParam =
     route.params.find((p) => p.in === 'query') ?? route.params.find((p) => p.names === undefined);
   const badParam = firstParam?.name ?? 'limit';
+  // the request the 400 example answers: the bad value 'x' in its place
+  const badInstance =
+    firstParam?.in === 'path'
+      ? instance.replace(`/${firstParam.example}`, '/x')
+      : `${instance}?${badParam}=x`;
   const notFound = route.notFoundWhen ?? 'the path names no resource';
+  // only a path naming a resource (a slug, an epoch) can name none
+  const namesResource = route.params.some((p) => p.in === 'path');
   return {
     '400': problemResponse(
       problemBase,
@@ -175,16 +204,19 @@ function commonProblems(
       firstParam
         ? `Parameter '${badParam}' must be ${firstParam.rule}; got 'x'.`
         : `Query parameter '${badParam}' is not accepted (this endpoint takes no query parameters).`,
-      instance,
+      badInstance,
       badParam,
     ),
-    '404': problemResponse(
-      problemBase,
-      'not-found',
-      `Not found: ${notFound}.`,
-      unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown', () => false),
-      instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
-    ),
+    ...(namesResource && {
+      '404': problemResponse(
+        problemBase,
+        'not-found',
+        `Not found: ${notFound}.`,
+        unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown', () => false),
+        instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
+      ),
+    }),
+    ...uriTooLongResponse(problemBase, instance),
     ...rateLimitedResponse(problemBase, instance, rateLimit),
     '500': problemResponse(
       problemBase,
@@ -250,12 +282,30 @@ function operation(
   };
 }
 
-function documentOperation(operationId: string, summary: string, mediaType: string, schema: JsonSchema) {
+/** A discovery document's operation, with the refusals every request may get beside its 200. */
+function documentOperation(
+  operationId: string,
+  summary: string,
+  mediaType: string,
+  schema: JsonSchema,
+  refusals: Record<string, JsonSchema>,
+) {
   return {
     get: {
       operationId,
       summary,
-      responses: { '200': { description: 'OK', content: { [mediaType]: { schema } } } },
+      responses: {
+        '200': {
+          description: 'OK',
+          headers: { ETag: headerRef('ETag') },
+          content: { [mediaType]: { schema } },
+        },
+        '304': {
+          description: 'Not Modified: If-None-Match matched the current ETag; same ETag, no body.',
+          headers: { ETag: headerRef('ETag') },
+        },
+        ...refusals,
+      },
     },
   };
 }
@@ -433,49 +483,51 @@ export function buildOpenApi(
             problemBase,
             'gone',
             `Gone: use ${old.replacement}.`,
-            `${old.path} was removed; use ${old.replacement}.`,
+            removedDetail(old, examples.fund.slug),
             instance,
           ),
+          ...uriTooLongResponse(problemBase, instance),
+          ...rateLimitedResponse(problemBase, instance, rateLimit),
         },
       },
     };
   }
   const object = { type: 'object' };
-  Object.assign(paths, {
-    '/': documentOperation(
+  const text = { type: 'string' };
+  const documents: [path: string, operationId: string, summary: string, mediaType: string, JsonSchema][] = [
+    [
+      '/',
       'getServiceIndex',
       'Where everything is: links to the discovery documents, /graphql and its schema',
       'application/json',
       object,
-    ),
-    '/openapi.json': documentOperation('getOpenApi', 'This OpenAPI 3.1 document', 'application/json', object),
-    '/llms.txt': documentOperation('getLlmsTxt', 'Short guide for LLMs (llmstxt.org)', 'text/plain', {
-      type: 'string',
-    }),
-    '/llms-full.txt': documentOperation(
+    ],
+    ['/openapi.json', 'getOpenApi', 'This OpenAPI 3.1 document', 'application/json', object],
+    ['/llms.txt', 'getLlmsTxt', 'Short guide for LLMs (llmstxt.org)', 'text/plain', text],
+    [
+      '/llms-full.txt',
       'getLlmsFullTxt',
       'Full reference for LLMs: every endpoint, field, error and limit',
       'text/plain',
-      { type: 'string' },
-    ),
-    '/.well-known/ai-plugin.json': documentOperation(
-      'getAiPlugin',
-      'AI plugin manifest',
-      'application/json',
-      object,
-    ),
-    '/.well-known/agents.json': documentOperation(
-      'getAgentsJson',
-      'agents.json 0.1.0 flows',
-      'application/json',
-      object,
-    ),
-    [GRAPHQL_SCHEMA_PATH]: documentOperation(
+      text,
+    ],
+    ['/.well-known/ai-plugin.json', 'getAiPlugin', 'AI plugin manifest', 'application/json', object],
+    ['/.well-known/agents.json', 'getAgentsJson', 'agents.json 0.1.0 flows', 'application/json', object],
+    [
+      GRAPHQL_SCHEMA_PATH,
       'getGraphqlSchema',
       'The GraphQL schema of /graphql as SDL, every type, field, argument and enum value described',
       'text/plain',
-      { type: 'string' },
-    ),
+      text,
+    ],
+  ];
+  for (const [path, operationId, summary, mediaType, schema] of documents) {
+    paths[path] = documentOperation(operationId, summary, mediaType, schema, {
+      ...uriTooLongResponse(problemBase, path),
+      ...rateLimitedResponse(problemBase, path, rateLimit),
+    });
+  }
+  Object.assign(paths, {
     '/graphql': graphqlPath(problemBase, examples, rateLimit),
   });
   const headers = {

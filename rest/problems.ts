@@ -126,6 +126,13 @@ export const KIND_OF_CODE: Record<ErrorCode, ProblemKindName> = {
   INTERNAL: 'internal-error',
 };
 
+/** longest request target (path and query) accepted; every valid request is far shorter */
+export const MAX_URL_LENGTH = 2048;
+
+/** The `detail` of a 414. */
+export const uriTooLongDetail = (length: number) =>
+  `The request URL has ${length} characters; at most ${MAX_URL_LENGTH} are accepted.`;
+
 /** seconds a client waits after a 503 */
 export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
 

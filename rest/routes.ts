@@ -103,6 +103,10 @@ export function routeTable(examples: DocumentExamples): RouteSpec[] {
 /** the route table with the devnet's examples: that of the committed openapi.json */
 export const ROUTES: RouteSpec[] = routeTable(DEVNET_EXAMPLES);
 
+/** The `detail` of the 410 a removed route answers for fund `slug`. */
+export const removedDetail = (old: DeprecatedRoute, slug: string) =>
+  `${old.path} was removed in 1.0.0; use GET ${old.replacement.replace('{slug}', slug)}.`;
+
 export const DEPRECATED_ROUTES: DeprecatedRoute[] = [
   {
     path: '/v1/nav/{slug}',

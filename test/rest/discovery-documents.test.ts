@@ -34,20 +34,37 @@ describe('openapi.json', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('documents all sixteen endpoints with 200 and every problem response', () => {
+  it('documents all sixteen endpoints with 200 and every problem response they can give', () => {
     expect(ROUTES).toHaveLength(16);
     for (const route of ROUTES) {
       const responses = doc.paths[route.path]?.get.responses ?? {};
-      expect(Object.keys(responses).sort(), route.path).toEqual([
-        '200',
-        '304',
-        '400',
-        '404',
-        '429',
-        '500',
-        '503',
-      ]);
+      // only a path naming a resource (a slug, an epoch) can name none
+      const notFound = route.params.some((p) => p.in === 'path') ? ['404'] : [];
+      expect(Object.keys(responses).sort(), route.path).toEqual(
+        ['200', '304', '400', ...notFound, '414', '429', '500', '503'].sort(),
+      );
     }
+  });
+
+  it('documents the 304, 414 and 429 of every discovery document', () => {
+    for (const path of ['/', '/openapi.json', '/llms.txt', '/llms-full.txt', GRAPHQL_SCHEMA_PATH]) {
+      const responses = doc.paths[path]?.get.responses ?? {};
+      expect(Object.keys(responses).sort(), path).toEqual(['200', '304', '414', '429']);
+    }
+  });
+
+  it("gives each 400 example the request whose parameter it refuses, and each 410 the service's words", () => {
+    type Example = { content: Record<string, { example: { instance: string; detail: string } }> };
+    const example = (path: string, status: string) =>
+      (doc.paths[path]!.get.responses[status] as Example).content['application/problem+json']!.example;
+    expect(example('/v1/funds/{slug}/dividends/{epoch}', '400')).toMatchObject({
+      instance: '/v1/funds/harbor-stable-yield/dividends/x',
+      detail: expect.stringContaining("got 'x'"),
+    });
+    expect(example('/v1/events', '400').instance).toBe('/v1/events?contract=x');
+    expect(example('/v1/nav/{slug}', '410').detail).toBe(
+      '/v1/nav/{slug} was removed in 1.0.0; use GET /v1/funds/harbor-stable-yield/nav.',
+    );
   });
 
   it('documents every request body /graphql parses, and says /graphql takes POST', () => {
