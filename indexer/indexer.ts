@@ -44,6 +44,8 @@ export interface IndexerConfig {
   contracts?: Record<string, NetworkContract>;
   /** served at /subgraphs/name/<subgraphName> (default fund-protocol) */
   subgraphName?: string;
+  /** the most one query may read, in bytes of entities (default DEFAULT_MAX_RESULT_BYTES) */
+  queryMaxResultBytes?: number;
   pollIntervalMs?: number;
   /** how often catch-up commits (default 1000 ms; 0: every range) */
   commitIntervalMs?: number;
@@ -385,6 +387,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
         historyBlocks,
         transientFailure: () => storeFailure?.message ?? null,
         features: deploymentFeatures(subgraph, schema),
+        maxResultBytes: config.queryMaxResultBytes,
       });
       try {
         indexer.queryUrl = await query.listen(config.port, config.host);

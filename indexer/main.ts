@@ -9,7 +9,6 @@ import { resolve, sep } from 'node:path';
 import { indexerConfigFromEnv, redactUrl, shownPath, type IndexerEnvConfig } from './config.ts';
 import { createIndexer, DEFAULT_BUILD_DIR, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
-import { setDefaultMaxResultBytes } from './query/server.ts';
 
 let config: IndexerEnvConfig;
 try {
@@ -18,9 +17,6 @@ try {
   console.error(`configuration error: ${(error as Error).message}`);
   process.exit(2);
 }
-
-// createIndexer builds the query service, which takes its result-size limit from here
-setDefaultMaxResultBytes(config.queryMaxResultBytes);
 
 const rpcShown = redactUrl(config.rpcUrl);
 /** `text` with the RPC URL, which may carry an API key or a password, as redactUrl shows it. */
@@ -119,6 +115,7 @@ try {
     reorgThreshold: config.reorgThreshold,
     disableFailFast: config.disableFailFast,
     subgraphName: config.subgraphName,
+    queryMaxResultBytes: config.queryMaxResultBytes,
     onProgress: (progress) => {
       committed = progress.checkpoint;
       display(progress);

@@ -7,7 +7,7 @@ import { buildApiSchema } from './api-schema.ts';
 import { buildIndexNodeApi, type DeploymentFeatures } from './index-node-api.ts';
 import {
   createQueryServer,
-  defaultMaxResultBytes,
+  DEFAULT_MAX_RESULT_BYTES,
   executeQuery,
   listen,
   type GraphQLRequest,
@@ -32,7 +32,7 @@ export interface QueryServiceOptions {
   features?: DeploymentFeatures;
   /**
    * the most a query may read, in bytes of entities (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE;
-   * default: what setDefaultMaxResultBytes set, INDEXER_QUERY_MAX_RESULT_BYTES under `npm run indexer`)
+   * default DEFAULT_MAX_RESULT_BYTES; INDEXER_QUERY_MAX_RESULT_BYTES under `npm run indexer`)
    */
   maxResultBytes?: number;
 }
@@ -51,7 +51,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
   const model = buildQueryModel(options.schema, layouts);
   const schema = buildApiSchema(model);
   const indexNode = buildIndexNodeApi({ ...options, tables: [...layouts.values()] });
-  const maxResultBytes = options.maxResultBytes ?? defaultMaxResultBytes();
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   let server: Server | null = null;
   return {
     execute: (request) => executeQuery({ schema, reader, subgraphErrors: true, maxResultBytes }, request),

@@ -43,7 +43,7 @@ export interface QueryServerOptions {
   subgraphName: string;
   /** graph-node's index-node status API, served at /graphql */
   indexNode: IndexNodeApi;
-  /** the result-size limit of each query, in bytes (default: defaultMaxResultBytes()) */
+  /** the result-size limit of each query, in bytes (default DEFAULT_MAX_RESULT_BYTES) */
   maxResultBytes?: number;
 }
 
@@ -93,19 +93,6 @@ export const MAX_VALUE_DEPTH = 255;
  * the only thread and hundreds of MB of memory for seconds.
  */
 export const DEFAULT_MAX_RESULT_BYTES = 20_000_000;
-let maxResultBytesDefault = DEFAULT_MAX_RESULT_BYTES;
-
-/**
- * Sets the result-size limit of the query services created from now on: `npm run indexer` sets
- * INDEXER_QUERY_MAX_RESULT_BYTES here, as it builds its query service through createIndexer.
- */
-export function setDefaultMaxResultBytes(bytes: number): void {
-  maxResultBytesDefault = bytes;
-}
-
-export function defaultMaxResultBytes(): number {
-  return maxResultBytesDefault;
-}
 
 /** graph-node's TooDeep message (graph/src/data/query/error.rs). */
 const TOO_DEEP = `query has a depth that exceeds the limit of \`${MAX_QUERY_DEPTH}\``;
@@ -358,7 +345,7 @@ function executeChecked(
       reader: options.reader,
       latest: options.reader.latest(),
       reads: [],
-      resultSize: new ResultSizeLimit(options.maxResultBytes ?? maxResultBytesDefault),
+      resultSize: new ResultSizeLimit(options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
     };
     return execute({
       schema: options.schema,
@@ -468,7 +455,7 @@ export function createQueryServer(options: QueryServerOptions): Server {
     [`/subgraphs/id/${options.reader.deployment}`, subgraph],
     ['/graphql', options.indexNode],
   ]);
-  const maxResultBytes = options.maxResultBytes ?? maxResultBytesDefault;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let url: URL;
