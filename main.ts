@@ -18,7 +18,7 @@ import {
   checkSubgraphEndpoint,
   DEFAULT_UPSTREAM_WAIT,
 } from './gateway/start-up-checks.ts';
-import { redactUrl } from './indexer/config.ts';
+import { redactUrl } from './common/url.ts';
 import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
 import { createServiceServer } from './rest/http-server.ts';

@@ -1,5 +1,8 @@
 // Size and seed of the seeded scenario. Defaults give the standard devnet history (seeds in
-// seconds); SCENARIO_* environment variables grow the same history for benchmarks.
+// seconds); SCENARIO_* environment variables grow the same history for benchmarks. They are read by
+// the rule every process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
+import { envInteger, type Env } from '../common/env.ts';
+
 export interface ScenarioParams {
   /** PRNG seed: the same seed gives the same history. */
   seed: number;
@@ -60,19 +63,19 @@ export function isDefaultScenario(params: ScenarioParams): boolean {
 export class ScenarioConfigError extends Error {}
 
 /** Reads SCENARIO_* variables over the defaults; a malformed value stops the start with its name. */
-export function scenarioParamsFromEnv(env: NodeJS.ProcessEnv, dataDir: string): ScenarioParams {
+export function scenarioParamsFromEnv(env: Env, dataDir: string): ScenarioParams {
   const params: ScenarioParams = { ...defaultScenarioParams, dataDir };
   for (const key of Object.keys(envNames) as (keyof typeof defaultScenarioParams)[]) {
-    const raw = env[envNames[key]];
-    if (raw === undefined || raw === '') continue;
-    // decimal digits only, as every numeric variable of the project: Number() would take " ", 1e3, 0x10
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(value) || value < minimums[key]) {
-      throw new ScenarioConfigError(
-        `${envNames[key]} must be an integer >= ${minimums[key]} in decimal digits, got "${raw}"`,
-      );
-    }
-    params[key] = value;
+    const name = envNames[key];
+    const min = minimums[key];
+    params[key] = envInteger(
+      env,
+      name,
+      params[key],
+      { min },
+      (raw) =>
+        new ScenarioConfigError(`${name} must be an integer >= ${min} in decimal digits, got "${raw}"`),
+    );
   }
   if (params.claimBps > 10_000)
     throw new ScenarioConfigError(`SCENARIO_CLAIM_BPS must be <= 10000, got ${params.claimBps}`);

@@ -11,7 +11,7 @@
 // bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal names the cause.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
-import { rpcEndpoint } from '../indexer/follower/rpc-endpoint.ts';
+import { rpcEndpoint } from '../common/url.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import type { Registry } from './sources/registry.ts';
 

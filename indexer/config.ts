@@ -2,8 +2,12 @@
 // variable. With NETWORK=devnet and no RPC_URL, the RPC URL of the running `npm run devnet` is read
 // from the deployment.json it writes (in DEVNET_DATA_DIR, default data/devnet, as `npm run devnet`).
 // The RPC URL is printed only as redactUrl() shows it: providers put API keys in its path or query.
+// Values are read by the rule every process shares (common/env.ts): surrounding whitespace trimmed, a
+// blank value unset.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { envInteger, envValue, type Env } from '../common/env.ts';
+import { redactUrl } from '../common/url.ts';
 import type { TransactionFetch } from './follower/follower.ts';
 import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './indexer.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
@@ -48,35 +52,15 @@ export interface IndexerEnvConfig {
   };
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  // decimal digits only: Number() would take " " as 0, "0x1F40" as 8000 and "1e3" as 1000
-  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max} in decimal digits, got "${raw}"`);
-  }
-  return n;
-}
-
-/**
- * An http(s) URL as it may be printed: scheme://host[:port], with "/…" standing for a path, query
- * or user info (where providers put API keys and passwords), which are never shown.
- */
-export function redactUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return '(a value that is not a URL, not shown)';
-  }
-  const hidden =
-    url.username !== '' ||
-    url.password !== '' ||
-    url.pathname !== '/' ||
-    url.search !== '' ||
-    url.hash !== '';
-  return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  return envInteger(
+    env,
+    name,
+    fallback,
+    { min, max },
+    (raw) =>
+      new Error(`${name} must be an integer between ${min} and ${max} in decimal digits, got "${raw}"`),
+  );
 }
 
 /**
@@ -94,16 +78,16 @@ function httpUrl(name: string, value: string, what = '', secret = false): string
   throw new Error(`${name} must be an http(s) URL${what && ` (${what})`}, got ${shown}`);
 }
 
-/** A true/false variable; unset or empty is false. */
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const value = env[name] || 'false';
+/** A true/false variable; unset or blank is false. */
+function flag(env: Env, name: string): boolean {
+  const value = envValue(env, name) ?? 'false';
   if (value !== 'true' && value !== 'false') throw new Error(`${name} must be true or false, got "${value}"`);
   return value === 'true';
 }
 
 /** Where `npm run devnet` writes deployment.json: DEVNET_DATA_DIR, default data/devnet (from the working directory). */
-export function devnetDataDir(env: NodeJS.ProcessEnv): string {
-  return resolve(env.DEVNET_DATA_DIR || join('data', 'devnet'));
+export function devnetDataDir(env: Env): string {
+  return resolve(envValue(env, 'DEVNET_DATA_DIR') ?? join('data', 'devnet'));
 }
 
 /** `path` relative to the working directory when under it (shorter to read), else absolute. */
@@ -124,12 +108,11 @@ function knownNetworks(networksFile: string): string[] {
 }
 
 /** The RPC URL the running devnet wrote in its deployment.json; an error says where it looked and what to set. */
-function devnetRpcUrl(env: NodeJS.ProcessEnv): string {
+function devnetRpcUrl(env: Env): string {
   const dir = devnetDataDir(env);
   const file = join(dir, 'deployment.json');
-  const where = env.DEVNET_DATA_DIR
-    ? `DEVNET_DATA_DIR=${env.DEVNET_DATA_DIR}`
-    : 'DEVNET_DATA_DIR, default data/devnet';
+  const devnetDir = envValue(env, 'DEVNET_DATA_DIR');
+  const where = devnetDir ? `DEVNET_DATA_DIR=${devnetDir}` : 'DEVNET_DATA_DIR, default data/devnet';
   if (!existsSync(file)) {
     throw new Error(
       `RPC_URL is not set and there is no devnet deployment at ${shownPath(file)} (${where}): start \`npm run devnet\`, set DEVNET_DATA_DIR to the directory holding its deployment.json, or set RPC_URL to the chain's JSON-RPC URL (http(s)://host:port)`,
@@ -152,8 +135,8 @@ function devnetRpcUrl(env: NodeJS.ProcessEnv): string {
   return rpcUrl;
 }
 
-export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
-  const network = env.NETWORK || 'devnet';
+export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
+  const network = envValue(env, 'NETWORK') ?? 'devnet';
   const networksFile = DEFAULT_NETWORKS_FILE;
   const networks = knownNetworks(networksFile);
   if (!networks.includes(network)) {
@@ -161,9 +144,9 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
       `NETWORK must be a network of ${shownPath(networksFile)} (${networks.join(', ')}), got "${network}"`,
     );
   }
-  const dataDir = resolve(env.DATA_DIR || 'data');
-  let rpcUrl = env.RPC_URL;
-  if (!rpcUrl) {
+  const dataDir = resolve(envValue(env, 'DATA_DIR') ?? 'data');
+  let rpcUrl = envValue(env, 'RPC_URL');
+  if (rpcUrl === undefined) {
     if (network !== 'devnet') {
       throw new Error(
         `RPC_URL is required with NETWORK=${network}: the JSON-RPC endpoint of the chain to index (http(s)://host[:port][/path])`,
@@ -173,16 +156,17 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
   } else {
     httpUrl('RPC_URL', rpcUrl, 'the JSON-RPC endpoint of the chain to index', true);
   }
-  const subgraphName = env.INDEXER_SUBGRAPH_NAME || 'fund-protocol';
+  const subgraphName = envValue(env, 'INDEXER_SUBGRAPH_NAME') ?? 'fund-protocol';
   if (!/^[A-Za-z0-9][A-Za-z0-9_/-]*$/.test(subgraphName)) {
     throw new Error(
       `INDEXER_SUBGRAPH_NAME may hold letters, digits, '-', '_' and '/', got "${subgraphName}"`,
     );
   }
-  const transactions = env.INDEXER_TRANSACTIONS || 'full';
+  const transactions = envValue(env, 'INDEXER_TRANSACTIONS') ?? 'full';
   if (transactions !== 'full' && transactions !== 'hash-only') {
     throw new Error(`INDEXER_TRANSACTIONS must be full or hash-only, got "${transactions}"`);
   }
+  const ipfsUrl = envValue(env, 'IPFS_URL');
   return {
     rpcUrl,
     network,
@@ -200,9 +184,10 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
       Number.MAX_SAFE_INTEGER,
     ),
     commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
-    historyBlocks: env.INDEXER_HISTORY_BLOCKS
-      ? integer(env, 'INDEXER_HISTORY_BLOCKS', 0, 1, UNPRUNED_HISTORY_BLOCKS)
-      : undefined,
+    historyBlocks:
+      envValue(env, 'INDEXER_HISTORY_BLOCKS') === undefined
+        ? undefined
+        : integer(env, 'INDEXER_HISTORY_BLOCKS', 0, 1, UNPRUNED_HISTORY_BLOCKS),
     reorgThreshold: integer(env, 'INDEXER_REORG_THRESHOLD', REORG_THRESHOLD, 0, 1_000_000),
     disableFailFast: flag(env, 'INDEXER_DISABLE_FAIL_FAST'),
     subgraphName,
@@ -215,10 +200,13 @@ export function indexerConfigFromEnv(env: NodeJS.ProcessEnv): IndexerEnvConfig {
     ),
     transactions,
     files: {
-      ipfsUrl: env.IPFS_URL
-        ? httpUrl('IPFS_URL', env.IPFS_URL, 'an IPFS gateway or kubo RPC API')
-        : undefined,
-      arweaveUrl: httpUrl('ARWEAVE_URL', env.ARWEAVE_URL || ARWEAVE_GATEWAY, 'an Arweave gateway'),
+      ipfsUrl:
+        ipfsUrl === undefined ? undefined : httpUrl('IPFS_URL', ipfsUrl, 'an IPFS gateway or kubo RPC API'),
+      arweaveUrl: httpUrl(
+        'ARWEAVE_URL',
+        envValue(env, 'ARWEAVE_URL') ?? ARWEAVE_GATEWAY,
+        'an Arweave gateway',
+      ),
       timeoutMs: integer(env, 'INDEXER_FILE_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxFileBytes: integer(env, 'INDEXER_FILE_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       maxRetryMs: integer(env, 'INDEXER_FILE_MAX_RETRY_MS', 600_000, 1_000, 86_400_000),

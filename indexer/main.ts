@@ -6,7 +6,8 @@
 // use, the subgraph not built, the node refusing), each in one line naming what to fix; an error
 // that is no such message (a bug) adds its stack after that line. 0 after SIGINT/SIGTERM.
 import { resolve, sep } from 'node:path';
-import { indexerConfigFromEnv, redactUrl, shownPath, type IndexerEnvConfig } from './config.ts';
+import { redactUrl } from '../common/url.ts';
+import { indexerConfigFromEnv, shownPath, type IndexerEnvConfig } from './config.ts';
 import { createIndexer, DEFAULT_BUILD_DIR, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
 

@@ -2,8 +2,10 @@
 // a bad value stops the start with a message naming the variable. With nothing set the
 // service runs on a local devnet (main.ts starts chain, indexer, gateway and REST); with
 // SUBGRAPH_URL and REGISTRY (and optionally RPC_URL) it serves a real network.
-// Every variable is documented in README.md and .env.example.
+// Every variable is documented in README.md and .env.example. Values are read by the rule every
+// process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { fileURLToPath } from 'node:url';
+import { envInteger, envValue, type Env } from '../common/env.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
@@ -40,25 +42,18 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-type Env = Record<string, string | undefined>;
-
-function value(env: Env, name: string): string | undefined {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
-}
-
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = value(env, name);
-  if (raw === undefined) return fallback;
-  const parsed = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return parsed;
+  return envInteger(
+    env,
+    name,
+    fallback,
+    { min, max },
+    (raw) => new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`),
+  );
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = value(env, name);
+  const raw = envValue(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
   try {
@@ -73,7 +68,7 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 }
 
 function trustProxy(env: Env): number | string | false {
-  const raw = value(env, 'TRUST_PROXY');
+  const raw = envValue(env, 'TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
   // Express would take the leftmost X-Forwarded-For address, which the client writes itself
   if (raw === 'true') {
@@ -89,7 +84,7 @@ function trustProxy(env: Env): number | string | false {
 export function loadServiceConfig(env: Env): ServiceConfig {
   const subgraphUrl = url(env, 'SUBGRAPH_URL', ['http:', 'https:']);
   const rpcUrl = url(env, 'RPC_URL', ['http:', 'https:']);
-  const registry = value(env, 'REGISTRY');
+  const registry = envValue(env, 'REGISTRY');
   const mode = subgraphUrl || rpcUrl || registry ? 'network' : 'devnet';
   if (mode === 'network') {
     if (!subgraphUrl) throw new ConfigError('SUBGRAPH_URL is required when RPC_URL or REGISTRY is set');
@@ -98,12 +93,12 @@ export function loadServiceConfig(env: Env): ServiceConfig {
   }
   const perMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT.perMinute, 0, 1_000_000);
   const burst = integer(env, 'RATE_LIMIT_BURST', DEFAULT_RATE_LIMIT.burst, 1, 1_000_000);
-  const distributions = value(env, 'DISTRIBUTIONS_BASE');
+  const distributions = envValue(env, 'DISTRIBUTIONS_BASE');
   if (distributions !== undefined && /^[a-z]+:\/\//i.test(distributions))
     url(env, 'DISTRIBUTIONS_BASE', ['http:', 'https:']);
   return {
     mode,
-    host: value(env, 'HOST') ?? '127.0.0.1',
+    host: envValue(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     problemBase: url(env, 'PROBLEM_BASE', ['http:', 'https:']),
@@ -111,7 +106,7 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     rpcUrl,
     registryPath: registry ?? DEVNET_REGISTRY_PATH,
     distributionsBase: distributions,
-    dataDir: value(env, 'DATA_DIR') ?? 'data',
+    dataDir: envValue(env, 'DATA_DIR') ?? 'data',
     trustProxy: trustProxy(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     // RATE_LIMIT_PER_MINUTE=0 turns rate limiting off (benchmarks, trusted deployments)

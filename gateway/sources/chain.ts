@@ -17,7 +17,7 @@ import {
   type Address,
   type PublicClient,
 } from 'viem';
-import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
+import { rpcEndpoint } from '../../common/url.ts';
 import { internalError, upstreamUnavailable, type GatewayError } from '../errors.ts';
 
 const vaultAbi = parseAbi([

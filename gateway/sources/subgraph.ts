@@ -8,7 +8,7 @@
 // one upstream query sized with `first`, and nothing is shared between requests.
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
-import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
+import { rpcEndpoint } from '../../common/url.ts';
 import { upstreamUnavailable } from '../errors.ts';
 
 export interface SubgraphConfig {

@@ -12,7 +12,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
-import { rpcEndpoint } from './rpc-endpoint.ts';
+import { rpcEndpoint } from '../../common/url.ts';
 
 export interface ChainReaderOptions {
   rpcUrl: string;

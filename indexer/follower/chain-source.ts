@@ -28,7 +28,7 @@ import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
-import { rpcEndpoint } from './rpc-endpoint.ts';
+import { rpcEndpoint } from '../../common/url.ts';
 import { rpcFetch } from './rpc-fetch.ts';
 
 export interface ChainSourceOptions {

@@ -2,8 +2,7 @@
 // GRAPH_IPFS_URL are asked whether they are what they should be: graph-cli's own words for a wrong
 // one were "HTTP error creating the subgraph: ECONNREFUSED" or "…: 501", naming neither variable
 // nor URL, above an oclif stack. These requests change nothing on either server.
-import { redactUrl } from '../../indexer/config.ts';
-import { rpcEndpoint } from '../../indexer/follower/rpc-endpoint.ts';
+import { redactUrl, rpcEndpoint } from '../../common/url.ts';
 
 export interface NodeEndpoints {
   /** graph-node's admin JSON-RPC URL (GRAPH_NODE_URL) */

@@ -1,9 +1,11 @@
 // What `npm run subgraph:deploy:studio` / `subgraph:deploy:node` will do, derived from the
 // environment and validated before anything runs: the target, the network of networks.json
-// (refused while it still has zero addresses), and the graph-cli commands.
+// (refused while it still has zero addresses), and the graph-cli commands. Variables are read by the
+// rule every process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactUrl } from '../../indexer/config.ts';
+import { envValue, type Env } from '../../common/env.ts';
+import { redactUrl } from '../../common/url.ts';
 import type { NodeEndpoints } from './deploy-endpoints.ts';
 import { subgraphDir } from './manifest.ts';
 import { readDeployedNetwork } from './networks.ts';
@@ -29,11 +31,11 @@ export interface DeployPlan {
 export const manifestPlaceholder = 'MANIFEST';
 export const outputDirPlaceholder = 'OUTPUT_DIR';
 
-export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): DeployPlan {
+export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
   const problems: string[] = [];
   const required = (variable: string, purpose: string): string => {
-    const value = env[variable]?.trim();
-    if (!value) problems.push(`${variable} is not set: ${purpose}`);
+    const value = envValue(env, variable);
+    if (value === undefined) problems.push(`${variable} is not set: ${purpose}`);
     return value ?? '';
   };
   const url = (variable: string, purpose: string): string => {
@@ -53,11 +55,11 @@ export function planDeployment(target: DeployTarget, env: NodeJS.ProcessEnv): De
       ? 'the subgraph slug created in Subgraph Studio'
       : 'the subgraph name on the graph-node (e.g. fund-protocol/sepolia)',
   );
-  const versionLabel = env.SUBGRAPH_VERSION_LABEL?.trim() || `v${packageVersion()}`;
+  const versionLabel = envValue(env, 'SUBGRAPH_VERSION_LABEL') ?? `v${packageVersion()}`;
   const deployKey =
     target === 'studio'
       ? required('GRAPH_DEPLOY_KEY', 'the deploy key shown on the subgraph page of Subgraph Studio')
-      : env.GRAPH_DEPLOY_KEY?.trim();
+      : envValue(env, 'GRAPH_DEPLOY_KEY');
   const nodeUrl = target === 'node' ? url('GRAPH_NODE_URL', "the graph-node's admin JSON-RPC URL") : '';
   const ipfsUrl = target === 'node' ? url('GRAPH_IPFS_URL', 'the IPFS API URL the graph-node reads') : '';
 

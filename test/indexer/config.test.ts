@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devnetDataDir, indexerConfigFromEnv, redactUrl } from '../../indexer/config.ts';
+import { redactUrl } from '../../common/url.ts';
+import { devnetDataDir, indexerConfigFromEnv } from '../../indexer/config.ts';
 
 const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
 
@@ -109,9 +110,11 @@ describe('the indexer configuration: numbers, network, RPC URL and the devnet de
     for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it('refuses a PORT of blanks instead of picking a random port', () => {
-    expect(() => indexerConfigFromEnv({ ...base, PORT: ' ' })).toThrow(
-      'PORT must be an integer between 0 and 65535 in decimal digits, got " "',
+  it('reads a PORT of blanks as unset (8000), never as 0, which would pick a random port', () => {
+    expect(indexerConfigFromEnv({ ...base, PORT: ' ' }).port).toBe(8000);
+    expect(indexerConfigFromEnv({ ...base, PORT: ' 8081\r\n' }).port).toBe(8081);
+    expect(() => indexerConfigFromEnv({ ...base, PORT: ' 80 81 ' })).toThrow(
+      'PORT must be an integer between 0 and 65535 in decimal digits, got "80 81"',
     );
   });
 

@@ -1,0 +1,50 @@
+// What the project does with a URL that may carry a secret (an RPC provider's API key in its path or
+// query, a password in its user info): send it (rpcEndpoint) and print it (redactUrl). The indexer's
+// follower, the gateway's chain and subgraph sources, the service's start-up checks and the subgraph
+// deploy scripts all need both. It lives in common/ because those are separate processes and scripts
+// that may not import one another: these used to sit in indexer/, so the gateway and the deploy
+// scripts imported the indexer (and with indexer/config.ts loaded SQLite and the wasm runtime) to
+// redact a URL. It imports nothing.
+
+/** An RPC URL as the node's clients send it. */
+export interface RpcEndpoint {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Fetch refuses a URL holding credentials (https://user:secret@host/…), which some hosted nodes hand
+ * out; as curl and other clients do, they travel instead as an HTTP Basic Authorization header to the
+ * URL without them.
+ */
+export function rpcEndpoint(rpcUrl: string): RpcEndpoint {
+  const url = new URL(rpcUrl);
+  if (url.username === '' && url.password === '') return { url: rpcUrl, headers: {} };
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return {
+    url: url.href,
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+  };
+}
+
+/**
+ * An http(s) URL as it may be printed: scheme://host[:port], with "/…" standing for a path, query
+ * or user info (where providers put API keys and passwords), which are never shown.
+ */
+export function redactUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return '(a value that is not a URL, not shown)';
+  }
+  const hidden =
+    url.username !== '' ||
+    url.password !== '' ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '';
+  return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;
+}
