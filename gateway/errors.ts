@@ -91,6 +91,17 @@ export function internalError(cause?: unknown): GatewayError {
 }
 
 /**
+ * What the server logs of an error answered as `classified`: the failure itself when it is ours
+ * (INTERNAL), the upstream's words when an upstream failed (they never reach the client), nothing
+ * for a client's mistake or a missing resource.
+ */
+export function loggedCause(classified: GatewayError, error: unknown): unknown {
+  if (classified.code === 'INTERNAL') return error;
+  if (classified.code === 'UPSTREAM_UNAVAILABLE') return classified.originalError ?? classified;
+  return undefined;
+}
+
+/**
  * Finds the taxonomy error behind a GraphQL error. Executors wrap thrown errors in a
  * located GraphQLError whose `originalError` is ours; anything else is INTERNAL. The answer keeps
  * the field path and locations of the wrapper, so a client knows which field failed.

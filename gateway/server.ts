@@ -22,7 +22,7 @@ import {
   type GatewayContext,
   type GatewaySources,
 } from './context.ts';
-import { classifyGraphQLError } from './errors.ts';
+import { classifyGraphQLError, loggedCause } from './errors.ts';
 import { useFreshnessHeaders } from './freshness-headers.ts';
 import { listItemBudget, MAX_LIST_ITEMS } from './list-item-budget.ts';
 import { useRequestErrors } from './request-errors.ts';
@@ -255,8 +255,8 @@ export function createGateway(config: GatewayConfig): Gateway {
       maskError(error) {
         // the client's own mistakes (syntax, armor limits, variables) come back unmasked as BAD_INPUT
         const classified = classifyGraphQLError(error);
-        if (classified.code === 'INTERNAL') logError(error);
-        else if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
+        const cause = loggedCause(classified, error);
+        if (cause !== undefined) logError(cause);
         return classified;
       },
     },

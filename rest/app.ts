@@ -10,7 +10,7 @@ import express, {
   type Response,
 } from 'express';
 import helmet from 'helmet';
-import { classifyError } from '../gateway/errors.ts';
+import { classifyError, loggedCause } from '../gateway/errors.ts';
 import { dataLagSeconds, freshnessHeaders } from '../gateway/freshness-headers.ts';
 import { printedSchema } from '../gateway/print-schema.ts';
 import type { Gateway } from '../gateway/server.ts';
@@ -257,8 +257,8 @@ export function createRestApp(config: RestConfig): Express {
 
   function errorProblem(req: Request, res: Response, error: unknown): void {
     const classified = classifyError(error);
-    if (classified.code === 'INTERNAL') logError(error);
-    if (classified.code === 'UPSTREAM_UNAVAILABLE') logError(classified.originalError ?? classified);
+    const cause = loggedCause(classified, error);
+    if (cause !== undefined) logError(cause);
     const kind = KIND_OF_CODE[classified.code];
     const detail =
       kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
