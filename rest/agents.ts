@@ -3,6 +3,7 @@
 // all of them. Operation ids come from the route table, and a test checks that every flow action
 // names an operation that exists in openapi.json.
 import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
+import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 // operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';
@@ -25,7 +26,7 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
     agentsJson: '0.1.0',
     info: {
       title: API_TITLE,
-      version: '1.0.0',
+      version: API_VERSION,
       description: `Read-only fund protocol data: NAV lookups and dividend claim proofs through the REST operations of the OpenAPI source. No authentication. ${GRAPHQL_SUMMARY} The source documents it as the operations graphqlGet and graphqlPost.`,
     },
     sources: [{ id: SOURCE_ID, path: `${baseUrl}/openapi.json` }],
@@ -131,7 +132,7 @@ export function aiPluginJson(baseUrl: string, registry: Registry): Record<string
 export function serviceIndex(baseUrl: string): Record<string, unknown> {
   return {
     name: API_TITLE,
-    version: '1.0.0',
+    version: API_VERSION,
     description:
       'Read-only API of a fund-vault protocol: REST under /v1 and GraphQL at /graphql; no authentication.',
     links: {

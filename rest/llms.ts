@@ -3,6 +3,7 @@
 // GraphQL gateway) from the route table, so the prose an agent reads can never disagree with the API.
 import { ERROR_CODES } from '../gateway/errors.ts';
 import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
+import { API_VERSION } from '../gateway/server.ts';
 import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';
 import {
   API_TITLE,
@@ -122,7 +123,7 @@ export function llmsFullTxt(
     '',
     `> ${SUMMARY}`,
     '',
-    `Base URL: ${baseUrl}. API version 1.0.0, carried in the /v1/ path prefix.`,
+    `Base URL: ${baseUrl}. API version ${API_VERSION}, carried in the /v1/ path prefix.`,
     '',
     '## Conventions',
     '',

@@ -5,7 +5,7 @@
 import { ERROR_CODES } from '../gateway/errors.ts';
 import { unknownSlugMessage } from '../gateway/inputs.ts';
 import { MAX_LIST_ITEMS, UNPAGED_LIST_ITEMS } from '../gateway/list-item-budget.ts';
-import { DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
+import { API_VERSION, DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
 import {
   GRAPHQL_BODY_TOO_LARGE,
   GRAPHQL_LENGTH_REQUIRED,
@@ -565,7 +565,7 @@ export function buildOpenApi(
     openapi: '3.1.0',
     info: {
       title: API_TITLE,
-      version: '1.0.0',
+      version: API_VERSION,
       summary: 'Anonymous, read-only API over a fund-vault protocol, built for AI agents.',
       description: [
         'Every /v1 endpoint and discovery document is GET (HEAD and OPTIONS also answer); /graphql takes GET and POST. None needs authentication; answers are JSON; CORS allows every origin.',
