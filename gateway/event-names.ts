@@ -1,10 +1,10 @@
 // The event names of the indexed stream (GraphQL `events`, GET /v1/events), a closed list: the
 // subgraph records every event it handles as a ProtocolEvent under its Solidity name, and handles
 // every event of every contract it tracks (test/subgraph/manifest.test.ts), so the list is read
-// from the subgraph's manifest, never written down a second time. Both surfaces' `eventName`
-// checks, its documented enum, the event record's schema and the endpoint's description use it;
-// both surfaces also describe the records' id and args in the words defined here.
-import { readManifest } from '../subgraph/scripts/manifest.ts';
+// from the subgraph's manifest (subgraph/manifest.ts), never written down a second time. Both
+// surfaces' `eventName` checks, its documented enum, the event record's schema and the endpoint's
+// description use it; both surfaces also describe the records' id and args in the words defined here.
+import { readManifest } from '../subgraph/manifest.ts';
 
 export interface EventSource {
   /** data source or template name, e.g. NavOracle, FundVault */

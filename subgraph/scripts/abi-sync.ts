@@ -3,7 +3,7 @@
 // declares, compares them with the compile output, and rewrites them.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readManifest, subgraphDir } from './manifest.ts';
+import { readManifest, subgraphDir } from '../manifest.ts';
 
 export const compileOutputDir = join(subgraphDir, '..', 'devnet', 'build');
 

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compileOutputDir, driftedAbis } from './abi-sync.ts';
 import { networkManifestCopy, runGraph } from './graph-cli.ts';
-import { manifestPath, subgraphDir } from './manifest.ts';
+import { manifestPath, subgraphDir } from '../manifest.ts';
 import { readDeployedNetwork } from './networks.ts';
 
 export const buildDir = join(subgraphDir, 'build');

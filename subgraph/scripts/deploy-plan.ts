@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { envValue, type Env } from '../../common/env.ts';
 import { redactUrl } from '../../common/url.ts';
 import type { NodeEndpoints } from './deploy-endpoints.ts';
-import { subgraphDir } from './manifest.ts';
+import { subgraphDir } from '../manifest.ts';
 import { readDeployedNetwork } from './networks.ts';
 
 export type DeployTarget = 'studio' | 'node';

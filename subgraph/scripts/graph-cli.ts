@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { manifestPath, subgraphDir } from './manifest.ts';
+import { manifestPath, subgraphDir } from '../manifest.ts';
 
 const graphBin = join(subgraphDir, '..', 'node_modules', '.bin', 'graph');
 

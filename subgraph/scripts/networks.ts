@@ -3,7 +3,7 @@
 // devnet deployment; public networks are filled in by the operator before deploying.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readManifest, subgraphDir } from './manifest.ts';
+import { readManifest, subgraphDir } from '../manifest.ts';
 
 export const networksPath = join(subgraphDir, 'networks.json');
 const zeroAddress = '0x0000000000000000000000000000000000000000';

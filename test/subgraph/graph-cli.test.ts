@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { graphErrorLines, networkManifestCopy, runGraph } from '../../subgraph/scripts/graph-cli.ts';
-import { subgraphDir } from '../../subgraph/scripts/manifest.ts';
+import { subgraphDir } from '../../subgraph/manifest.ts';
 
 /** graph-cli 0.98's output for `graph create` against a closed port: its reason, then Node's dump of oclif's exit */
 const CREATE_REFUSED = `- Creating subgraph in Graph node: http://127.0.0.1:18933/

@@ -5,12 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSubgraph, builtManifestPath } from '../../subgraph/scripts/build-subgraph.ts';
-import {
-  eventSignature,
-  readManifest,
-  subgraphDir,
-  type ManifestSource,
-} from '../../subgraph/scripts/manifest.ts';
+import { eventSignature, readManifest, subgraphDir, type ManifestSource } from '../../subgraph/manifest.ts';
 import { readNetwork } from '../../subgraph/scripts/networks.ts';
 
 interface AbiEntry {
@@ -53,6 +48,55 @@ describe('subgraph manifest', () => {
   });
 });
 
+describe('the manifest reader (subgraph/manifest.ts)', () => {
+  const dataSource = (handlers: string) => `
+specVersion: 1.3.0
+dataSources:
+  - name: NavOracle   # keys in any order
+    kind: ethereum
+    mapping:
+      file: "./src/nav-oracle.ts"
+      eventHandlers:
+${handlers}
+      abis: [{ file: ./abis/NavOracle.json, name: NavOracle }]
+    source: { startBlock: 7, abi: NavOracle, address: '0x00000000000000000000000000000000000000aa' }
+`;
+
+  it('reads a handler whatever the order of its keys, in block or flow style', () => {
+    const [source] = readManifest(
+      dataSource(`        - handler: handleNavSubmitted
+          event: NavSubmitted(indexed address,indexed uint64)
+        - { handler: handleNavPublished, receipt: true, event: 'NavPublished(indexed address,indexed uint64,uint256)' }`),
+    );
+    expect(source).toEqual({
+      name: 'NavOracle',
+      template: false,
+      abi: 'NavOracle',
+      address: '0x00000000000000000000000000000000000000aa',
+      startBlock: 7,
+      mappingFile: 'src/nav-oracle.ts',
+      abiFiles: new Map([['NavOracle', 'abis/NavOracle.json']]),
+      eventHandlers: [
+        { event: 'NavSubmitted(indexed address,indexed uint64)', handler: 'handleNavSubmitted' },
+        { event: 'NavPublished(indexed address,indexed uint64,uint256)', handler: 'handleNavPublished' },
+      ],
+    });
+  });
+
+  it('names the place of an entry it cannot read', () => {
+    expect(() => readManifest(dataSource('        - handler: handleNavSubmitted'))).toThrow(
+      'subgraph.yaml: dataSources[0].mapping.eventHandlers[0] lacks event or handler',
+    );
+    expect(() => readManifest(dataSource('        - { event: [1], handler: h }'))).toThrow(
+      'subgraph.yaml: dataSources[0].mapping.eventHandlers[0].event is not a string',
+    );
+    expect(() => readManifest('dataSources: {}')).toThrow('subgraph.yaml: dataSources is not a list');
+    expect(() => readManifest('dataSources: [{ name: X }]')).toThrow(
+      'subgraph.yaml: data source "X" lacks a name, source.abi or its ABI file',
+    );
+  });
+});
+
 describe('subgraph build for the devnet', () => {
   let built: ManifestSource[];
 
@@ -71,6 +115,12 @@ describe('subgraph build for the devnet', () => {
         expect(exported, `${source.name}.${handler}`).toContain(handler);
       }
     }
+  });
+
+  it("reads the built manifest's handlers as the source's, an event signature graph build folded over two lines included", () => {
+    const handlers = (sources: ManifestSource[]) => sources.map((source) => source.eventHandlers);
+    expect(readFileSync(builtManifestPath, 'utf8')).toMatch(/- event: EpochSettled\(indexed\n/);
+    expect(handlers(built)).toEqual(handlers(readManifest()));
   });
 
   it('skips the build when its inputs are unchanged', async () => {
