@@ -1,0 +1,42 @@
+// How every part of the REST app answers a request: the base URL its links and documents name,
+// the base of its problem types, and a refusal or a failure as a problem+json. createRestApp
+// (rest/app.ts) builds these once from its configuration and hands them to each part it
+// assembles (guards, route handlers, documents, final handlers), so the parts share one wording.
+import type { Request, Response } from 'express';
+import { classifyError, loggedCause } from '../gateway/errors.ts';
+import { KIND_OF_CODE, problemBody, sendProblem, type ProblemKindName } from './problems.ts';
+
+export interface Replies {
+  /** the public base URL: the configured one, else the request's protocol and Host */
+  baseOf: (req: Request) => string;
+  /** the base of problem `type` URIs: the configured one, else `${baseOf(req)}/problems` */
+  problemBaseOf: (req: Request) => string;
+  /** answers with a problem of `kind` about the request's path */
+  problem: (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) => void;
+  /**
+   * answers a failure with the problem its error code calls for (an internal error's own message is
+   * never shown), after logging what loggedCause says the server keeps of it
+   */
+  errorProblem: (req: Request, res: Response, error: unknown) => void;
+}
+
+export function createReplies(
+  config: { publicBaseUrl?: string; problemBase?: string },
+  logError: (error: unknown) => void,
+): Replies {
+  const baseOf = (req: Request) =>
+    config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const problemBaseOf = (req: Request) => config.problemBase ?? `${baseOf(req)}/problems`;
+  const problem = (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) =>
+    sendProblem(res, problemBody(problemBaseOf(req), kind, detail, req.path, parameter));
+  const errorProblem = (req: Request, res: Response, error: unknown) => {
+    const classified = classifyError(error);
+    const cause = loggedCause(classified, error);
+    if (cause !== undefined) logError(cause);
+    const kind = KIND_OF_CODE[classified.code];
+    const detail =
+      kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
+    problem(req, res, kind, detail, classified.argument);
+  };
+  return { baseOf, problemBaseOf, problem, errorProblem };
+}
