@@ -3,6 +3,7 @@
 // and runs until Ctrl-C.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { envValue } from '../common/env.ts';
 import { startAnvil } from './anvil.ts';
 import { compileContracts } from './compile.ts';
 import { deployProtocol } from './deploy.ts';
@@ -10,7 +11,7 @@ import { runScenario } from './scenario.ts';
 import { ScenarioConfigError, scenarioParamsFromEnv, type ScenarioParams } from './scenario-params.ts';
 import { summarizeLedger } from './summary.ts';
 
-const dataDir = resolve(process.env.DEVNET_DATA_DIR || join('data', 'devnet'));
+const dataDir = resolve(envValue(process.env, 'DEVNET_DATA_DIR') ?? join('data', 'devnet'));
 let params: ScenarioParams;
 try {
   params = scenarioParamsFromEnv(process.env, dataDir);
