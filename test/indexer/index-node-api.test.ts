@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deploymentFeatures } from '../../indexer/query/index-node-api.ts';
-import { loadSubgraph, UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+import { loadSubgraph } from '../../indexer/runtime/manifest.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
 import { buildProbeSubgraph } from './probe-build.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import { loadEditedProbe } from './runtime/runtime-harness.ts';
 import {
@@ -19,12 +19,12 @@ import {
   header,
   navHistory,
   navId,
-  schema,
   vault1,
   vault2,
   vault3,
   writeFixture,
   type Fixture,
+  fixtureQueryService,
 } from './store-fixture.ts';
 
 interface Served {
@@ -38,15 +38,7 @@ async function serve(prepare: (fixture: Fixture) => void = () => {}): Promise<Se
   const fixture = createFixture();
   writeFixture(fixture.store);
   prepare(fixture);
-  const service = createQueryService({
-    storePath: fixture.path,
-    schema,
-    deployment,
-    subgraphName: 'fund-protocol',
-    network: 'devnet',
-    startBlock: 10,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-  });
+  const service = fixtureQueryService(fixture);
   const subgraphUrl = await service.listen(0);
   return { fixture, service, url: `${new URL(subgraphUrl).origin}/graphql` };
 }

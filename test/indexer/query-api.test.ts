@@ -3,8 +3,7 @@
 // @derivedFrom lists, caps, _meta, and validation errors for anything unsupported. Requests go
 // through the real HTTP server on an OS-assigned port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import {
   createFixture,
   deployment,
@@ -12,13 +11,13 @@ import {
   header,
   navHistory,
   navId,
-  schema,
   vault1,
   vault2,
   vault3,
   writeFixture,
   type Fixture,
   type NavInput,
+  fixtureQueryService,
 } from './store-fixture.ts';
 
 let fixture: Fixture;
@@ -55,15 +54,7 @@ async function errorOf(text: string): Promise<string> {
 beforeAll(async () => {
   fixture = createFixture();
   writeFixture(fixture.store);
-  service = createQueryService({
-    storePath: fixture.path,
-    schema,
-    deployment,
-    subgraphName: 'fund-protocol',
-    network: 'devnet',
-    startBlock: 10,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-  });
+  service = fixtureQueryService(fixture);
   url = await service.listen(0);
 });
 

@@ -12,19 +12,18 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
 import { buildApiSchema } from '../../indexer/query/api-schema.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { DEFAULT_MAX_RESULT_BYTES, executeQuery } from '../../indexer/query/server.ts';
 import { buildQueryModel } from '../../indexer/query/sql-query.ts';
 import { StoreReader } from '../../indexer/query/store-reader.ts';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import { buildLayouts } from '../../indexer/store/layout.ts';
 import {
   createFixture,
-  deployment,
   extraEvents,
   schema,
   writeFixture,
   type Fixture,
+  fixtureQueryService,
 } from './store-fixture.ts';
 
 let fixture: Fixture;
@@ -39,16 +38,7 @@ type Query = (query: string) => Promise<Answer>;
 
 /** A query service over the fixture store, its limit `maxResultBytes` or the default: its URL, and a query function. */
 async function serve(maxResultBytes?: number): Promise<{ url: string; query: Query }> {
-  const service = createQueryService({
-    storePath: fixture.path,
-    schema,
-    deployment,
-    subgraphName: 'fund-protocol',
-    network: 'devnet',
-    startBlock: 10,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-    maxResultBytes,
-  });
+  const service = fixtureQueryService(fixture, { maxResultBytes });
   services.push(service);
   const url = await service.listen(0);
   const query: Query = async (text) => {

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { GraphQLObjectType, GraphQLScalarType, GraphQLSchema } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApiSchema } from '../../indexer/query/api-schema.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import type { IndexNodeApi } from '../../indexer/query/index-node-api.ts';
 import {
   createQueryServer,
@@ -17,9 +17,15 @@ import {
 } from '../../indexer/query/server.ts';
 import { buildQueryModel } from '../../indexer/query/sql-query.ts';
 import { StoreReader } from '../../indexer/query/store-reader.ts';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import { buildLayouts } from '../../indexer/store/layout.ts';
-import { createFixture, deployment, schema, writeFixture, type Fixture } from './store-fixture.ts';
+import {
+  createFixture,
+  deployment,
+  schema,
+  writeFixture,
+  type Fixture,
+  fixtureQueryService,
+} from './store-fixture.ts';
 
 let fixture: Fixture;
 let service: QueryService;
@@ -28,15 +34,7 @@ let url: string;
 beforeAll(async () => {
   fixture = createFixture();
   writeFixture(fixture.store);
-  service = createQueryService({
-    storePath: fixture.path,
-    schema,
-    deployment,
-    subgraphName: 'fund-protocol',
-    network: 'devnet',
-    startBlock: 10,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-  });
+  service = fixtureQueryService(fixture);
   url = await service.listen(0);
 });
 

@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Entity, StoreValue } from '../../indexer/store/entity.ts';
-import { createQueryService } from '../../indexer/query/create-query-service.ts';
+import {
+  createQueryService,
+  type QueryService,
+  type QueryServiceOptions,
+} from '../../indexer/query/create-query-service.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import {
   openStore,
@@ -135,6 +139,23 @@ export interface Fixture {
 }
 
 export const deployment = 'QmStoreFixture';
+
+/** The query service over a fixture's store, as the indexer serves it (with `options` over its defaults). */
+export function fixtureQueryService(
+  fixture: Fixture,
+  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes'>> = {},
+): QueryService {
+  return createQueryService({
+    storePath: fixture.path,
+    schema,
+    deployment,
+    subgraphName: 'fund-protocol',
+    network: 'devnet',
+    startBlock: 10,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+    ...options,
+  });
+}
 export const extraEvents = 150;
 
 /**
