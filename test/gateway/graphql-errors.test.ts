@@ -17,7 +17,7 @@ const logged: unknown[] = [];
 
 beforeAll(async () => {
   const app = createRestApp({
-    gateway: registryOnlyGateway((error) => logged.push(error)),
+    gateway: registryOnlyGateway({ logError: (error) => logged.push(error) }),
     trustProxy: false,
     rateLimit: false,
     responseCacheEntries: 10,

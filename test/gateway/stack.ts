@@ -40,12 +40,16 @@ export function testGateway(stack: IndexedStack, overrides: Partial<GatewayConfi
 }
 
 /**
- * A gateway whose only working source is the registry: enough for /v1/contracts, which the
- * rate-limit suites call so that no upstream takes part in their requests.
+ * A gateway whose only working source is the registry (the devnet's unless `registry` is given):
+ * enough for /v1/contracts and the discovery documents, so that no upstream takes part in the
+ * requests of the suites that use it.
  */
-export function registryOnlyGateway(logError: (error: unknown) => void = () => {}): Gateway {
+export function registryOnlyGateway(
+  options: { registry?: Registry; logError?: (error: unknown) => void } = {},
+): Gateway {
+  const { registry = loadRegistry(REGISTRY_FILE), logError = () => {} } = options;
   return createGateway({
-    registry: loadRegistry(REGISTRY_FILE),
+    registry,
     subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
     chain: undefined,
     distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },

@@ -6,10 +6,9 @@
 // devnet registry with another scenario seeded, the indexed-data examples are left out too.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../gateway/server.ts';
 import { parseRegistry, type Registry } from '../../gateway/sources/registry.ts';
 import { createRestApp, DOCUMENT_PATHS } from '../../rest/app.ts';
-import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { listen, REGISTRY_FILE, registryOnlyGateway } from '../gateway/stack.ts';
 
 const devnet = JSON.parse(readFileSync(REGISTRY_FILE, 'utf8')) as Registry;
 
@@ -73,14 +72,12 @@ let close: () => Promise<void>;
 const served = new Map<string, string>();
 
 beforeAll(async () => {
-  const gateway = createGateway({
-    registry,
-    subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
-    chain: undefined,
-    distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
-    logError: () => {},
+  const app = createRestApp({
+    gateway: registryOnlyGateway({ registry }),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 0,
   });
-  const app = createRestApp({ gateway, trustProxy: false, rateLimit: false, responseCacheEntries: 0 });
   ({ url: base, close } = await listen(app));
   for (const path of DOCUMENT_PATHS) {
     const response = await fetch(`${base}${path}`);
@@ -142,15 +139,8 @@ describe('the discovery documents of a service over another registry', () => {
 
 describe('the discovery documents of a devnet seeded with another scenario (SCENARIO_* changed)', () => {
   it('give no example of indexed data, since the default scenario is not what is served', async () => {
-    const gateway = createGateway({
-      registry: parseRegistry(devnet, 'test: devnet'),
-      subgraph: { url: 'http://127.0.0.1:9/unused', timeoutMs: 1_000, maxBatch: 10 },
-      chain: undefined,
-      distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 },
-      logError: () => {},
-    });
     const app = createRestApp({
-      gateway,
+      gateway: registryOnlyGateway(),
       trustProxy: false,
       rateLimit: false,
       responseCacheEntries: 0,
