@@ -1,16 +1,13 @@
 // The service's HTTP server: the REST app behind Node's http server, with the limits Node leaves
-// open (a client sending its headers or body slowly holds a connection for minutes) and a
-// problem+json answer to the requests Node refuses before the app sees them (a malformed request
+// open (common/http-server-limits.ts: a client sending its headers or body slowly would hold a
+// connection for minutes) and a problem+json answer to the requests Node refuses before the app sees them (a malformed request
 // line or header, headers over 16 KiB, a request too slow to arrive), which Node answers with an
 // empty body.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { createLimitedServer, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../common/http-server-limits.ts';
 import { problemBody, type ProblemKindName } from './problems.ts';
-
-/** How long a client may take to send its headers, and its whole request. */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
 
 const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -69,7 +66,7 @@ const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\//i;
  * no URL is refused.
  */
 export function createServiceServer(app: Express, problemBase: string): Server {
-  const server = createServer((req, res) => {
+  const server = createLimitedServer((req, res) => {
     if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
       const target = URL.parse(req.url);
       if (target === null) {
@@ -85,8 +82,6 @@ export function createServiceServer(app: Express, problemBase: string): Server {
     }
     void app(req, res);
   });
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // a connection reset or already answered has no one to tell
     if (error.code === 'ECONNRESET' || !socket.writable) {

@@ -4,11 +4,12 @@
 // Each request is parsed, validated against the generated schema, and executed inside one read
 // transaction of the store; resolvers are synchronous, so a request never interleaves with another.
 // The indexer shares the process: no failure while handling a request escapes the handler, and a
-// client gets bounded time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS) and body size to send one.
+// client gets bounded time (common/http-server-limits.ts) and body size to send one.
 // Queries are bounded as graph-node bounds them, in depth (MAX_QUERY_DEPTH) and result size
 // (INDEXER_QUERY_MAX_RESULT_BYTES), and in how deep their values nest (MAX_VALUE_DEPTH).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLimitedServer } from '../../common/http-server-limits.ts';
 import {
   GraphQLError,
   Kind,
@@ -62,18 +63,6 @@ export interface GraphQLRequest {
 }
 
 const MAX_BODY_BYTES = 1 << 20;
-
-/**
- * How long a client may take to send a request's headers, and the whole request: a client trickling
- * bytes would otherwise hold a connection for Node's defaults (60 s and 300 s). Queries are small
- * and sent at once, so these are generous for any real client. Node checks them every
- * CONNECTIONS_CHECK_MS (by default every 30 s, which would add as much again).
- */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
-const CONNECTIONS_CHECK_MS = 1_000;
-/** how long an idle keep-alive connection stays open between requests (Node's default, stated) */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** graph-node's GRAPH_GRAPHQL_MAX_DEPTH default (graph/src/env/graphql.rs): selection sets nested. */
 export const MAX_QUERY_DEPTH = 255;
@@ -523,19 +512,10 @@ export function createQueryServer(options: QueryServerOptions): Server {
     respond((parsed ?? {}) as GraphQLRequest);
   };
 
-  const server = createServer(
-    {
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
-    },
-    (req, res) => {
-      // nothing a request does may throw out of here: the indexer runs in the same process
-      handle(req, res).catch((error: unknown) => failRequest(res, error));
-    },
-  );
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  return server;
+  return createLimitedServer((req, res) => {
+    // nothing a request does may throw out of here: the indexer runs in the same process
+    handle(req, res).catch((error: unknown) => failRequest(res, error));
+  });
 }
 
 /** Listens on `port` (0: OS-assigned) and resolves with the bound URL base. */

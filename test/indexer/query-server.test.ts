@@ -9,12 +9,11 @@ import { buildApiSchema } from '../../indexer/query/api-schema.ts';
 import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import type { IndexNodeApi } from '../../indexer/query/index-node-api.ts';
 import {
-  createQueryServer,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
-  listen,
   REQUEST_TIMEOUT_MS,
-} from '../../indexer/query/server.ts';
+} from '../../common/http-server-limits.ts';
+import { createQueryServer, listen } from '../../indexer/query/server.ts';
 import { buildQueryModel } from '../../indexer/query/sql-query.ts';
 import { StoreReader } from '../../indexer/query/store-reader.ts';
 import { buildLayouts } from '../../indexer/store/layout.ts';

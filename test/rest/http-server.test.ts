@@ -4,6 +4,11 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+} from '../../common/http-server-limits.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { createServiceServer } from '../../rest/http-server.ts';
 import { registryOnlyGateway } from '../gateway/stack.ts';
@@ -52,6 +57,15 @@ function exchange(request: string): Promise<{ status: number; headers: string; b
 }
 
 describe('the service HTTP server', () => {
+  it('gives a client 10 s to send the headers and 30 s for the whole request, as the indexer does', () => {
+    expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
+      HEADERS_TIMEOUT_MS,
+      REQUEST_TIMEOUT_MS,
+      KEEP_ALIVE_TIMEOUT_MS,
+    ]);
+    expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
+  });
+
   it('answers a method Node cannot parse with a malformed-request problem', async () => {
     const answer = await exchange('FOO /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n');
     expect(answer.status).toBe(400);

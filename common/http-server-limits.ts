@@ -1,0 +1,29 @@
+// The limits both HTTP servers of the project (the service's, rest/http-server.ts, and the
+// indexer's query server, indexer/query/server.ts) set on Node's http server. Node's defaults let a
+// client trickling bytes hold a connection for 60 s (headers) and 300 s (request), and Node checks
+// those timeouts only every 30 s, which adds as much again. Every valid request of either server is
+// small and sent at once, so these are generous for any real client. It lives in common/ because the
+// service and the indexer are separate processes, neither of which may import the other.
+import { createServer, type RequestListener, type Server } from 'node:http';
+
+/** How long a client may take to send a request's headers, and the whole request. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** how often Node checks those timeouts */
+const CONNECTIONS_CHECK_MS = 1_000;
+/** how long an idle keep-alive connection stays open between requests (Node's default, stated) */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** A Node http server answering with `listener`, with the limits above. */
+export function createLimitedServer(listener: RequestListener): Server {
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
+    listener,
+  );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
+}
