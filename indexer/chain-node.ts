@@ -1,7 +1,9 @@
 // How the indexer meets the node at RPC_URL: once at start-up, to refuse a node that does not answer
-// or serves another chain than NETWORK names, then as the ChainSource the follower reads it through,
-// whose retries and the limits it learns from the node's refusals go to the operator's log.
+// or serves another chain than NETWORK names, then as the ChainSource the follower reads it through
+// and the ChainReader the handlers' calls go through, whose retries and the limits they learn from
+// the node's refusals go to the operator's log.
 import { NETWORK_CHAIN_IDS } from './network-chains.ts';
+import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
 import { ChainSource, describeRpcError, isNodeRefusal } from './follower/chain-source.ts';
 import type { IndexerConfig } from './indexer.ts';
 
@@ -52,13 +54,22 @@ export function createChainSource(
       log(
         `rpc eth_getLogs: the node refused a range ("${reason}"); ranges hold at most ${blocks} blocks from now on`,
       ),
-    onBatchLimit: (limit, words) =>
-      log(
-        `rpc: the node refused a JSON-RPC batch ("${words}"); requests go out ${limit === 0 ? 'one call at a time' : `in batches of at most ${limit} calls (fewer while the node refuses those too)`} from now on`,
-      ),
+    onBatchLimit: (limit, words) => log(batchLimitLine('requests', limit, words)),
     onLogLimit: (logs, reason) =>
       log(
         `rpc eth_getLogs: the node refused an answer that large ("${reason}"); ranges aim at ${logs} logs from now on`,
       ),
   });
+}
+
+/** The handlers' ChainReader for one start(), telling `log` the batch limit it learns. */
+export function createHandlerChainReader(rpcUrl: string, log: (line: string) => void): ClosableChainReader {
+  return createChainReader({
+    rpcUrl,
+    onBatchLimit: (limit, words) => log(batchLimitLine("handlers' declared calls", limit, words)),
+  });
+}
+
+function batchLimitLine(what: string, limit: number, words: string): string {
+  return `rpc: the node refused a JSON-RPC batch ("${words}"); ${what} go out ${limit === 0 ? 'one call at a time' : `in batches of at most ${limit} calls (fewer while the node refuses those too)`} from now on`;
 }

@@ -7,9 +7,9 @@
 // fetchers of its own, closed with it.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createChainSource } from './chain-node.ts';
+import { createChainSource, createHandlerChainReader } from './chain-node.ts';
 import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
-import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
+import type { ClosableChainReader } from './follower/chain-reader.ts';
 import type { ChainSource } from './follower/chain-source.ts';
 import { FileFetcher } from './follower/file-fetcher.ts';
 import { ChainFollower, type FollowerProgress } from './follower/follower.ts';
@@ -84,7 +84,7 @@ export class FollowerSupervisor {
     // ahead, their batches and receipts may well be more than Node's default of 10 listeners
     setMaxListeners(0, signal);
     const chain = createChainSource(this.config, signal, this.log);
-    const reader = createChainReader({ rpcUrl: this.config.rpcUrl });
+    const reader = createHandlerChainReader(this.config.rpcUrl, this.log);
     this.chainReader = reader;
     return this.run({ store, chain, reader, signal });
   }

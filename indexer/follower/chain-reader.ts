@@ -8,16 +8,25 @@
 // again (new data sources, immutable checks, a retried range) asks the node once. A block's declared
 // calls (those the follower did not make ahead) come in JSON-RPC batches, several HTTP requests in
 // flight at once, and are kept apart from the other answers until the next block's, however many.
+// A node that refuses batches that large gets smaller ones from then on, as the chain source's
+// requests do (rpc-fetch.ts), down to single calls: otherwise the range would fail the same way
+// at every retry.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
 import { rpcEndpoint } from '../../common/url.ts';
+import { batchRefusal, loweredLimit } from './rpc-fetch.ts';
 
 export interface ChainReaderOptions {
   rpcUrl: string;
   /** how long one request may take before it is a ChainAccessError (default 10 s) */
   timeoutMs?: number;
+  /**
+   * Called the first time the node refuses a batch of declared calls, with the calls per batch
+   * from then on (0: single calls) and the node's words.
+   */
+  onBatchLimit?: (limit: number, words: string) => void;
 }
 
 export interface ClosableChainReader extends ChainReader {
@@ -95,6 +104,14 @@ export function isRevert(error: RpcError): boolean {
   );
 }
 
+/** A declared call as it goes into a batch: `key` is its callKey. */
+interface DeclaredCallRequest {
+  key: string;
+  to: Hex;
+  id: number;
+  params: unknown[];
+}
+
 /** What the worker posts back for one HTTP request. */
 interface WorkerAnswer {
   status?: number;
@@ -111,6 +128,8 @@ class WorkerChainReader implements ClosableChainReader {
   /** the answers to the declared calls of the latest block that had some, by callKey */
   private prefetched: { blockHash: Hex; answers: Map<string, Hex | null> } | null = null;
   private nextId = 0;
+  /** declared calls per batch; lowered while the node refuses batches that large (0: single calls) */
+  private maxBatch = CALLS_PER_BATCH;
 
   constructor(private readonly options: ChainReaderOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -179,13 +198,22 @@ class WorkerChainReader implements ClosableChainReader {
 
   /** The worker's answer as a JSON-RPC reply: one object, or an array for a batch. */
   private static replyOf(method: string, answer: WorkerAnswer): unknown {
-    if (answer.failure !== undefined) throw new ChainAccessError(`${method}: ${answer.failure}`);
-    try {
-      return JSON.parse(answer.text ?? '');
-    } catch {
+    const reply = WorkerChainReader.parsedReply(method, answer);
+    if (reply === undefined) {
       throw new ChainAccessError(
         `${method}: HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`,
       );
+    }
+    return reply;
+  }
+
+  /** The worker's answer parsed as JSON; undefined when it is not JSON (an HTML error page). */
+  private static parsedReply(method: string, answer: WorkerAnswer): unknown {
+    if (answer.failure !== undefined) throw new ChainAccessError(`${method}: ${answer.failure}`);
+    try {
+      return JSON.parse(answer.text ?? '') as unknown;
+    } catch {
+      return undefined;
     }
   }
 
@@ -250,33 +278,64 @@ class WorkerChainReader implements ClosableChainReader {
       const key = callKey(call.to, call.data);
       if (!answers.has(key)) missing.set(key, call);
     }
-    const requests = [...missing].map(([key, { to, data }]) => ({
+    let pending: DeclaredCallRequest[] = [...missing].map(([key, { to, data }]) => ({
       key,
       to,
       id: this.nextId++,
       params: [{ to, data, gas: ETH_CALL_GAS }, { blockHash }],
     }));
+    while (pending.length > 0) pending = this.sendDeclaredCalls(pending, answers);
+    return calls.map((call) => answers.get(callKey(call.to, call.data))!);
+  }
+
+  /**
+   * Sends `requests` as batches, a few at once, and keeps their answers in `answers`; returns the
+   * requests of the batches the node refused as too large, to be sent again in smaller ones.
+   */
+  private sendDeclaredCalls(
+    requests: readonly DeclaredCallRequest[],
+    answers: Map<string, Hex | null>,
+  ): DeclaredCallRequest[] {
     const method = 'eth_call';
-    const batches: (typeof requests)[] = [];
-    for (let i = 0; i < requests.length; i += CALLS_PER_BATCH)
-      batches.push(requests.slice(i, i + CALLS_PER_BATCH));
+    const single = this.maxBatch === 0;
+    const batches: DeclaredCallRequest[][] = [];
+    const size = Math.max(1, this.maxBatch);
+    for (let i = 0; i < requests.length; i += size) batches.push(requests.slice(i, i + size));
+    const refused: DeclaredCallRequest[] = [];
     for (let first = 0; first < batches.length; first += BATCHES_IN_FLIGHT) {
       const wave = batches.slice(first, first + BATCHES_IN_FLIGHT);
-      const bodies = wave.map((batch) =>
-        JSON.stringify(batch.map(({ id, params }) => ({ jsonrpc: '2.0', id, method, params }))),
-      );
+      const bodies = wave.map((batch) => {
+        const payload = batch.map(({ id, params }) => ({ jsonrpc: '2.0', id, method, params }));
+        return JSON.stringify(single ? payload[0] : payload);
+      });
       this.exchange(bodies, method).forEach((answer, b) => {
-        const reply = WorkerChainReader.replyOf(method, answer);
+        const batch = wave[b]!;
+        if (single) {
+          const [{ key, to }] = batch as [DeclaredCallRequest];
+          const one = this.interpret(method, answer);
+          answers.set(
+            key,
+            'error' in one ? WorkerChainReader.callAnswer(to, one.error) : (one.result as Hex),
+          );
+          return;
+        }
+        const reply = WorkerChainReader.parsedReply(method, answer);
+        const refusal = batchRefusal(answer.status ?? 0, reply, batch);
+        if (refusal !== null) {
+          this.lowerBatchLimit(batch.length, refusal);
+          refused.push(...batch);
+          return;
+        }
         if (!Array.isArray(reply)) {
-          const error = (reply as { error?: RpcError } | null)?.error;
+          const error = (reply as { error?: RpcError } | null | undefined)?.error;
           throw new ChainAccessError(
-            `${method}: the node did not answer a batch of ${wave[b]!.length} declared calls: ${error?.message ?? `HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`}`,
+            `${method}: the node did not answer a batch of ${batch.length} declared calls: ${error?.message ?? `HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`}`,
           );
         }
         const byId = new Map(
           (reply as { id?: unknown }[]).map((r) => [r.id, r as { result?: unknown; error?: RpcError }]),
         );
-        for (const { key, to, id } of wave[b]!) {
+        for (const { key, to, id } of batch) {
           const one = byId.get(id);
           if (one?.error) answers.set(key, WorkerChainReader.callAnswer(to, one.error));
           else if (one && typeof one.result === 'string') answers.set(key, one.result as Hex);
@@ -285,7 +344,15 @@ class WorkerChainReader implements ClosableChainReader {
         }
       });
     }
-    return calls.map((call) => answers.get(callKey(call.to, call.data))!);
+    return refused;
+  }
+
+  private lowerBatchLimit(refusedCalls: number, words: string): void {
+    const limit = loweredLimit(refusedCalls, words);
+    if (limit >= this.maxBatch) return;
+    // said once: a limit found by halving would otherwise take a line per halving
+    if (this.maxBatch === CALLS_PER_BATCH) this.options.onBatchLimit?.(limit, words);
+    this.maxBatch = limit;
   }
 
   balance(address: Hex, blockHash: Hex): bigint {

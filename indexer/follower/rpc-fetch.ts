@@ -62,7 +62,7 @@ function wordsOf(error: unknown): string {
  * lacking some calls, an object (no list) answering 2xx or whose error names batches, or an HTTP
  * 413 without a JSON-RPC answer.
  */
-function batchRefusal(status: number, body: unknown, calls: readonly RpcCall[]): string | null {
+export function batchRefusal(status: number, body: unknown, calls: readonly RpcCall[]): string | null {
   if (Array.isArray(body)) {
     const answered = new Set((body as RpcAnswer[]).map((answer) => answer?.id));
     if (calls.every((call) => answered.has(call.id))) return null;
@@ -82,7 +82,7 @@ function batchRefusal(status: number, body: unknown, calls: readonly RpcCall[]):
  * The most calls per batch after a refusal of `refused` calls: none where batches are refused
  * altogether, else the limit `words` state, else half as many.
  */
-function loweredLimit(refused: number, words: string): number {
+export function loweredLimit(refused: number, words: string): number {
   if (/not (?:supported|allowed|enabled)|disabled/i.test(words)) return 0;
   const stated = /(?:limit(?: of)?|exceeds(?: the limit of)?|max(?:imum)?(?: of)?|up to)\s*:?\s*(\d+)/i.exec(
     words,

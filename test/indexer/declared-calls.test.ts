@@ -189,6 +189,49 @@ describe('a batch of declared calls while this thread waits for it', () => {
   }, 60_000);
 });
 
+describe('a batch of declared calls to a node that limits batches', () => {
+  const abi = parseAbi(['function lengthOf(string input) pure returns (uint256)']);
+  const calls = () =>
+    Array.from({ length: 45 }, (_, i) => ({
+      to: chain.emitter,
+      data: encodeFunctionData({ abi, functionName: 'lengthOf', args: ['x'.repeat(i)] }),
+    }));
+
+  it.each([
+    ['geth’s "batch too large" with HTTP 200', 10, 200, 'batch too large', 22],
+    ['an HTTP 413 stating the limit', 10, 413, 'batch size exceeds the limit of 10', 10],
+    ['"Batch requests are not supported"', 1, 200, 'Batch requests are not supported', 0],
+  ])(
+    'is sent again in batches it takes after %s, and the limit is said once',
+    async (_, max, status, message, firstLimit) => {
+      const direct = createChainReader({ rpcUrl: chain.anvil.rpcUrl, timeoutMs: 5_000 });
+      const proxy = await startFaultProxyProcess(chain.anvil.rpcUrl);
+      await proxy.set({ kind: 'refuse-batches', max, status, message });
+      const limits: { limit: number; words: string }[] = [];
+      const limited = createChainReader({
+        rpcUrl: proxy.url,
+        timeoutMs: 5_000,
+        onBatchLimit: (limit, words) => limits.push({ limit, words }),
+      });
+      try {
+        const hash = await blockHash(blocks.first);
+        const expected = direct.prefetchCalls(calls(), hash);
+        expect(expected[44]).toBe(`0x${(44).toString(16).padStart(64, '0')}`);
+        expect(limited.prefetchCalls(calls(), hash)).toEqual(expected);
+        // a later block's calls are split before they are sent: the node refuses none of them
+        const refusedBefore = await proxy.failed();
+        const later = await blockHash(blocks.second);
+        expect(limited.prefetchCalls(calls(), later)).toEqual(direct.prefetchCalls(calls(), later));
+        expect(await proxy.failed()).toBe(refusedBefore);
+        expect(limits).toEqual([{ limit: firstLimit, words: message }]);
+      } finally {
+        await Promise.all([direct.close(), limited.close(), proxy.close()]);
+      }
+    },
+    60_000,
+  );
+});
+
 describe('the declared calls of a dense range', () => {
   let dense: ProbeChain;
 

@@ -22,7 +22,9 @@ export type Fault =
   /** forward every request after `ms` milliseconds (a distant upstream) */
   | { kind: 'delay'; ms: number }
   /** answer 503 to the first `times` JSON-RPC requests calling `method`, forward the rest */
-  | { kind: 'fail-method'; method: string; times: number };
+  | { kind: 'fail-method'; method: string; times: number }
+  /** refuse a JSON-RPC batch of more than `max` calls with `status` and a JSON-RPC error saying `message` (a node's batch limit) */
+  | { kind: 'refuse-batches'; max: number; status: number; message: string };
 
 /** The JSON-RPC calls of one HTTP request the proxy received (several for a batch). */
 export type RpcRequest = { method: string; params: unknown[] }[];
@@ -50,6 +52,16 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** The calls of a JSON-RPC batch body; 0 for a single call or anything else. */
+function batchSize(body: Buffer): number {
+  try {
+    const json = JSON.parse(body.toString()) as unknown;
+    return Array.isArray(json) ? json.length : 0;
+  } catch {
+    return 0;
+  }
 }
 
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
@@ -170,6 +182,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       current.times--;
       failed++;
       res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream overloaded');
+      return;
+    }
+    if (current.kind === 'refuse-batches' && batchSize(body) > current.max) {
+      failed++;
+      res.writeHead(current.status, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: current.message } }),
+      );
       return;
     }
     if (current.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, current.ms));
