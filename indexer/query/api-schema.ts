@@ -17,6 +17,7 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLString,
+  type GraphQLArgumentConfig,
   type GraphQLFieldConfig,
   type GraphQLFieldConfigArgumentMap,
   type GraphQLInputFieldConfigMap,
@@ -28,7 +29,7 @@ import {
 import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
 import { idFromSql, sqlToJson, type TableLayout } from '../store/layout.ts';
 import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
-import { queryableTypes } from './filter-model.ts';
+import { queryableTypes, type QueryableType } from './filter-model.ts';
 import { queryFieldNames } from './inflector.ts';
 import {
   checkOrderBy,
@@ -153,318 +154,91 @@ const scalars: Record<string, GraphQLScalarType> = {
   Timestamp: TimestampScalar,
 };
 
-export function buildApiSchema(model: QueryModel): GraphQLSchema {
-  const enums = new Map<string, GraphQLEnumType>();
-  for (const [name, values] of model.schema.enums) {
-    enums.set(
-      name,
-      new GraphQLEnumType({ name, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }),
-    );
-  }
-  const orderDirection = new GraphQLEnumType({
-    name: 'OrderDirection',
-    description: 'Defines the order direction, either ascending or descending',
-    values: { asc: { value: 'asc' }, desc: { value: 'desc' } },
-  });
-  const errorPolicy = new GraphQLEnumType({
-    name: '_SubgraphErrorPolicy_',
-    values: {
-      allow: {
-        value: 'allow',
-        description: 'Data will be returned even if the subgraph has indexing errors',
-      },
-      deny: {
-        value: 'deny',
-        description: 'If the subgraph has indexing errors, data will be omitted. The default.',
-      },
-    },
-  });
-  const blockHeight = new GraphQLInputObjectType({
-    name: 'Block_height',
-    description: 'The block at which the query should be executed.',
-    fields: { hash: { type: BytesScalar }, number: { type: GraphQLInt }, number_gte: { type: GraphQLInt } },
-  });
-  const blockChangedFilter = new GraphQLInputObjectType({
-    name: 'BlockChangedFilter',
-    fields: { number_gte: { type: new GraphQLNonNull(GraphQLInt) } },
-  });
-
-  const objectTypes = new Map<string, GraphQLObjectType>();
-  const filterTypes = new Map<string, GraphQLInputObjectType>();
-  const orderByTypes = new Map<string, GraphQLEnumType>();
-
-  const namedInput = (name: string): GraphQLInputType => {
-    const t = scalars[name] ?? enums.get(name) ?? filterTypes.get(name.replace(/_filter$/, ''));
-    if (!t) throw new Error(`no input type ${name}`);
-    return t;
-  };
-
-  const queryable = queryableTypes(model.schema);
-  for (const entity of queryable) {
-    const entries = model.filters.get(entity.name)!;
-    const filterType: GraphQLInputObjectType = new GraphQLInputObjectType({
-      name: `${entity.name}_filter`,
-      fields: (): GraphQLInputFieldConfigMap => {
-        const fields: GraphQLInputFieldConfigMap = {};
-        for (const e of entries.values()) {
-          const base = namedInput(e.typeName);
-          fields[e.key] = { type: e.listValue ? new GraphQLList(new GraphQLNonNull(base)) : base };
-        }
-        fields._change_block = {
-          type: blockChangedFilter,
-          description: 'Filter for the block changed event.',
-        };
-        fields.and = { type: new GraphQLList(filterType) };
-        fields.or = { type: new GraphQLList(filterType) };
-        return fields;
-      },
-    });
-    filterTypes.set(entity.name, filterType);
-    orderByTypes.set(
-      entity.name,
-      new GraphQLEnumType({
-        name: `${entity.name}_orderBy`,
-        values: Object.fromEntries([...model.orderBy.get(entity.name)!.keys()].map((k) => [k, { value: k }])),
-      }),
-    );
-  }
-
-  const collectionArgs = (typeName: string): GraphQLFieldConfigArgumentMap => ({
-    skip: { type: GraphQLInt, defaultValue: 0 },
-    first: { type: GraphQLInt, defaultValue: 100 },
-    orderBy: { type: orderByTypes.get(typeName)! },
-    orderDirection: { type: orderDirection },
-    where: { type: filterTypes.get(typeName)! },
-  });
-
-  const layoutOf = (name: string): TableLayout => model.layouts.get(name)!;
-  const wrap = (table: TableLayout, block: number) => (row: Record<string, unknown>) => ({
-    table,
-    row,
-    block,
-  });
-
-  // A type's tables (one for an entity type, each implementer's for an interface) are looked up once,
-  // when the schema is built: resolvers run for every entity a response holds.
-
-  /** The entity with id `id` (its SQL value) in one of `tables`. */
-  const entityById = (
-    ctx: QueryContext,
-    tables: readonly TableLayout[],
-    id: unknown,
-    block: number,
-  ): EntitySource | null => {
-    ctx.resultSize.check();
-    for (const table of tables) {
-      const row = ctx.reader.byId(table, id, block);
-      if (!row) continue;
-      ctx.resultSize.add([row]);
-      return { table, row, block };
-    }
-    return null;
-  };
-
-  /** The entities a collection of `typeName` (an entity type or interface, over its `tables`) selects, in order. */
-  const collection = (
-    ctx: QueryContext,
-    typeName: string,
-    tables: readonly TableLayout[],
-    args: CollectionArgs,
-    block: number,
-    scope?: CollectionScope,
-  ): EntitySource[] => {
-    checkOrderBy(model, typeName, args.orderBy);
-    ctx.resultSize.check();
-    const [table] = tables;
-    if (table && tables.length === 1) {
-      const rows = ctx.reader.all(compileCollection(model, table, args, block, scope));
-      ctx.resultSize.add(rows);
-      return rows.map(wrap(table, block));
-    }
-    const picks = ctx.reader.all(compileInterfaceCollection(model, tables, args, block, scope));
-    // each implementer's picked versions in one read (a version id is unique within its table only),
-    // then put back in the collection's order
-    const rows = tables.map((table, part) => {
-      const vids = picks.filter((p) => Number(p.__part) === part).map((p) => p.__vid);
-      const read = vids.length
-        ? ctx.reader.all({ sql: compileByVids(table, vids.length), params: vids })
-        : [];
-      ctx.resultSize.add(read);
-      return new Map(read.map((row) => [row.__vid, row]));
-    });
-    return picks.map((p) => {
-      const part = Number(p.__part);
-      return { table: tables[part]!, row: rows[part]!.get(p.__vid)!, block };
-    });
-  };
-
-  const outputType = (field: FieldModel): GraphQLOutputType => {
-    let type: GraphQLOutputType;
-    if (field.kind === 'Entity')
-      type = objectTypes.get(field.typeName) ?? interfaceTypes.get(field.typeName)!;
-    else if (field.kind === 'Enum') type = enums.get(field.typeName)!;
-    else type = scalars[field.typeName]!;
-    if (field.list) type = new GraphQLList(field.itemNonNull ? new GraphQLNonNull(type) : type);
-    if (field.nonNull) type = new GraphQLNonNull(type);
-    return type;
-  };
-
-  /** A list of entities takes collection arguments, on an interface's field too (graph-node's api.rs). */
-  const fieldArgs = (field: FieldModel): GraphQLFieldConfigArgumentMap | undefined =>
-    field.kind === 'Entity' && field.list ? collectionArgs(field.typeName) : undefined;
-
-  const fieldConfig = (
-    entity: EntityTypeModel,
-    field: FieldModel,
-  ): GraphQLFieldConfig<EntitySource, QueryContext> => {
-    const type = outputType(field);
-    const args = fieldArgs(field);
-    const table = layoutOf(entity.name);
-
-    if (field.kind !== 'Entity') {
-      const column = table.byField.get(field.name)!;
-      return { type, resolve: (src) => sqlToJson(column, src.row[field.name]) };
-    }
-    const targets = tablesOf(model, field.typeName);
-    const back = field.derivedFrom;
-    if (back !== undefined) {
-      for (const target of targets) {
-        if (!target.byField.has(back))
-          throw new Error(`${entity.name}.${field.name}: ${target.entity.name} has no field ${back}`);
-      }
-      const scope =
-        (src: EntitySource): CollectionScope =>
-        (alias, target) => {
-          const column = target.byField.get(back)!;
-          return column.list
-            ? {
-                sql: `? IN (SELECT value FROM json_each(${alias}.${column.sql}))`,
-                params: [idFromSql(table.idKind, src.row.id)],
-              }
-            : { sql: `${alias}.${column.sql} = ?`, params: [src.row.id] };
-        };
-      if (!field.list) {
-        return {
-          type,
-          resolve: (src, _args, ctx) => {
-            const [match, another] = collection(
-              ctx,
-              field.typeName,
-              targets,
-              { first: 2 },
-              src.block,
-              scope(src),
-            );
-            // graph-node reads every entity referring back and refuses more than one (resolver.rs resolve_object)
-            if (another) {
-              throw new QueryError(
-                `Ambiguous result for derived field \`${field.name}\`: Multiple \`${field.typeName}\` entities refer back via \`${back}\``,
-              );
-            }
-            return match ?? null;
-          },
-        };
-      }
-      return {
-        type,
-        args,
-        resolve: (src, args: CollectionArgs, ctx) =>
-          collection(ctx, field.typeName, targets, args, src.block, scope(src)),
-      };
-    }
-    if (!field.list) {
-      return {
-        type,
-        resolve: (src, _args, ctx) => {
-          const id = src.row[field.name];
-          if (id === null || id === undefined) return null;
-          return entityById(ctx, targets, id, src.block);
+/** The types every generated schema has, whatever its entities. */
+function commonTypes() {
+  return {
+    orderDirection: new GraphQLEnumType({
+      name: 'OrderDirection',
+      description: 'Defines the order direction, either ascending or descending',
+      values: { asc: { value: 'asc' }, desc: { value: 'desc' } },
+    }),
+    errorPolicy: new GraphQLEnumType({
+      name: '_SubgraphErrorPolicy_',
+      values: {
+        allow: {
+          value: 'allow',
+          description: 'Data will be returned even if the subgraph has indexing errors',
         },
-      };
-    }
-    return {
-      type,
-      args,
-      resolve: (src, args: CollectionArgs, ctx) => {
-        const raw = src.row[field.name];
-        if (raw === null || raw === undefined) return null;
-        const scope: CollectionScope = (alias, target) => ({
-          sql: `${idAsText(`${alias}."id"`, target.idKind)} IN (SELECT value FROM json_each(?))`,
-          params: [raw],
-        });
-        return collection(ctx, field.typeName, targets, args, src.block, scope);
+        deny: {
+          value: 'deny',
+          description: 'If the subgraph has indexing errors, data will be omitted. The default.',
+        },
       },
-    };
+    }),
+    blockHeight: new GraphQLInputObjectType({
+      name: 'Block_height',
+      description: 'The block at which the query should be executed.',
+      fields: { hash: { type: BytesScalar }, number: { type: GraphQLInt }, number_gte: { type: GraphQLInt } },
+    }),
+    blockChangedFilter: new GraphQLInputObjectType({
+      name: 'BlockChangedFilter',
+      fields: { number_gte: { type: new GraphQLNonNull(GraphQLInt) } },
+    }),
   };
+}
 
-  const interfaceTypes = new Map<string, GraphQLInterfaceType>();
-  for (const intf of model.schema.interfaces.values()) {
-    interfaceTypes.set(
-      intf.name,
-      new GraphQLInterfaceType({
-        name: intf.name,
-        fields: () =>
-          Object.fromEntries(
-            [...intf.fields.values()].map((f) => [f.name, { type: outputType(f), args: fieldArgs(f) }]),
-          ),
-        resolveType: (src: EntitySource) => src.table.entity.name,
-      }),
-    );
+/** The entity with id `id` (its SQL value) in one of `tables`. */
+function entityById(
+  ctx: QueryContext,
+  tables: readonly TableLayout[],
+  id: unknown,
+  block: number,
+): EntitySource | null {
+  ctx.resultSize.check();
+  for (const table of tables) {
+    const row = ctx.reader.byId(table, id, block);
+    if (!row) continue;
+    ctx.resultSize.add([row]);
+    return { table, row, block };
   }
-  for (const entity of model.schema.entities.values()) {
-    objectTypes.set(
-      entity.name,
-      new GraphQLObjectType<EntitySource, QueryContext>({
-        name: entity.name,
-        interfaces: () => entity.interfaces.map((name) => interfaceTypes.get(name)!),
-        fields: () =>
-          Object.fromEntries([...entity.fields.values()].map((f) => [f.name, fieldConfig(entity, f)])),
-      }),
-    );
+  return null;
+}
+
+/** The entities a collection of `typeName` (an entity type or interface, over its `tables`) selects, in order. */
+function collection(
+  model: QueryModel,
+  ctx: QueryContext,
+  typeName: string,
+  tables: readonly TableLayout[],
+  args: CollectionArgs,
+  block: number,
+  scope?: CollectionScope,
+): EntitySource[] {
+  checkOrderBy(model, typeName, args.orderBy);
+  ctx.resultSize.check();
+  const [table] = tables;
+  if (table && tables.length === 1) {
+    const rows = ctx.reader.all(compileCollection(model, table, args, block, scope));
+    ctx.resultSize.add(rows);
+    return rows.map((row) => ({ table, row, block }));
   }
+  const picks = ctx.reader.all(compileInterfaceCollection(model, tables, args, block, scope));
+  // each implementer's picked versions in one read (a version id is unique within its table only),
+  // then put back in the collection's order
+  const rows = tables.map((table, part) => {
+    const vids = picks.filter((p) => Number(p.__part) === part).map((p) => p.__vid);
+    const read = vids.length ? ctx.reader.all({ sql: compileByVids(table, vids.length), params: vids }) : [];
+    ctx.resultSize.add(read);
+    return new Map(read.map((row) => [row.__vid, row]));
+  });
+  return picks.map((p) => {
+    const part = Number(p.__part);
+    return { table: tables[part]!, row: rows[part]!.get(p.__vid)!, block };
+  });
+}
 
-  const blockArg = {
-    type: blockHeight,
-    description:
-      'The block at which the query should be executed. Can either be a `{ hash: Bytes }` value containing a block hash, a `{ number: Int }` containing the block number, or a `{ number_gte: Int }` containing the minimum block number. In the case of `number_gte`, the query will be executed on the latest block only if the subgraph has progressed to or past the minimum block number. Defaults to the latest block when omitted.',
-  };
-  const subgraphErrorArg = {
-    type: new GraphQLNonNull(errorPolicy),
-    defaultValue: 'deny',
-    description: 'Set to `allow` to receive data even if the subgraph has skipped over errors while syncing.',
-  };
-
-  const queryFields: Record<string, GraphQLFieldConfig<unknown, QueryContext>> = {};
-  for (const entity of queryable) {
-    const type = objectTypes.get(entity.name) ?? interfaceTypes.get(entity.name)!;
-    const tables = tablesOf(model, entity.name);
-    const { singular, plural } = queryFieldNames(entity.name);
-    queryFields[singular] = {
-      type,
-      args: { id: { type: new GraphQLNonNull(GraphQLID) }, block: blockArg, subgraphError: subgraphErrorArg },
-      resolve: (_src, args: { id: string; block?: BlockHeightArg; subgraphError: string }, ctx, info) => {
-        const block = ctx.reader.resolveBlock(args.block, ctx.latest);
-        noteRead(ctx, info, args.block, block, args.subgraphError);
-        const [table] = tables;
-        return table ? entityById(ctx, tables, idArgument(table, args.id), block) : null;
-      },
-    };
-    queryFields[plural] = {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-      args: { ...collectionArgs(entity.name), block: blockArg, subgraphError: subgraphErrorArg },
-      resolve: (
-        _src,
-        args: CollectionArgs & { block?: BlockHeightArg; subgraphError: string },
-        ctx,
-        info,
-      ) => {
-        const block = ctx.reader.resolveBlock(args.block, ctx.latest);
-        noteRead(ctx, info, args.block, block, args.subgraphError);
-        return collection(ctx, entity.name, tables, args, block);
-      },
-    };
-  }
-
+/** `_meta`: the block a query reads, the deployment, and whether indexing failed by then. */
+function metaField(blockArg: GraphQLArgumentConfig): GraphQLFieldConfig<unknown, QueryContext> {
   const blockType = new GraphQLObjectType({
     name: '_Block_',
     fields: {
@@ -489,7 +263,7 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       },
     },
   });
-  queryFields._meta = {
+  return {
     type: metaType,
     description: 'Access to subgraph metadata',
     args: { block: blockArg },
@@ -516,8 +290,288 @@ export function buildApiSchema(model: QueryModel): GraphQLSchema {
       };
     },
   };
+}
 
-  return new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
-  });
+/**
+ * Builds one schema: the types are made in dependency order (enums; filter and orderBy inputs;
+ * interfaces and objects, whose fields are thunks, so they may refer to each other), then the
+ * query fields. A type's tables (one for an entity type, each implementer's for an interface) are
+ * looked up here, once: resolvers run for every entity a response holds.
+ */
+class ApiSchemaBuilder {
+  private readonly common = commonTypes();
+  private readonly enums = new Map<string, GraphQLEnumType>();
+  private readonly objectTypes = new Map<string, GraphQLObjectType>();
+  private readonly interfaceTypes = new Map<string, GraphQLInterfaceType>();
+  private readonly filterTypes = new Map<string, GraphQLInputObjectType>();
+  private readonly orderByTypes = new Map<string, GraphQLEnumType>();
+  private readonly queryable: QueryableType[];
+
+  constructor(private readonly model: QueryModel) {
+    this.queryable = queryableTypes(model.schema);
+  }
+
+  build(): GraphQLSchema {
+    for (const [name, values] of this.model.schema.enums) {
+      this.enums.set(
+        name,
+        new GraphQLEnumType({ name, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }),
+      );
+    }
+    for (const entity of this.queryable) this.addFilterAndOrderBy(entity);
+    this.addEntityTypes();
+    return new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: this.queryFields() }),
+    });
+  }
+
+  private namedInput(name: string): GraphQLInputType {
+    const t = scalars[name] ?? this.enums.get(name) ?? this.filterTypes.get(name.replace(/_filter$/, ''));
+    if (!t) throw new Error(`no input type ${name}`);
+    return t;
+  }
+
+  /** `<Entity>_filter` and `<Entity>_orderBy`. */
+  private addFilterAndOrderBy(entity: QueryableType): void {
+    const entries = this.model.filters.get(entity.name)!;
+    const filterType: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name: `${entity.name}_filter`,
+      fields: (): GraphQLInputFieldConfigMap => {
+        const fields: GraphQLInputFieldConfigMap = {};
+        for (const e of entries.values()) {
+          const base = this.namedInput(e.typeName);
+          fields[e.key] = { type: e.listValue ? new GraphQLList(new GraphQLNonNull(base)) : base };
+        }
+        fields._change_block = {
+          type: this.common.blockChangedFilter,
+          description: 'Filter for the block changed event.',
+        };
+        fields.and = { type: new GraphQLList(filterType) };
+        fields.or = { type: new GraphQLList(filterType) };
+        return fields;
+      },
+    });
+    this.filterTypes.set(entity.name, filterType);
+    this.orderByTypes.set(
+      entity.name,
+      new GraphQLEnumType({
+        name: `${entity.name}_orderBy`,
+        values: Object.fromEntries(
+          [...this.model.orderBy.get(entity.name)!.keys()].map((k) => [k, { value: k }]),
+        ),
+      }),
+    );
+  }
+
+  private collectionArgs(typeName: string): GraphQLFieldConfigArgumentMap {
+    return {
+      skip: { type: GraphQLInt, defaultValue: 0 },
+      first: { type: GraphQLInt, defaultValue: 100 },
+      orderBy: { type: this.orderByTypes.get(typeName)! },
+      orderDirection: { type: this.common.orderDirection },
+      where: { type: this.filterTypes.get(typeName)! },
+    };
+  }
+
+  private outputType(field: FieldModel): GraphQLOutputType {
+    let type: GraphQLOutputType;
+    if (field.kind === 'Entity')
+      type = this.objectTypes.get(field.typeName) ?? this.interfaceTypes.get(field.typeName)!;
+    else if (field.kind === 'Enum') type = this.enums.get(field.typeName)!;
+    else type = scalars[field.typeName]!;
+    if (field.list) type = new GraphQLList(field.itemNonNull ? new GraphQLNonNull(type) : type);
+    if (field.nonNull) type = new GraphQLNonNull(type);
+    return type;
+  }
+
+  /** A list of entities takes collection arguments, on an interface's field too (graph-node's api.rs). */
+  private fieldArgs(field: FieldModel): GraphQLFieldConfigArgumentMap | undefined {
+    return field.kind === 'Entity' && field.list ? this.collectionArgs(field.typeName) : undefined;
+  }
+
+  private addEntityTypes(): void {
+    for (const intf of this.model.schema.interfaces.values()) {
+      this.interfaceTypes.set(
+        intf.name,
+        new GraphQLInterfaceType({
+          name: intf.name,
+          fields: () =>
+            Object.fromEntries(
+              [...intf.fields.values()].map((f) => [
+                f.name,
+                { type: this.outputType(f), args: this.fieldArgs(f) },
+              ]),
+            ),
+          resolveType: (src: EntitySource) => src.table.entity.name,
+        }),
+      );
+    }
+    for (const entity of this.model.schema.entities.values()) {
+      this.objectTypes.set(
+        entity.name,
+        new GraphQLObjectType<EntitySource, QueryContext>({
+          name: entity.name,
+          interfaces: () => entity.interfaces.map((name) => this.interfaceTypes.get(name)!),
+          fields: () =>
+            Object.fromEntries([...entity.fields.values()].map((f) => [f.name, this.fieldConfig(entity, f)])),
+        }),
+      );
+    }
+  }
+
+  private fieldConfig(
+    entity: EntityTypeModel,
+    field: FieldModel,
+  ): GraphQLFieldConfig<EntitySource, QueryContext> {
+    const table = this.model.layouts.get(entity.name)!;
+    if (field.kind !== 'Entity') {
+      const column = table.byField.get(field.name)!;
+      return { type: this.outputType(field), resolve: (src) => sqlToJson(column, src.row[field.name]) };
+    }
+    return field.derivedFrom === undefined
+      ? this.referenceField(field)
+      : this.derivedField(entity, table, field, field.derivedFrom);
+  }
+
+  /** A field holding the ids of the entities it refers to. */
+  private referenceField(field: FieldModel): GraphQLFieldConfig<EntitySource, QueryContext> {
+    const { model } = this;
+    const type = this.outputType(field);
+    const targets = tablesOf(model, field.typeName);
+    if (!field.list) {
+      return {
+        type,
+        resolve: (src, _args, ctx) => {
+          const id = src.row[field.name];
+          if (id === null || id === undefined) return null;
+          return entityById(ctx, targets, id, src.block);
+        },
+      };
+    }
+    return {
+      type,
+      args: this.fieldArgs(field),
+      resolve: (src, args: CollectionArgs, ctx) => {
+        const raw = src.row[field.name];
+        if (raw === null || raw === undefined) return null;
+        const scope: CollectionScope = (alias, target) => ({
+          sql: `${idAsText(`${alias}."id"`, target.idKind)} IN (SELECT value FROM json_each(?))`,
+          params: [raw],
+        });
+        return collection(model, ctx, field.typeName, targets, args, src.block, scope);
+      },
+    };
+  }
+
+  /** A `@derivedFrom(field: back)` field: the entities whose `back` refers to this one. */
+  private derivedField(
+    entity: EntityTypeModel,
+    table: TableLayout,
+    field: FieldModel,
+    back: string,
+  ): GraphQLFieldConfig<EntitySource, QueryContext> {
+    const { model } = this;
+    const type = this.outputType(field);
+    const targets = tablesOf(model, field.typeName);
+    for (const target of targets) {
+      if (!target.byField.has(back))
+        throw new Error(`${entity.name}.${field.name}: ${target.entity.name} has no field ${back}`);
+    }
+    const scope =
+      (src: EntitySource): CollectionScope =>
+      (alias, target) => {
+        const column = target.byField.get(back)!;
+        return column.list
+          ? {
+              sql: `? IN (SELECT value FROM json_each(${alias}.${column.sql}))`,
+              params: [idFromSql(table.idKind, src.row.id)],
+            }
+          : { sql: `${alias}.${column.sql} = ?`, params: [src.row.id] };
+      };
+    if (!field.list) {
+      return {
+        type,
+        resolve: (src, _args, ctx) => {
+          const [match, another] = collection(
+            model,
+            ctx,
+            field.typeName,
+            targets,
+            { first: 2 },
+            src.block,
+            scope(src),
+          );
+          // graph-node reads every entity referring back and refuses more than one (resolver.rs resolve_object)
+          if (another) {
+            throw new QueryError(
+              `Ambiguous result for derived field \`${field.name}\`: Multiple \`${field.typeName}\` entities refer back via \`${back}\``,
+            );
+          }
+          return match ?? null;
+        },
+      };
+    }
+    return {
+      type,
+      args: this.fieldArgs(field),
+      resolve: (src, args: CollectionArgs, ctx) =>
+        collection(model, ctx, field.typeName, targets, args, src.block, scope(src)),
+    };
+  }
+
+  /** `<entity>(id, block, subgraphError)` and `<entities>(...)` for each queryable type, and `_meta`. */
+  private queryFields(): Record<string, GraphQLFieldConfig<unknown, QueryContext>> {
+    const { model } = this;
+    const blockArg = {
+      type: this.common.blockHeight,
+      description:
+        'The block at which the query should be executed. Can either be a `{ hash: Bytes }` value containing a block hash, a `{ number: Int }` containing the block number, or a `{ number_gte: Int }` containing the minimum block number. In the case of `number_gte`, the query will be executed on the latest block only if the subgraph has progressed to or past the minimum block number. Defaults to the latest block when omitted.',
+    };
+    const subgraphErrorArg = {
+      type: new GraphQLNonNull(this.common.errorPolicy),
+      defaultValue: 'deny',
+      description:
+        'Set to `allow` to receive data even if the subgraph has skipped over errors while syncing.',
+    };
+    const fields: Record<string, GraphQLFieldConfig<unknown, QueryContext>> = {};
+    for (const entity of this.queryable) {
+      const type = this.objectTypes.get(entity.name) ?? this.interfaceTypes.get(entity.name)!;
+      const tables = tablesOf(model, entity.name);
+      const { singular, plural } = queryFieldNames(entity.name);
+      fields[singular] = {
+        type,
+        args: {
+          id: { type: new GraphQLNonNull(GraphQLID) },
+          block: blockArg,
+          subgraphError: subgraphErrorArg,
+        },
+        resolve: (_src, args: { id: string; block?: BlockHeightArg; subgraphError: string }, ctx, info) => {
+          const block = ctx.reader.resolveBlock(args.block, ctx.latest);
+          noteRead(ctx, info, args.block, block, args.subgraphError);
+          const [table] = tables;
+          return table ? entityById(ctx, tables, idArgument(table, args.id), block) : null;
+        },
+      };
+      fields[plural] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+        args: { ...this.collectionArgs(entity.name), block: blockArg, subgraphError: subgraphErrorArg },
+        resolve: (
+          _src,
+          args: CollectionArgs & { block?: BlockHeightArg; subgraphError: string },
+          ctx,
+          info,
+        ) => {
+          const block = ctx.reader.resolveBlock(args.block, ctx.latest);
+          noteRead(ctx, info, args.block, block, args.subgraphError);
+          return collection(model, ctx, entity.name, tables, args, block);
+        },
+      };
+    }
+    fields._meta = metaField(blockArg);
+    return fields;
+  }
+}
+
+export function buildApiSchema(model: QueryModel): GraphQLSchema {
+  return new ApiSchemaBuilder(model).build();
 }
