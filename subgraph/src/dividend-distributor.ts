@@ -10,7 +10,7 @@ import { fitsInt } from './int-range';
 import { recordProtocolEvent } from './protocol-event';
 
 export function handleDividendRoundPosted(event: DividendRoundPosted): void {
-  recordProtocolEvent(event, 'DividendRoundPosted');
+  recordProtocolEvent(event, 'DividendRoundPosted', event.params.fund);
   const tx = event.transaction.hash.toHexString();
   if (
     !fitsInt(event.params.epoch, 'epoch', 'DividendRoundPosted', tx) ||
@@ -34,7 +34,7 @@ export function handleDividendRoundPosted(event: DividendRoundPosted): void {
 }
 
 export function handleDividendClaimed(event: DividendClaimed): void {
-  recordProtocolEvent(event, 'DividendClaimed');
+  recordProtocolEvent(event, 'DividendClaimed', event.params.fund);
   const roundId = fundEpochId(event.params.fund, event.params.epoch);
   const round = DividendRound.load(roundId);
   if (round == null) {

@@ -8,7 +8,7 @@ import { recordProtocolEvent } from './protocol-event';
 export { handleOwnershipTransferred } from './protocol-event';
 
 export function handleFundRegistered(event: FundRegistered): void {
-  recordProtocolEvent(event, 'FundRegistered');
+  recordProtocolEvent(event, 'FundRegistered', event.params.vault);
   const fund = new Fund(event.params.vault);
   fund.slug = event.params.slug;
   fund.vault = event.params.vault;

@@ -6,6 +6,7 @@ import {
   EpochSettled,
   FundClosed,
   ModulePaused,
+  OwnershipTransferred,
   ModuleUnpaused,
   RedemptionRequested,
   StrategyAllocationSet,
@@ -15,18 +16,21 @@ import { AllocationChange, Fund, Settlement, StrategyAllocation } from '../gener
 import { allocationId, eventId, fundEpochId } from './entity-ids';
 import { recordProtocolEvent } from './protocol-event';
 
-export { handleOwnershipTransferred } from './protocol-event';
+/** The vault's own OwnershipTransferred: unlike the protocol contracts', it concerns its fund. */
+export function handleOwnershipTransferred(event: OwnershipTransferred): void {
+  recordProtocolEvent(event, 'OwnershipTransferred', event.address);
+}
 
 export function handleSubscriptionRequested(event: SubscriptionRequested): void {
-  recordProtocolEvent(event, 'SubscriptionRequested');
+  recordProtocolEvent(event, 'SubscriptionRequested', event.address);
 }
 
 export function handleRedemptionRequested(event: RedemptionRequested): void {
-  recordProtocolEvent(event, 'RedemptionRequested');
+  recordProtocolEvent(event, 'RedemptionRequested', event.address);
 }
 
 export function handleEpochSettled(event: EpochSettled): void {
-  recordProtocolEvent(event, 'EpochSettled');
+  recordProtocolEvent(event, 'EpochSettled', event.address);
   const settlement = new Settlement(fundEpochId(event.address, event.params.epoch));
   settlement.fund = event.address;
   settlement.epoch = event.params.epoch.toI32();
@@ -45,7 +49,7 @@ export function handleEpochSettled(event: EpochSettled): void {
 }
 
 export function handleStrategyAllocationSet(event: StrategyAllocationSet): void {
-  recordProtocolEvent(event, 'StrategyAllocationSet');
+  recordProtocolEvent(event, 'StrategyAllocationSet', event.address);
   const id = allocationId(event.address, event.params.strategy);
   let allocation = StrategyAllocation.load(id);
   if (allocation == null) {
@@ -74,17 +78,17 @@ export function handleStrategyAllocationSet(event: StrategyAllocationSet): void 
 }
 
 export function handleModulePaused(event: ModulePaused): void {
-  recordProtocolEvent(event, 'ModulePaused');
+  recordProtocolEvent(event, 'ModulePaused', event.address);
   setModulePaused(event.address, event.params.module, true);
 }
 
 export function handleModuleUnpaused(event: ModuleUnpaused): void {
-  recordProtocolEvent(event, 'ModuleUnpaused');
+  recordProtocolEvent(event, 'ModuleUnpaused', event.address);
   setModulePaused(event.address, event.params.module, false);
 }
 
 export function handleFundClosed(event: FundClosed): void {
-  recordProtocolEvent(event, 'FundClosed');
+  recordProtocolEvent(event, 'FundClosed', event.address);
   const fund = loadFund(event.address);
   if (fund == null) return;
   fund.closed = true;

@@ -18,7 +18,7 @@ import { recordProtocolEvent } from './protocol-event';
 export { handleRoleAdminChanged, handleRoleGranted, handleRoleRevoked } from './protocol-event';
 
 export function handleNavDrafted(event: NavDrafted): void {
-  recordProtocolEvent(event, 'NavDrafted');
+  recordProtocolEvent(event, 'NavDrafted', event.params.fund);
   // its later transitions find no record, and say so (loadRecord)
   if (!fitsInt(event.params.epoch, 'epoch', 'NavDrafted', event.transaction.hash.toHexString())) return;
   const id = fundEpochId(event.params.fund, event.params.epoch);
@@ -48,7 +48,7 @@ export function handleNavDrafted(event: NavDrafted): void {
 }
 
 export function handleNavSubmitted(event: NavSubmitted): void {
-  recordProtocolEvent(event, 'NavSubmitted');
+  recordProtocolEvent(event, 'NavSubmitted', event.params.fund);
   const record = loadRecord(event.params.fund, event.params.epoch, event);
   if (record == null) return;
   record.status = 'PendingVerification';
@@ -59,7 +59,7 @@ export function handleNavSubmitted(event: NavSubmitted): void {
 }
 
 export function handleNavVerified(event: NavVerified): void {
-  recordProtocolEvent(event, 'NavVerified');
+  recordProtocolEvent(event, 'NavVerified', event.params.fund);
   const record = loadRecord(event.params.fund, event.params.epoch, event);
   if (record == null) return;
   record.status = 'Verified';
@@ -71,7 +71,7 @@ export function handleNavVerified(event: NavVerified): void {
 }
 
 export function handleNavPublished(event: NavPublished): void {
-  recordProtocolEvent(event, 'NavPublished');
+  recordProtocolEvent(event, 'NavPublished', event.params.fund);
   const record = loadRecord(event.params.fund, event.params.epoch, event);
   if (record == null) return;
   record.status = 'Published';
@@ -91,7 +91,7 @@ export function handleNavPublished(event: NavPublished): void {
 }
 
 export function handleNavRejected(event: NavRejected): void {
-  recordProtocolEvent(event, 'NavRejected');
+  recordProtocolEvent(event, 'NavRejected', event.params.fund);
   const record = loadRecord(event.params.fund, event.params.epoch, event);
   if (record == null) return;
   // Rejection sends the record back to Draft: the status stays within the four states.

@@ -1,14 +1,17 @@
 // The generic ProtocolEvent record that every handler writes first, so the event stream
 // (GET /v1/events) covers every event of every tracked contract, decoded, in chain order.
-// It also holds the handlers of OpenZeppelin's Ownable/AccessControl events, which need
-// nothing beyond this record; each mapping file re-exports the ones its ABI declares.
-import { BigInt, ethereum } from '@graphprotocol/graph-ts';
+// It also holds the handlers of OpenZeppelin's Ownable/AccessControl events of the protocol's
+// own contracts, which need nothing beyond this record and concern no fund; each mapping file
+// re-exports the ones its ABI declares (a vault's own are in fund-vault.ts: they concern its fund).
+import { BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
 import { ProtocolEvent } from '../generated/schema';
 import { eventId } from './entity-ids';
 
-export function recordProtocolEvent(event: ethereum.Event, eventName: string): void {
+/** Records `event` as `eventName`; `fund` is the vault it concerns, null when none (see the schema). */
+export function recordProtocolEvent(event: ethereum.Event, eventName: string, fund: Bytes | null): void {
   const record = new ProtocolEvent(eventId(event));
   record.contract = event.address;
+  record.fund = fund;
   record.eventName = eventName;
   record.blockNumber = event.block.number;
   record.timestamp = event.block.timestamp;
@@ -21,19 +24,19 @@ export function recordProtocolEvent(event: ethereum.Event, eventName: string): v
 }
 
 export function handleOwnershipTransferred(event: ethereum.Event): void {
-  recordProtocolEvent(event, 'OwnershipTransferred');
+  recordProtocolEvent(event, 'OwnershipTransferred', null);
 }
 
 export function handleRoleGranted(event: ethereum.Event): void {
-  recordProtocolEvent(event, 'RoleGranted');
+  recordProtocolEvent(event, 'RoleGranted', null);
 }
 
 export function handleRoleRevoked(event: ethereum.Event): void {
-  recordProtocolEvent(event, 'RoleRevoked');
+  recordProtocolEvent(event, 'RoleRevoked', null);
 }
 
 export function handleRoleAdminChanged(event: ethereum.Event): void {
-  recordProtocolEvent(event, 'RoleAdminChanged');
+  recordProtocolEvent(event, 'RoleAdminChanged', null);
 }
 
 /** The event's parameters as one JSON object text, keyed by the ABI's parameter names. */

@@ -108,6 +108,25 @@ describe('subgraph over the devnet scenario', () => {
     expect([...candidates.values()].flat()).toEqual([]);
   });
 
+  it('names the fund each event concerns: the emitting vault, the vault its arguments name, or none', () => {
+    const { deployment } = inject('devnet');
+    const vaults = new Set(deployment.funds.map((f) => f.vault.toLowerCase()));
+    const concerned = (event: Row): unknown => {
+      const args = JSON.parse(String(event.args)) as Row;
+      if (vaults.has(String(event.contract))) return event.contract;
+      if (event.eventName === 'FundRegistered') return args.vault;
+      return args.fund ?? null;
+    };
+    expect(actual.protocolEvents.filter((event) => event.fund !== concerned(event))).toEqual([]);
+    // every fund is concerned by events of all four kinds of contract; role events by none
+    const fundsOf = (name: string) =>
+      new Set(actual.protocolEvents.filter((e) => e.eventName === name).map((e) => e.fund));
+    expect(fundsOf('FundRegistered')).toEqual(vaults);
+    expect(fundsOf('NavPublished')).toEqual(vaults);
+    expect(fundsOf('EpochSettled')).toEqual(vaults);
+    expect(fundsOf('RoleGranted')).toEqual(new Set([null]));
+  });
+
   it('keys every event record by transaction hash ++ log index and orders them by block * 2^32 + log index', () => {
     const sortKeys = new Set<string>();
     for (const event of actual.protocolEvents) {

@@ -18,7 +18,7 @@ const selections = {
   allocationChanges: `id allocation { id } fund { id } strategy targetBps capBps active blockNumber timestamp txHash`,
   settlements: `id fund { id } epoch navPerShare assetsIn sharesMinted sharesBurned assetsOut totalAssets
     totalSupply reserveBalance blockNumber timestamp txHash`,
-  protocolEvents: `id contract eventName blockNumber timestamp txHash logIndex sortKey args`,
+  protocolEvents: `id contract eventName blockNumber timestamp txHash logIndex sortKey args fund`,
 } as const;
 
 export type Collection = keyof typeof selections;
