@@ -22,7 +22,7 @@ import { redactUrl } from './common/url.ts';
 import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
 import { createServiceServer } from './rest/http-server.ts';
-import { connectRedis } from './rest/rate-limit.ts';
+import { connectRedis, rateLimitSummary } from './rest/rate-limit.ts';
 import { ConfigError, loadServiceConfig } from './rest/service-config.ts';
 
 let config;
@@ -89,7 +89,8 @@ try {
     distributionsBase ??= dataDir;
   }
 
-  const redisUrl = config.redisUrl;
+  // with the limits off there is nothing to count, and an unused Redis must not stop the start
+  const redisUrl = config.rateLimit ? config.redisUrl : undefined;
   const redis = redisUrl
     ? await starting(`cannot connect to REDIS_URL (${redactUrl(redisUrl)})`, () =>
         connectRedis(redisUrl, (line) => console.error(line)),
@@ -165,6 +166,7 @@ service (${config.mode}) listening on ${base}
   agents.json   ${base}/.well-known/agents.json
   subgraph      ${redactUrl(subgraphUrl as string)}
   chain RPC     ${rpcUrl ? redactUrl(rpcUrl) : 'not configured (live reads answer available: false)'}
+  rate limits   ${rateLimitSummary(config.rateLimit, config.redisUrl)}
 Ctrl-C to stop.`);
 } catch (error) {
   // what the configuration names gets one line; anything else is a bug and keeps its stack

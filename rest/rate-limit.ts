@@ -1,13 +1,15 @@
 // Rate limits per client IP: a sustained limit (by default 60 per minute) and a burst limit (20 per
 // 20 seconds) enforced together, so a client can send 20 requests at once but cannot keep
 // more than one per second going. Counters live in memory, or in Redis when one is given so
-// limits hold across replicas; while Redis is unreachable, requests pass unlimited rather than
-// fail or wait. Both limits are announced in IETF RateLimit headers (draft 8). Both count in fixed
-// windows (express-rate-limit), so up to twice a limit passes across a window's end, as documented.
+// limits hold across replicas; while Redis fails (unreachable, hung, slow, or refusing the
+// commands), requests pass uncounted, without RateLimit headers, rather than fail or wait more than
+// REDIS_COMMAND_TIMEOUT_MS, and the outage is logged once. Both limits are announced in IETF
+// RateLimit headers (draft 8). Both count in fixed windows (express-rate-limit), so up to twice a
+// limit passes across a window's end, as documented.
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { createClient } from 'redis';
+import { RedisStore, type Options as RedisStoreOptions, type RedisReply } from 'rate-limit-redis';
+import { ConnectionTimeoutError, createClient } from 'redis';
 import { problemBody, sendProblem } from './problems.ts';
 
 export interface RateLimitConfig {
@@ -30,73 +32,232 @@ export function rateLimitedDetail(limit: number, windowSeconds: number, retryAft
   return `More than ${limit} requests in ${windowSeconds} seconds from your address; retry after ${retryAfter} seconds.`;
 }
 
-/** the part of a node-redis client rate-limit-redis needs */
+/** The start-up line saying how the limits are enforced: a replica counting apart from the others shows. */
+export function rateLimitSummary(config: RateLimitConfig | false, redisUrl: string | undefined): string {
+  if (!config) return `off (RATE_LIMIT_PER_MINUTE=0${redisUrl ? '; REDIS_URL is not used' : ''})`;
+  const limits = `${config.perMinute}/min + ${config.burst} per ${config.burstWindowSeconds} s per client IP`;
+  return redisUrl
+    ? `${limits}, counted in Redis ${redisLocation(redisUrl)}`
+    : `${limits}, counted in this process's memory (each replica apart; REDIS_URL shares them)`;
+}
+
+/** A Redis URL as it may be printed: the server and database the counters go to, no credentials. */
+export function redisLocation(url: string): string {
+  const { protocol, hostname, port, pathname } = new URL(url);
+  return `${protocol}//${hostname}:${port || 6379}/${pathname.slice(1) || 0}`;
+}
+
+/** what the Redis counters need of a connection (connectRedis) */
 export interface RedisCommander {
   sendCommand(args: string[]): Promise<unknown>;
+  /** Told after each request's counting: with no argument when Redis counted it, else why not. */
+  counted(failure?: unknown): void;
 }
 
 export interface RedisConnection extends RedisCommander {
+  /** Drops the connection at once: commands still waiting for Redis fail, none is waited for. */
   close(): Promise<void>;
 }
 
-/** Tries of the first connection before the start fails, and the longest wait between reconnections. */
+/** Tries of the first connection, and the wait for each to be accepted. */
 const FIRST_CONNECT_TRIES = 3;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** The first connection's tries, handshake and probe: node-redis bounds none but the tries. */
+const FIRST_CONNECT_DEADLINE_MS = 10_000;
+/** The longest wait between two reconnections once running. */
 const MAX_RECONNECT_DELAY_MS = 5_000;
+/**
+ * How long a command may wait for its answer. A Redis on the same network answers in about a
+ * millisecond; past this one is hung or overloaded, and each request would wait with it.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+class RedisTimeout extends Error {}
+
+/** `reply`, or a RedisTimeout once `ms` have passed without it. */
+function answerWithin<T>(reply: Promise<T>, ms: number, timeoutMessage: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeout(timeoutMessage)), ms);
+  });
+  return Promise.race([reply, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Redis's refusals, and what the operator changes to end them. */
+const REFUSAL_FIXES: [RegExp, string][] = [
+  [
+    /^NOAUTH\b/,
+    'this Redis requires a password: put it in REDIS_URL (redis://:<password>@host:port/db, or redis://<user>:<password>@host:port/db for an ACL user)',
+  ],
+  [/^WRONGPASS\b/, 'the user or password in REDIS_URL is wrong'],
+  [
+    /^NOPERM\b/,
+    "REDIS_URL's user may not run the rate limiter's commands: grant them (ACL SETUSER <user> +select +script|load +evalsha +pttl +set +incr +pexpire ~rl:*)",
+  ],
+  [/^READONLY\b/, 'REDIS_URL points at a read-only replica: point it at the primary'],
+  [
+    /^ERR DB index is out of range/,
+    "REDIS_URL's database number must be below the server's `databases` setting (16 by default)",
+  ],
+];
+
+/** A Redis failure as one clause, with what to fix where the failure says it. */
+function describeRedisFailure(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+  if (error instanceof ConnectionTimeoutError)
+    return new URL(url).protocol === 'rediss:'
+      ? `no TLS connection within ${CONNECT_TIMEOUT_MS / 1000} s: a rediss:// URL needs a Redis serving TLS; for one that does not, REDIS_URL starts with redis://`
+      : `no connection within ${CONNECT_TIMEOUT_MS / 1000} s: check REDIS_URL's host and port`;
+  const fix = REFUSAL_FIXES.find(([refusal]) => refusal.test(message))?.[1];
+  return fix ? `${message}: ${fix}` : message;
+}
+
+/** rate-limit-redis's store, whose constructor's script loads cannot end the process. */
+class CounterStore extends RedisStore {
+  constructor(options: RedisStoreOptions) {
+    super(options);
+    // they are awaited only by the first request, which loads them again when they failed; until
+    // then a Redis refusing them (NOAUTH, NOPERM, gone) would be an unhandled rejection
+    for (const loaded of [this.incrementScriptSha, this.getScriptSha]) loaded.catch(() => {});
+  }
+}
 
 /**
- * A node-redis client for the counters. The first connection must succeed (a REDIS_URL that cannot
- * be reached fails the start, with the cause). After it, a lost connection is retried with backoff
- * and reported once when lost and once when back; commands fail at once instead of queueing, so no
- * request waits for Redis, and the limiters let requests through until it is back.
+ * A node-redis client for the counters. The first connection must succeed within
+ * FIRST_CONNECT_DEADLINE_MS and run the counters' script (a REDIS_URL that cannot be reached, or
+ * whose Redis refuses the script, fails the start, saying what to fix). After it, every command
+ * waits at most REDIS_COMMAND_TIMEOUT_MS, and none is queued while the connection is down or
+ * behind one that got no answer (Redis answers in order), so no request waits longer for Redis.
+ * A failure starts an outage, logged once with its cause: requests pass uncounted until one is
+ * counted again, which is logged too. A lost connection is retried with backoff.
  */
 export async function connectRedis(url: string, log: (line: string) => void): Promise<RedisConnection> {
+  if (!/^\/?\d*$/.test(new URL(url).pathname))
+    throw new Error(
+      'its path is the database number, which must be digits (redis://host:port/0 for database 0)',
+    );
   let connected = false;
-  let lost = false;
   const client = createClient({
     url,
     disableOfflineQueue: true,
     socket: {
-      connectTimeout: 5_000,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // the first connection is retried for a Redis still starting, which refuses it at once; one
+      // that timed out is not: the host does not answer, or does not speak TLS to rediss://
       reconnectStrategy: (retries, cause) =>
         connected
           ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS)
-          : retries + 1 >= FIRST_CONNECT_TRIES
-            ? cause
-            : 200,
+          : !(cause instanceof ConnectionTimeoutError) && retries + 1 < FIRST_CONNECT_TRIES && 200,
     },
   });
+
+  // An outage is whatever keeps requests from being counted, so only a counted request ends it: a
+  // connection that is back may still be refused (NOAUTH after a restart with a password). Its
+  // causes are logged once each: the lost connection, and the first failure since (re)connecting.
+  let outage = false;
+  let connectionLost = false;
+  let failureLogged = false;
+  const outageBegins = (cause: string) => {
+    outage = true;
+    log(`redis: ${cause}; rate limits are not enforced (requests pass uncounted) until counting works again`);
+  };
+  const counted = (failure?: unknown) => {
+    if (failure === undefined) {
+      failureLogged = false;
+      if (outage) log('redis: counting works again; rate limits are enforced again');
+      outage = false;
+    } else if (!connectionLost && !failureLogged) {
+      failureLogged = true;
+      outageBegins(`counting failed (${describeRedisFailure(failure, url)})`);
+    }
+  };
   // node-redis emits every socket error; with no listener, Node would end the process on the first
   client.on('error', (error: Error) => {
-    if (!connected || lost) return;
-    lost = true;
-    log(`redis: connection lost (${error.message}); rate limits are not enforced until it is back`);
+    if (!connected || connectionLost) return;
+    connectionLost = true;
+    outageBegins(`connection lost (${describeRedisFailure(error, url)})`);
   });
   client.on('ready', () => {
-    if (lost) log('redis: connection back; rate limits are enforced again');
-    lost = false;
+    connectionLost = false;
+    failureLogged = false;
   });
-  await client.connect();
+
+  /** commands that timed out and are not answered yet: any other would wait behind them */
+  let unanswered = 0;
+  const sendCommand = async (args: string[]): Promise<unknown> => {
+    if (unanswered > 0)
+      throw new RedisTimeout(
+        `no answer from Redis within ${REDIS_COMMAND_TIMEOUT_MS} ms (hung or overloaded?): ${unanswered} commands still wait for theirs, so this one was not sent`,
+      );
+    const reply = client.sendCommand(args);
+    try {
+      return await answerWithin(
+        reply,
+        REDIS_COMMAND_TIMEOUT_MS,
+        `no answer from Redis within ${REDIS_COMMAND_TIMEOUT_MS} ms to ${args[0]} (hung or overloaded?)`,
+      );
+    } catch (error) {
+      if (error instanceof RedisTimeout) {
+        unanswered++;
+        const answered = () => void unanswered--;
+        reply.then(answered, answered);
+      }
+      throw error;
+    }
+  };
+
+  try {
+    await answerWithin(
+      (async () => {
+        await client.connect();
+        // what every request will do, on a key of its own: a Redis that refuses it is a start-up error
+        const probe = new CounterStore({
+          prefix: 'rl:start-up-probe:',
+          sendCommand: (...args) => sendCommand(args) as Promise<RedisReply>,
+        });
+        // express-rate-limit would give the window (init); the probe's counter expires in a second
+        probe.windowMs = 1_000;
+        await probe.increment('check');
+      })(),
+      FIRST_CONNECT_DEADLINE_MS,
+      `no answer within ${FIRST_CONNECT_DEADLINE_MS / 1000} s: check that REDIS_URL's host and port are right and its Redis is running (not stopped)`,
+    );
+  } catch (error) {
+    if (client.isOpen) client.destroy();
+    throw new Error(describeRedisFailure(error, url), { cause: error });
+  }
   connected = true;
   return {
-    sendCommand: (args) => client.sendCommand(args),
+    sendCommand,
+    counted,
     close: async () => {
-      if (client.isOpen) await client.close();
+      if (client.isOpen) client.destroy();
     },
   };
 }
 
-/**
- * Counters in Redis that, while Redis is unreachable, count nothing and let the request through
- * rather than fail it. express-rate-limit's own passOnStoreError would write a line per request;
- * the client reports the outage once (connectRedis).
- */
-class OutageTolerantRedisStore extends RedisStore {
+/** Not counted: Redis failed (its connection logs it), so the request passes without RateLimit headers. */
+class NotCounted extends Error {}
+
+/** Counters in Redis that, while Redis fails, count nothing and let the request through. */
+class OutageTolerantRedisStore extends CounterStore {
+  constructor(
+    private readonly redis: RedisCommander,
+    prefix: string,
+  ) {
+    super({ prefix, sendCommand: (...args) => redis.sendCommand(args) as Promise<RedisReply> });
+  }
+
   override async increment(key: string): Promise<ClientRateLimitInfo> {
+    let counts: ClientRateLimitInfo;
     try {
-      return await super.increment(key);
-    } catch {
-      return { totalHits: 0, resetTime: undefined };
+      counts = await super.increment(key);
+    } catch (error) {
+      this.redis.counted(error);
+      throw new NotCounted('Redis did not count the request', { cause: error });
     }
+    this.redis.counted();
+    return counts;
   }
 
   override async decrement(key: string): Promise<void> {
@@ -122,12 +283,7 @@ export function createRateLimiters(
   redis: RedisCommander | undefined,
 ): RequestHandler[] {
   const store = (name: string): Store | undefined =>
-    redis
-      ? new OutageTolerantRedisStore({
-          prefix: `rl:${name}:`,
-          sendCommand: (...args: string[]) => redis.sendCommand(args) as Promise<RedisReply>,
-        })
-      : undefined;
+    redis ? new OutageTolerantRedisStore(redis, `rl:${name}:`) : undefined;
   const limiter = (name: string, limit: number, windowSeconds: number): RequestHandler =>
     rateLimit({
       windowMs: windowSeconds * 1000,
@@ -155,8 +311,14 @@ export function createRateLimiters(
         );
       },
     });
+  // a request the store could not count reaches express-rate-limit's error path before any header
+  // is set: it passes as it is (its own passOnStoreError would log every such request)
+  const passUncounted =
+    (countOrRefuse: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      countOrRefuse(req, res, (error?: unknown) => next(error instanceof NotCounted ? undefined : error));
   return [
-    limiter('burst', config.burst, config.burstWindowSeconds),
-    limiter('sustained', config.perMinute, 60),
+    passUncounted(limiter('burst', config.burst, config.burstWindowSeconds)),
+    passUncounted(limiter('sustained', config.perMinute, 60)),
   ];
 }

@@ -4,10 +4,9 @@
 // redis-server enforce one limit between them. Requests go to /v1/contracts, which reads only the
 // registry, so no upstream takes part. Counting is exact: no timing enters any assertion.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
-import { connectRedis, type RateLimitConfig } from '../../rest/rate-limit.ts';
+import { connectRedis, type RateLimitConfig, type RedisConnection } from '../../rest/rate-limit.ts';
 import { listen, registryOnlyGateway } from '../gateway/stack.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 
@@ -83,21 +82,21 @@ describe('rate limiter under concurrency (in memory)', () => {
 
 describe('rate limiter shared through Redis', () => {
   let redis: RedisServer;
-  const clients: ReturnType<typeof createClient>[] = [];
+  const connections: RedisConnection[] = [];
 
   beforeAll(async () => {
     redis = await startRedisServer();
   });
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.quit()));
+    await Promise.all(connections.map((c) => c.close()));
     await redis?.stop();
   });
 
+  /** an app instance with a connection of its own, as each replica has */
   async function instance(): Promise<string> {
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    clients.push(client);
-    return start({ rateLimit: LIMIT, redis: { sendCommand: (args) => client.sendCommand(args) } });
+    const connection = await connectRedis(redis.url, () => {});
+    connections.push(connection);
+    return start({ rateLimit: LIMIT, redis: connection });
   }
 
   it('enforces one limit across two app instances', async () => {
@@ -146,9 +145,9 @@ describe('rate limiter while its Redis is down', () => {
       expect(back).toMatchObject({ admitted: LIMIT.burst, refused: 2 });
       expect(logged).toEqual([
         expect.stringMatching(
-          /^redis: connection lost \(.*\); rate limits are not enforced until it is back$/,
+          /^redis: connection lost \(.*\); rate limits are not enforced \(requests pass uncounted\) until counting works again$/,
         ),
-        'redis: connection back; rate limits are enforced again',
+        'redis: counting works again; rate limits are enforced again',
       ]);
     } finally {
       await connection.close();

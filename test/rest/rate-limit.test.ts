@@ -1,12 +1,12 @@
 // Rate limits over real HTTP: a burst of 20 passes and the 21st request is refused with 429,
 // Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own;
 // clients behind a trusted proxy are counted by their forwarded address; the discovery documents state
-// the limits the deployment is configured with.
+// the limits the deployment is configured with; the start-up line says where they are counted.
 import { get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
-import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
+import { DEFAULT_RATE_LIMIT, rateLimitSummary } from '../../rest/rate-limit.ts';
 import { listen, registryOnlyGateway } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
@@ -146,5 +146,29 @@ describe('the discovery documents of a deployment', () => {
     expect(llms).not.toContain('429 rate-limited');
     expect(openapi.info.description).toContain('Rate limits: This deployment enforces no rate limit.');
     expect(Object.keys(openapi.paths['/v1/contracts']!.get.responses)).not.toContain('429');
+  });
+});
+
+describe('the start-up line on rate limits', () => {
+  it('names the Redis server and database the limits are counted in, without credentials', () => {
+    expect(rateLimitSummary(DEFAULT_RATE_LIMIT, 'redis://counter:hunter2@redis.internal/2')).toBe(
+      '60/min + 20 per 20 s per client IP, counted in Redis redis://redis.internal:6379/2',
+    );
+    expect(rateLimitSummary(DEFAULT_RATE_LIMIT, 'rediss://:hunter2@10.0.0.5:6380')).toBe(
+      '60/min + 20 per 20 s per client IP, counted in Redis rediss://10.0.0.5:6380/0',
+    );
+  });
+
+  it('says that without REDIS_URL each replica counts in its own memory', () => {
+    expect(rateLimitSummary({ perMinute: 5, burst: 3, burstWindowSeconds: 20 }, undefined)).toBe(
+      "5/min + 3 per 20 s per client IP, counted in this process's memory (each replica apart; REDIS_URL shares them)",
+    );
+  });
+
+  it('says that the limits are off, and a REDIS_URL unused', () => {
+    expect(rateLimitSummary(false, undefined)).toBe('off (RATE_LIMIT_PER_MINUTE=0)');
+    expect(rateLimitSummary(false, 'redis://127.0.0.1:6379')).toBe(
+      'off (RATE_LIMIT_PER_MINUTE=0; REDIS_URL is not used)',
+    );
   });
 });

@@ -1,25 +1,34 @@
 // A real redis-server (the Debian package .ci/run installs) started on a free loopback port with
-// persistence off, for tests that share rate-limit counters between app instances. A missing
-// binary is a failure that names it, never a silent skip.
+// persistence off, for tests that share rate-limit counters between app instances and for those
+// that make Redis misbehave: restarted with a password, stopped with SIGSTOP. A missing binary is a
+// failure that names it, never a silent skip.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closedPort } from './ports.ts';
 
 export interface RedisServer {
   url: string;
+  port: number;
+  /** SIGSTOP: connections stay open and every command waits, as on a hung server */
+  pause(): void;
+  /** SIGCONT: the commands sent while it was paused are answered */
+  resume(): void;
   stop(): Promise<void>;
 }
 
-/** Starts redis-server on `port` (a free one when not given; given, to restart one where it was). */
-export async function startRedisServer(port?: number): Promise<RedisServer> {
+/**
+ * Starts redis-server on `port` (a free one when not given; given, to restart one where it was),
+ * with `args` added to its command line (e.g. ['--requirepass', 'secret']).
+ */
+export async function startRedisServer(port?: number, args: string[] = []): Promise<RedisServer> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error(
       'redis-server is not installed: the rate-limit tests need it (apt-get install -y redis-server; .ci/run installs it)',
     );
   }
-  port ??= await closedPort();
+  const listenPort = port ?? (await closedPort());
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(listenPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -33,12 +42,17 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
     );
   });
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://127.0.0.1:${listenPort}`,
+    port: listenPort,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
+        // a paused server handles the SIGTERM only once it runs again
+        child.kill('SIGCONT');
       }),
   };
 }
