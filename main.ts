@@ -139,10 +139,11 @@ try {
     responseCacheEntries: config.responseCacheEntries,
     responseCacheBytes: config.responseCacheBytes,
   });
-  // Node's refusals come before any request names a host, so their types are relative without a base
+  // Node's refusals come before any request names a host: without a configured base, their types
+  // take the address the client connected to
   const server = createServiceServer(
     app,
-    config.problemBase ?? (config.publicBaseUrl ? `${config.publicBaseUrl}/problems` : '/problems'),
+    config.problemBase ?? (config.publicBaseUrl ? `${config.publicBaseUrl}/problems` : undefined),
   );
   await starting(
     `cannot listen on HOST ${config.host}, PORT ${config.port}`,

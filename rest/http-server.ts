@@ -4,6 +4,7 @@
 // line or header, headers over 16 KiB, a request too slow to arrive), which Node answers with an
 // empty body.
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { createLimitedServer, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../common/http-server-limits.ts';
@@ -20,13 +21,25 @@ const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
   },
 };
 
+/**
+ * The problem base of refusals made before any request names a host: the configured one, else the
+ * address the client connected to, as the app's own problems use the Host the client sent.
+ */
+function refusalBase(problemBase: string | undefined, socket: Duplex): string {
+  if (problemBase !== undefined) return problemBase;
+  const { localAddress, localPort } = socket as Socket;
+  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}/problems`;
+}
+
 /** A refusal's status line, headers and problem+json body. */
 function refusal(
   kind: ProblemKindName,
   detail: string,
   problemBase: string,
 ): { status: number; title: string; headers: Record<string, string>; body: string } {
-  const problem = problemBody(problemBase, kind, detail, '');
+  // no request path is known to put in `instance`
+  const { instance: _unknown, ...problem } = problemBody(problemBase, kind, detail, '');
   const body = JSON.stringify(problem);
   return {
     status: problem.status,
@@ -43,7 +56,7 @@ function refusal(
 }
 
 /** The raw HTTP answer to a request Node's parser refused with `error`. */
-export function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): string {
+function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): string {
   const { kind, detail } = REFUSALS[error.code ?? ''] ?? {
     kind: 'malformed-request',
     detail: `The HTTP request is malformed (${error.code ?? 'unreadable'}): check its request line, headers and framing.`,
@@ -61,11 +74,11 @@ export function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: str
 const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\//i;
 
 /**
- * `app` served by a Node http server with the limits above; `problemBase` types its refusals. An
- * absolute-form target is routed by its path, as RFC 9112 asks a server to accept it; one that is
- * no URL is refused.
+ * `app` served by a Node http server with the limits above; `problemBase` (else the address the
+ * client connected to) types its refusals. An absolute-form target is routed by its path, as RFC
+ * 9112 asks a server to accept it; one that is no URL is refused.
  */
-export function createServiceServer(app: Express, problemBase: string): Server {
+export function createServiceServer(app: Express, problemBase: string | undefined): Server {
   const server = createLimitedServer((req, res) => {
     if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
       const target = URL.parse(req.url);
@@ -73,7 +86,7 @@ export function createServiceServer(app: Express, problemBase: string): Server {
         const { status, headers, body } = refusal(
           'malformed-request',
           'The request target is not a URL: send a path such as /v1/funds.',
-          problemBase,
+          refusalBase(problemBase, req.socket),
         );
         res.writeHead(status, headers).end(body);
         return;
@@ -88,7 +101,7 @@ export function createServiceServer(app: Express, problemBase: string): Server {
       socket.destroy();
       return;
     }
-    socket.end(clientErrorAnswer(error, problemBase));
+    socket.end(clientErrorAnswer(error, refusalBase(problemBase, socket)));
   });
   return server;
 }

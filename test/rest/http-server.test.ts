@@ -13,30 +13,42 @@ import { createRestApp } from '../../rest/app.ts';
 import { createServiceServer } from '../../rest/http-server.ts';
 import { registryOnlyGateway } from '../gateway/stack.ts';
 
-const server = createServiceServer(
-  createRestApp({
-    gateway: registryOnlyGateway(),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 0,
-  }),
-  'https://api.example/problems',
-);
+const serverWithBase = (problemBase: string | undefined) =>
+  createServiceServer(
+    createRestApp({
+      gateway: registryOnlyGateway(),
+      trustProxy: false,
+      rateLimit: false,
+      responseCacheEntries: 0,
+    }),
+    problemBase,
+  );
+const server = serverWithBase('https://api.example/problems');
+/** the same without PUBLIC_BASE_URL or PROBLEM_BASE */
+const unconfigured = serverWithBase(undefined);
 let port: number;
+let unconfiguredPort: number;
+
+async function listenOnLoopback(s: typeof server): Promise<number> {
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
+  return (s.address() as AddressInfo).port;
+}
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  ({ port } = server.address() as AddressInfo);
+  port = await listenOnLoopback(server);
+  unconfiguredPort = await listenOnLoopback(unconfigured);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  for (const s of [server, unconfigured]) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
 });
 
-/** Sends `request` as written and reads the answer until the server closes or answers whole. */
-function exchange(request: string): Promise<{ status: number; headers: string; body: string }> {
+/** Sends `request` as written to `to` and reads the answer until the server closes or answers whole. */
+function exchange(request: string, to = port): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    const socket = connect(to, '127.0.0.1', () => socket.write(request));
     let text = '';
     const done = () => {
       const [head = '', body = ''] = text.split('\r\n\r\n');
@@ -82,8 +94,21 @@ describe('the service HTTP server', () => {
       `GET /v1/contracts HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toMatchObject({
+    expect(JSON.parse(answer.body)).toEqual({
       type: 'https://api.example/problems/header-fields-too-large',
+      title: 'Request Header Fields Too Large',
+      status: 431,
+      detail: 'The request headers exceed 16 KiB; send fewer or shorter headers.',
+    });
+  });
+
+  it('types a refusal with the address the client connected to when no base is configured', async () => {
+    const answer = await exchange(
+      `GET /v1/contracts HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      unconfiguredPort,
+    );
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: `http://127.0.0.1:${unconfiguredPort}/problems/header-fields-too-large`,
       status: 431,
     });
   });
