@@ -43,7 +43,8 @@ export function redactUrl(value: string): string {
   const hidden =
     url.username !== '' ||
     url.password !== '' ||
-    url.pathname !== '/' ||
+    // a non-http URL without a path (redis://host:port) has an empty one
+    (url.pathname !== '/' && url.pathname !== '') ||
     url.search !== '' ||
     url.hash !== '';
   return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;

@@ -45,7 +45,7 @@ export interface RestConfig {
   defaultScenario?: boolean;
   /** false disables rate limiting (benchmarks) */
   rateLimit: RateLimitConfig | false;
-  /** a connected node-redis client: rate-limit counters go to Redis instead of memory */
+  /** the connection connectRedis made: rate-limit counters go to Redis instead of memory */
   redis?: RedisCommander;
   /** bodies held in the server cache; 0 disables it */
   responseCacheEntries: number;

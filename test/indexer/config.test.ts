@@ -145,6 +145,11 @@ describe('the indexer configuration: numbers, network, RPC URL and the devnet de
     expect(redactUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
   });
 
+  it('shows a Redis URL without path or credentials whole, and hides its database and password', () => {
+    expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(redactUrl('redis://:secret@127.0.0.1:6379/2')).toBe('redis://127.0.0.1:6379/…');
+  });
+
   it('refuses an RPC_URL that is not http(s) without echoing its credentials or key', () => {
     let message = '';
     try {
