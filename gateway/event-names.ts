@@ -42,3 +42,15 @@ export const EVENT_ID_ENCODING =
  */
 export const EVENT_ARGS_ENCODING =
   "keyed by the ABI's parameter names. Integers are decimal strings of the raw on-chain value, not decimal-scaled as amounts elsewhere in the API: token amounts in base units (10^decimals per token), navPerShare with 6 implied decimals (1000612 = 1.000612), an enum or module number as its numeric value (ModulePaused.module: 0 subscriptions, 1 redemptions, 2 claims). Addresses and bytes are lowercase 0x hex, bools are booleans, arrays and tuples are arrays";
+
+/** `nav_published`, `nav-published`, `Nav Published`, `navpublished` -> `navpublished` */
+const spelling = (name: string) => name.replace(/[\s_-]+/g, '').toLowerCase();
+
+/**
+ * The name of a closed list (the event names) that `value` writes in another case or with separators
+ * (snake_case, kebab-case, spaces), as an agent guessing at a Solidity name writes it; undefined when
+ * it writes none of them.
+ */
+export function nameMeant(names: readonly string[], value: string): string | undefined {
+  return names.find((name) => spelling(name) === spelling(value));
+}

@@ -5,6 +5,8 @@
 import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
+import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/merkle-proof.ts';
+import { CLAIMABLE_DIVIDENDS_ANSWER, claimableDividendsQuery } from './llms.ts';
 // operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';
 
@@ -70,8 +72,7 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
       {
         id: 'dividend_claim_proof',
         title: 'Dividend claim proof',
-        description:
-          "List a fund's dividend rounds, then fetch the Merkle proof for the holder's address. The holder's own wallet calls DividendDistributor.claim(vault, epoch, account, amountRaw, proof); the service never signs.",
+        description: `List a fund's dividend rounds, then fetch the Merkle proof for the holder's address: its \`claim\` is the DividendDistributor transaction that pays it (${CLAIM_SIGNATURE}), \`to\` and \`data\` ready to send; simulate it (eth_call) first. ${CLAIM_SENDER}. Every round at once, in one request instead of these calls: the graphqlPost operation with the query ${claimableDividendsQuery('<fund slug>', '<holder 0x address>')}. ${CLAIMABLE_DIVIDENDS_ANSWER}.`,
         actions: [
           action('list_funds', '/v1/funds'),
           action('list_dividend_rounds', '/v1/funds/{slug}/dividends'),
@@ -100,7 +101,11 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
             success: {
               type: 'object',
               properties: {
-                data: { type: 'object', description: 'vault, epoch, account, amountRaw and proof for claim' },
+                data: {
+                  type: 'object',
+                  description:
+                    'the proof: vault, epoch, account, amountRaw and proof, claimed, and claim (to, data, signature, selector, args): the transaction to send',
+                },
               },
             },
           },
@@ -119,7 +124,7 @@ export function aiPluginJson(baseUrl: string, registry: Registry): Record<string
     name_for_model: 'fund_protocol_data',
     description_for_human:
       'Fund NAVs, allocations, reserves, dividends and on-chain events of a fund-vault protocol.',
-    description_for_model: `Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. Dividend proofs are for claims the user signs in their own wallet; never ask for keys. For fields of your choice, query GraphQL at /graphql (schema: GET ${GRAPHQL_SCHEMA_PATH}).`,
+    description_for_model: `Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. A dividend proof carries \`claim\`, the transaction that pays it (to and data): ${CLAIM_SENDER}; never ask for keys. For fields of your choice, query GraphQL at /graphql (schema: GET ${GRAPHQL_SCHEMA_PATH}).`,
     auth: { type: 'none' },
     api: { type: 'openapi', url: `${baseUrl}/openapi.json`, is_user_authenticated: false },
     logo_url: `${baseUrl}/logo.svg`,

@@ -18,6 +18,7 @@ import {
   type RegistryStrategy,
 } from '../gateway/sources/registry.ts';
 import { explorerAddressUrl } from '../gateway/format.ts';
+import { claimCall } from '../gateway/types/merkle-proof.ts';
 import { kellyParams, threePoolParams } from '../devnet/protocol-config.ts';
 import { DEVNET_REGISTRY_PATH } from './service-config.ts';
 
@@ -100,8 +101,8 @@ const EXAMPLE_ROUND = {
   postedTxHash: '0xd9896270c2edbbb9f38bb0cb0d19fedf2ff5ac61aae628395711d2f615bbe32c',
 } as const;
 
-/** the proof of one recipient of EXAMPLE_ROUND, who has not claimed */
-const EXAMPLE_PROOF = {
+/** the leaf of one recipient of EXAMPLE_ROUND, who has not claimed, and its proof */
+const EXAMPLE_LEAF = {
   fund: devnetFund.slug,
   vault: devnetFund.vault,
   epoch: EXAMPLE_ROUND.epoch,
@@ -120,8 +121,16 @@ const EXAMPLE_PROOF = {
     '0x7949735d51e9e894cc2fc91c910262033617d3b38b2ec01c5b48e2ef1640b30f',
     '0x30ec859892e77237a30571ccc2c4f31a1f5c4a9f0e575fddcb8790d5272bb751',
   ],
+} as const;
+
+const EXAMPLE_DISTRIBUTOR = devnetContract('DividendDistributor').address;
+
+/** the proof of EXAMPLE_LEAF as the service answers it, with the claim call it makes */
+const EXAMPLE_PROOF = {
+  ...EXAMPLE_LEAF,
   claimed: false,
-  distributor: devnetContract('DividendDistributor').address,
+  distributor: EXAMPLE_DISTRIBUTOR,
+  claim: claimCall(EXAMPLE_LEAF, EXAMPLE_DISTRIBUTOR),
 } as const;
 
 /** the NAV oracle's publication of the devnet example fund's epoch 3 */
@@ -161,6 +170,7 @@ const EXAMPLE_ALLOCATIONS = {
     ] as const
   ).map(([slug, targetBps, capBps, active]) => ({
     strategy: devnetStrategyAddress(slug),
+    strategySlug: slug,
     targetBps,
     capBps,
     active,
@@ -172,6 +182,7 @@ const EXAMPLE_RESERVE = {
   fund: devnetFund.slug,
   available: true,
   balance: '32274.488512',
+  totalAssets: EXAMPLE_ALLOCATIONS.totalAssets,
   percentOfAum: 0.44,
   targetMinBps: 200,
   targetMaxBps: 1000,
@@ -223,6 +234,11 @@ export interface DocumentExamples {
   contract: RegistryContract;
   /** the registry's block-explorer page of an address */
   explorerUrl(address: string): string;
+  /**
+   * whether the chain is the local devnet, whose block times are its scenario's simulated days (from
+   * 2025-01-01), not the wall clock
+   */
+  syntheticChainClock: boolean;
   /** the devnet scenario's data; undefined unless the registry is the devnet's and the data its default scenario's */
   scenario: ScenarioExamples | undefined;
 }
@@ -249,6 +265,7 @@ export function documentExamples(registry: Registry, defaultScenario = true): Do
     strategy,
     contract,
     explorerUrl: (address) => explorerAddressUrl(registry.chain.explorer, address),
+    syntheticChainClock: isDevnet,
     scenario: isDevnet && defaultScenario ? DEVNET_SCENARIO : undefined,
   };
 }

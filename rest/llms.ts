@@ -4,6 +4,12 @@
 import { ERROR_CODES } from '../gateway/errors.ts';
 import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
 import { API_VERSION } from '../gateway/server.ts';
+import {
+  CLAIM_REVERTS,
+  CLAIM_SENDER,
+  CLAIM_SIGNATURE,
+  CLAIMED_FRESHNESS,
+} from '../gateway/types/merkle-proof.ts';
 import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';
 import {
   API_TITLE,
@@ -40,19 +46,44 @@ function endpointLine(baseUrl: string, route: RouteSpec, examples: DocumentExamp
     : `- GET ${route.path}: ${route.summary}`;
 }
 
+/**
+ * The one GraphQL request that tells which of a fund's rounds `address` can claim, with each claim
+ * call: over REST it takes a dividends page per 100 rounds and a proof request per round.
+ */
+export const claimableDividendsQuery = (slug: string, address: string) =>
+  `{ fund(slug: "${slug}") { dividends(limit: ${PAGE_LIMIT.maximum}) { items { epoch proof(address: "${address}") { amountRaw claimed claim { to data } } } nextCursor } } }`;
+
+/** what the claimable-dividends query answers, beside the query */
+export const CLAIMABLE_DIVIDENDS_ANSWER =
+  'A round the address has no leaf in answers proof: null beside a NOT_FOUND error naming it: skip those. A non-null nextCursor means older rounds: ask again with dividends(limit: 100, cursor: "<nextCursor>")';
+
+/** the claimable-dividends query for the documents: the example recipient where the devnet scenario gives one */
+const claimableDividendsExample = (examples: DocumentExamples) =>
+  claimableDividendsQuery(examples.fund.slug, examples.scenario?.proof.account ?? '0x<holder address>');
+
 /** a route's GraphQL document on one line */
 const oneLine = (document: string) => document.replace(/\s+/g, ' ').trim();
 
 /** /llms.txt of a service whose registry gives `examples` (default: the devnet's) */
-export function llmsTxt(baseUrl: string, examples: DocumentExamples = DEVNET_EXAMPLES): string {
+export function llmsTxt(
+  baseUrl: string,
+  examples: DocumentExamples = DEVNET_EXAMPLES,
+  rateLimit: RateLimitConfig | false = DEFAULT_RATE_LIMIT,
+): string {
   const lines = [
     `# ${API_TITLE}`,
     '',
     `> ${SUMMARY}`,
     '',
-    "Every /v1 endpoint is GET, needs no key, and returns JSON; errors are application/problem+json. Start with GET /v1/funds to learn fund slugs and GET /v1/strategies for strategy slugs. The service never signs or sends transactions: claims are made from the holder's own wallet with the proof it returns.",
+    'Every /v1 endpoint is GET, needs no key, and returns JSON; errors are application/problem+json. Start with GET /v1/funds to learn fund slugs and GET /v1/strategies for strategy slugs.',
     '',
     GRAPHQL_SUMMARY,
+    '',
+    `Rate limits: ${rateLimitStatement(rateLimit)}`,
+    '',
+    `Claiming dividends: a proof (GET /v1/funds/{slug}/dividends/{epoch}/proof?address=0x…) carries \`claim\`, the DividendDistributor transaction that pays it: \`to\` and \`data\` ready to send, with its signature ${CLAIM_SIGNATURE}, selector and ordered args. ${CLAIM_SENDER}. Simulate it (eth_call) before sending: \`claimed\` may come from an HTTP cache up to ${CACHE_TIERS.history.maxAge} s old, and claim reverts while the fund's claims are paused (GET /v1/health pausedModules) or once claimed.`,
+    '',
+    `Which rounds an address can claim, in one request instead of a list call per page and a proof call per round: POST /graphql with the query \`${claimableDividendsExample(examples)}\`. ${CLAIMABLE_DIVIDENDS_ANSWER}.`,
     '',
     '## Docs',
     '',
@@ -131,7 +162,7 @@ export function llmsFullTxt(
     '- Amounts and NAV values are exact decimal strings (never floats); navPerShare has 6 decimal places; amounts carry the base asset decimals (USDC: 6).',
     '- Bps fields are integer basis points (10000 = 100%). Timestamps are ISO 8601 UTC with milliseconds. Dates are YYYY-MM-DD. Addresses are 0x hex.',
     '- Path `{slug}`: a fund slug from GET /v1/funds or a strategy slug from GET /v1/strategies (lowercase letters, digits and single hyphens). An unknown slug, in any case or format, answers 404 whose detail names the endpoint listing the valid ones.',
-    `- Path \`{epoch}\`: an integer from 0 to ${MAX_INT}. Query \`address\` and \`contract\`: 0x followed by 40 hex digits (any case). \`eventName\`: one of the event names listed under GET /v1/events, exactly as written (case-sensitive); any other is refused with 400. \`fromBlock\`/\`toBlock\`: integer block numbers, inclusive, toBlock >= fromBlock.`,
+    `- Path \`{epoch}\`: an integer from 0 to ${MAX_INT}, a fund's daily settlement epoch number (never a date): the rounds of GET /v1/funds/{slug}/dividends carry their epochs, and GET /v1/funds/{slug}/nav/history the publishedAt date of each epoch. Query \`address\` and \`contract\`: 0x followed by 40 hex digits (any case). \`eventName\`: one of the event names listed under GET /v1/events, exactly as written (case-sensitive); any other is refused with 400, which names the event meant when only the case or separators differ (nav_published). \`fromBlock\`/\`toBlock\`: integer block numbers, inclusive, toBlock >= fromBlock.`,
     `- Paging (dividends, events): \`limit\` ${PAGE_LIMIT.minimum}..${PAGE_LIMIT.maximum}, default ${PAGE_LIMIT.default}; newest first; the body carries \`nextCursor\` (null on the last page); pass it back as \`cursor\`. Cursors encode the position (epoch, or block and log index), so new data never shifts or repeats pages.`,
     `- NAV history: \`limit\` ${NAV_HISTORY_LIMIT.minimum}..${NAV_HISTORY_LIMIT.maximum}, default ${NAV_HISTORY_LIMIT.default}; without parameters the last ${NAV_HISTORY_LIMIT.default} epochs; ascending by epoch.`,
     '- Unknown query parameters are refused with 400, so a misspelt parameter never goes unnoticed.',
@@ -162,11 +193,29 @@ export function llmsFullTxt(
     '',
     ...Object.entries(CACHE_TIERS).map(([name, t]) => `- ${name}: ${t.maxAge} seconds (${t.covers})`),
     '',
+    `A tier's max-age is how long an HTTP cache between you and the service (browser, proxy, CDN) may reuse a response without asking: so long may a reused answer be old. The service itself answers current data: it rebuilds its own cached answer as soon as a newer block is indexed, or the chain head passes its live reads. Two fields change sooner than their tier: the fund \`status\` of GET /v1/protocol (reference tier, up to ${CACHE_TIERS.reference.maxAge} s old; GET /v1/funds carries it in the ${CACHE_TIERS['latest-nav'].maxAge} s tier and GET /v1/health's pausedModules in the ${CACHE_TIERS.live.maxAge} s one) and a proof's \`claimed\` (history tier, up to ${CACHE_TIERS.history.maxAge} s old). To get the current value through a cache, revalidate: send If-None-Match with the ETag you hold (304 if it is still current, else the new body), or Cache-Control: no-cache.`,
+    '',
     '## Freshness headers',
     '',
     'Responses built from indexed data say which block they reflect, so stale data is visible without calling /v1/health:',
     '',
     ...Object.entries(FRESHNESS_HEADERS).map(([name, h]) => `- ${name}: ${h.description}`),
+    '',
+    "When is data stale: a chain without new transactions makes no new blocks, so an X-Indexed-Block that stays the same is no sign of trouble by itself. The index is stalled when the chain moves on and it does not: X-Indexed-Block-Lag grows from one response to the next, or across polls of GET /v1/health indexer.maxIndexedBlock stays the same while indexer.chainHeadBlock advances (indexer.lagBlocks, their difference, grows). Health's status turns degraded once lagBlocks passes HEALTH_MAX_LAG_BLOCKS (default 50) or indexer.hasIndexingErrors is true. X-Indexed-At and X-Data-Lag-Seconds count from the chain's block time: on a quiet chain the last block is old however current the index, so judge staleness by blocks.",
+    ...(examples.syntheticChainClock
+      ? [
+          '',
+          "This deployment's chain is the local devnet, whose clock is synthetic: block timestamps start at its genesis, 2025-01-01T00:00:00Z, and the seeded scenario mines each simulated day's blocks at that day's time; after the scenario no block is mined until a transaction asks for one. X-Indexed-At is therefore a 2025 date and X-Data-Lag-Seconds very large whatever the state of the index: here they say nothing about staleness; use the block rule above.",
+        ]
+      : []),
+    '',
+    '## Claiming dividends',
+    '',
+    `- GET /v1/funds/{slug}/dividends/{epoch}/proof?address=0x… (GraphQL: Fund.dividend(epoch).proof(address)) answers the proof and \`claim\`, the DividendDistributor transaction that pays it: \`to\` (the distributor) and \`data\` (the calldata), ready to send with no value, beside the function's signature ${CLAIM_SIGNATURE}, its 4-byte \`selector\` and its \`args\` in order (name, Solidity type, value). Encode the arguments yourself only with exactly these types: epoch is a uint64 and amount the uint256 amountRaw, and any other type makes another selector, a call to a function the contract does not have.`,
+    `- ${CLAIM_SENDER}.`,
+    `- ${CLAIM_REVERTS}.`,
+    `- ${CLAIMED_FRESHNESS}.`,
+    `- Which rounds an address can claim, in one request (over REST: a dividends page per ${PAGE_LIMIT.maximum} rounds, then a proof request per round): POST /graphql with the query \`${claimableDividendsExample(examples)}\`. ${CLAIMABLE_DIVIDENDS_ANSWER}.`,
     '',
     '## GraphQL',
     '',

@@ -2,7 +2,8 @@
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
 // A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
-import { sameButCase, unknownSlugMessage } from '../gateway/inputs.ts';
+import { nameMeant } from '../gateway/event-names.ts';
+import { unknownSlugMessage } from '../gateway/inputs.ts';
 import type { ParamSpec, RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -32,8 +33,8 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
   }
   if ('enum' in schema) {
     if (schema.enum.includes(raw)) return { value: raw };
-    const folded = sameButCase(schema.enum, raw);
-    const hint = folded ? ` Did you mean '${folded}'? Names are case-sensitive.` : '';
+    const meant = nameMeant(schema.enum, raw);
+    const hint = meant ? ` Did you mean '${meant}'? Names are case-sensitive and written as listed.` : '';
     return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw.slice(0, 80)}'.${hint}` };
   }
   if (

@@ -74,7 +74,8 @@ export const PROBLEM_KINDS = {
     title: 'URI Too Long',
     explanation:
       'The request URL (path and query string) is longer than the service accepts; `detail` gives the limit.',
-    remedy: 'Shorten the URL: every valid request of this API fits well within the limit.',
+    remedy:
+      'Shorten the URL: every valid /v1 request fits well within the limit. A GraphQL query too long for a GET URL goes to /graphql with POST, in a JSON body {"query", "variables"}.',
   },
   'payload-too-large': {
     status: 413,
@@ -126,12 +127,15 @@ export const KIND_OF_CODE: Record<ErrorCode, ProblemKindName> = {
   INTERNAL: 'internal-error',
 };
 
-/** longest request target (path and query) accepted; every valid request is far shorter */
+/** longest request target (path and query) accepted; every valid /v1 request is far shorter */
 export const MAX_URL_LENGTH = 2048;
 
-/** The `detail` of a 414. */
-export const uriTooLongDetail = (length: number) =>
-  `The request URL has ${length} characters; at most ${MAX_URL_LENGTH} are accepted.`;
+/**
+ * The `detail` of a 414; `graphql`: the URL is a GraphQL GET, whose document may well be valid and
+ * long, and which POST carries whatever its length.
+ */
+export const uriTooLongDetail = (length: number, graphql = false) =>
+  `The request URL has ${length} characters; at most ${MAX_URL_LENGTH} are accepted.${graphql ? ' Send a query this long with POST /graphql, as a JSON body {"query": "...", "variables": {...}} (up to the body limit), instead of in the URL.' : ' Every valid /v1 request fits well within the limit.'}`;
 
 /** seconds a client waits after a 503 */
 export const UPSTREAM_RETRY_AFTER_SECONDS = 5;

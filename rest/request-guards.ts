@@ -116,11 +116,15 @@ function answerPreflight(req: Request, res: Response, methods: string): void {
   res.status(204).end();
 }
 
-/** An oversized URL is refused with a problem before any work. */
-export function urlLengthGuard(replies: Replies): RequestHandler {
+/**
+ * An oversized URL is refused with a problem before any work; one to `graphqlEndpoint` is told to
+ * come back with POST. (The gateway's endpoint is /graphql: createGateway fixes it.)
+ */
+export function urlLengthGuard(replies: Replies, graphqlEndpoint = '/graphql'): RequestHandler {
   return (req, res, next) => {
     if (req.originalUrl.length > MAX_URL_LENGTH) {
-      replies.problem(req, res, 'uri-too-long', uriTooLongDetail(req.originalUrl.length));
+      const detail = uriTooLongDetail(req.originalUrl.length, req.path === graphqlEndpoint);
+      replies.problem(req, res, 'uri-too-long', detail);
       return;
     }
     next();

@@ -3,6 +3,9 @@
 // so a body that drifts from the documented contract fails a test.
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
+import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
+import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/merkle-proof.ts';
+import { RESERVE_OVER_ASSETS } from '../gateway/types/reserve.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -90,7 +93,8 @@ const dividendRound = object(
     leafCount: { ...integer, minimum: 0 },
     uri: {
       ...string,
-      description: 'distribution file (StandardMerkleTree dump) relative to the distribution base',
+      description:
+        "path of the round's distribution file (an OpenZeppelin StandardMerkleTree dump) as posted on-chain, relative to the service's own distribution base, which this API does not serve: get an account's proof from GET /v1/funds/{slug}/dividends/{epoch}/proof instead",
     },
     claimedCount: { ...integer, minimum: 0 },
     claimedAmount: decimal,
@@ -99,6 +103,41 @@ const dividendRound = object(
     postedTxHash: hash,
   },
   'A dividend round: a Merkle root over [address, uint256] leaves for one fund and epoch.',
+);
+
+const claimCall = object(
+  {
+    to: { ...address, description: "the DividendDistributor's address: the transaction's `to`" },
+    signature: {
+      ...string,
+      const: CLAIM_SIGNATURE,
+      description: `${CLAIM_SIGNATURE}, the function's canonical signature: epoch is a uint64, amount a uint256 in base units`,
+    },
+    selector: {
+      ...string,
+      pattern: '^0x[0-9a-f]{8}$',
+      description: "the function's 4-byte selector: the first 4 bytes of `data`",
+    },
+    args: {
+      type: 'array',
+      description: 'the arguments in order: fund (the vault), epoch, account, amount (amountRaw), proof',
+      items: object({
+        name: { ...string, description: "the parameter's name in the contract's ABI" },
+        type: { ...string, description: 'its Solidity type, e.g. uint64' },
+        value: {
+          description:
+            'an address as 0x hex, an integer as a decimal string (viem takes it as a bigint, ethers as is), bytes32[] as an array of 0x 32-byte hex',
+          oneOf: [string, { type: 'array', items: hash }],
+        },
+      }),
+    },
+    data: {
+      ...string,
+      pattern: '^0x([0-9a-f]{2})+$',
+      description: 'calldata: the selector followed by the ABI-encoded arguments',
+    },
+  },
+  `DividendDistributor.claim as a transaction: send \`data\` to \`to\` (no value). ${CLAIM_SENDER}.`,
 );
 
 const merkleProof = object(
@@ -119,11 +158,15 @@ const merkleProof = object(
     claimed: {
       ...nullable(boolean),
       description:
-        'isClaimed read on-chain when the answer is built (a cached answer is rebuilt once a newer block is indexed); null without a chain RPC',
+        'DividendDistributor.isClaimed read on-chain when the answer is built (the service rebuilds its cached answer once a newer block is indexed; a downstream HTTP cache may keep it up to max-age, 300 s); null without a chain RPC',
     },
     distributor: { ...nullable(address), description: 'DividendDistributor address' },
+    claim: {
+      description: `the DividendDistributor.claim transaction paying this dividend, ready to send as \`to\` and \`data\`; null when distributor is null`,
+      oneOf: [claimCall, { type: 'null' }],
+    },
   },
-  'A proof verified against the on-chain root. Claim with DividendDistributor.claim(vault, epoch, account, amountRaw, proof), signed by any wallet.',
+  `A proof verified against the on-chain root, and the claim call it makes (${CLAIM_SIGNATURE} on the DividendDistributor). ${CLAIM_SENDER}.`,
 );
 
 const strategy = object(
@@ -186,7 +229,15 @@ export const componentSchemas: Record<string, JsonSchema> = {
     contractsCount: { ...integer, minimum: 0 },
     funds: {
       type: 'array',
-      items: object({ slug: string, name: string, status: ref('FundStatus') }),
+      items: object({
+        slug: string,
+        name: string,
+        status: {
+          ...ref('FundStatus'),
+          description:
+            'as of when the body was built: a downstream HTTP cache may keep this reference-tier body up to 3600 s, so revalidate (If-None-Match, or Cache-Control: no-cache) or read GET /v1/funds (30 s) or the pausedModules of GET /v1/health (15 s) for a current status',
+        },
+      }),
     },
     policies: {
       type: 'array',
@@ -261,28 +312,64 @@ export const componentSchemas: Record<string, JsonSchema> = {
     fund: { ...string, description: 'fund slug' },
     points: { type: 'array', items: ref('NavRecord'), description: 'ascending by epoch' },
   }),
-  AllocationRecord: object({
-    fund: { ...string, description: 'fund slug' },
-    available: { ...boolean, description: 'false when the chain RPC or contract is not configured' },
-    totalAssets: { ...nullable(decimal), description: 'read live on-chain; null when unavailable' },
-    strategies: {
-      type: 'array',
-      description: 'empty when unavailable',
-      items: object({ strategy: address, targetBps: bps, capBps: bps, active: boolean }),
+  AllocationRecord: object(
+    {
+      fund: { ...string, description: 'fund slug' },
+      available: { ...boolean, description: 'false when the chain RPC or contract is not configured' },
+      totalAssets: { ...nullable(decimal), description: 'read live on-chain; null when unavailable' },
+      strategies: {
+        type: 'array',
+        description: "in the vault's order, retired strategies included; empty when unavailable",
+        items: object({
+          strategy: { ...address, description: 'strategy address as the chain returns it (checksummed)' },
+          strategySlug: {
+            ...nullable(string),
+            description:
+              'slug of the catalogue strategy at this address (GET /v1/strategies/{slug}); null when the catalogue does not list it',
+          },
+          targetBps: {
+            ...bps,
+            description: "target weight, bps of the vault's assets; counts only while active",
+          },
+          capBps: { ...bps, description: 'maximum weight, bps; at least targetBps' },
+          active: {
+            ...boolean,
+            description: 'false once retired: it stays listed, and its target no longer counts',
+          },
+        }),
+      },
     },
-  }),
-  ReserveRecord: object({
-    fund: { ...string, description: 'fund slug' },
-    available: { ...boolean, description: 'false when the chain RPC or contract is not configured' },
-    balance: { ...nullable(decimal), description: 'live reserve balance; null when unavailable' },
-    percentOfAum: {
-      type: ['number', 'null'],
-      description:
-        'reserve as a percent of assets under management, 2 decimals; null when unavailable, or when assets under management are 0',
+    ALLOCATION_RULE,
+  ),
+  ReserveRecord: object(
+    {
+      fund: { ...string, description: 'fund slug' },
+      available: { ...boolean, description: 'false when the chain RPC or contract is not configured' },
+      balance: {
+        ...nullable(decimal),
+        description: 'live reserve balance (FundVault.reserveBalance()); null when unavailable',
+      },
+      totalAssets: {
+        ...nullable(decimal),
+        description:
+          'live assets under management (FundVault.totalAssets()), read with balance: the whole percentOfAum and the bounds are of; null when unavailable',
+      },
+      percentOfAum: {
+        type: ['number', 'null'],
+        description:
+          'balance / totalAssets x 100, a percent (not bps) computed on the exact amounts and rounded half up to 2 decimals; may exceed 100; null when unavailable, or when totalAssets is 0',
+      },
+      targetMinBps: {
+        ...nullable(bps),
+        description: "policy's reserve floor, bps of totalAssets; null when unavailable",
+      },
+      targetMaxBps: {
+        ...nullable(bps),
+        description: "policy's reserve cap, bps of totalAssets; null when unavailable",
+      },
     },
-    targetMinBps: { ...nullable(bps), description: "policy's reserve floor; null when unavailable" },
-    targetMaxBps: { ...nullable(bps), description: "policy's reserve cap; null when unavailable" },
-  }),
+    RESERVE_OVER_ASSETS,
+  ),
   HealthRecord: object({
     status: {
       enum: ['ok', 'degraded'],

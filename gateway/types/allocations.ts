@@ -3,6 +3,10 @@
 import { builder } from '../builder.ts';
 import { StrategyAllocationRef, type StrategyAllocationShape } from './strategy-allocation.ts';
 
+/** what the vault enforces of the targets (FundVault.setStrategy), which the listed numbers alone do not show */
+export const ALLOCATION_RULE =
+  "Only active strategies' targets count: the vault keeps their sum at or below 10000 bps (it refuses a change that would exceed it). A retired strategy (active false) stays listed with its last target, which no longer counts, so the sum over every listed target may exceed 10000.";
+
 export interface AllocationsShape {
   fund: string;
   available: boolean;
@@ -11,7 +15,7 @@ export interface AllocationsShape {
 }
 
 export const AllocationsRef = builder.objectRef<AllocationsShape>('Allocations').implement({
-  description: 'Live strategy allocations of a fund.',
+  description: `Live strategy allocations of a fund. ${ALLOCATION_RULE}`,
   fields: (t) => ({
     fund: t.exposeString('fund', { description: 'fund slug' }),
     available: t.exposeBoolean('available', {

@@ -1,6 +1,12 @@
 // Routes of a fund's dividend rounds: the paged list, one round, and the Merkle proof a holder
 // claims with. The epoch of a round is the key the last two share.
 import { ADDRESS_PATTERN, MAX_INT } from '../../gateway/inputs.ts';
+import {
+  CLAIM_REVERTS,
+  CLAIM_SENDER,
+  CLAIM_SIGNATURE,
+  CLAIMED_FRESHNESS,
+} from '../../gateway/types/merkle-proof.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
 import { cursorParam, limitParam, slugParam } from './shared-params.ts';
@@ -13,7 +19,7 @@ const epochParam = (examples: DocumentExamples): ParamSpec => ({
   in: 'path',
   description: 'settlement epoch of the round, from GET /v1/funds/{slug}/dividends',
   schema: { type: 'integer', minimum: 0, maximum: MAX_INT },
-  rule: `an integer from 0 to ${MAX_INT}`,
+  rule: `an integer from 0 to ${MAX_INT}: a daily settlement epoch number, not a date (GET /v1/funds/{slug}/dividends lists the rounds' epochs; GET /v1/funds/{slug}/nav/history gives each epoch's publishedAt date)`,
   example: examples.scenario?.round.epoch,
 });
 
@@ -64,8 +70,7 @@ export function getDividendProofRoute(examples: DocumentExamples): RouteSpec {
     operationId: 'getDividendProof',
     path: '/v1/funds/{slug}/dividends/{epoch}/proof',
     summary: 'Merkle proof to claim a dividend',
-    description:
-      "The proof for `address`, computed from the round's distribution after checking that its root equals the on-chain root. Claim with DividendDistributor.claim(vault, epoch, account, amountRaw, proof) from the holder's own wallet; the service never signs.",
+    description: `The proof for \`address\`, computed from the round's distribution after checking that its root equals the on-chain root, and \`claim\`: the DividendDistributor.claim transaction that pays it (${CLAIM_SIGNATURE}), with its selector, ordered arguments and calldata, ready to send as \`to\` and \`data\`. ${CLAIM_SENDER}. ${CLAIM_REVERTS}. ${CLAIMED_FRESHNESS}.`,
     tier: 'history',
     params: [
       slugParam('fund', examples),
@@ -80,7 +85,8 @@ export function getDividendProofRoute(examples: DocumentExamples): RouteSpec {
       },
     ],
     document: `query($slug: String!, $epoch: Int!, $address: String!) { fund(slug: $slug) { dividend(epoch: $epoch) {
-      proof(address: $address) { fund vault epoch account amount amountRaw merkleRoot leaf proof claimed distributor } } } }`,
+      proof(address: $address) { fund vault epoch account amount amountRaw merkleRoot leaf proof claimed distributor
+        claim { to signature selector args { name type value } data } } } } }`,
     toBody: (d) => ({ data: d.fund.dividend.proof }),
     responseSchema: 'MerkleProofDetail',
     notFoundWhen:

@@ -21,7 +21,7 @@ export function listEventsRoute({ contract, scenario }: DocumentExamples): Route
     operationId: 'listEvents',
     path: '/v1/events',
     summary: 'Indexed on-chain events',
-    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\`, or one in another case, is refused with 400.`,
+    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\` is refused with 400; one written in another case or with separators (nav_published) gets a 400 naming the event meant.`,
     tier: 'live',
     params: [
       {

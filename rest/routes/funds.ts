@@ -1,6 +1,8 @@
 // Routes of the funds themselves: the list, one fund's addresses and links, and its live
 // allocations and reserve. A fund's NAV and dividends have modules of their own (fund-nav.ts,
 // dividends.ts) although their paths also start /v1/funds.
+import { ALLOCATION_RULE } from '../../gateway/types/allocations.ts';
+import { RESERVE_OVER_ASSETS } from '../../gateway/types/reserve.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { Data, RouteSpec } from '../routes.ts';
 import { slugParam } from './shared-params.ts';
@@ -90,12 +92,11 @@ export function getAllocationsRoute(examples: DocumentExamples): RouteSpec {
     operationId: 'getAllocations',
     path: '/v1/funds/{slug}/allocations',
     summary: 'Live strategy allocations of a fund',
-    description:
-      'Read live from FundVault.strategies() and totalAssets(). Without a configured chain RPC: `available` false, `totalAssets` null, `strategies` empty.',
+    description: `Read live from FundVault.strategies() and totalAssets(). ${ALLOCATION_RULE} Each strategy's \`strategySlug\` names it in GET /v1/strategies/{slug}. Without a configured chain RPC: \`available\` false, \`totalAssets\` null, \`strategies\` empty.`,
     tier: 'live',
     params: [slugParam('fund', examples)],
     document: `query($slug: String!) { fund(slug: $slug) { allocations { fund available totalAssets
-      strategies { strategy targetBps capBps active } } } }`,
+      strategies { strategy strategySlug targetBps capBps active } } } }`,
     toBody: (d) => d.fund.allocations,
     responseSchema: 'AllocationRecord',
     notFoundWhen: 'the slug names no fund',
@@ -108,11 +109,10 @@ export function getReserveRoute(examples: DocumentExamples): RouteSpec {
     operationId: 'getReserve',
     path: '/v1/funds/{slug}/reserve',
     summary: 'Live reserve of a fund',
-    description:
-      "Read live from FundVault.reserveBalance() and the policy's reserve bounds. Without a configured chain RPC: `available` false and every other field null except `fund`.",
+    description: `Read live from FundVault.reserveBalance() and totalAssets() and the policy's reserve bounds: percentOfAum = balance / totalAssets x 100, rounded half up to 2 decimals (null when totalAssets is 0); targetMinBps and targetMaxBps are bps of totalAssets. ${RESERVE_OVER_ASSETS} Without a configured chain RPC: \`available\` false and every other field null except \`fund\`.`,
     tier: 'live',
     params: [slugParam('fund', examples)],
-    document: `query($slug: String!) { fund(slug: $slug) { reserve { fund available balance percentOfAum
+    document: `query($slug: String!) { fund(slug: $slug) { reserve { fund available balance totalAssets percentOfAum
       targetMinBps targetMaxBps } } }`,
     toBody: (d) => d.fund.reserve,
     responseSchema: 'ReserveRecord',

@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { getIntrospectionQuery } from 'graphql';
-import { parseUnits } from 'viem';
+import { decodeFunctionData, parseUnits, toFunctionSelector, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { abiOf } from '../../devnet/deploy.ts';
 import { kellyParams, threePoolParams } from '../../devnet/protocol-config.ts';
 import type { Gateway } from '../../gateway/server.ts';
 import { authenticatingProxy } from '../reliability/servers/authenticating-proxy.ts';
@@ -405,7 +406,7 @@ describe('live chain types', () => {
   it("reads the reserve against the policy's bounds", async () => {
     const { data } = await graphql(
       gateway,
-      '{ funds { slug policy { kind } allocations { totalAssets } reserve { available balance percentOfAum targetMinBps targetMaxBps } } }',
+      '{ funds { slug policy { kind } reserve { available balance totalAssets percentOfAum targetMinBps targetMaxBps } } }',
     );
     for (const fund of data?.funds ?? []) {
       const params = fund.policy.kind === 'fixed-plus-float' ? threePoolParams : kellyParams;
@@ -420,10 +421,10 @@ describe('live chain types', () => {
         .settlements.filter((x) => x.fund === fund.slug)
         .sort((a, b) => b.epoch - a.epoch)[0];
       expect(units(fund.reserve.balance)).toBe(last?.reserveBalance);
-      expect(units(fund.allocations.totalAssets)).toBe(last?.totalAssets);
-      // percent of AUM from the same live reads, rounded half up to 2 decimals on integers
+      expect(units(fund.reserve.totalAssets)).toBe(last?.totalAssets);
+      // percent of the total assets it gives, rounded half up to 2 decimals on integers
       const balance = parseUnits(fund.reserve.balance, 6);
-      const total = parseUnits(fund.allocations.totalAssets, 6);
+      const total = parseUnits(fund.reserve.totalAssets, 6);
       expect(fund.reserve.percentOfAum).toBe(
         total === 0n ? null : Number((balance * 10_000n + total / 2n) / total) / 100,
       );
@@ -434,11 +435,11 @@ describe('live chain types', () => {
     const offline = testGateway(stack, { chain: undefined });
     const { data } = await graphql(
       offline,
-      '{ funds { allocations { available totalAssets strategies { strategy } } reserve { available balance } } policies { params { __typename } } }',
+      '{ funds { allocations { available totalAssets strategies { strategy } } reserve { available balance totalAssets } } policies { params { __typename } } }',
     );
     for (const fund of data?.funds ?? []) {
       expect(fund.allocations).toEqual({ available: false, totalAssets: null, strategies: [] });
-      expect(fund.reserve).toEqual({ available: false, balance: null });
+      expect(fund.reserve).toEqual({ available: false, balance: null, totalAssets: null });
     }
     expect(data?.policies.every((p: { params: unknown }) => p.params === null)).toBe(true);
   });
@@ -459,6 +460,40 @@ describe('dividend proofs', () => {
     expect(
       StandardMerkleTree.verify(round.merkleRoot, ['address', 'uint256'], [account, amount], proof.proof),
     ).toBe(true);
+  });
+
+  it("gives the claim call that the compiled DividendDistributor's ABI decodes to the proof's own values", async () => {
+    const round = ledger().rounds[0];
+    if (!round) throw new Error('scenario posted no round');
+    const dump = JSON.parse(readFileSync(join(stack.devnet.dataDir, round.uri), 'utf8'));
+    const [account] = dump.values[0].value as [string, string];
+    const { data } = await graphql(
+      gateway,
+      `{ fund(slug: "${round.fund}") { dividend(epoch: ${round.epoch}) { proof(address: "${account}") {
+        vault epoch account amountRaw proof distributor claim { to signature selector args { name type value } data } } } } }`,
+    );
+    const served = data?.fund.dividend.proof;
+    const { claim, ...proof } = served;
+    const abi = abiOf('DividendDistributor');
+    const decoded = decodeFunctionData({ abi, data: claim.data as Hex });
+    expect(decoded).toEqual({
+      functionName: 'claim',
+      args: [proof.vault, BigInt(proof.epoch), proof.account, BigInt(proof.amountRaw), proof.proof],
+    });
+    expect(claim).toEqual({
+      to: proof.distributor,
+      signature: 'claim(address,uint64,address,uint256,bytes32[])',
+      selector: toFunctionSelector('function claim(address,uint64,address,uint256,bytes32[])'),
+      args: [
+        { name: 'fund', type: 'address', value: proof.vault },
+        { name: 'epoch', type: 'uint64', value: String(proof.epoch) },
+        { name: 'account', type: 'address', value: proof.account },
+        { name: 'amount', type: 'uint256', value: proof.amountRaw },
+        { name: 'proof', type: 'bytes32[]', value: proof.proof },
+      ],
+      data: claim.data,
+    });
+    expect(claim.data.startsWith(claim.selector)).toBe(true);
   });
 
   it('gives NOT_FOUND for an address without a leaf and BAD_INPUT for a malformed one', async () => {

@@ -11,6 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../../gateway/event-names.ts';
 import { schema } from '../../gateway/schema.ts';
+import { CLAIM_SENDER } from '../../gateway/types/merkle-proof.ts';
 
 /** every schema element as "Type", "Type.field", "Type.field(argument)" or "Enum.VALUE", with its description */
 function elements(type: GraphQLNamedType): [string, string | null | undefined][] {
@@ -59,5 +60,18 @@ describe('schema descriptions', () => {
     expect(described.get('JSON')).toMatch(/raw on-chain value, not decimal-scaled/);
     expect(described.get('ProtocolEvent.args')).toMatch(/base units/);
     expect(described.get('ProtocolEvent.id')).toMatch(/4 bytes little-endian/);
+  });
+
+  it('say who may send a claim, why it reverts and the exact function it calls', () => {
+    const proof = described.get('MerkleProof');
+    expect(proof).toContain(CLAIM_SENDER);
+    expect(proof).toMatch(/ClaimsPaused\(fund\).*pausedModules.*UnknownRound.*AlreadyClaimed.*InvalidProof/);
+    expect(described.get('ClaimCall.signature')).toContain('claim(address,uint64,address,uint256,bytes32[])');
+  });
+
+  it('say what the reserve percent is of and that the inactive targets of allocations do not count', () => {
+    expect(described.get('Reserve.percentOfAum')).toMatch(/^balance \/ totalAssets x 100/);
+    expect(described.get('Reserve')).toMatch(/far above 100/);
+    expect(described.get('Allocations')).toMatch(/Only active strategies' targets count/);
   });
 });

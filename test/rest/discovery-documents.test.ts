@@ -4,10 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { printSchema } from 'graphql';
+import { schema } from '../../gateway/schema.ts';
+import { CLAIM_SENDER } from '../../gateway/types/merkle-proof.ts';
 import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
-import { DEVNET_EXAMPLES } from '../../rest/examples.ts';
+import { DEVNET_EXAMPLES, documentExamples } from '../../rest/examples.ts';
 import { GRAPHQL_REQUEST_TYPES } from '../../rest/graphql-http.ts';
-import { llmsFullTxt, llmsTxt } from '../../rest/llms.ts';
+import { claimableDividendsQuery, llmsFullTxt, llmsTxt } from '../../rest/llms.ts';
 import { buildOpenApi, DEFAULT_BASE_URL, GRAPHQL_SCHEMA_PATH } from '../../rest/openapi.ts';
 import { OPENAPI_FILE, printedOpenApi } from '../../rest/print-openapi.ts';
 import { ROUTES } from '../../rest/routes.ts';
@@ -135,5 +138,58 @@ describe('agents.json and llms documents', () => {
       expect(short).toContain(`GET ${route.path}]`);
       expect(full).toContain(`### GET ${route.path}\n`);
     }
+  });
+
+  it('word who sends a claim the one way the contract allows, in every document', () => {
+    for (const [name, document] of Object.entries({
+      'llms.txt': llmsTxt(base),
+      'llms-full.txt': llmsFullTxt(base, `${base}/problems`),
+      'agents.json': JSON.stringify(agentsJson(base)),
+      'ai-plugin.json': JSON.stringify(aiPluginJson(base, DEVNET_EXAMPLES.registry)),
+      'openapi.json': JSON.stringify(doc),
+      'schema.graphql': printSchema(schema),
+    })) {
+      expect(document, name).toContain(CLAIM_SENDER);
+      expect(document, name).not.toMatch(/own wallet|signed by any wallet|from any wallet/);
+    }
+  });
+
+  it("llms.txt states the rate limits and the one-request GraphQL recipe for a holder's dividends", () => {
+    const short = llmsTxt(base, DEVNET_EXAMPLES, { perMinute: 30, burst: 7, burstWindowSeconds: 10 });
+    expect(short).toContain(
+      'Rate limits: 30 requests per minute per IP sustained, and a burst of 7 requests per 10 seconds',
+    );
+    const { fund, scenario } = DEVNET_EXAMPLES;
+    expect(short).toContain(
+      `POST /graphql with the query \`${claimableDividendsQuery(fund.slug, scenario!.proof.account)}\``,
+    );
+    expect(llmsTxt(base, DEVNET_EXAMPLES, false)).toContain(
+      'Rate limits: This deployment enforces no rate limit.',
+    );
+  });
+
+  it('llms-full.txt gives the stall rule, and calls the devnet clock synthetic only on the devnet', () => {
+    const devnet = llmsFullTxt(base, `${base}/problems`);
+    expect(devnet).toMatch(
+      /across polls of GET \/v1\/health indexer\.maxIndexedBlock stays the same while indexer\.chainHeadBlock advances/,
+    );
+    expect(devnet).toContain("This deployment's chain is the local devnet, whose clock is synthetic");
+    const registry = {
+      ...DEVNET_EXAMPLES.registry,
+      network: 'sepolia',
+      chain: { id: 11155111, name: 'Sepolia', explorer: 'https://sepolia.etherscan.io', isTestnet: true },
+    };
+    const sepolia = llmsFullTxt(base, `${base}/problems`, documentExamples(registry));
+    expect(sepolia).toContain('indexer.chainHeadBlock advances');
+    expect(sepolia).not.toContain('clock is synthetic');
+  });
+
+  it('llms-full.txt says how old a cached fund status or claimed may be and how to revalidate', () => {
+    const full = llmsFullTxt(base, `${base}/problems`);
+    expect(full).toContain('the fund `status` of GET /v1/protocol (reference tier, up to 3600 s old;');
+    expect(full).toContain("a proof's `claimed` (history tier, up to 300 s old)");
+    expect(full).toContain(
+      'send If-None-Match with the ETag you hold (304 if it is still current, else the new body), or Cache-Control: no-cache',
+    );
   });
 });

@@ -10,6 +10,8 @@ import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
+import { claimableDividendsQuery } from '../../rest/llms.ts';
+import { MAX_URL_LENGTH } from '../../rest/problems.ts';
 import { ROUTES } from '../../rest/routes.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { listen, startRestService, testGateway, type IndexedStack } from '../gateway/stack.ts';
@@ -120,15 +122,31 @@ describe('the sixteen endpoints', () => {
     const allocations = await get(`/v1/funds/${fund?.slug}/allocations`);
     expect(allocations.body.available).toBe(true);
     expect(allocations.body.strategies).toEqual(
-      fund?.strategies.map(({ strategy, targetBps, capBps, active }) => ({
+      fund?.strategies.map(({ strategy, strategySlug, targetBps, capBps, active }) => ({
         strategy,
+        strategySlug,
         targetBps,
         capBps,
         active,
       })),
     );
     const reserve = await get(`/v1/funds/${fund?.slug}/reserve`);
-    expect(reserve.body).toMatchObject({ fund: fund?.slug, available: true });
+    expect(reserve.body).toMatchObject({
+      fund: fund?.slug,
+      available: true,
+      totalAssets: allocations.body.totalAssets,
+    });
+  });
+
+  it('GET /v1/funds/{slug}/reserve gives the total assets its percent is of, to recompute it exactly', async () => {
+    for (const fund of ledger().funds) {
+      const { body } = await get(`/v1/funds/${fund.slug}/reserve`);
+      const balance = BigInt(units(body.balance));
+      const total = BigInt(units(body.totalAssets));
+      expect(body.percentOfAum, fund.slug).toBe(
+        total === 0n ? null : Number((balance * 10_000n + total / 2n) / total) / 100,
+      );
+    }
   });
 
   it('GET /v1/funds/{slug}/dividends pages newest first to the end', async () => {
@@ -357,12 +375,55 @@ describe('problems', () => {
     });
   });
 
-  it('refuses an eventName in another case with 400 suggesting the exact name', async () => {
-    const { status, body } = await get('/v1/events?eventName=navpublished');
+  it.each(['navpublished', 'nav_published', 'nav-published', 'Nav Published', 'NAV_PUBLISHED'])(
+    'refuses the eventName %s with 400 suggesting the exact name',
+    async (written) => {
+      const { status, body } = await get(`/v1/events?eventName=${encodeURIComponent(written)}`);
+      expect(status).toBe(400);
+      expect(body.parameter).toBe('eventName');
+      expect(body.detail).toMatch(
+        new RegExp(
+          `; got '${written}'\\. Did you mean 'NavPublished'\\? Names are case-sensitive and written as listed\\.$`,
+        ),
+      );
+    },
+  );
+
+  it('refuses an epoch written as a date with 400 saying epochs are numbers and where to find them', async () => {
+    const { status, body } = await get(`/v1/funds/${slug()}/dividends/2025-01-31`);
     expect(status).toBe(400);
-    expect(body.parameter).toBe('eventName');
+    expect(body).toMatchObject({
+      parameter: 'epoch',
+      detail:
+        "Parameter 'epoch' must be an integer from 0 to 2147483647: a daily settlement epoch number, not a date (GET /v1/funds/{slug}/dividends lists the rounds' epochs; GET /v1/funds/{slug}/nav/history gives each epoch's publishedAt date); got '2025-01-31'.",
+    });
+  });
+
+  it('refuses a GraphQL GET over the URL limit with 414 telling to POST the query, which then answers', async () => {
+    const query = `{ funds { slug ${'name '.repeat(MAX_URL_LENGTH / 5)}} }`;
+    const refused = await fetch(`${base}/graphql?query=${encodeURIComponent(query)}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(refused.status).toBe(414);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(
+      /; at most 2048 are accepted\. Send a query this long with POST \/graphql, /,
+    );
+    const posted = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    expect(posted.status).toBe(200);
+    expect(((await posted.json()) as { data: { funds: unknown[] } }).data.funds).toHaveLength(
+      stack.registry.funds.length,
+    );
+  });
+
+  it('refuses a /v1 URL over the limit with 414 saying every valid /v1 request fits', async () => {
+    const { status, body } = await get(`/v1/funds/${slug()}/nav/history?to=${'9'.repeat(MAX_URL_LENGTH)}`);
+    expect(status).toBe(414);
     expect(body.detail).toMatch(
-      /; got 'navpublished'\. Did you mean 'NavPublished'\? Names are case-sensitive\.$/,
+      /; at most 2048 are accepted\. Every valid \/v1 request fits well within the limit\.$/,
     );
   });
 
@@ -586,6 +647,53 @@ describe('/graphql beside the REST surface', () => {
       headers: { accept: 'application/json' },
     });
     expect(registryOnly.headers.get('x-indexed-block')).toBeNull();
+  });
+
+  it("answers the documents' one-request recipe with each round's proof of an address, as the proof endpoint gives it", async () => {
+    const round = firstRound();
+    const dump = JSON.parse(readFileSync(join(stack.devnet.dataDir, round.uri), 'utf8'));
+    const [account] = dump.values[0].value as [string, string];
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: claimableDividendsQuery(round.fund, account) }),
+    });
+    const { data, errors } = (await response.json()) as {
+      data: { fund: { dividends: { items: { epoch: number; proof: unknown }[]; nextCursor: null } } };
+      errors?: { path: (string | number)[]; extensions: { code: string } }[];
+    };
+    const { items, nextCursor } = data.fund.dividends;
+    expect(nextCursor).toBeNull();
+    const expected = [];
+    for (const [i, { epoch }] of items.entries()) {
+      const proof = await get(`/v1/funds/${round.fund}/dividends/${epoch}/proof?address=${account}`);
+      expected.push({
+        epoch,
+        proof:
+          proof.status === 404
+            ? null
+            : {
+                amountRaw: proof.body.data.amountRaw,
+                claimed: proof.body.data.claimed,
+                claim: { to: proof.body.data.claim.to, data: proof.body.data.claim.data },
+              },
+      });
+      if (proof.status === 404) {
+        expect(
+          errors?.find((e) => e.path.join('.') === `fund.dividends.items.${i}.proof`)?.extensions,
+        ).toEqual({
+          code: 'NOT_FOUND',
+        });
+      }
+    }
+    expect(items).toEqual(expected);
+    expect(items.map((r) => r.epoch)).toEqual(
+      ledger()
+        .rounds.filter((r) => r.fund === round.fund)
+        .map((r) => r.epoch)
+        .sort((a, b) => b - a),
+    );
+    expect(items.some((r) => r.proof !== null)).toBe(true);
   });
 
   it('refuses a batched request with 400 and BAD_INPUT', async () => {
