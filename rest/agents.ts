@@ -5,7 +5,7 @@
 import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
-import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/merkle-proof.ts';
+import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
 import { CLAIMABLE_DIVIDENDS_ANSWER, claimableDividendsQuery } from './llms.ts';
 // operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';

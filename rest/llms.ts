@@ -9,7 +9,7 @@ import {
   CLAIM_SENDER,
   CLAIM_SIGNATURE,
   CLAIMED_FRESHNESS,
-} from '../gateway/types/merkle-proof.ts';
+} from '../gateway/types/claim-call.ts';
 import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';
 import {
   API_TITLE,

@@ -4,7 +4,7 @@
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
 import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
-import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/merkle-proof.ts';
+import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
 import { RESERVE_OVER_ASSETS } from '../gateway/types/reserve.ts';
 
 export type JsonSchema = Record<string, unknown>;

@@ -1,19 +1,14 @@
-// A Merkle proof for one account's dividend, and the DividendDistributor.claim call it makes (the
-// ClaimCall type below): an agent sends that call as it stands, so its signature, selector,
-// arguments and calldata come from the distributor's ABI as the subgraph ships it, never from a
-// hand-written signature (one that took epoch for a uint256 would name another function).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  encodeFunctionData,
-  toFunctionSelector,
-  toFunctionSignature,
-  type Abi,
-  type AbiFunction,
-} from 'viem';
-import { readManifest, subgraphDir } from '../../subgraph/manifest.ts';
+// A Merkle proof for one account's dividend, checked against the round's on-chain root, with the
+// DividendDistributor.claim call it makes (claim-call.ts).
 import { builder } from '../builder.ts';
-import { JsonScalar } from './json.ts';
+import {
+  CLAIM_REVERTS,
+  CLAIM_SENDER,
+  CLAIM_SIGNATURE,
+  CLAIMED_FRESHNESS,
+  ClaimCallRef,
+  claimCall,
+} from './claim-call.ts';
 
 export interface MerkleProofShape {
   fund: string;
@@ -28,136 +23,6 @@ export interface MerkleProofShape {
   claimed: boolean | null;
   distributor: string | null;
 }
-
-/** DividendDistributor's `claim` as its ABI declares it (subgraph/abis, copied from the compile output) */
-function distributorClaimFunction(): AbiFunction {
-  const source = readManifest().find((s) => s.name === 'DividendDistributor');
-  const file = source && source.abiFiles.get(source.abi);
-  if (!file) throw new Error('subgraph.yaml has no DividendDistributor data source with an ABI file');
-  const abi = JSON.parse(readFileSync(join(subgraphDir, file), 'utf8')) as Abi;
-  const claim = abi.find((item): item is AbiFunction => item.type === 'function' && item.name === 'claim');
-  if (!claim) throw new Error(`subgraph/${file} declares no claim function`);
-  return claim;
-}
-
-const CLAIM_FUNCTION = distributorClaimFunction();
-
-/** `claim(address,uint64,address,uint256,bytes32[])`: the canonical signature the selector hashes */
-export const CLAIM_SIGNATURE = toFunctionSignature(CLAIM_FUNCTION);
-const CLAIM_SELECTOR = toFunctionSelector(CLAIM_FUNCTION);
-
-/** what of a proof the claim call takes */
-export type ClaimedLeaf = Pick<MerkleProofShape, 'vault' | 'epoch' | 'account' | 'amountRaw'> & {
-  proof: readonly string[];
-};
-
-/** The value of each of claim's parameters, by the ABI's parameter name, taken from a proof. */
-const CLAIM_VALUES: Record<string, (p: ClaimedLeaf) => string | string[]> = {
-  fund: (p) => p.vault,
-  epoch: (p) => String(p.epoch),
-  account: (p) => p.account,
-  amount: (p) => p.amountRaw,
-  proof: (p) => [...p.proof],
-};
-// a contract whose claim takes other parameters needs this table changed, not a call that reverts
-if (
-  CLAIM_FUNCTION.inputs.some((input) => !input.name || !(input.name in CLAIM_VALUES)) ||
-  CLAIM_FUNCTION.inputs.length !== Object.keys(CLAIM_VALUES).length
-) {
-  throw new Error(
-    `DividendDistributor's ABI declares ${CLAIM_SIGNATURE} with parameters (${CLAIM_FUNCTION.inputs.map((i) => i.name).join(', ')}); the proof fills fund, epoch, account, amount, proof`,
-  );
-}
-
-/**
- * Who sends the claim and who is paid, in the one wording every document uses: the contract lets
- * anyone submit a claim and always pays the leaf's account.
- */
-export const CLAIM_SENDER =
-  "Any wallet may send the claim transaction (the holder's own or any other, such as a relayer); the dividend is always paid to `account`, whoever sends it. The service never signs or sends transactions";
-
-/** Why claim reverts, from DividendDistributor.claim in the order it checks. */
-export const CLAIM_REVERTS =
-  "claim reverts with ClaimsPaused(fund) while the fund's claims module is paused (health's pausedModules lists it as \"<fund slug>:claims\": GET /v1/health, or health { pausedModules }), UnknownRound(fund, epoch) when no round is posted for that epoch, AlreadyClaimed(fund, epoch, account) once the leaf is claimed, and InvalidProof() when account, amount and proof do not verify against the round's root (an amount given decimal-scaled instead of amountRaw, say)";
-
-/** How old `claimed` may be and what to do about it. */
-export const CLAIMED_FRESHNESS =
-  '`claimed` is read on-chain when the service builds the answer, and the service rebuilds its own copy once a newer block is indexed; an HTTP cache between you and the service (browser, proxy, CDN) may still hold a REST proof for up to its max-age (300 s, the history tier), so simulate the call (eth_call with the same `to` and `data`) before sending it, or revalidate with If-None-Match or Cache-Control: no-cache';
-
-export interface ClaimArgumentShape {
-  name: string;
-  type: string;
-  value: string | string[];
-}
-
-export interface ClaimCallShape {
-  to: string;
-  signature: string;
-  selector: string;
-  args: ClaimArgumentShape[];
-  data: string;
-}
-
-/** The DividendDistributor.claim call that pays `proof`'s dividend: its arguments in the ABI's order. */
-export function claimCall(proof: ClaimedLeaf, distributor: string): ClaimCallShape {
-  const args = CLAIM_FUNCTION.inputs.map((input) => {
-    const name = input.name as string;
-    return {
-      name,
-      type: input.type,
-      value: (CLAIM_VALUES[name] as (p: ClaimedLeaf) => string | string[])(proof),
-    };
-  });
-  return {
-    to: distributor,
-    signature: CLAIM_SIGNATURE,
-    selector: CLAIM_SELECTOR,
-    args,
-    data: encodeFunctionData({
-      abi: [CLAIM_FUNCTION],
-      functionName: CLAIM_FUNCTION.name,
-      // viem takes integers of any width as bigint
-      args: args.map(({ type, value }) => (type.startsWith('uint') ? BigInt(value as string) : value)),
-    }),
-  };
-}
-
-const ClaimArgumentRef = builder.objectRef<ClaimArgumentShape>('ClaimArgument').implement({
-  description: 'One argument of DividendDistributor.claim, in the order the function takes them.',
-  fields: (t) => ({
-    name: t.exposeString('name', { description: "the parameter's name in the contract's ABI" }),
-    type: t.exposeString('type', { description: 'its Solidity type, e.g. uint64' }),
-    value: t.field({
-      type: JsonScalar,
-      description:
-        'its value: a string (an address as 0x hex; an integer as a decimal string, which viem takes as a bigint and ethers as is), or for bytes32[] an array of 0x 32-byte hex strings',
-      resolve: (a) => a.value,
-    }),
-  }),
-});
-
-const ClaimCallRef = builder.objectRef<ClaimCallShape>('ClaimCall').implement({
-  description: `The DividendDistributor.claim transaction that pays a proof's dividend, ready to send as it stands: \`to\` and \`data\` (no value). ${CLAIM_SENDER}. Built from the distributor's ABI: ${CLAIM_SIGNATURE}.`,
-  fields: (t) => ({
-    to: t.exposeString('to', {
-      description: "the DividendDistributor's address (the registry's): the transaction's `to`",
-    }),
-    signature: t.exposeString('signature', {
-      description: `the function's canonical signature, ${CLAIM_SIGNATURE}: epoch is a uint64 and amount a uint256, in base units`,
-    }),
-    selector: t.exposeString('selector', {
-      description: "the function's 4-byte selector, 0x hex: the first 4 bytes of `data`",
-    }),
-    args: t.field({
-      type: [ClaimArgumentRef],
-      description: "claim's arguments in order: fund (the vault), epoch, account, amount (amountRaw), proof",
-      resolve: (c) => c.args,
-    }),
-    data: t.exposeString('data', {
-      description: 'the calldata, 0x hex: the selector followed by the ABI-encoded arguments',
-    }),
-  }),
-});
 
 export const MerkleProofRef = builder.objectRef<MerkleProofShape>('MerkleProof').implement({
   description: `A StandardMerkleTree proof (leaf encoding [address, uint256]) verified against the on-chain root, and the claim call it makes (field claim): ${CLAIM_SIGNATURE} on the DividendDistributor. ${CLAIM_SENDER}. ${CLAIM_REVERTS}. ${CLAIMED_FRESHNESS}.`,

@@ -6,7 +6,7 @@ import {
   CLAIM_SENDER,
   CLAIM_SIGNATURE,
   CLAIMED_FRESHNESS,
-} from '../../gateway/types/merkle-proof.ts';
+} from '../../gateway/types/claim-call.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
 import { cursorParam, limitParam, slugParam } from './shared-params.ts';
