@@ -55,7 +55,7 @@ export function serveDocuments(app: Express, replies: Replies, sources: Document
   serve('/openapi.json', 'application/json; charset=utf-8', (base, pb) =>
     json(buildOpenApi(base, pb, examples, rateLimit)),
   );
-  serve('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base, examples));
+  serve('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base, examples, rateLimit));
   serve('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) =>
     llmsFullTxt(base, pb, examples, rateLimit),
   );

@@ -112,16 +112,20 @@ describe('rate limits', () => {
 describe('the discovery documents of a deployment', () => {
   const documents = async (base: string) => {
     const llms = await fetch(`${base}/llms-full.txt`).then((r) => r.text());
+    const short = await fetch(`${base}/llms.txt`).then((r) => r.text());
     const openapi = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as {
       info: { description: string };
       paths: Record<string, { get: { responses: Record<string, unknown> } }>;
     };
-    return { llms, openapi };
+    return { llms, short, openapi };
   };
 
   it('state the limits it is configured with, not the defaults', async () => {
-    const { llms, openapi } = await documents(
+    const { llms, short, openapi } = await documents(
       await start({ rateLimit: { perMinute: 5, burst: 3, burstWindowSeconds: 20 } }),
+    );
+    expect(short).toContain(
+      'Rate limits: 5 requests per minute per IP sustained, and a burst of 3 requests per 20 seconds',
     );
     const statement =
       "5 requests per minute per IP sustained, and a burst of 3 requests per 20 seconds, each counted in fixed windows (so up to twice a limit can pass across a window's end). Over either: 429 with Retry-After (seconds).";
@@ -140,7 +144,8 @@ describe('the discovery documents of a deployment', () => {
   });
 
   it('say that no limit is enforced when rate limiting is off, and document no 429', async () => {
-    const { llms, openapi } = await documents(await start({ rateLimit: false }));
+    const { llms, short, openapi } = await documents(await start({ rateLimit: false }));
+    expect(short).toContain('Rate limits: This deployment enforces no rate limit.');
     expect(llms).toContain('- This deployment enforces no rate limit.');
     expect(llms).toContain('Every endpoint can answer 400, 404, 500 and 503.');
     expect(llms).not.toContain('429 rate-limited');
