@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { startAnvil } from './devnet/anvil.ts';
+import { LONG_RUNNING_PERSISTED_STATES, startAnvil } from './devnet/anvil.ts';
 import { deployProtocol } from './devnet/deploy.ts';
 import { runScenario } from './devnet/scenario.ts';
 import { isDefaultScenario, ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-params.ts';
@@ -65,7 +65,10 @@ try {
     const dataDir = resolve(config.dataDir, 'devnet');
     console.log('devnet: starting anvil, deploying the protocol and seeding the scenario...');
     mkdirSync(dataDir, { recursive: true });
-    const anvil = await startAnvil({ homeParent: dataDir });
+    const anvil = await startAnvil({
+      homeParent: dataDir,
+      maxPersistedStates: LONG_RUNNING_PERSISTED_STATES,
+    });
     cleanups.push(() => anvil.stop());
     const deployment = await deployProtocol(anvil.rpcUrl);
     const ledger = await runScenario(anvil.rpcUrl, deployment, scenario);

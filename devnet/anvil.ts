@@ -30,7 +30,17 @@ export interface AnvilOptions {
   automine?: boolean;
   /** Where anvil's own home is made (default the OS temp directory): the service keeps to DATA_DIR. */
   homeParent?: string;
+  /**
+   * How many older blocks' states anvil may write to its home (default: no limit). A devnet that
+   * runs for hours needs a limit: each state is a file of the whole chain state (about 1 MB for
+   * the scenario's), so an unlimited home grew by about 2 GB an hour at a block every 5 s. Reads at
+   * blocks older than those states then fail; the service and the subgraph read only the latest.
+   */
+  maxPersistedStates?: number;
 }
+
+/** The states a long-running devnet (npm start, npm run devnet) keeps on disk: about 150 MB. */
+export const LONG_RUNNING_PERSISTED_STATES = 128;
 
 export interface AnvilInstance {
   rpcUrl: string;
@@ -90,6 +100,9 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
     '--accounts',
     '10',
     ...(options.automine ? [] : ['--no-mining']),
+    ...(options.maxPersistedStates === undefined
+      ? []
+      : ['--max-persisted-states', String(options.maxPersistedStates)]),
   ];
   // `sed` passes on the line with the port and quits; `cat` then discards the rest as it comes
   const drainer = spawn('sh', ['-c', 'sed -n "/Listening on/{p;q;}"; exec cat > /dev/null'], {

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envValue } from '../common/env.ts';
-import { startAnvil } from './anvil.ts';
+import { LONG_RUNNING_PERSISTED_STATES, startAnvil } from './anvil.ts';
 import { compileContracts } from './compile.ts';
 import { deployProtocol } from './deploy.ts';
 import { runScenario } from './scenario.ts';
@@ -23,7 +23,7 @@ try {
 
 compileContracts();
 mkdirSync(dataDir, { recursive: true });
-const anvil = await startAnvil({ homeParent: dataDir });
+const anvil = await startAnvil({ homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES });
 const stop = (): void => {
   void anvil.stop().then(() => process.exit(0));
 };

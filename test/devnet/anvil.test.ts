@@ -1,26 +1,44 @@
 // Anvil writes the states of older blocks to disk and, stopped by a signal, never deletes them;
 // left behind by every run, they once filled the disk CI runs on. startAnvil gives each anvil a
-// home of its own and removes it when anvil stops.
+// home of its own and removes it when anvil stops, and a devnet that runs for hours caps them.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startAnvil } from '../../devnet/anvil.ts';
+import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
 
 // more blocks with state changes than anvil keeps in memory, so some states go to disk
 const BLOCKS = 700;
 
+/** Mines BLOCKS blocks that each change the state; returns where anvil keeps the older states. */
+async function mineStateChanges(anvil: AnvilInstance): Promise<string> {
+  const rpc = createRpcClient(anvil.rpcUrl);
+  const [from] = await rpc.request<string[]>('eth_accounts', []);
+  for (let block = 0; block < BLOCKS; block++) {
+    await rpc.request('eth_sendTransaction', [{ from, to: from, value: '0x1' }]);
+  }
+  return join(anvil.home, '.foundry', 'anvil', 'tmp');
+}
+
 describe('a stopped anvil', () => {
   it('leaves none of the block states it kept on disk', async () => {
     const anvil = await startAnvil({ automine: true });
-    const rpc = createRpcClient(anvil.rpcUrl);
-    const [from] = await rpc.request<string[]>('eth_accounts', []);
-    for (let block = 0; block < BLOCKS; block++) {
-      await rpc.request('eth_sendTransaction', [{ from, to: from, value: '0x1' }]);
-    }
-    const stateDir = join(anvil.home, '.foundry', 'anvil', 'tmp');
+    const stateDir = await mineStateChanges(anvil);
     expect(readdirSync(stateDir)).toHaveLength(1);
     await anvil.stop();
     expect(existsSync(anvil.home)).toBe(false);
+  });
+});
+
+describe('a long-running anvil', () => {
+  it('keeps no more older states on disk than it is allowed', async () => {
+    const anvil = await startAnvil({ automine: true, maxPersistedStates: 3 });
+    try {
+      const stateDir = await mineStateChanges(anvil);
+      const [states] = readdirSync(stateDir);
+      expect(readdirSync(join(stateDir, states!)).length).toBeLessThanOrEqual(3);
+    } finally {
+      await anvil.stop();
+    }
   });
 });
