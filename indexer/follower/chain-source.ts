@@ -66,7 +66,7 @@ export interface ChainSourceOptions {
   onBatchLimit?: (limit: number, words: string) => void;
   /** called when a refusal of an answer's size lowers the logs ranges aim at, with the node's words */
   onLogLimit?: (logs: number, reason: string) => void;
-  /** aborts waits and retries */
+  /** aborts waits, retries and the requests under way (they then throw StoppedError) */
   signal?: AbortSignal;
 }
 
@@ -620,7 +620,7 @@ export class ChainSource {
   constructor(private readonly options: ChainSourceOptions) {
     const { url, headers } = rpcEndpoint(options.rpcUrl);
     // one for every client: a batch limit the node states holds for them all
-    const fetchFn = rpcFetch((limit, words) => options.onBatchLimit?.(limit, words));
+    const fetchFn = rpcFetch((limit, words) => options.onBatchLimit?.(limit, words), options.signal);
     const client = (batchSize: number, timeout = 60_000) =>
       createPublicClient({
         transport: http(url, {
@@ -663,10 +663,16 @@ export class ChainSource {
       try {
         return await call();
       } catch (error) {
-        if (error instanceof StoppedError) throw error;
+        this.throwIfStopped(error);
         delay = await this.waitToRetry(what, error, delay);
       }
     }
+  }
+
+  /** Throws a StoppedError if `error` is one, or the stop aborted the request that failed with it. */
+  private throwIfStopped(error: unknown): void {
+    if (error instanceof StoppedError) throw error;
+    if (this.options.signal?.aborted) throw new StoppedError();
   }
 
   /**
@@ -979,7 +985,7 @@ export class ChainSource {
       try {
         return await this.getLogs(filter, from, to);
       } catch (error) {
-        if (error instanceof StoppedError) throw error;
+        this.throwIfStopped(error);
         const reason =
           error instanceof NodeAnswerError || behindTheHead.test(nodeWords(error))
             ? null

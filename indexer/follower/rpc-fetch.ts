@@ -8,7 +8,9 @@
 // for the batch, "Batch requests are not supported"), or answers only some of a batch's calls, has
 // the batch sent again in smaller ones (the limit its words state, else half as many calls), down
 // to single calls, and later batches split the same way: viem would wait forever for the calls
-// left unanswered, or fail reading an object as a list.
+// left unanswered, or fail reading an object as a list. A stop signal aborts every request under
+// way, as viem's timeout does: a node that stops answering would otherwise hold a stop for that
+// timeout (60 s), past the 10 s Docker gives a container before SIGKILL.
 
 /** A JSON-RPC call as viem sends it. */
 interface RpcCall {
@@ -92,11 +94,31 @@ export function loweredLimit(refused: number, words: string): number {
 }
 
 /**
+ * `init` with a signal that aborts when its own does (viem's timeout, one per request) or `stop`
+ * does, and what forgets it on `stop`, which lives as long as the indexer, once the request is done.
+ */
+function stoppable(init: RequestInit, stop: AbortSignal): { init: RequestInit; done(): void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(stop.aborted ? stop.reason : init.signal?.reason);
+  if (stop.aborted || init.signal?.aborted) abort();
+  stop.addEventListener('abort', abort, { once: true });
+  init.signal?.addEventListener('abort', abort, { once: true });
+  return {
+    init: { ...init, signal: controller.signal },
+    done: () => stop.removeEventListener('abort', abort),
+  };
+}
+
+/**
  * A fetch for viem's HTTP transport to one node (see the top of this file). `onBatchLimit` is
  * called the first time the node refuses a batch, with the calls per batch from then on (0: single
- * calls, no batches; lower again while the node refuses those) and the node's words.
+ * calls, no batches; lower again while the node refuses those) and the node's words. Requests are
+ * aborted once `stop` is.
  */
-export function rpcFetch(onBatchLimit: (limit: number, words: string) => void): typeof fetch {
+export function rpcFetch(
+  onBatchLimit: (limit: number, words: string) => void,
+  stop?: AbortSignal,
+): typeof fetch {
   /** the most calls one batch carries; 0: calls go out alone, as JSON-RPC objects */
   let maxBatch = Number.POSITIVE_INFINITY;
 
@@ -157,8 +179,21 @@ export function rpcFetch(onBatchLimit: (limit: number, words: string) => void): 
     );
   }
 
-  return (input, init) => {
-    const calls = batchOf(init?.body);
-    return calls ? send(input, init!, calls) : fetch(input, init);
+  async function answer(input: RequestInfo | URL, init: RequestInit): Promise<Response> {
+    const calls = batchOf(init.body);
+    if (calls) return send(input, init, calls);
+    // read here, while the stop can still abort it
+    const response = await fetch(input, init);
+    return answerOf(response, await response.text());
+  }
+
+  return async (input, init = {}) => {
+    if (!stop) return answer(input, init);
+    const request = stoppable(init, stop);
+    try {
+      return await answer(input, request.init);
+    } finally {
+      request.done();
+    }
   };
 }

@@ -3,10 +3,13 @@
 // fixed share of requests (connection resets and 503s): a sync through it, runs killed with SIGKILL
 // at random blocks while it is flaky, and a reorg followed through it. Each time the store must hold
 // exactly the entity versions (full table dumps) that a clean, uninterrupted run over a healthy RPC
-// builds.
+// builds. Last, the indexer stopped with SIGTERM while its node holds a request unanswered: it must
+// exit at once, not when the request times out.
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRandom } from '../../devnet/random.ts';
@@ -231,5 +234,35 @@ describe('indexer under RPC faults', () => {
     await follower.stop();
     proxy.set({ kind: 'pass' });
     expect(dumpEntityVersions(follower.storePath)).toEqual(await cleanRunTo(newHead));
+  });
+});
+
+describe('indexer stopped while its node does not answer', () => {
+  it('exits on SIGTERM without waiting for the request under way to time out', async () => {
+    const hanging = await startFaultProxy(devnet.rpcUrl);
+    try {
+      const { number: at } = await actions.head();
+      const { child, url } = await startChild(dirs.make('h6-stopped-'), hanging.url);
+      const lines: string[] = [];
+      const output = createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+      const outputEnded = once(output, 'close');
+      while ((await indexedBlockOrNone(url)) < at) await sleep(50);
+      hanging.set({ kind: 'hang' });
+      // the head, polled every 50 ms, is asked for and not answered (viem would wait 60 s)
+      const asked = hanging.requests;
+      while (hanging.requests === asked) await sleep(20);
+      child.kill('SIGTERM');
+      // far less than the request's timeout, and than the 10 s Docker waits before SIGKILL
+      const exitedInTime = await Promise.race([
+        exited(child).then(() => true),
+        sleep(9_000).then(() => false),
+      ]);
+      expect(exitedInTime).toBe(true);
+      expect(child.exitCode).toBe(0);
+      await outputEnded;
+      expect(lines.at(-1)).toBe(`indexer: stopped (SIGTERM) at block ${at}`);
+    } finally {
+      await hanging.close();
+    }
   });
 });
