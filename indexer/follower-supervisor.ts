@@ -1,10 +1,13 @@
 // Follows the chain for one createIndexer: each start() gets a stop signal, a ChainSource and a chain
-// reader, and a follower that reads the chain through them into the store. A store that cannot be written (a
-// full disk, an I/O error) is no reason to stop indexing: the follower's open transaction is dropped
-// and, after a doubling wait, a new follower goes on from the last commit, as a restarted process
-// would (graph-node restarts a subgraph after such errors too). Meanwhile the failure is what
-// status() and the index-node API report, until progress past it clears it. Each follower gets file
-// fetchers of its own, closed with it.
+// reader, and a follower that reads the chain through them into the store. Only a handler's failure
+// (or the pause it causes) stops indexing for good. Any other error is non-deterministic: a store
+// that cannot be written (a full disk, an I/O error), a SQLite error such as a corrupt page, a bug.
+// The follower's open transaction is dropped and, after a doubling wait, a new follower goes on from
+// the last commit, as a restarted process would (graph-node restarts a subgraph after such errors
+// too), while the query API keeps serving what was committed. Meanwhile the failure is what status()
+// and the index-node API report (health failed, a non-deterministic fatalError), until progress
+// past it clears it; so is a node whose head is more than the reorg threshold below the last block
+// indexed, which indexing waits for. Each follower gets file fetchers of its own, closed with it.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createChainSource, createHandlerChainReader } from './chain-node.ts';
@@ -20,9 +23,9 @@ import { createBlockProcessor } from './runtime/block-processor.ts';
 import type { TemplateSpec } from './runtime/manifest.ts';
 import { isTransientStoreError, type IndexerStore } from './store/sqlite-store.ts';
 
-/** first and longest wait before writing to a store that could not be written is tried again */
-const STORE_RETRY_MIN_MS = 1_000;
-const STORE_RETRY_MAX_MS = 60_000;
+/** first and longest wait before indexing starts again after a failure (a store that could not be written) */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
 
 /** What the followers of one follow() read from and write to. */
 interface FollowerInputs {
@@ -38,8 +41,8 @@ export class FollowerSupervisor {
   private follower: ChainFollower | null = null;
   private abortController: AbortController | null = null;
   private chainReader: ClosableChainReader | null = null;
-  /** why the store could not be written, while the indexer waits to try again */
-  private storeFailure: { message: string; committed: number } | null = null;
+  /** why indexing failed, while the indexer waits to start it again (`store`: the store could not be written) */
+  private failure: { message: string; committed: number; store: boolean } | null = null;
   private fileFetchers = new Map<string, FileFetcher>();
 
   constructor(
@@ -51,7 +54,25 @@ export class FollowerSupervisor {
   ) {}
 
   get storeError(): string | null {
-    return this.storeFailure?.message ?? null;
+    return this.failure?.store ? this.failure.message : null;
+  }
+
+  /**
+   * Why indexing is held up otherwise: an error it starts again after, or a node whose head is more
+   * than the reorg threshold below the last block indexed (within it, a lagging node is normal).
+   */
+  get indexingError(): string | null {
+    if (this.failure && !this.failure.store) return this.failure.message;
+    const p = this.follower?.progress();
+    if (!p || p.head < 0) return null;
+    const behind = p.checkpoint - p.head;
+    if (behind <= (this.config.reorgThreshold ?? REORG_THRESHOLD)) return null;
+    return `the node's head is block ${p.head}, ${behind} blocks below block ${p.checkpoint}, the last one indexed: indexing waits for the node to reach it (is the node still syncing, or behind a load balancer with one that is?)`;
+  }
+
+  /** What holds indexing up, if anything does: the store's failure, else indexingError. */
+  get heldUpBy(): string | null {
+    return this.storeError ?? this.indexingError;
   }
 
   /** The indexer's status, read from `store` and the follower; throws unless both are there. */
@@ -62,6 +83,7 @@ export class FollowerSupervisor {
       ...this.follower.progress(),
       fatalError: cp.fatalError,
       storeError: this.storeError,
+      indexingError: this.indexingError,
       lastCommitAt: cp.updatedAt,
     };
   }
@@ -106,35 +128,48 @@ export class FollowerSupervisor {
   }
 
   /**
-   * Runs followers until one stops for good (see follow()): after a store failure, a new one from the
-   * last commit.
+   * Runs followers until one stops for good (see follow()): after any other failure, a new one from
+   * the last commit.
    */
   private async run(inputs: FollowerInputs): Promise<Error | null> {
     const { store, signal } = inputs;
-    const { log, notify } = this;
-    let wait = STORE_RETRY_MIN_MS;
+    const { notify } = this;
+    let wait = RETRY_MIN_MS;
     for (;;) {
-      const f = this.startFollower(inputs);
       const from = store.committed().number;
       try {
+        const f = this.startFollower(inputs);
         await f.run();
         return f.failure;
       } catch (error) {
-        if (signal.aborted || !isTransientStoreError(error)) throw error;
-        if (store.committed().number > from) wait = STORE_RETRY_MIN_MS;
+        if (signal.aborted) throw error;
+        if (store.committed().number > from) wait = RETRY_MIN_MS;
         store.rollback();
         this.closeFileFetchers();
-        const committed = store.committed().number;
-        this.storeFailure = { message: (error as Error).message, committed };
-        log(
-          `store: ${this.deployment.storePath} could not be written (${this.storeFailure.message}); nothing after block ${committed} was kept, and indexing goes on from there in ${wait / 1000} s`,
-        );
+        this.recordFailure(error, store.committed().number, wait);
         notify();
         await sleep(wait, undefined, { signal }).catch(() => undefined);
         if (signal.aborted) return null;
-        wait = Math.min(wait * 2, STORE_RETRY_MAX_MS);
+        wait = Math.min(wait * 2, RETRY_MAX_MS);
       }
     }
+  }
+
+  /**
+   * Records and logs the failure indexing starts again after, in `wait` ms from block `committed`;
+   * the stack of an error that is not the store's, the first time its message is seen (a bug's).
+   */
+  private recordFailure(error: unknown, committed: number, wait: number): void {
+    const message = error instanceof Error ? error.message : String(error);
+    const store = isTransientStoreError(error);
+    const again = `nothing after block ${committed} was kept, and indexing goes on from there in ${wait / 1000} s`;
+    if (store) {
+      this.log(`store: ${this.deployment.storePath} could not be written (${message}); ${again}`);
+    } else {
+      const stack = error instanceof Error && this.failure?.message !== message ? error.stack : undefined;
+      this.log(`indexer failed: ${message}; ${again}${stack ? `\n${stack}` : ''}`);
+    }
+    this.failure = { message, committed, store };
   }
 
   private closeFileFetchers(): void {
@@ -173,15 +208,18 @@ export class FollowerSupervisor {
   }
 
   private progressed(p: FollowerProgress): void {
-    const { log, notify } = this;
+    const { log, notify, failure } = this;
     // past the failed commit, or at the head with nothing to commit (the failed write was the
     // head's number alone)
     const recovered =
-      this.storeFailure !== null &&
-      (p.checkpoint > this.storeFailure.committed || (p.caughtUp && p.checkpoint >= p.head));
+      failure !== null && (p.checkpoint > failure.committed || (p.caughtUp && p.checkpoint >= p.head));
     if (recovered) {
-      this.storeFailure = null;
-      log(`store: ${this.deployment.storePath} is written again; indexing went on from where it stopped`);
+      this.failure = null;
+      log(
+        failure.store
+          ? `store: ${this.deployment.storePath} is written again; indexing went on from where it stopped`
+          : `indexer: indexing went on past the failure (${failure.message})`,
+      );
     }
     this.config.onProgress?.(p);
     notify();

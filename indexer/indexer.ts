@@ -6,7 +6,7 @@
 //   what is indexed, and where   deployment.ts           build, networks.json, store path, history
 //   the node                     chain-node.ts           start-up chain check, the ChainSource's log lines
 //   the store and its queries    store-and-query.ts      the store under its lock, the query service
-//   following the chain          follower-supervisor.ts  restarts after store failures, file fetchers
+//   following the chain          follower-supervisor.ts  restarts after failures, file fetchers
 import { checkChain } from './chain-node.ts';
 import { loadDeployment } from './deployment.ts';
 import type { FollowerProgress, TransactionFetch } from './follower/follower.ts';
@@ -93,6 +93,11 @@ export interface IndexerStatus extends FollowerProgress {
   fatalError: string | null;
   /** why the store cannot be written (a full disk, say) while indexing waits to try again */
   storeError: string | null;
+  /**
+   * why indexing is held up otherwise: an error it starts again after (a SQLite error, a bug), or a
+   * node whose head is more than the reorg threshold below the last block indexed
+   */
+  indexingError: string | null;
   lastCommitAt: number | null;
 }
 
@@ -161,7 +166,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       await checkChain(config.rpcUrl, config.network);
       opened = openLockedStore(deployment);
       const { store } = opened;
-      query = createStoreQueryService(config, deployment, () => followers.storeError);
+      query = createStoreQueryService(config, deployment, () => followers.heldUpBy);
       try {
         indexer.queryUrl = await query.listen(config.port, config.host);
       } catch (error) {
@@ -174,9 +179,11 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
           stoppedError = failure ?? stoppedError ?? new Error('indexer stopped');
           notify();
         },
+        // the supervisor starts indexing again after any failure but a handler's: this is one met
+        // while stopping
         (error: Error) => {
           stoppedError = error;
-          log(`indexer failed: ${error.stack ?? error.message}`);
+          log(`indexer failed while stopping: ${error.stack ?? error.message}`);
           notify();
         },
       );

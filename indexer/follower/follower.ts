@@ -12,7 +12,9 @@
 // ranges share a transaction, committed about once a second; at the head each range commits at
 // once), so a crash loses whole ranges only. Reorgs are found by hash: the checkpoint block must still be on
 // the canonical chain; if not, the store reverts to the newest stored block that is, and indexing
-// resumes from there. A handler's chain read the node failed (ChainAccessError) rolls back to the
+// resumes from there. A node whose head is below the checkpoint is on a shorter chain if its block
+// differs from the newest stored one at or below that head (a reorg, reverted alike), else behind
+// (waited for). A handler's chain read the node failed (ChainAccessError) rolls back to the
 // last commit like a moved chain, and the ranges run again after a backoff.
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs (with the
@@ -48,7 +50,12 @@ import { callRequests } from '../runtime/declared-calls.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';
-import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
+import {
+  ImmutableEntityConflict,
+  type BlockHeader,
+  type Checkpoint,
+  type IndexerStore,
+} from '../store/sqlite-store.ts';
 import type { FileFetcher } from './file-fetcher.ts';
 import { FileDataSources } from './file-data-sources.ts';
 import {
@@ -901,6 +908,7 @@ export class ChainFollower {
     if (cp.number >= head) {
       this.ahead = [];
       this.commitPending(); // normally done already: a range reaching the head commits
+      if (cp.block && head < cp.number) return this.pastNodeHead(cp, head);
       if (cp.block) {
         const current = await chain.header(cp.number);
         // a node behind the head (a load-balanced provider's) lacks the block: a node error to wait
@@ -1212,10 +1220,44 @@ export class ChainFollower {
     this.synced = true;
   }
 
-  /** Reverts the store to the newest stored block still on the canonical chain. */
-  private async revertReorg(checkpoint: number): Promise<void> {
+  /**
+   * A step while the node's head is below the checkpoint: the node is behind (a load-balanced
+   * provider's node, one still syncing), or its chain is another, shorter one (a reorg to a shorter
+   * branch, a devnet started again). The newest stored block at or below the node's head tells them
+   * apart: another hash there is a reorg, reverted as any other; the same hash, a node behind, waited
+   * for with its head recorded (the index-node API's chainHeadBlock). A node behind the oldest block
+   * the store keeps cannot be told from another chain: it is waited for too, the log saying so.
+   */
+  private async pastNodeHead(cp: Checkpoint, head: number): Promise<StepResult> {
     const { store, chain } = this.options;
-    let below = checkpoint;
+    const stored = store.storedBlocksDescending(head, 1)[0];
+    const nodeBlock = stored ? await chain.header(stored.number) : null;
+    if (stored && nodeBlock && nodeBlock.hash !== stored.hash) {
+      await this.revertReorg(cp.number, head);
+      return 'advanced';
+    }
+    if (cp.headSeen !== head) store.recordHeadSeen(head);
+    const behind = `the node's head is block ${head}, behind block ${cp.number}, the last one indexed`;
+    if (!stored)
+      return this.retry(
+        `${behind}, and the store keeps no block at or below it to tell a node behind from another chain: waiting for the node (if its chain was replaced, as a devnet started again is, delete the store)`,
+        true,
+      );
+    if (!nodeBlock)
+      return this.retry(`${behind}, and the node did not return block ${stored.number} below it`, true);
+    return this.retry(
+      `${behind}; its block ${stored.number} is the one indexed, so it is behind, not on another chain: waiting for it`,
+      true,
+    );
+  }
+
+  /**
+   * Reverts the store to the newest stored block still on the canonical chain, searching from the
+   * node's head down when that is below the checkpoint.
+   */
+  private async revertReorg(checkpoint: number, nodeHead = checkpoint): Promise<void> {
+    const { store, chain } = this.options;
+    let below = Math.min(checkpoint, nodeHead);
     let ancestor: BlockHeader | null = null;
     for (;;) {
       const candidates = store.storedBlocksDescending(below, 64);
@@ -1229,7 +1271,7 @@ export class ChainFollower {
     const beyondHistory = !ancestor && store.earliestBlock > store.startBlock;
     this.revertTo(ancestor);
     this.options.log?.(
-      `reorg: block ${checkpoint} is no longer canonical; reverted to block ${ancestor ? ancestor.number : store.startBlock - 1}${beyondHistory ? ' (the reorg goes deeper than the history the store keeps: indexing starts over)' : ''}`,
+      `reorg: block ${checkpoint} is no longer canonical${nodeHead < checkpoint ? ` (the node's head is block ${nodeHead})` : ''}; reverted to block ${ancestor ? ancestor.number : store.startBlock - 1}${beyondHistory ? ' (the reorg goes deeper than the history the store keeps: indexing starts over)' : ''}`,
     );
   }
 }

@@ -77,7 +77,7 @@ interface ChainIndexingStatus {
 
 type EthereumIndexingStatus implements ChainIndexingStatus {
   network: String!
-  "The head the follower saw last; its hash is null while the head is past the indexed blocks (the follower polls the head's number only)"
+  "The head the follower saw last, below latestBlock while the node is behind; its hash is null while the head is past the indexed blocks (the follower polls the head's number only)"
   chainHeadBlock: Block
   earliestBlock: EarliestBlock
   latestBlock: Block
@@ -184,9 +184,10 @@ export interface IndexNodeDeployment {
   /** what subgraphFeatures reports; unknown to a query service opened over a store file alone */
   features?: DeploymentFeatures;
   /**
-   * why indexing is held up, if it is, by a failure it waits out (a store that cannot be written):
+   * why indexing is held up, if it is, by a failure it waits out (a store that cannot be written,
+   * an unexpected error indexing starts again after, a node far below the blocks indexed):
    * graph-node reports such a non-deterministic error as a failure until the restarted subgraph
-   * gets past it
+   * gets past it (and, as graph-node, `_meta.hasIndexingErrors` counts deterministic errors only)
    */
   transientFailure?: () => string | null;
 }
@@ -219,7 +220,7 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
     };
   } else {
     const transient = d.transientFailure?.() ?? null;
-    // a batch of blocks failed to commit, not one block
+    // no one block failed: a batch failed to commit, or the node is behind
     if (transient !== null)
       fatalError = { message: transient, block: null, handler: null, deterministic: false };
   }

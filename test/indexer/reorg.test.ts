@@ -3,8 +3,10 @@
 // entity version the lost branch wrote (including dynamic data source effects), index the new one,
 // and end with exactly the versions a fresh indexer builds from the final chain. An indexer keeping
 // two blocks of history meets a reorg deeper than that and indexes the chain again from the start.
+// A new branch shorter than the lost one (the node's head below the last block indexed) is a reorg
+// too, not a node behind.
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Deployment } from '../../devnet/deploy.ts';
 import { devAccount } from '../../devnet/protocol-config.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
@@ -297,5 +299,44 @@ describe('indexer: a reorg deeper than the history the store keeps', () => {
     expect((await navsOfEpoch(pruned.queryUrl, 20)).map((n) => n.navPerShare)).toEqual(
       deployment.funds.map(() => '2100000'),
     );
+  });
+});
+
+describe('indexer: a reorg to a shorter chain', () => {
+  it('reverts to the common ancestor when the node’s head is below the last block indexed, and indexes the new branch as a fresh run would', async () => {
+    const ancestor = (await actions.head()).number;
+    await indexer.waitForBlock(ancestor);
+    const reorgLinesBefore = logLines.filter((l) => l.startsWith('reorg:')).length;
+    const snapshot = await actions.snapshot();
+    await actions.draftAll(30, 3_000_000n);
+    await actions.rpc.request('anvil_mine', ['0x5']);
+    const lostHead = (await actions.head()).number;
+    await indexer.waitForBlock(lostHead);
+
+    await actions.revert(snapshot);
+    const newHead = await actions.draftAll(30, 3_100_000n);
+    expect(newHead).toBe(ancestor + 1);
+    const { hash } = await actions.head();
+    const metaBlock = async () =>
+      (
+        await queryIndexer<{ _meta: { block: { number: number; hash: string } } }>(
+          indexer.queryUrl,
+          '{ _meta { block { number hash } } }',
+        )
+      )._meta.block;
+    await vi.waitFor(async () => expect(await metaBlock()).toEqual({ number: newHead, hash }), {
+      timeout: 20_000,
+      interval: 50,
+    });
+
+    expect(logLines.filter((l) => l.startsWith('reorg:')).slice(reorgLinesBefore)).toEqual([
+      `reorg: block ${lostHead} is no longer canonical (the node's head is block ${newHead}); reverted to block ${ancestor}`,
+    ]);
+    expect((await navsOfEpoch(indexer.queryUrl, 30)).map((n) => n.navPerShare)).toEqual(
+      deployment.funds.map(() => '3100000'),
+    );
+    const fresh = await startIndexer();
+    await fresh.waitForBlock(newHead);
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
   });
 });

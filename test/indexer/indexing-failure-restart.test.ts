@@ -1,0 +1,108 @@
+// A store that refuses a write with a SQLite error no wait would explain (a trigger in the test's own
+// store that fails every NavRecord insert with SQLite's words for a corrupt file), on the test's own
+// chain. The indexer must not keep serving its last block as healthy: the index-node status API
+// reports the failure (health failed, a non-deterministic fatalError, as graph-node reports such
+// errors), indexing starts again after a wait, and once the store takes the write it goes on to
+// exactly the store a clean run builds.
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
+import { devnetContracts } from '../harness/indexer.ts';
+import { ChainActions } from './chain-actions.ts';
+import { devnetIndexers } from './devnet-indexers.ts';
+import { queryIndexer } from './graphql-client.ts';
+import { dumpEntityVersions } from './store-dump.ts';
+
+let devnet: PrivateDevnet;
+let actions: ChainActions;
+const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'indexer-failure-');
+/** `check` retried until it passes: an event awaited, with room for a loaded machine */
+const waitFor = (check: () => unknown) => vi.waitFor(check, { timeout: 20_000, interval: 20 });
+
+const MALFORMED = 'database disk image is malformed';
+
+/** Runs `sql` on the store file through a connection of the test's own, as another process would. */
+function onStore(storePath: string, sql: string): void {
+  const db = new Database(storePath, { fileMustExist: true });
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
+interface Status {
+  health: string;
+  fatalError: { message: string; deterministic: boolean; block: unknown; handler: unknown } | null;
+}
+
+const statusOf = async (queryUrl: string): Promise<Status> =>
+  (
+    await queryIndexer<{ indexingStatuses: Status[] }>(
+      new URL('/graphql', queryUrl).href,
+      '{ indexingStatuses { health fatalError { message deterministic block { number } handler } } }',
+    )
+  ).indexingStatuses[0]!;
+
+const metaOf = async (queryUrl: string) =>
+  (
+    await queryIndexer<{ _meta: { block: { number: number }; hasIndexingErrors: boolean } }>(
+      queryUrl,
+      '{ _meta { block { number } hasIndexingErrors } }',
+    )
+  )._meta;
+
+beforeAll(async () => {
+  devnet = await startPrivateDevnet();
+  actions = new ChainActions(devnet.rpcUrl, devnet.deployment);
+  await actions.draftAll(1, 1_000_000n);
+}, 120_000);
+
+afterAll(async () => {
+  await indexers.stopAll();
+  await devnet?.stop();
+});
+
+describe('an indexer whose store fails a write with an error no wait explains', () => {
+  it('reports health failed with the error, starts indexing again after a wait, and goes on once the store takes the write', async () => {
+    const { number: indexed } = await actions.head();
+    const lines: string[] = [];
+    const indexer = await indexers.start(devnet.rpcUrl, { log: (line) => lines.push(line) });
+    await indexer.waitForBlock(indexed);
+    onStore(
+      indexer.storePath,
+      `CREATE TRIGGER "refuse_nav" BEFORE INSERT ON "NavRecord" BEGIN SELECT RAISE(ABORT, '${MALFORMED}'); END`,
+    );
+    const drafted = await actions.draftAll(2, 1_100_000n);
+    const failed = `indexer failed: ${MALFORMED}; nothing after block ${indexed} was kept, and indexing goes on from there in 1 s`;
+    await waitFor(() => expect(lines.some((l) => l.split('\n')[0] === failed)).toBe(true));
+
+    expect(await statusOf(indexer.queryUrl)).toEqual({
+      health: 'failed',
+      fatalError: { message: MALFORMED, deterministic: false, block: null, handler: null },
+    });
+    expect(indexer.status()).toMatchObject({
+      checkpoint: indexed,
+      indexingError: MALFORMED,
+      storeError: null,
+    });
+    // as in graph-node, _meta's flag counts deterministic errors only
+    expect(await metaOf(indexer.queryUrl)).toEqual({ block: { number: indexed }, hasIndexingErrors: false });
+    // started again after its wait, the indexer fails the same write again
+    await waitFor(() =>
+      expect(
+        lines.filter((l) => l.startsWith(`indexer failed: ${MALFORMED};`)).length,
+      ).toBeGreaterThanOrEqual(2),
+    );
+
+    onStore(indexer.storePath, `DROP TRIGGER "refuse_nav"`);
+    await indexer.waitForBlock(drafted);
+    expect(await statusOf(indexer.queryUrl)).toEqual({ health: 'healthy', fatalError: null });
+    expect(indexer.status()).toMatchObject({ indexingError: null, storeError: null });
+    expect(lines).toContain(`indexer: indexing went on past the failure (${MALFORMED})`);
+    const clean = await indexers.start(devnet.rpcUrl);
+    await clean.waitForBlock(drafted);
+    await Promise.all([indexer.stop(), clean.stop()]);
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(clean.storePath));
+  }, 60_000);
+});
