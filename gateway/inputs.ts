@@ -2,6 +2,7 @@
 // accept exactly the same values and the same bounds are documented in openapi.json; and the
 // words of a lookup that finds nothing, which name where the valid values are listed on both
 // surfaces, since the REST routes answer with the gateway's own message.
+import { createHash } from 'node:crypto';
 import { badInput } from './errors.ts';
 import { EVENT_NAMES } from './event-names.ts';
 
@@ -31,22 +32,41 @@ const SLUG_LISTINGS = {
 
 export type SlugResource = keyof typeof SLUG_LISTINGS;
 
+/** A registry entry as a slug lookup sees it: its slug and its display names. */
+export interface NamedEntry {
+  slug: string;
+  name: string;
+  nameCn?: string;
+}
+
+/** The slug of the entry whose display name (any case) is `value`, if any. */
+export function slugNamed(entries: Iterable<NamedEntry>, value: string): string | undefined {
+  const wanted = value.trim().toLowerCase();
+  for (const entry of entries) {
+    if (entry.name.toLowerCase() === wanted || entry.nameCn?.toLowerCase() === wanted) return entry.slug;
+  }
+  return undefined;
+}
+
 /**
  * Why no `resource` has this slug, and where the slugs are listed. A value that breaks the slug
- * form gets the rule, and the registered slug it normalises to (lowercase, single hyphens), if any:
- * the one a client that guessed the case or the separators meant.
+ * form gets the rule, and the slug a client meant, if any: the registered slug it normalises to
+ * (lowercase, single hyphens), for a client that guessed the case or the separators, or the slug of
+ * the entry `named` finds by display name, for one that took the name for the slug.
  */
 export function unknownSlugMessage(
   resource: SlugResource,
   slug: string,
   isKnown: (slug: string) => boolean,
+  named: (value: string) => string | undefined = () => undefined,
 ): string {
   const rule = new RegExp(SLUG_PATTERN).test(slug) ? '' : `: ${resource} slugs are ${SLUG_RULE}`;
   const normalised = slug
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
-  const meant = normalised && isKnown(normalised) ? ` Did you mean "${normalised}"?` : '';
+  const slugMeant = normalised && isKnown(normalised) ? normalised : named(slug);
+  const meant = slugMeant ? ` Did you mean "${slugMeant}"?` : '';
   return `No ${resource} has slug "${slug.slice(0, 80)}"${rule}.${meant} List ${resource} slugs with ${listedBy(SLUG_LISTINGS[resource])}.`;
 }
 
@@ -121,21 +141,87 @@ export function pageOf<T>(
   return { items, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
 }
 
-/** Opaque cursors: base64url of "<kind>:<integer>", the sort key to continue below. */
-export function encodeCursor(kind: 'd' | 'e', key: bigint | number): string {
-  return Buffer.from(`${kind}:${key}`).toString('base64url');
+/**
+ * Opaque cursors: base64url of "<kind>:<field>:<field>...", what the next page continues from. An
+ * events cursor ('e') is the sort key to continue below, whose block is the one the next page must
+ * be read at or past (sources/subgraph.ts, blockOfSortKey). A dividends cursor ('d') is made by
+ * dividendsCursor.
+ */
+export function encodeCursor(kind: 'd' | 'e', ...fields: (bigint | number | string)[]): string {
+  return Buffer.from([kind, ...fields].join(':')).toString('base64url');
+}
+
+/** The fields of a cursor of `kind`, or null for anything else. */
+function cursorFields(kind: 'd' | 'e', cursor: string): string[] | null {
+  if (!new RegExp(CURSOR_PATTERN).test(cursor)) return null;
+  const [found, ...fields] = Buffer.from(cursor, 'base64url').toString().split(':');
+  return found === kind ? fields : null;
+}
+
+const notACursor = (argument: string) =>
+  badInput(argument, `${argument} must be a nextCursor value returned by this endpoint.`);
+
+/** A cursor field holding a GraphQL Int (an epoch, a block number), or null. */
+function intField(text: string | undefined): number | null {
+  return text !== undefined && /^\d{1,10}$/.test(text) && Number(text) <= MAX_INT ? Number(text) : null;
 }
 
 /**
- * The sort key a cursor continues below. A key above `max` (the largest this endpoint's keys reach)
- * cannot be one it returned, and is bad input like any other forged cursor.
+ * The sort key an events cursor continues below. One whose block (the key's upper 32 bits) is past
+ * MAX_INT cannot be one this endpoint returned, and is bad input like any other forged cursor.
  */
-export function decodeCursor(argument: string, kind: 'd' | 'e', cursor: string, max?: bigint): bigint {
-  const decoded = new RegExp(CURSOR_PATTERN).test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
-  const match = /^([de]):(\d{1,30})$/.exec(decoded);
-  const key = match && match[1] === kind ? BigInt(match[2] as string) : null;
-  if (key === null || (max !== undefined && key > max)) {
-    throw badInput(argument, `${argument} must be a nextCursor value returned by this endpoint.`);
+export function decodeEventsCursor(argument: string, cursor: string): bigint {
+  const [key, ...rest] = cursorFields('e', cursor) ?? [];
+  const sortKey = key !== undefined && rest.length === 0 && /^\d{1,30}$/.test(key) ? BigInt(key) : null;
+  if (sortKey === null || intField(String(sortKey >> 32n)) === null) throw notACursor(argument);
+  return sortKey;
+}
+
+/** A short hash of a fund's vault, which binds a dividends cursor to the fund it pages. */
+const fundTag = (vault: string) => createHash('sha256').update(vault.toLowerCase()).digest('hex').slice(0, 8);
+
+/**
+ * Where a fund's dividends page ends: the epoch to continue below, and the block the page was read
+ * at, which the next page must be read at or past. A round of a lower epoch may be posted after one
+ * of a higher epoch, so only the block of the whole page tells what the next page must hold.
+ */
+export interface DividendsPosition {
+  epoch: number;
+  block: number;
+}
+
+export function dividendsCursor(vault: string, { epoch, block }: DividendsPosition): string {
+  return encodeCursor('d', fundTag(vault), epoch, block);
+}
+
+/**
+ * The position a dividends cursor of `fund` holds. A cursor of another of `funds` is refused naming
+ * the fund it belongs to: continued here, it would skip or repeat rounds without a word. A cursor
+ * of the earlier form, "d:<epoch>", which named neither, is refused asking to start again.
+ */
+export function decodeDividendsCursor(
+  argument: string,
+  cursor: string,
+  fund: { slug: string; vault: string },
+  funds: readonly { slug: string; vault: string }[],
+): DividendsPosition {
+  const fields = cursorFields('d', cursor);
+  if (fields?.length === 1 && /^\d{1,30}$/.test(fields[0]!)) {
+    throw badInput(
+      argument,
+      `${argument} is a cursor of an earlier version of this service, which did not say which fund and block it belongs to; start again from the newest rounds: omit ${argument}.`,
+    );
   }
-  return key;
+  const [tag, epochField, blockField] = fields?.length === 3 ? fields : [];
+  const [epoch, block] = [intField(epochField), intField(blockField)];
+  if (tag === undefined || epoch === null || block === null) throw notACursor(argument);
+  if (tag !== fundTag(fund.vault)) {
+    const owner = funds.find((f) => fundTag(f.vault) === tag);
+    if (!owner) throw notACursor(argument);
+    throw badInput(
+      argument,
+      `${argument} pages the dividend rounds of fund ${owner.slug}, not ${fund.slug}: pass it to GET /v1/funds/${owner.slug}/dividends (or fund(slug: "${owner.slug}") { dividends }), or omit ${argument} to start at the newest rounds of ${fund.slug}.`,
+    );
+  }
+  return { epoch, block };
 }

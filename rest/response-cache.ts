@@ -1,10 +1,11 @@
 // The server-side response cache: a 200 body with its ETag is kept for its tier's lifetime, or
-// until it is outdated (OutdatedBodies: another indexed block than it reflects, or a chain head
-// past its live reads'), so repeated requests and If-None-Match revalidations are answered before
-// any query runs. Entries are bounded in number and their bodies in total bytes (oldest evicted
-// first): the key space is open-ended (NAV history `from` x `limit` alone has billions of keys,
+// until it is outdated (OutdatedBodies: a newer indexed block than it reflects or its block
+// replaced, the subgraph's indexing errors come or gone, or a chain head past its live reads'), so
+// repeated requests and If-None-Match revalidations are answered before any query runs. Entries
+// are bounded in number and their bodies in total bytes (oldest evicted first): the key space is open-ended (NAV history `from` x `limit` alone has billions of keys,
 // bodies up to hundreds of KiB), so a count alone would let traffic pin gigabytes.
 import { createHash } from 'node:crypto';
+import type { IndexedState } from '../gateway/sources/subgraph.ts';
 
 /** What a body's data reflects, to know when it is outdated. */
 export interface Basis {
@@ -79,21 +80,34 @@ export class LatestBlockWatch<T> {
 
 /**
  * Whether a cached body is outdated: the subgraph holds a newer indexed block than the body
- * reflects, or, asked after the body was built, an older one or another block at its height (a
- * reorg); or the chain head is past the one its live reads reflect. Serving it for the rest of its
- * tier's lifetime would hide a claim, a new NAV or a reverted block from a client that does not
- * cache, as most agents do not. When a watch cannot read, the cached body stands, within its
- * lifetime.
+ * reflects, or, asked after the body was built, another block at its height (a reorg); or its
+ * indexing-errors flag changed since the body was built (health would say ok beside a degraded
+ * subgraph); or the chain head is past the one its live reads reflect. Serving it for the rest of
+ * its tier's lifetime would hide a claim, a new NAV or a reverted block from a client that does not
+ * cache, as most agents do not. A lower block is no evidence of a reorg: it is a query node behind
+ * the others (and the subgraph source refuses to read below the newest block seen, so the watch
+ * cannot read one). When a watch cannot read, the cached body stands, within its lifetime.
  */
 export class OutdatedBodies {
+  /**
+   * The errors flag the readings last showed, and when a reading first showed it: the bodies
+   * stored before may have been built under the other flag (bodies' bases do not carry it). Before
+   * any reading it is taken as false, as it is for nearly every subgraph: should the first reading
+   * say otherwise, the bodies built before it are built again once.
+   */
+  private errors = { flag: false, since: -Infinity };
+
   constructor(
-    private readonly indexed: LatestBlockWatch<{ number: number; hash: string | null }>,
+    private readonly indexed: LatestBlockWatch<IndexedState>,
     private readonly chainHead: LatestBlockWatch<number> | undefined,
   ) {}
 
   /** Lets the watches learn of a newer block from a body just built (see LatestBlockWatch.saw). */
   built(basis: Basis, now: number): void {
-    if (basis.indexed !== null) this.indexed.saw(basis.indexed, now);
+    if (basis.indexed !== null) {
+      const { number, hash } = basis.indexed;
+      this.indexed.saw({ number, hash, hasIndexingErrors: this.errors.flag }, now);
+    }
     if (basis.chainHead !== null) this.chainHead?.saw(basis.chainHead, now);
   }
 
@@ -104,8 +118,9 @@ export class OutdatedBodies {
       if (seen !== null) {
         if (seen.value.number > indexed.number) return true;
         // a reading asked for before the body was built may predate it: only a later one tells a reorg
-        const reorged = seen.value.number !== indexed.number || seen.value.hash !== indexed.hash;
-        if (reorged && seen.askedAt >= entry.storedAt) return true;
+        const replaced = seen.value.number === indexed.number && seen.value.hash !== indexed.hash;
+        if (replaced && seen.askedAt >= entry.storedAt) return true;
+        if (entry.storedAt < this.errorsFlagSince(seen)) return true;
       }
     }
     if (chainHead !== null && this.chainHead) {
@@ -113,6 +128,13 @@ export class OutdatedBodies {
       if (seen !== null && seen.value > chainHead) return true;
     }
     return false;
+  }
+
+  /** When the readings first showed the errors flag `seen` shows. */
+  private errorsFlagSince(seen: BlockReading<IndexedState>): number {
+    const flag = seen.value.hasIndexingErrors;
+    if (this.errors.flag !== flag) this.errors = { flag, since: seen.askedAt };
+    return this.errors.since;
   }
 }
 

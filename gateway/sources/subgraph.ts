@@ -2,6 +2,12 @@
 // hosted graph-node or the embedded indexer. It speaks the graph-node query dialect
 // (collections with `where`/`orderBy`/`first`, `_meta`) over HTTP with graphql-request.
 // Every query also asks for `_meta`, so each request knows which block its data reflects.
+// A query never reads a block older than the newest this process has seen (graph-node's
+// `block: { number_gte }`): behind a load balancer, query nodes reading replicas at different
+// heights would otherwise show data going back and forth, and a cursor's next page could come from
+// a node that has not indexed the block its first page was read at, skipping what lies between.
+// A node behind answers an error instead; the query is asked once more (the balancer may pick
+// another node), then fails with UPSTREAM_UNAVAILABLE saying the nodes are behind.
 // Entity fields say `subgraphError: allow`: a subgraph with indexing errors still has its data
 // served, flagged in freshness (health says `degraded`), rather than every request failing.
 // Loaders are created per request: a request's lookups of funds or rounds are batched into
@@ -9,7 +15,7 @@
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { rpcEndpoint } from '../../common/url.ts';
-import { upstreamUnavailable } from '../errors.ts';
+import { GatewayError, upstreamUnavailable } from '../errors.ts';
 
 export interface SubgraphConfig {
   url: string;
@@ -67,13 +73,28 @@ export interface ProtocolEventRow {
 
 export interface SubgraphMeta {
   block: { number: number; hash: string | null; timestamp: number | null };
+  /** the deployment id that answered: a new version deployed under the same name shows here */
+  deployment: string | null;
   hasIndexingErrors: boolean;
 }
 
-/** An indexed block: its hash tells a block replaced by a reorg from the one it replaced. */
-export interface IndexedBlockRef {
+/**
+ * The subgraph as one reading of its `_meta`: its latest block, whose hash tells a block replaced
+ * by a reorg from the one it replaced, and whether it reports indexing errors.
+ */
+export interface IndexedState {
   number: number;
   hash: string | null;
+  hasIndexingErrors: boolean;
+}
+
+/**
+ * The lowest block a query may read, and why: the newest block an answer to this process showed,
+ * or the block a cursor's page was read at, whichever is higher.
+ */
+export interface BlockFloor {
+  number: number;
+  reason: 'seen' | 'cursor';
 }
 
 /** What one request's data reflects: the lowest indexed block any of its queries saw. */
@@ -81,6 +102,7 @@ export class Freshness {
   indexedBlock: number | null = null;
   indexedHash: string | null = null;
   indexedAt: number | null = null;
+  deployment: string | null = null;
   hasIndexingErrors = false;
 
   record(meta: SubgraphMeta): void {
@@ -88,6 +110,7 @@ export class Freshness {
       this.indexedBlock = meta.block.number;
       this.indexedHash = meta.block.hash;
       this.indexedAt = meta.block.timestamp;
+      this.deployment = meta.deployment;
     }
     this.hasIndexingErrors ||= meta.hasIndexingErrors;
   }
@@ -100,27 +123,51 @@ const ROUND_FIELDS =
 const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logIndex sortKey args';
 
 /**
- * graph-node runs consecutive top-level fields with the same `block` argument together, under
- * `subgraphError: deny` unless every one of them says `allow`, and `_meta` has no such argument
- * (graphql/src/execution/query.rs, `block_constraint`): asked with the entity field, `_meta`
- * would withhold the entity data of a subgraph with indexing errors. A `block` of its own that
- * still means the latest block (`number_gte: 0`) keeps it apart.
+ * `_meta`, read at or past block `minimum`. graph-node runs consecutive top-level fields with the
+ * same `block` argument together, under `subgraphError: deny` unless every one of them says
+ * `allow`, and `_meta` has no such argument (graphql/src/execution/query.rs, `block_constraint`):
+ * asked with the entity field, `_meta` would withhold the entity data of a subgraph with indexing
+ * errors. Beside an entity field it takes `number_gte: 0`, a `block` of its own that still means
+ * the latest block; the entity field carries the floor (or nothing while there is none).
  */
-const META_FIELDS = '_meta(block: { number_gte: 0 }) { block { number hash timestamp } hasIndexingErrors }';
+const metaField = (minimum: number) =>
+  `_meta(block: { number_gte: ${minimum} }) { block { number hash timestamp } deployment hasIndexingErrors }`;
+
+/** graph-node's words for a `block` its node has not indexed yet (store/src/deployment.rs, block_queryable). */
+const NOT_YET_INDEXED = /has only indexed up to block number \d+/;
 
 /** The one error graph-node adds to the data of a subgraph with indexing errors. */
 const INDEXING_ERROR = 'indexing_error';
 
 /**
  * What an answer's `errors` say: nothing, only graph-node's `indexing_error` (the data is
- * served, flagged), or anything else (the request fails).
+ * served, flagged), that the node has not indexed the block asked for (`behind`), or anything
+ * else (the request fails).
  */
-function errorsKind(errors: unknown): 'none' | 'indexing' | 'other' {
+function errorsKind(errors: unknown): 'none' | 'indexing' | 'behind' | 'other' {
   if (errors === undefined || (Array.isArray(errors) && errors.length === 0)) return 'none';
-  const indexingOnly =
-    Array.isArray(errors) &&
-    errors.every((e) => (e as { message?: unknown } | null)?.message === INDEXING_ERROR);
-  return indexingOnly ? 'indexing' : 'other';
+  if (!Array.isArray(errors)) return 'other';
+  const messages = errors.map((e) => (e as { message?: unknown } | null)?.message);
+  if (messages.every((m) => m === INDEXING_ERROR)) return 'indexing';
+  if (messages.some((m) => typeof m === 'string' && NOT_YET_INDEXED.test(m))) return 'behind';
+  return 'other';
+}
+
+/**
+ * The 503 for a query every try of which reached a node that has not indexed `floor` yet. Its
+ * words are the service's own (the upstream's stay in the cause), and say why the block is needed
+ * and that a retry is the remedy: the nodes catch up within seconds.
+ */
+function nodesBehind(floor: BlockFloor, cause: unknown): GatewayError {
+  const [needed, retry] =
+    floor.reason === 'cursor'
+      ? [`block ${floor.number}, which the cursor's page was read at`, ' with the same cursor']
+      : [`block ${floor.number}, the newest this service has read`, ''];
+  return new GatewayError(
+    'UPSTREAM_UNAVAILABLE',
+    `The subgraph's query nodes are behind: the node that answered has not indexed ${needed}, and older data is not served in its place. Retry in a few seconds${retry}.`,
+    { upstream: 'subgraph', cause },
+  );
 }
 
 /**
@@ -254,9 +301,19 @@ interface SubgraphAnswer<T> {
 }
 
 export interface SubgraphClient {
-  query<T>(document: string, freshness: Freshness): Promise<T>;
-  /** the latest block the subgraph has indexed (its `_meta` alone) */
-  indexedBlock(): Promise<IndexedBlockRef>;
+  /**
+   * Runs `document`, one top-level collection field (or none), with `_meta` added beside it.
+   * `asked`: what the field's `block: { number_gte }` asked for (see floor()), which a node that
+   * has not indexed it refuses; the answer's `_meta` tells the block the data reflects.
+   */
+  query<T>(document: string, freshness: Freshness, asked?: BlockFloor): Promise<T & { _meta: SubgraphMeta }>;
+  /**
+   * The block a query must read at or past now: the newest this process has seen, or `cursorBlock`
+   * when that is higher. Undefined before any answer (block 0 included), when any block will do.
+   */
+  floor(cursorBlock?: number): BlockFloor | undefined;
+  /** the subgraph's latest block and errors flag (its `_meta` alone), at or past floor() */
+  indexedBlock(): Promise<IndexedState>;
   readonly config: SubgraphConfig;
 }
 
@@ -270,50 +327,80 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
     headers: endpoint.headers,
     ...(config.fetch ? { fetch: config.fetch } : {}),
   });
+  /** the newest block any answer to this process showed */
+  let newestSeen = 0;
+  const floor = (cursorBlock = 0): BlockFloor | undefined => {
+    if (cursorBlock > newestSeen) return { number: cursorBlock, reason: 'cursor' };
+    return newestSeen > 0 ? { number: newestSeen, reason: 'seen' } : undefined;
+  };
+
   async function once<T>(document: string): Promise<SubgraphAnswer<T>> {
     return client.rawRequest<T>({ query: document, signal: AbortSignal.timeout(config.timeoutMs) });
   }
+  /** One try: a transient failure is asked again once. */
+  async function send<T>(document: string): Promise<SubgraphAnswer<T>> {
+    try {
+      try {
+        return await once<T>(document);
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        return await once<T>(document);
+      }
+    } catch (error) {
+      throw upstreamUnavailable('subgraph', error);
+    }
+  }
+  /**
+   * Sends a document that asks for `_meta` (its entity field, if any, at or past `asked`), and
+   * checks and records the answer.
+   */
+  async function ask<T>(
+    document: string,
+    freshness: Freshness,
+    asked: BlockFloor | undefined,
+  ): Promise<T & { _meta: SubgraphMeta }> {
+    type Answer = SubgraphAnswer<T & { _meta: SubgraphMeta }>;
+    let answer: Answer = await send(document);
+    // a load balancer may send the second try to a node that has the block
+    if (errorsKind(answer.errors) === 'behind') answer = await send(document);
+    const { data, errors } = answer;
+    const kind = errorsKind(errors);
+    if (kind === 'behind' && asked) throw nodesBehind(asked, new Error(JSON.stringify(errors)));
+    if (kind !== 'none' && kind !== 'indexing')
+      throw upstreamUnavailable(
+        'subgraph',
+        new Error(`the subgraph answered errors: ${JSON.stringify(errors)}`),
+      );
+    if (typeof data?._meta?.block?.number !== 'number')
+      throw upstreamUnavailable('subgraph', new Error('response without _meta'));
+    // graph-node's answer to a field left at `subgraphError: deny`: nothing but `_meta`
+    if (kind === 'indexing' && Object.keys(data).every((field) => field === '_meta'))
+      throw upstreamUnavailable('subgraph', new Error('the subgraph withheld its data for indexing errors'));
+    newestSeen = Math.max(newestSeen, data._meta.block.number);
+    freshness.record({
+      ...data._meta,
+      deployment: data._meta.deployment ?? null,
+      hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
+    });
+    return data;
+  }
+
   return {
     config,
-    async query<T>(document: string, freshness: Freshness): Promise<T> {
-      const withMeta = document.replace(/\}\s*$/, ` ${META_FIELDS} }`);
-      let response: SubgraphAnswer<T & { _meta: SubgraphMeta }>;
-      try {
-        try {
-          response = await once(withMeta);
-        } catch (error) {
-          if (!isTransient(error)) throw error;
-          response = await once(withMeta);
-        }
-      } catch (error) {
-        throw upstreamUnavailable('subgraph', error);
-      }
-      const { data, errors } = response;
-      const kind = errorsKind(errors);
-      if (kind === 'other')
-        throw upstreamUnavailable(
-          'subgraph',
-          new Error(`the subgraph answered errors: ${JSON.stringify(errors)}`),
-        );
-      if (typeof data?._meta?.block?.number !== 'number')
-        throw upstreamUnavailable('subgraph', new Error('response without _meta'));
-      // graph-node's answer to a field left at `subgraphError: deny`: nothing but `_meta`
-      if (kind === 'indexing' && Object.keys(data).every((field) => field === '_meta'))
-        throw upstreamUnavailable(
-          'subgraph',
-          new Error('the subgraph withheld its data for indexing errors'),
-        );
-      freshness.record({
-        ...data._meta,
-        hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
-      });
-      return data;
+    query<T>(document: string, freshness: Freshness, asked?: BlockFloor) {
+      return ask<T>(document.replace(/\}\s*$/, ` ${metaField(0)} }`), freshness, asked);
     },
-    async indexedBlock(): Promise<IndexedBlockRef> {
+    floor,
+    async indexedBlock(): Promise<IndexedState> {
       const freshness = new Freshness();
-      // an empty selection: query() adds the `_meta` fields, which are all this asks for
-      await this.query('{ }', freshness);
-      return { number: freshness.indexedBlock!, hash: freshness.indexedHash };
+      const now = floor();
+      // `_meta` alone, so it can carry the floor itself
+      await ask(`{ ${metaField(now?.number ?? 0)} }`, freshness, now);
+      return {
+        number: freshness.indexedBlock!,
+        hash: freshness.indexedHash,
+        hasIndexingErrors: freshness.hasIndexingErrors,
+      };
     },
   };
 }
@@ -324,7 +411,17 @@ export interface SubgraphLoaders {
   /** keyed by round id `<vault>-<epoch>` */
   dividendRound: DataLoader<string, DividendRoundRow | null>;
   navHistory(args: { vault: string; from?: number; to?: number; limit: number }): Promise<NavRow[]>;
-  dividendRounds(args: { vault: string; beforeEpoch?: number; first: number }): Promise<DividendRoundRow[]>;
+  /**
+   * A fund's rounds below `beforeEpoch`, newest first, read at or past `atLeast` (the block the
+   * previous page was read at), and the block they were read at.
+   */
+  dividendRounds(args: {
+    vault: string;
+    beforeEpoch?: number;
+    atLeast?: number;
+    first: number;
+  }): Promise<{ rows: DividendRoundRow[]; block: number }>;
+  /** events below `beforeSortKey`, newest first, read at or past the block of that sort key */
   events(args: {
     contract?: string;
     eventName?: string;
@@ -338,6 +435,15 @@ export interface SubgraphLoaders {
   readonly freshness: Freshness;
 }
 
+/**
+ * The block of an event's sort key, which the mapping makes block number x 2^32 + log index
+ * (subgraph/src/protocol-event.ts). Every event below a sort key is in its block or an earlier
+ * one, so a node that has indexed that block holds all of them.
+ */
+export function blockOfSortKey(sortKey: bigint): number {
+  return Number(sortKey >> 32n);
+}
+
 function byId<T extends { id: string }>(keys: readonly string[], rows: T[]): (T | null)[] {
   const map = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
   return keys.map((key) => map.get(key) ?? null);
@@ -346,13 +452,23 @@ function byId<T extends { id: string }>(keys: readonly string[], rows: T[]): (T 
 export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
   const freshness = new Freshness();
   const { maxBatch } = client.config;
-  const query = async <T>(document: string) =>
-    checkShape(document, await client.query<T>(document, freshness));
+  /**
+   * One collection, read at or past the floor (see SubgraphClient.floor), with `subgraphError:
+   * allow`, its answer checked against the collection's row shape.
+   */
+  const read = async <T>(collection: string, args: string, fields: string, cursorBlock?: number) => {
+    const floor = client.floor(cursorBlock);
+    const block = floor ? `block: { number_gte: ${floor.number} }, ` : '';
+    const document = `{ ${collection}(${block}${args}, subgraphError: allow) { ${fields} } }`;
+    return checkShape(document, await client.query<T>(document, freshness, floor));
+  };
   const fund = new DataLoader<string, FundRow | null>(
     async (keys) => {
       const where = literal({ id_in: keys });
-      const data = await query<{ funds: FundRow[] }>(
-        `{ funds(first: ${keys.length}, where: ${where}, subgraphError: allow) { ${FUND_FIELDS} } }`,
+      const data = await read<{ funds: FundRow[] }>(
+        'funds',
+        `first: ${keys.length}, where: ${where}`,
+        FUND_FIELDS,
       );
       return byId(keys, data.funds);
     },
@@ -365,8 +481,10 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
     dividendRound: new DataLoader(
       async (keys) => {
         const where = literal({ id_in: keys });
-        const data = await query<{ dividendRounds: DividendRoundRow[] }>(
-          `{ dividendRounds(first: ${keys.length}, where: ${where}, subgraphError: allow) { ${ROUND_FIELDS} } }`,
+        const data = await read<{ dividendRounds: DividendRoundRow[] }>(
+          'dividendRounds',
+          `first: ${keys.length}, where: ${where}`,
+          ROUND_FIELDS,
         );
         return byId(keys, data.dividendRounds);
       },
@@ -376,19 +494,23 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
       // With `from`, the first `limit` epochs from it; otherwise the last `limit` up to `to`.
       const ascending = from !== undefined;
       const where = literal({ fund: vault, epoch_gte: from, epoch_lte: to });
-      const data = await query<{ navRecords: NavRow[] }>(
-        `{ navRecords(first: ${Math.min(limit, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: ${
-          ascending ? 'asc' : 'desc'
-        }, subgraphError: allow) { ${NAV_FIELDS} } }`,
+      const data = await read<{ navRecords: NavRow[] }>(
+        'navRecords',
+        `first: ${Math.min(limit, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: ${ascending ? 'asc' : 'desc'}`,
+        NAV_FIELDS,
       );
       return ascending ? data.navRecords : data.navRecords.reverse();
     },
-    async dividendRounds({ vault, beforeEpoch, first }) {
+    async dividendRounds({ vault, beforeEpoch, atLeast, first }) {
       const where = literal({ fund: vault, epoch_lt: beforeEpoch });
-      const data = await query<{ dividendRounds: DividendRoundRow[] }>(
-        `{ dividendRounds(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: desc, subgraphError: allow) { ${ROUND_FIELDS} } }`,
+      const data = await read<{ dividendRounds: DividendRoundRow[] }>(
+        'dividendRounds',
+        `first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: desc`,
+        ROUND_FIELDS,
+        atLeast,
       );
-      return data.dividendRounds;
+      // `_meta` follows the field, which graph-node runs first: its block is the rows' or a later one
+      return { rows: data.dividendRounds, block: data._meta.block.number };
     },
     async events({ contract, eventName, fromBlock, toBlock, beforeSortKey, first }) {
       const where = literal({
@@ -398,14 +520,19 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
         blockNumber_lte: toBlock === undefined ? undefined : String(toBlock),
         sortKey_lt: beforeSortKey,
       });
-      const data = await query<{ protocolEvents: ProtocolEventRow[] }>(
-        `{ protocolEvents(first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc, subgraphError: allow) { ${EVENT_FIELDS} } }`,
+      const data = await read<{ protocolEvents: ProtocolEventRow[] }>(
+        'protocolEvents',
+        `first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc`,
+        EVENT_FIELDS,
+        beforeSortKey === undefined ? undefined : blockOfSortKey(beforeSortKey),
       );
       return data.protocolEvents;
     },
     async allFunds() {
-      const data = await query<{ funds: FundRow[] }>(
-        `{ funds(first: ${maxBatch}, orderBy: registeredAtBlock, orderDirection: asc, subgraphError: allow) { ${FUND_FIELDS} } }`,
+      const data = await read<{ funds: FundRow[] }>(
+        'funds',
+        `first: ${maxBatch}, orderBy: registeredAtBlock, orderDirection: asc`,
+        FUND_FIELDS,
       );
       for (const row of data.funds) fund.prime(row.id.toLowerCase(), row);
       return data.funds;

@@ -5,8 +5,8 @@ import { badInput, notFound } from '../errors.ts';
 import { formatUnits, percentOf } from '../format.ts';
 import {
   checkRange,
-  decodeCursor,
-  encodeCursor,
+  decodeDividendsCursor,
+  dividendsCursor,
   MAX_INT,
   NAV_HISTORY_LIMIT,
   noDividendRoundMessage,
@@ -194,16 +194,16 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       },
       resolve: async (f, args, ctx) => {
         const limit = pageLimit(args.limit);
-        // dividend rounds are keyed by epoch, a GraphQL Int in the subgraph
-        const before = args.cursor
-          ? Number(decodeCursor('cursor', 'd', args.cursor, BigInt(MAX_INT)))
+        const after = args.cursor
+          ? decodeDividendsCursor('cursor', args.cursor, f, ctx.registry.registry.funds)
           : undefined;
-        const rows = await ctx.subgraph.dividendRounds({
+        const { rows, block } = await ctx.subgraph.dividendRounds({
           vault: f.vault.toLowerCase(),
-          beforeEpoch: before,
+          beforeEpoch: after?.epoch,
+          atLeast: after?.block,
           first: limit + 1,
         });
-        const page = pageOf(rows, limit, (last) => encodeCursor('d', last.epoch));
+        const page = pageOf(rows, limit, (last) => dividendsCursor(f.vault, { epoch: last.epoch, block }));
         return { items: page.items.map((row) => ({ fund: f, row })), nextCursor: page.nextCursor };
       },
     }),

@@ -4,6 +4,7 @@ import { builder } from '../builder.ts';
 export interface IndexerStatusShape {
   chainId: number;
   contractsTracked: number;
+  deployment: string | null;
   maxIndexedBlock: number;
   lastUpdatedAt: string | null;
   hasIndexingErrors: boolean;
@@ -18,6 +19,11 @@ export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerSt
     contractsTracked: t.exposeInt('contractsTracked', {
       description:
         "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far",
+    }),
+    deployment: t.exposeString('deployment', {
+      nullable: true,
+      description:
+        "id of the subgraph deployment serving the indexed data (the subgraph's _meta.deployment: graph-node's Qm... IPFS hash, the embedded indexer's an L and 45 hex digits); it changes when a new version of the subgraph is deployed under the same name. null when the subgraph does not say",
     }),
     maxIndexedBlock: t.exposeInt('maxIndexedBlock', {
       description: "latest block the indexed data reflects (the subgraph's _meta); 0 when unknown",

@@ -7,13 +7,15 @@ import {
   checkAddress,
   checkEventName,
   checkRange,
-  decodeCursor,
+  decodeEventsCursor,
   encodeCursor,
   MAX_INT,
+  type NamedEntry,
   PAGE_LIMIT,
   pageLimit,
   pageOf,
   slugArgumentDescription,
+  slugNamed,
   type SlugResource,
   unknownSlugMessage,
 } from '../inputs.ts';
@@ -45,11 +47,21 @@ async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<s
   return funds.flatMap((f, i) => MODULES.filter((_m, j) => flags[i]?.[j]).map((m) => `${f.slug}:${m}`));
 }
 
-/** The registry entry a slug names, or NOT_FOUND saying where the valid slugs are listed. */
-function bySlug<T>(resource: SlugResource, entries: Map<string, T>, slug: string): T {
+/**
+ * The registry entry a slug names, or NOT_FOUND saying where the valid slugs are listed (and which
+ * slug was meant, for a display name given instead).
+ */
+function bySlug<T extends NamedEntry>(resource: SlugResource, entries: Map<string, T>, slug: string): T {
   const entry = entries.get(slug);
-  if (entry === undefined) throw notFound(unknownSlugMessage(resource, slug, (s) => entries.has(s)));
-  return entry;
+  if (entry !== undefined) return entry;
+  throw notFound(
+    unknownSlugMessage(
+      resource,
+      slug,
+      (s) => entries.has(s),
+      (name) => slugNamed(entries.values(), name),
+    ),
+  );
 }
 
 async function health(ctx: GatewayContext): Promise<HealthShape> {
@@ -89,6 +101,7 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
     indexer: {
       chainId,
       contractsTracked: singletons + indexed.length,
+      deployment: freshness.deployment,
       maxIndexedBlock,
       lastUpdatedAt: freshness.indexedAt === null ? null : isoFromSeconds(freshness.indexedAt),
       hasIndexingErrors: freshness.hasIndexingErrors,
@@ -198,7 +211,7 @@ builder.queryType({
           eventName: args.eventName ? checkEventName('eventName', args.eventName) : undefined,
           fromBlock,
           toBlock,
-          beforeSortKey: args.cursor ? decodeCursor('cursor', 'e', args.cursor) : undefined,
+          beforeSortKey: args.cursor ? decodeEventsCursor('cursor', args.cursor) : undefined,
           first: limit + 1,
         });
         return pageOf(rows, limit, (last) => encodeCursor('e', BigInt(last.sortKey)));

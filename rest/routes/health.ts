@@ -4,17 +4,20 @@ import { API_VERSION } from '../../gateway/server.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { RouteSpec } from '../routes.ts';
 
+/** a deployment id as graph-node names one (the embedded indexer's are an L and 45 hex digits) */
+const EXAMPLE_DEPLOYMENT = 'QmTVqahxEPumHx4y1dUKpH9SAtP5ZqREhDm6JfRDkcWSwn';
+
 export function getHealthRoute({ registry, scenario }: DocumentExamples): RouteSpec {
   return {
     operationId: 'getHealth',
     path: '/v1/health',
     summary: 'Service and indexer health',
     description:
-      'Liveness, indexer progress (poll it to detect stale data), the latest NAV publication, and paused modules read live.',
+      'Liveness, indexer progress (poll it to detect stale data) and the subgraph deployment serving it, the latest NAV publication, and paused modules read live.',
     tier: 'live',
     params: [],
     document: `query { health { status api { version }
-      indexer { chainId contractsTracked maxIndexedBlock lastUpdatedAt hasIndexingErrors chainHeadBlock lagBlocks }
+      indexer { chainId contractsTracked deployment maxIndexedBlock lastUpdatedAt hasIndexingErrors chainHeadBlock lagBlocks }
       nav { latestEpoch publishedAt } pausedModules now } }`,
     toBody: (d) => d.health,
     responseSchema: 'HealthRecord',
@@ -24,6 +27,7 @@ export function getHealthRoute({ registry, scenario }: DocumentExamples): RouteS
       indexer: {
         chainId: registry.chain.id,
         contractsTracked: scenario.health.contractsTracked,
+        deployment: EXAMPLE_DEPLOYMENT,
         maxIndexedBlock: scenario.health.maxIndexedBlock,
         lastUpdatedAt: scenario.latestNav.publishedAt,
         hasIndexingErrors: false,

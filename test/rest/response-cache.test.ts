@@ -1,8 +1,10 @@
 // The server response cache's bounds: the key space is open-ended, so both the number of
 // entries and the bytes of their bodies must stay under their limits whatever is stored. And its
-// freshness: a body is not served once another block is indexed than the one it reflects, or the
-// chain is past the head its live reads reflect.
+// freshness: a body is not served once a newer block is indexed than the one it reflects, its
+// block is replaced, the subgraph's indexing-errors flag changes, or the chain is past the head its
+// live reads reflect.
 import { describe, expect, it } from 'vitest';
+import type { IndexedState } from '../../gateway/sources/subgraph.ts';
 import {
   etagOf,
   LatestBlockWatch,
@@ -116,7 +118,11 @@ describe('LatestBlockWatch', () => {
 });
 
 describe('OutdatedBodies', () => {
-  const at = (number: number, hash = `0x${number}`) => ({ number, hash });
+  const at = (number: number, hash = `0x${number}`, hasIndexingErrors = false) => ({
+    number,
+    hash,
+    hasIndexingErrors,
+  });
   const built = (basis: Partial<Basis>, storedAt = 0): CachedResponse => ({
     ...entry(Buffer.from('{}')),
     storedAt,
@@ -124,9 +130,9 @@ describe('OutdatedBodies', () => {
   });
   const indexedAt = (number: number, hash?: string) => ({ ...at(number, hash), timestamp: 1 });
   /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `head` */
-  const outdated = (entry: CachedResponse, indexed: { number: number; hash: string }, head = 0, now = 10) =>
+  const outdated = (entry: CachedResponse, indexed: IndexedState, head = 0, now = 10) =>
     new OutdatedBodies(
-      new LatestBlockWatch<{ number: number; hash: string | null }>(async () => indexed, 2000, laterBlock),
+      new LatestBlockWatch<IndexedState>(async () => indexed, 2000, laterBlock),
       new LatestBlockWatch(async () => head, 2000, laterHead),
     ).outdate(entry, now);
 
@@ -139,13 +145,26 @@ describe('OutdatedBodies', () => {
     expect(await outdated(built({ indexed: indexedAt(12, '0xold') }), at(12, '0xnew'))).toBe(true);
   });
 
-  it('outdates a body built at a block the subgraph no longer holds after the chain went back', async () => {
-    expect(await outdated(built({ indexed: indexedAt(12) }), at(10))).toBe(true);
+  it('keeps a body built at a block higher than a reading, which is a query node behind, not a reorg', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12) }), at(10))).toBe(false);
   });
 
   it('keeps a body built after the reading it is compared with, which may be older than the body', async () => {
     // the reading was asked for at 10, the body stored at 11 from a newer block
     expect(await outdated(built({ indexed: indexedAt(13) }, 11), at(12), 0, 10)).toBe(false);
+  });
+
+  it('outdates the bodies built before a reading showed the indexing-errors flag changed, and no later ones', async () => {
+    let subgraph = at(12);
+    const bodies = new OutdatedBodies(
+      new LatestBlockWatch<IndexedState>(async () => subgraph, 2000, laterBlock),
+      undefined,
+    );
+    const before = built({ indexed: indexedAt(12) }, 5);
+    expect(await bodies.outdate(before, 10)).toBe(false);
+    subgraph = at(12, '0x12', true);
+    expect(await bodies.outdate(before, 2010)).toBe(true);
+    expect(await bodies.outdate(built({ indexed: indexedAt(12) }, 2020), 2030)).toBe(false);
   });
 
   it('outdates a body of live chain reads once the chain head is past the one they reflect', async () => {
@@ -159,7 +178,7 @@ describe('OutdatedBodies', () => {
 
   it('keeps a cached body when the subgraph cannot say its block', async () => {
     const bodies = new OutdatedBodies(
-      new LatestBlockWatch<{ number: number; hash: string | null }>(
+      new LatestBlockWatch<IndexedState>(
         async () => {
           throw new Error('subgraph down');
         },
