@@ -1,13 +1,17 @@
 // What an answer's data reflects, told in headers on /v1 answers and /graphql's alike: the indexed
-// block and its time, how many blocks it lags the chain head, and how many seconds it lags now.
+// block and its time, how many blocks it lags the chain head, and how many seconds it lags now;
+// and for values read live from the chain, the block they were read at.
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from './context.ts';
 
 /** The headers fixed when the data is read; X-Data-Lag-Seconds is set as each answer is sent. */
 export async function freshnessHeaders(context: GatewayContext): Promise<Record<string, string>> {
   const { indexedBlock, indexedAt } = context.subgraph.freshness;
-  if (indexedBlock === null) return {};
-  const headers: Record<string, string> = { 'X-Indexed-Block': String(indexedBlock) };
+  const readsFrom = context.chain?.readsFrom;
+  const headers: Record<string, string> = {};
+  if (readsFrom != null) headers['X-Chain-Block'] = String(readsFrom);
+  if (indexedBlock === null) return headers;
+  headers['X-Indexed-Block'] = String(indexedBlock);
   if (indexedAt !== null) headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
   if (context.chain) {
     try {

@@ -197,7 +197,7 @@ export function llmsFullTxt(
     '',
     '## Freshness headers',
     '',
-    'Responses built from indexed data say which block they reflect, so stale data is visible without calling /v1/health:',
+    'Responses say which block their data reflects (indexed data, and values read live from the chain), so stale data is visible without calling /v1/health:',
     '',
     ...Object.entries(FRESHNESS_HEADERS).map(([name, h]) => `- ${name}: ${h.description}`),
     '',

@@ -57,8 +57,13 @@ export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same d
 export const GRAPHQL_LIMITS = `Limits, introspection included: depth ${DEFAULT_ARMOR_LIMITS.maxDepth}, cost ${DEFAULT_ARMOR_LIMITS.maxCost}, ${DEFAULT_ARMOR_LIMITS.maxAliases} aliases, ${DEFAULT_ARMOR_LIMITS.maxTokens} tokens; no batching. A query may also ask for at most ${MAX_LIST_ITEMS.toLocaleString('en-US')} list items: each list counts its limit argument (or its default; a variable counts as the largest limit allowed) times the lists it is nested in, a list without a limit as many items as the registry lists (funds, strategies, contracts, policies) or ${UNPAGED_LIST_ITEMS}, and every alias apart; split a query over it into smaller ones.`;
 
 export const FRESHNESS_HEADERS = {
+  'X-Chain-Block': {
+    description:
+      'block number at which the values this response read live from the chain (allocations, reserve, policy parameters, paused modules, claimed) were read; present when it read any',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'X-Indexed-Block': {
-    description: 'block number the indexed data in this response reflects',
+    description: 'block number the indexed data in this response reflects; present when it read indexed data',
     schema: { type: 'integer', minimum: 0 },
   },
   'X-Indexed-At': {
@@ -573,7 +578,7 @@ export function buildOpenApi(
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
         `Rate limits: ${rateLimitStatement(rateLimit)}`,
         'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
-        'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds.',
+        'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds; responses with values read live from the chain carry X-Chain-Block, the block they were read at.',
         'Any method other than GET, HEAD or OPTIONS on /v1 or a discovery document answers 405 with Allow.',
         ...(examples.scenario ? [] : [NETWORK_EXAMPLES_NOTE]),
         'Errors are application/problem+json (RFC 9457); problem types:',

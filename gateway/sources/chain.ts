@@ -72,7 +72,6 @@ export function createChainSource(config: ChainConfig): ChainSource {
       retryCount: 1,
       ...(config.fetch ? { fetchFn: config.fetch } : {}),
     }),
-    cacheTime: 1_000,
   });
   // a node's chain never changes under it (the start-up check compared it with the registry's):
   // health need not ask eth_chainId on every request
@@ -191,8 +190,11 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
     async (calls) => {
       let results;
       try {
-        readsFrom ??= await source.client.getBlockNumber();
+        readsFrom ??= await source.client.getBlockNumber({ cacheTime: 0 });
+        // every read of the request at one block, the one X-Chain-Block names: a reserve and the
+        // total assets it is a percent of come from the same state
         results = await source.client.multicall({
+          blockNumber: readsFrom,
           contracts: calls.map((c) => ({
             address: c.address,
             abi: c.abi,
@@ -238,7 +240,8 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
       }),
     async headBlock() {
       try {
-        const head = await source.client.getBlockNumber();
+        // asked afresh: a head cached a moment ago can be behind the block just indexed
+        const head = await source.client.getBlockNumber({ cacheTime: 0 });
         readsFrom ??= head;
         return head;
       } catch (error) {

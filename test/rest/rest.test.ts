@@ -138,6 +138,19 @@ describe('the sixteen endpoints', () => {
     });
   });
 
+  it('GET /v1/funds/{slug}/reserve names the block its live values were read at', async () => {
+    const fund = ledger().funds[0]!;
+    const head = await fetch(stack.devnet.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    }).then(async (r) => Number(((await r.json()) as { result: string }).result));
+    const reserve = await get(`/v1/funds/${fund.slug}/reserve`);
+    expect(reserve.headers.get('x-chain-block')).toBe(String(head));
+    // a registry-only answer reads nothing live
+    expect((await get('/v1/contracts')).headers.get('x-chain-block')).toBeNull();
+  });
+
   it('GET /v1/funds/{slug}/reserve gives the total assets its percent is of, to recompute it exactly', async () => {
     for (const fund of ledger().funds) {
       const { body } = await get(`/v1/funds/${fund.slug}/reserve`);
