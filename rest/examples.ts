@@ -8,7 +8,7 @@
 // example an agent copies works (a test makes each documented example request); otherwise (another
 // registry, or SCENARIO_* changed) those examples are left out rather than shown wrong.
 import { isDeepStrictEqual } from 'node:util';
-import { encodeCursor } from '../gateway/inputs.ts';
+import { dividendsCursor, encodeCursor } from '../gateway/inputs.ts';
 import {
   loadRegistry,
   type Registry,
@@ -146,8 +146,14 @@ const EXAMPLE_EVENT = {
   args: { fund: devnetFund.vault.toLowerCase(), epoch: '3', navPerShare: '1000612' },
 } as const;
 
-/** the nextCursor a dividends page ends with when its last round is at epoch 150 */
-const EXAMPLE_DIVIDENDS_CURSOR = encodeCursor('d', 150);
+/** the last block the seeded scenario mines */
+const SCENARIO_LAST_BLOCK = 382;
+
+/** the nextCursor a dividends page read at the scenario's last block ends with when its last round is at epoch 150 */
+const EXAMPLE_DIVIDENDS_CURSOR = dividendsCursor(devnetFund.vault, {
+  epoch: 150,
+  block: SCENARIO_LAST_BLOCK,
+});
 /** the nextCursor an events page ends with when its last event is EXAMPLE_EVENT */
 const EXAMPLE_EVENTS_CURSOR = encodeCursor(
   'e',
@@ -191,7 +197,7 @@ const EXAMPLE_RESERVE = {
 /** the indexer's progress and the paused modules at the end of the scenario */
 const EXAMPLE_HEALTH = {
   contractsTracked: 6,
-  maxIndexedBlock: 382,
+  maxIndexedBlock: SCENARIO_LAST_BLOCK,
   pausedModules: ['summit-kelly-growth:redemptions'],
   now: '2025-07-10T01:00:12.345Z',
 };

@@ -12,8 +12,14 @@ export type ParamCheck =
   | { ok: true; values: ParamValues }
   | { ok: false; parameter: string; detail: string; notFound?: boolean };
 
-/** whether the registry has a fund or strategy with this slug */
-export type KnownSlug = (resource: 'fund' | 'strategy', slug: string) => boolean;
+/**
+ * What the registry says of a fund's or strategy's slug: whether it is registered, and the slug of
+ * the entry a display name names (for a client that took the name for the slug).
+ */
+export interface SlugLookup {
+  known(resource: 'fund' | 'strategy', slug: string): boolean;
+  named(resource: 'fund' | 'strategy', name: string): string | undefined;
+}
 
 const patterns = new Map<string, RegExp>();
 function pattern(source: string): RegExp {
@@ -50,7 +56,7 @@ export function checkParams(
   route: RouteSpec,
   pathParams: Record<string, string | undefined>,
   query: Record<string, unknown>,
-  knownSlug?: KnownSlug,
+  slugs?: SlugLookup,
 ): ParamCheck {
   const accepted = route.params.filter((p) => p.in === 'query').map((p) => p.name);
   for (const name of Object.keys(query)) {
@@ -93,7 +99,12 @@ export function checkParams(
       // a malformed slug names no fund or strategy: that is a 404 (SPEC rule 3), not a 400
       const resource = spec.names;
       if (resource) {
-        const detail = unknownSlugMessage(resource, raw, (s) => knownSlug?.(resource, s) ?? false);
+        const detail = unknownSlugMessage(
+          resource,
+          raw,
+          (s) => slugs?.known(resource, s) ?? false,
+          (name) => slugs?.named(resource, name),
+        );
         return { ok: false, parameter: spec.name, detail, notFound: true };
       }
       return { ok: false, parameter: spec.name, detail: checked.detail };

@@ -380,6 +380,11 @@ export const componentSchemas: Record<string, JsonSchema> = {
     indexer: object({
       chainId: integer,
       contractsTracked: { ...integer, minimum: 0 },
+      deployment: {
+        ...nullable(string),
+        description:
+          'id of the subgraph deployment serving the data (_meta.deployment); it changes when a new version is deployed under the same name',
+      },
       maxIndexedBlock: { ...integer, minimum: 0 },
       lastUpdatedAt: { ...nullable(dateTime), description: 'time of the last indexed block' },
       hasIndexingErrors: {

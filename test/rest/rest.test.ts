@@ -292,6 +292,14 @@ describe('problems', () => {
     );
   });
 
+  it("answers a fund's display name used as its slug with 404 naming the slug it means", async () => {
+    const { status, body } = await get('/v1/funds/Harbor%20Stable%20Yield%20Fund/nav');
+    expect(status).toBe(404);
+    expect(body.detail).toBe(
+      'No fund has slug "Harbor Stable Yield Fund": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? List fund slugs with GET /v1/funds or the GraphQL query { funds { slug } }.',
+    );
+  });
+
   it('answers an unknown strategy slug with 404 naming GET /v1/strategies, in the GraphQL query words too', async () => {
     const { status, body } = await get('/v1/strategies/no-such-strategy');
     expect(status).toBe(404);
