@@ -4,7 +4,7 @@
 // surfaces, since the REST routes answer with the gateway's own message.
 import { createHash } from 'node:crypto';
 import { badInput } from './errors.ts';
-import { EVENT_NAMES } from './event-names.ts';
+import { EVENT_NAMES, nameMeant } from './event-names.ts';
 
 export const NAV_HISTORY_LIMIT = { minimum: 1, maximum: 500, default: 90 } as const;
 export const PAGE_LIMIT = { minimum: 1, maximum: 100, default: 20 } as const;
@@ -104,21 +104,17 @@ export function checkAddress(argument: string, value: string): `0x${string}` {
   return value.toLowerCase() as `0x${string}`;
 }
 
-/** The value of a closed list that `value` spells in another case, if any: the one a client meant. */
-export function sameButCase(values: readonly string[], value: string): string | undefined {
-  return values.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
-}
-
 /**
- * An event name of the stream's closed list (event-names.ts), as written; another case of one is
- * named, since an agent guessing the case would otherwise read an empty page as "no such events".
+ * An event name of the stream's closed list (event-names.ts), as written; another spelling of one
+ * (another case, snake_case, kebab-case, words) is named, since an agent guessing the spelling would
+ * otherwise read an empty page as "no such events".
  */
 export function checkEventName(argument: string, value: string): string {
   if (EVENT_NAMES.includes(value)) return value;
-  const folded = sameButCase(EVENT_NAMES, value);
+  const meant = nameMeant(EVENT_NAMES, value);
   throw badInput(
     argument,
-    `${argument} must be one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}; got '${value.slice(0, 80)}'.${folded ? ` Did you mean '${folded}'?` : ''}`,
+    `${argument} must be one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}; got '${value.slice(0, 80)}'.${meant ? ` Did you mean '${meant}'?` : ''}`,
   );
 }
 
