@@ -138,6 +138,7 @@ const EXAMPLE_EVENT = {
   id: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f385802000000',
   contract: devnetContract('NavOracle').address.toLowerCase(),
   contractName: devnetContract('NavOracle').name,
+  fund: devnetFund.slug,
   eventName: 'NavPublished',
   blockNumber: 18,
   logIndex: 2,

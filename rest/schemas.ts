@@ -206,6 +206,11 @@ const protocolEvent = object(
       description:
         "name of the emitting contract as GET /v1/contracts lists it (for a fund vault the vault's name; a vault missing from that list: its fund slug); null for any other address",
     },
+    fund: {
+      ...nullable(string),
+      description:
+        "slug of the fund the event concerns (the emitting vault's, or the fund a NavOracle, DividendDistributor or FundRegistry event names); null for events that concern no fund, or a fund GET /v1/funds does not list",
+    },
     eventName: {
       ...string,
       enum: EVENT_NAMES,

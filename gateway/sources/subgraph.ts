@@ -69,6 +69,8 @@ export interface ProtocolEventRow {
   logIndex: string;
   sortKey: string;
   args: string;
+  /** the vault of the fund the event concerns, lowercase; null for none */
+  fund: string | null;
 }
 
 export interface SubgraphMeta {
@@ -120,7 +122,7 @@ const NAV_FIELDS = 'epoch status navPerShare totalAssets totalSupply publishedAt
 const FUND_FIELDS = `id slug closed pausedModules latestPublishedNav { ${NAV_FIELDS} } latestNav { ${NAV_FIELDS} }`;
 const ROUND_FIELDS =
   'id epoch merkleRoot total leafCount uri claimedCount claimedAmount postedAtBlock postedAt postedTxHash';
-const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logIndex sortKey args';
+const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logIndex sortKey args fund';
 
 /**
  * `_meta`, read at or past block `minimum`. graph-node runs consecutive top-level fields with the
@@ -425,6 +427,8 @@ export interface SubgraphLoaders {
   events(args: {
     contract?: string;
     eventName?: string;
+    /** a vault, lowercase: the events concerning its fund */
+    fund?: string;
     fromBlock?: number;
     toBlock?: number;
     beforeSortKey?: bigint;
@@ -512,10 +516,11 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
       // `_meta` follows the field, which graph-node runs first: its block is the rows' or a later one
       return { rows: data.dividendRounds, block: data._meta.block.number };
     },
-    async events({ contract, eventName, fromBlock, toBlock, beforeSortKey, first }) {
+    async events({ contract, eventName, fund, fromBlock, toBlock, beforeSortKey, first }) {
       const where = literal({
         contract,
         eventName,
+        fund,
         blockNumber_gte: fromBlock === undefined ? undefined : String(fromBlock),
         blockNumber_lte: toBlock === undefined ? undefined : String(toBlock),
         sortKey_lt: beforeSortKey,

@@ -25,6 +25,13 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
         ctx.registry.fundByVault.get(e.contract)?.slug ??
         null,
     }),
+    fund: t.string({
+      nullable: true,
+      description:
+        "slug of the fund the event concerns: the emitting vault's fund, or the fund a FundRegistry, NavOracle or DividendDistributor event names (args.vault or args.fund); null for an event that concerns no fund (roles and ownership of those contracts) or a fund the registry does not list",
+      resolve: (e, _a, ctx) =>
+        e.fund === null ? null : (ctx.registry.fundByVault.get(e.fund)?.slug ?? null),
+    }),
     eventName: t.exposeString('eventName', {
       description: 'Solidity event name, one of the closed list of the eventName argument of Query.events',
     }),

@@ -4,8 +4,6 @@ import type { GatewayContext } from '../context.ts';
 import { badInput, GatewayError, notFound } from '../errors.ts';
 import { isoFromSeconds } from '../format.ts';
 import {
-  checkAddress,
-  checkEventName,
   checkRange,
   decodeEventsCursor,
   encodeCursor,
@@ -20,6 +18,7 @@ import {
   unknownSlugMessage,
 } from '../inputs.ts';
 import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
+import { eventFilter } from '../event-filters.ts';
 import type { FundRow } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
 import { FundRef } from './fund.ts';
@@ -181,6 +180,10 @@ builder.queryType({
           // the list is short and closed: naming it here spares an agent a refused request to learn it
           description: `event name, exactly as written (case-sensitive), one of the closed list by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other name is BAD_INPUT`,
         }),
+        fund: t.arg.string({
+          description:
+            "slug of a fund (Query.funds): only the events that concern it, whichever contract emitted them: its vault's, and the FundRegistry's, NavOracle's and DividendDistributor's events naming it. Combine with eventName for, e.g., one fund's NavPublished. An unknown slug is BAD_INPUT",
+        }),
         fromBlock: t.arg.int({ description: `lowest block number, inclusive: 0 to ${MAX_INT}` }),
         toBlock: t.arg.int({
           description: `highest block number, inclusive: 0 to ${MAX_INT}, at least fromBlock`,
@@ -207,8 +210,7 @@ builder.queryType({
           );
         }
         const rows = await ctx.subgraph.events({
-          contract: args.contract ? checkAddress('contract', args.contract) : undefined,
-          eventName: args.eventName ? checkEventName('eventName', args.eventName) : undefined,
+          ...eventFilter(ctx.registry, args),
           fromBlock,
           toBlock,
           beforeSortKey: args.cursor ? decodeEventsCursor('cursor', args.cursor) : undefined,

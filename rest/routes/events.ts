@@ -1,6 +1,6 @@
 // The events route on its own: the one route over every tracked contract rather than one
 // resource, with filters (contract, event name, block range) no other route takes.
-import { ADDRESS_PATTERN, MAX_INT } from '../../gateway/inputs.ts';
+import { ADDRESS_PATTERN, MAX_INT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
 import { EVENT_NAMES, EVENT_NAMES_BY_CONTRACT } from '../../gateway/event-names.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
@@ -16,12 +16,12 @@ const blockParam = (name: string, description: string, example: number | undefin
   example,
 });
 
-export function listEventsRoute({ contract, scenario }: DocumentExamples): RouteSpec {
+export function listEventsRoute({ contract, fund, scenario }: DocumentExamples): RouteSpec {
   return {
     operationId: 'listEvents',
     path: '/v1/events',
     summary: 'Indexed on-chain events',
-    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\` is refused with 400; one written in another case or with separators (nav_published) gets a 400 naming the event meant.`,
+    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\` is refused with 400; one written in another case or with separators (nav_published) gets a 400 naming the event meant. \`fund\` (a fund slug) selects the events that concern one fund whichever contract emitted them (its vault's, and the NavOracle, DividendDistributor and FundRegistry events naming it): \`fund=<slug>&eventName=NavPublished\` lists one fund's NAV publications. A \`contract\` and \`eventName\` that cannot occur together (NavPublished of a fund vault), or a registered contract no event is indexed for (a policy, a share token), are refused with 400 naming what to ask instead, never answered with an empty page.`,
     tier: 'live',
     params: [
       {
@@ -40,14 +40,23 @@ export function listEventsRoute({ contract, scenario }: DocumentExamples): Route
         rule: `one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}`,
         example: 'NavPublished',
       },
+      {
+        name: 'fund',
+        in: 'query',
+        description:
+          'fund slug, from GET /v1/funds: only the events that concern this fund, whichever contract emitted them',
+        schema: { type: 'string', pattern: SLUG_PATTERN, maxLength: 64 },
+        rule: `a fund slug from GET /v1/funds (${SLUG_RULE})`,
+        example: fund.slug,
+      },
       blockParam('fromBlock', 'lowest block, inclusive', scenario && 1),
       blockParam('toBlock', 'highest block, inclusive; must be >= fromBlock', scenario && 500),
       limitParam('events'),
       cursorParam(scenario?.eventsCursor),
     ],
-    document: `query($contract: String, $eventName: String, $fromBlock: Int, $toBlock: Int, $limit: Int, $cursor: String) {
-      events(contract: $contract, eventName: $eventName, fromBlock: $fromBlock, toBlock: $toBlock, limit: $limit, cursor: $cursor) {
-        items { id contract contractName eventName blockNumber logIndex txHash timestamp args } nextCursor } }`,
+    document: `query($contract: String, $eventName: String, $fund: String, $fromBlock: Int, $toBlock: Int, $limit: Int, $cursor: String) {
+      events(contract: $contract, eventName: $eventName, fund: $fund, fromBlock: $fromBlock, toBlock: $toBlock, limit: $limit, cursor: $cursor) {
+        items { id contract contractName fund eventName blockNumber logIndex txHash timestamp args } nextCursor } }`,
     toBody: (d) => ({
       items: d.events.items,
       count: d.events.items.length,
