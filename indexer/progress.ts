@@ -88,6 +88,18 @@ function progressParts(
     { text: `ETA ${duration(eta)}`, drop: 0 },
   ];
   if (p.filesAwaited > 0) fields.push({ text: `${fmt(p.filesAwaited)} files awaited`, drop: 3 });
+  // a node behind the block indexed (restarted, or one of a load-balanced provider's): no share of
+  // a head below the store's to show, and no ETA
+  if (p.checkpoint > p.head) {
+    return {
+      position: [
+        `indexed to block ${fmt(p.checkpoint)}; waiting for the node, whose head is block ${fmt(p.head)}`,
+        `block ${fmt(p.checkpoint)}; node at ${fmt(p.head)}`,
+        `${fmt(p.checkpoint)}; node ${fmt(p.head)}`,
+      ],
+      fields: fields.filter((f) => f.drop !== 0),
+    };
+  }
   return {
     position: [
       `indexing block ${fmt(p.checkpoint)} of ${fmt(p.head)} (${percent})`,

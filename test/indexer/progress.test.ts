@@ -50,6 +50,14 @@ describe('progress display', () => {
     expect(stream.writes.every((t) => t.startsWith(CLEAR) && !t.endsWith('\n'))).toBe(true);
   });
 
+  it('says it waits for a node whose head is behind the block indexed, with no share or ETA', () => {
+    const { stream, show } = display(120);
+    show(progress(2070, 0, false, 0, 82));
+    expect(visible(stream.writes[0]!)).toBe(
+      'indexed to block 2,070; waiting for the node, whose head is block 82 | 0 events/s | 0 events',
+    );
+  });
+
   it('prints plain lines no more often than the interval when not on a terminal', () => {
     const { stream, clock, show } = display(undefined, false, { lineIntervalMs: 5000 });
     clock.now = 10_000;
