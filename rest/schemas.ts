@@ -416,7 +416,11 @@ export const componentSchemas: Record<string, JsonSchema> = {
       items: { ...string, pattern: '^[a-z0-9-]+:(subscriptions|redemptions|claims)$' },
       description: '"<fund slug>:<module>"; empty when none',
     },
-    now: dateTime,
+    now: {
+      ...dateTime,
+      description:
+        'server time when this record was built: a cached record is up to 15 s old, its Age header says how long; judge staleness by blocks (indexer.lagBlocks)',
+    },
   }),
   DividendRound: dividendRound,
   DividendRoundPage: object({

@@ -36,6 +36,9 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
       description:
         'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims), read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none',
     }),
-    now: t.exposeString('now', { description: 'server time, ISO 8601 UTC with milliseconds' }),
+    now: t.exposeString('now', {
+      description:
+        'server time when this record was built, ISO 8601 UTC with milliseconds (GET /v1/health may answer a record built up to 15 s before, its Age header says how long)',
+    }),
   }),
 });
