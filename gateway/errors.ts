@@ -13,6 +13,11 @@ export class GatewayError extends GraphQLError {
   readonly argument: string | undefined;
   /** for UPSTREAM_UNAVAILABLE: which upstream (subgraph, chain, distributions) */
   readonly upstream: string | undefined;
+  /**
+   * for UPSTREAM_UNAVAILABLE: the upstream answered, but with something the service refuses until its
+   * operator fixes it (a distribution file failing a check), so retrying gets the same answer
+   */
+  readonly lasting: boolean;
   /** the HTTP status of a /graphql answer carrying it, for a request that cannot run at all */
   readonly httpStatus: number | undefined;
 
@@ -22,6 +27,7 @@ export class GatewayError extends GraphQLError {
     options: {
       argument?: string;
       upstream?: string;
+      lasting?: boolean;
       cause?: unknown;
       /** the error whose place in the document this one names (its locations and field path) */
       at?: GraphQLError;
@@ -45,6 +51,7 @@ export class GatewayError extends GraphQLError {
     this.code = code;
     this.argument = options.argument;
     this.upstream = options.upstream;
+    this.lasting = options.lasting ?? false;
     this.httpStatus = options.httpStatus;
   }
 
@@ -53,6 +60,7 @@ export class GatewayError extends GraphQLError {
     return new GatewayError(this.code, this.message, {
       argument: this.argument,
       upstream: this.upstream,
+      lasting: this.lasting,
       cause: this.originalError,
       at: located,
       httpStatus: this.httpStatus,
@@ -68,12 +76,29 @@ export function badInput(argument: string, message: string): GatewayError {
   return new GatewayError('BAD_INPUT', message, { argument });
 }
 
-/** The message names the upstream only; the upstream's own words stay in `cause`. */
-export function upstreamUnavailable(upstream: string, cause?: unknown): GatewayError {
-  return new GatewayError('UPSTREAM_UNAVAILABLE', `The ${upstream} is unavailable; retry later.`, {
+/**
+ * The message names the upstream, and `reason` when given: the service's own words about what
+ * failed, never the upstream's, which stay in `cause`.
+ */
+export function upstreamUnavailable(upstream: string, cause?: unknown, reason?: string): GatewayError {
+  const what = reason === undefined ? '' : `: ${reason}`;
+  return new GatewayError('UPSTREAM_UNAVAILABLE', `The ${upstream} is unavailable${what}; retry later.`, {
     upstream,
     cause,
   });
+}
+
+/**
+ * An upstream that answered with something the service refuses, a fault that lasts until the
+ * service's operator fixes it: still UPSTREAM_UNAVAILABLE (the answer depends on that upstream),
+ * but its message says why, in the service's own words, and that retrying will not help.
+ */
+export function upstreamRefused(upstream: string, reason: string, cause?: unknown): GatewayError {
+  return new GatewayError(
+    'UPSTREAM_UNAVAILABLE',
+    `The ${upstream} is refused: ${reason}. This lasts until the service's operator fixes it; retrying will not help.`,
+    { upstream, lasting: true, cause },
+  );
 }
 
 /**

@@ -1,72 +1,427 @@
-// The dividend distribution source. A round's on-chain event carries a Merkle root and the
-// relative URI of its distribution (an OpenZeppelin StandardMerkleTree dump with leaves
-// [address, uint256]). Before any proof is computed the loaded tree is validated and its
-// root compared with the indexed on-chain root: a proof from a tree that does not match
-// the chain would fail on-chain, so such a tree is refused. Verified trees are cached by root.
-import { readFile } from 'node:fs/promises';
+// The dividend distribution source. A round's on-chain event carries a Merkle root, a total, a leaf
+// count and the URI of its distribution (an OpenZeppelin StandardMerkleTree dump with leaves
+// [address, uint256]). Before any proof is computed the file is read within limits (its size, the
+// time allowed, how many are read at once) and checked against the round: its root, leaf count and
+// leaf sum must be the on-chain ones and each address must have one leaf, since a proof from any
+// other tree would fail on-chain or pay someone else's share. A file failing a check is refused
+// with the check it failed; that verdict is kept a short time, so a client retrying in a loop does
+// not make the service read the file again each time. Verified trees are kept up to a count and
+// a byte budget.
+import { constants, open, realpath } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { notFound, upstreamUnavailable } from '../errors.ts';
+import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 
 export type DistributionTree = StandardMerkleTree<[string, string]>;
 
 export interface DistributionsConfig {
   /** a local directory or an http(s) base URL; undefined when proofs are not served */
   base: string | undefined;
+  /** how long one distribution may take to arrive, waiting for a free reader included */
   timeoutMs: number;
-  /** how many verified trees are kept */
+  /** how many verified trees are kept (at most CACHED_DISTRIBUTION_BYTES of files in all) */
   cacheSize: number;
+  /** how long a refused file's verdict is kept before the file is read again (REFUSAL_TTL_MS) */
+  refusalTtlMs?: number;
+}
+
+/** What the chain says of a round's distribution: the file must agree with all of it. */
+export interface DistributionRound {
+  uri: string;
+  merkleRoot: string;
+  /** sum of the leaves, base units, decimal */
+  total: string;
+  leafCount: number;
+}
+
+export interface VerifiedDistribution {
+  tree: DistributionTree;
+  /** the index of the leaf of `account` (lowercase 0x address), undefined when it has none */
+  leafIndexOf(account: string): number | undefined;
 }
 
 export interface DistributionSource {
-  /** Loads and verifies the tree of a round; throws UPSTREAM_UNAVAILABLE on any mismatch. */
-  load(uri: string, onchainRoot: string): Promise<DistributionTree>;
+  /**
+   * Reads and verifies the distribution of a round; throws UPSTREAM_UNAVAILABLE naming the reason,
+   * `lasting` when the file itself is at fault.
+   */
+  load(round: DistributionRound): Promise<VerifiedDistribution>;
 }
 
-const LEAF_ENCODING = ['address', 'uint256'];
+/**
+ * The largest distribution file read, in bytes (decoded, for a compressed HTTP answer). A
+ * standard-v1 dump takes ~240 bytes per leaf as `JSON.stringify(tree.dump())` writes it (18-decimal
+ * amounts; ~300 pretty-printed, ~355 with 78-digit amounts): 64 MiB holds 200,000 recipients with room
+ * to spare. Anything larger is refused before it is read whole.
+ */
+export const MAX_DISTRIBUTION_BYTES = 64 * 1024 * 1024;
 
-async function readDump(base: string, uri: string, timeoutMs: number): Promise<unknown> {
-  if (/^https?:\/\//.test(base)) {
-    const url = new URL(uri, base.endsWith('/') ? base : `${base}/`);
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) throw new Error(`GET ${url.href} answered ${response.status}`);
-    return response.json();
+/**
+ * How many distributions are read at once; the others wait, within their timeout. A file read holds
+ * one of libuv's four threadpool threads until the file system answers (a hung network mount never
+ * does), so a reader's place is freed only when its read ends, not when its request gives up.
+ */
+export const DISTRIBUTION_READERS = 2;
+
+/** The verified trees kept, in bytes of the files they were read from (~2× that in heap). */
+export const CACHED_DISTRIBUTION_BYTES = 2 * MAX_DISTRIBUTION_BYTES;
+
+/** How long a refusal (a file failing a check, a uri that cannot be read) is answered without reading again. */
+export const REFUSAL_TTL_MS = 30_000;
+
+const UPSTREAM = 'dividend distribution';
+const LEAF_ENCODING = ['address', 'uint256'];
+const NODE_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+const AMOUNT_PATTERN = /^(0x[0-9a-fA-F]+|[0-9]+)$/;
+const UINT256_MAX = 2n ** 256n - 1n;
+
+/** A uri as the client may see it: it comes from the chain, so it is quoted and kept short. */
+function quoted(uri: string): string {
+  return JSON.stringify(uri.length > 200 ? `${uri.slice(0, 200)}…` : uri);
+}
+
+function refused(uri: string, reason: string, cause?: unknown): GatewayError {
+  return upstreamRefused(UPSTREAM, `${quoted(uri)} ${reason}`, cause);
+}
+
+function unavailable(uri: string, reason: string, cause?: unknown): GatewayError {
+  return upstreamUnavailable(UPSTREAM, cause, `${quoted(uri)} ${reason}`);
+}
+
+/** A slot for each reader; a request waiting for one gives up when its signal aborts. */
+function createReaderSlots(slots: number) {
+  let taken = 0;
+  const waiting: (() => void)[] = [];
+  const take = (signal: AbortSignal): Promise<void> => {
+    if (taken < slots) {
+      taken++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal.removeEventListener('abort', giveUp);
+        resolve();
+      };
+      const giveUp = () => {
+        waiting.splice(waiting.indexOf(grant), 1);
+        reject(signal.reason);
+      };
+      waiting.push(grant);
+      signal.addEventListener('abort', giveUp, { once: true });
+    });
+  };
+  // a freed slot goes straight to the next waiter, so no newcomer can take it in between
+  const give = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else taken--;
+  };
+  return {
+    /** runs `read` in a slot, held until `read` ends however long after `signal` aborts */
+    async run<T>(signal: AbortSignal, read: () => Promise<T>): Promise<T> {
+      await take(signal);
+      const reading = read();
+      reading.then(give, give);
+      return reading;
+    },
+  };
+}
+
+/** `work`, or a rejection with `signal.reason` as soon as `signal` aborts (work may go on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
+
+async function fetchDump(base: string, uri: string, signal: AbortSignal): Promise<Buffer> {
+  const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') {
+    throw refused(uri, `uses the ${scheme}: scheme; the service fetches http(s) URLs only`);
   }
-  const root = path.resolve(base);
-  const file = path.resolve(root, uri);
-  // The URI comes from the chain: never let it name a file outside the base directory.
-  if (!file.startsWith(root + path.sep)) throw new Error(`distribution uri ${uri} leaves ${root}`);
-  return JSON.parse(await readFile(file, 'utf8'));
+  let url: URL;
+  try {
+    url = new URL(uri, base.endsWith('/') ? base : `${base}/`);
+  } catch (error) {
+    throw refused(uri, 'is not a valid URL', error);
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (error) {
+    throw unavailable(uri, 'could not be fetched from the distribution server', error);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    const status = response.status;
+    const cause = new Error(`GET ${url.href} answered ${status}`);
+    if (status === 404 || status === 410) throw refused(uri, `does not exist (HTTP ${status})`, cause);
+    if (status >= 500 || status === 408 || status === 429) {
+      throw unavailable(uri, `could not be fetched: the distribution server answered HTTP ${status}`, cause);
+    }
+    throw refused(uri, `was refused by the distribution server (HTTP ${status})`, cause);
+  }
+  const announced = Number(response.headers.get('content-length') ?? 0);
+  if (announced > MAX_DISTRIBUTION_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge(uri, `${announced} bytes announced`);
+  }
+  // fetch decodes a compressed answer: the count is of what it inflates to
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    // leaving the loop early cancels the body
+    for await (const chunk of response.body ?? new ReadableStream<Uint8Array>()) {
+      received += chunk.byteLength;
+      if (received > MAX_DISTRIBUTION_BYTES)
+        throw tooLarge(uri, `more than ${MAX_DISTRIBUTION_BYTES} bytes received`);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    throw unavailable(uri, 'was cut off by the distribution server', error);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+function tooLarge(uri: string, seen: string): GatewayError {
+  return refused(
+    uri,
+    `is larger than ${MAX_DISTRIBUTION_BYTES} bytes (64 MiB), the most this service reads of one distribution`,
+    new Error(seen),
+  );
+}
+
+function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a named pipe';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** A file system error of reading `uri` as the client may see it; its code and path stay in `cause`. */
+function fileError(uri: string, error: unknown): GatewayError {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+    case 'ENAMETOOLONG':
+      return refused(uri, 'does not exist in the distribution directory', error);
+    case 'EACCES':
+    case 'EPERM':
+      return refused(uri, 'may not be read by the service (file permissions)', error);
+    case 'ELOOP':
+      return refused(uri, 'is a loop of symbolic links', error);
+    case 'ERR_INVALID_ARG_VALUE':
+      return refused(uri, 'is not a file path (it holds a NUL character)', error);
+    default:
+      return unavailable(uri, 'could not be read from the distribution directory', error);
+  }
+}
+
+async function readDumpFile(base: string, uri: string): Promise<Buffer> {
+  const scheme = SCHEME.exec(uri)?.[1];
+  if (scheme !== undefined) {
+    throw refused(uri, `uses the ${scheme}: scheme; a distribution directory is read by relative paths only`);
+  }
+  const leaves = (from: string, to: string) => {
+    const relative = path.relative(from, to);
+    return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  };
+  // The uri comes from the chain: it may name no file outside the base directory, by its path
+  // (../, an absolute path) or through a symbolic link.
+  if (leaves(path.resolve(base), path.resolve(base, uri))) {
+    throw refused(uri, 'leaves the distribution directory');
+  }
+  let file: string;
+  try {
+    const root = await realpath(base);
+    file = await realpath(path.resolve(root, uri));
+    if (leaves(root, file)) throw refused(uri, 'leaves the distribution directory through a symbolic link');
+  } catch (error) {
+    throw error instanceof GatewayError ? error : fileError(uri, error);
+  }
+  let handle;
+  try {
+    // non-blocking, so that opening a named pipe does not wait for a writer, holding a thread;
+    // no symbolic link is followed, so the file opened is the one whose path was checked
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    throw fileError(uri, error);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw refused(uri, `is ${fileKind(stats)}, not a regular file`);
+    if (stats.size > MAX_DISTRIBUTION_BYTES) throw tooLarge(uri, `${stats.size} bytes on disk`);
+    const buffer = Buffer.allocUnsafe(stats.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } catch (error) {
+    throw error instanceof GatewayError ? error : fileError(uri, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The dump's shape, checked before anything is hashed; its rule, in words, when it is broken. */
+function shapeFault(dump: unknown): string | undefined {
+  if (typeof dump !== 'object' || dump === null) return 'it is not a JSON object';
+  const { format, leafEncoding, tree, values } = dump as Record<string, unknown>;
+  if (format !== 'standard-v1') return 'its format is not "standard-v1"';
+  if (JSON.stringify(leafEncoding) !== JSON.stringify(LEAF_ENCODING)) {
+    return 'its leafEncoding is not ["address", "uint256"]';
+  }
+  if (!Array.isArray(tree) || tree.length === 0 || !tree.every((node) => NODE_PATTERN.test(String(node)))) {
+    return 'its tree is not a non-empty list of 32-byte 0x hex nodes';
+  }
+  if (!Array.isArray(values) || values.length === 0) return 'its values are not a non-empty list';
+  for (const [i, entry] of values.entries()) {
+    const { value, treeIndex } = (entry ?? {}) as { value?: unknown; treeIndex?: unknown };
+    if (!Array.isArray(value) || value.length !== 2 || !Number.isInteger(treeIndex)) {
+      return `its value ${i} is not {"value": [address, amount], "treeIndex": integer}`;
+    }
+    if (!ADDRESS_PATTERN.test(String(value[0])))
+      return `the address of its value ${i} is not 0x and 40 hex digits`;
+    if (amountOf(value[1]) === undefined)
+      return `the amount of its value ${i} is not an integer from 0 to 2^256-1`;
+  }
+  return undefined;
+}
+
+/** A leaf's amount as abi-encoding takes it: a decimal or 0x hex string, or a JSON integer. */
+function amountOf(value: unknown): bigint | undefined {
+  const integer =
+    (typeof value === 'string' && AMOUNT_PATTERN.test(value)) ||
+    (typeof value === 'number' && Number.isSafeInteger(value));
+  if (!integer) return undefined;
+  const amount = BigInt(value);
+  return amount >= 0n && amount <= UINT256_MAX ? amount : undefined;
+}
+
+type Dump = Parameters<typeof StandardMerkleTree.load<[string, string]>>[0];
+
+/** The distribution in `bytes`, once it passed every check against the round; else its refusal. */
+function verify(bytes: Buffer, round: DistributionRound): VerifiedDistribution {
+  const { uri } = round;
+  let dump: Dump;
+  try {
+    dump = JSON.parse(bytes.toString('utf8')) as Dump;
+  } catch (error) {
+    // the parser's message quotes the file: it stays in the cause
+    throw refused(uri, 'is not a StandardMerkleTree dump: it is not JSON', error);
+  }
+  const fault = shapeFault(dump);
+  if (fault) throw refused(uri, `is not a StandardMerkleTree dump: ${fault}`);
+  // the cheap checks first: hashing every leaf and node is what takes long
+  const fileRoot = dump.tree[0]!.toLowerCase();
+  const chainRoot = round.merkleRoot.toLowerCase();
+  if (fileRoot !== chainRoot) {
+    throw refused(
+      uri,
+      `has Merkle root ${fileRoot}, but the root posted on-chain for its round is ${chainRoot}`,
+    );
+  }
+  if (dump.values.length !== round.leafCount) {
+    throw refused(
+      uri,
+      `has ${dump.values.length} leaves, but its round's on-chain leafCount is ${round.leafCount}`,
+    );
+  }
+  let sum = 0n;
+  const leafIndex = new Map<string, number>();
+  for (const [i, { value }] of dump.values.entries()) {
+    sum += amountOf(value[1])!;
+    const account = value[0].toLowerCase();
+    const earlier = leafIndex.get(account);
+    if (earlier !== undefined) {
+      throw refused(
+        uri,
+        `has two leaves for address ${account} (values ${earlier} and ${i}); each address may have one`,
+      );
+    }
+    leafIndex.set(account, i);
+  }
+  if (sum !== BigInt(round.total)) {
+    throw refused(
+      uri,
+      `has leaves summing to ${sum} base units, but its round's on-chain total is ${round.total}`,
+    );
+  }
+  let tree: DistributionTree;
+  try {
+    // load() hashes every leaf and node and checks them against the tree
+    tree = StandardMerkleTree.load(dump);
+  } catch (error) {
+    throw refused(uri, 'is not a valid Merkle tree: its leaves and nodes do not hash to its tree', error);
+  }
+  return { tree, leafIndexOf: (account) => leafIndex.get(account) };
+}
+
+interface CachedTree {
+  loading: Promise<VerifiedDistribution>;
+  /** the size of its file once read and verified, 0 until then */
+  bytes: number;
 }
 
 export function createDistributionSource(config: DistributionsConfig): DistributionSource {
-  const verified = new Map<string, Promise<DistributionTree>>();
+  const refusalTtlMs = config.refusalTtlMs ?? REFUSAL_TTL_MS;
+  const readers = createReaderSlots(DISTRIBUTION_READERS);
+  // least recently used first
+  const verified = new Map<string, CachedTree>();
+  const refusals = new Map<string, { error: GatewayError; until: number }>();
 
-  async function loadVerified(base: string, uri: string, root: string): Promise<DistributionTree> {
-    let tree: DistributionTree;
+  /** Drops the least recently used trees over the count or the byte budget, never `kept`. */
+  function evict(kept: CachedTree): void {
+    let bytes = 0;
+    for (const cached of verified.values()) bytes += cached.bytes;
+    for (const [key, cached] of verified) {
+      if (verified.size <= config.cacheSize && bytes <= CACHED_DISTRIBUTION_BYTES) return;
+      if (cached === kept) continue;
+      verified.delete(key);
+      bytes -= cached.bytes;
+    }
+  }
+
+  function remember(key: string, error: GatewayError): void {
+    const now = Date.now();
+    for (const [refusedKey, refusal] of refusals) {
+      if (refusal.until <= now || refusals.size >= config.cacheSize) refusals.delete(refusedKey);
+    }
+    refusals.set(key, { error, until: now + refusalTtlMs });
+  }
+
+  /** The file's bytes, read within the timeout, waiting for a reader included; never pending past it. */
+  async function read(base: string, uri: string): Promise<Buffer> {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(unavailable(uri, `did not arrive within ${config.timeoutMs} ms`)),
+      config.timeoutMs,
+    );
+    const { signal } = controller;
+    const reading = /^https?:\/\//i.test(base)
+      ? () => fetchDump(base, uri, signal)
+      : () => readDumpFile(base, uri);
     try {
-      const dump = (await readDump(base, uri, config.timeoutMs)) as Parameters<
-        typeof StandardMerkleTree.load<[string, string]>
-      >[0];
-      if (JSON.stringify(dump.leafEncoding) !== JSON.stringify(LEAF_ENCODING)) {
-        throw new Error(`leaf encoding ${JSON.stringify(dump.leafEncoding)} is not [address, uint256]`);
-      }
-      tree = StandardMerkleTree.load(dump);
-      tree.validate();
-    } catch (error) {
-      throw upstreamUnavailable('dividend distribution', error);
+      return await untilAborted(readers.run(signal, reading), signal);
+    } finally {
+      clearTimeout(timer);
     }
-    if (tree.root.toLowerCase() !== root) {
-      throw upstreamUnavailable(
-        'dividend distribution',
-        new Error(`distribution ${uri} has root ${tree.root}, the chain says ${root}`),
-      );
-    }
-    return tree;
   }
 
   return {
-    load(uri, onchainRoot) {
+    load(round) {
       const base = config.base;
       // a deployment without distributions never serves proofs: a 404, not a 503 to retry later
       if (base === undefined) {
@@ -76,19 +431,32 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
           ),
         );
       }
-      const root = onchainRoot.toLowerCase();
-      let pending = verified.get(root);
-      if (!pending) {
-        pending = loadVerified(base, uri, root);
-        verified.set(root, pending);
-        // a failure is not cached: the file may be fixed or the upstream come back
-        pending.catch(() => verified.delete(root));
-        if (verified.size > config.cacheSize) {
-          const oldest = verified.keys().next().value;
-          if (oldest !== undefined) verified.delete(oldest);
-        }
+      const key = JSON.stringify([round.uri, round.merkleRoot.toLowerCase(), round.total, round.leafCount]);
+      const refusal = refusals.get(key);
+      if (refusal && refusal.until > Date.now()) return Promise.reject(refusal.error);
+      const cached = verified.get(key);
+      if (cached) {
+        verified.delete(key);
+        verified.set(key, cached);
+        return cached.loading;
       }
-      return pending;
+      const loading = read(base, round.uri).then((bytes) => ({ bytes, distribution: verify(bytes, round) }));
+      const entry: CachedTree = { loading: loading.then(({ distribution }) => distribution), bytes: 0 };
+      verified.set(key, entry);
+      evict(entry);
+      loading.then(
+        ({ bytes }) => {
+          entry.bytes = bytes.length;
+          evict(entry);
+        },
+        (error: unknown) => {
+          // a failure is not kept: the file may be fixed or the upstream come back, and a refusal
+          // is answered from `refusals` until its time is up
+          if (verified.get(key) === entry) verified.delete(key);
+          if (error instanceof GatewayError && error.lasting) remember(key, error);
+        },
+      );
+      return entry.loading;
     },
   };
 }

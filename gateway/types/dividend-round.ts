@@ -3,7 +3,6 @@ import { builder } from '../builder.ts';
 import { checkAddress, notARecipientMessage } from '../inputs.ts';
 import { notFound } from '../errors.ts';
 import { formatUnits, isoFromSeconds } from '../format.ts';
-import type { DistributionTree } from '../sources/distributions.ts';
 import type { RegistryFund } from '../sources/registry.ts';
 import type { DividendRoundRow } from '../sources/subgraph.ts';
 import { MerkleProofRef } from './merkle-proof.ts';
@@ -11,18 +10,6 @@ import { MerkleProofRef } from './merkle-proof.ts';
 export interface DividendRoundShape {
   fund: RegistryFund;
   row: DividendRoundRow;
-}
-
-// index of each account in a tree, built once per verified tree
-const accountIndexes = new WeakMap<DistributionTree, Map<string, number>>();
-function accountIndex(tree: DistributionTree): Map<string, number> {
-  let index = accountIndexes.get(tree);
-  if (!index) {
-    index = new Map();
-    for (const [i, [account]] of tree.entries()) index.set(account.toLowerCase(), i);
-    accountIndexes.set(tree, index);
-  }
-  return index;
 }
 
 export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendRound').implement({
@@ -76,7 +63,7 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
       // an address without a leaf fails this field alone, not the round around it
       nullable: true,
       description:
-        "the proof for one account, from the round's distribution once its root is checked against merkleRoot. Null, with an error: NOT_FOUND when the account has no leaf in this round, BAD_INPUT for a malformed address, UPSTREAM_UNAVAILABLE when the distribution cannot be read or its root differs",
+        "the proof for one account, from the round's distribution once it is checked against the round (its root is merkleRoot, its leaves number leafCount and sum to total, one per address). Null, with an error: NOT_FOUND when the account has no leaf in this round, BAD_INPUT for a malformed address, UPSTREAM_UNAVAILABLE when the distribution cannot be read or fails a check (the message says which)",
       args: {
         address: t.arg.string({
           required: true,
@@ -86,8 +73,8 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
       },
       resolve: async ({ row, fund }, args, ctx) => {
         const account = checkAddress('address', args.address);
-        const tree = await ctx.distributions.load(row.uri, row.merkleRoot);
-        const index = accountIndex(tree).get(account);
+        const { tree, leafIndexOf } = await ctx.distributions.load(row);
+        const index = leafIndexOf(account);
         if (index === undefined) throw notFound(notARecipientMessage(args.address, row.epoch, fund.slug));
         const [leafAccount, amountRaw] = tree.at(index) as [string, string];
         const distributor = ctx.registry.contractOfKind('DividendDistributor')?.address ?? null;

@@ -1,18 +1,15 @@
 // Upstream faults made by real misbehaving servers on loopback: a fault proxy in front of the
-// indexed devnet's subgraph endpoint, another in front of anvil's RPC, and a file server for the
-// dividend distributions. Each test switches one fault on, checks that the service says precisely
-// what is wrong (503 upstream-unavailable problem, no upstream words, or honest freshness), then
-// clears the fault and checks that the very next request succeeds: recovery needs no restart.
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// indexed devnet's subgraph endpoint and another in front of anvil's RPC (the dividend
+// distributions have distribution-faults.test.ts). Each test switches one fault on, checks that
+// the service says precisely what is wrong (503 upstream-unavailable problem, no upstream words,
+// or honest freshness), then clears the fault and checks that the very next request succeeds:
+// recovery needs no restart.
 import { parse, print, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
 import { expectNoLeak, expectProblem, get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
-import { startStaticFiles } from './servers/static-files.ts';
 
 /**
  * How long the service waits for an upstream: long enough that a step expecting an answer gets it
@@ -28,32 +25,23 @@ const UPSTREAM_SECRET = 'upstream-secret-detail-7f3a';
 let stack: IndexedStack;
 let subgraph: FaultProxy;
 let rpc: FaultProxy;
-let distributions: FaultProxy;
-let files: { url: string; close(): Promise<void> };
-let distributionDir: string;
 let base: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
   stack = await indexedStack();
-  distributionDir = mkdtempSync(join(tmpdir(), 'h6-distributions-'));
-  cpSync(join(stack.devnet.dataDir, 'distributions'), join(distributionDir, 'distributions'), {
-    recursive: true,
-  });
-  files = await startStaticFiles(distributionDir);
-  [subgraph, rpc, distributions] = await Promise.all([
+  [subgraph, rpc] = await Promise.all([
     startFaultProxy(stack.subgraphUrl),
     startFaultProxy(stack.devnet.rpcUrl),
-    startFaultProxy(files.url),
   ]);
   ({ url: base, close } = await startService());
 });
 
-type Upstream = 'subgraph' | 'chain' | 'distributions';
+type Upstream = 'subgraph' | 'chain';
 
 /**
- * The REST app over the three fault proxies, waiting TIMEOUT_MS for each upstream but those
- * `hanging` names (HANG_TIMEOUT_MS); each call builds a fresh gateway (empty tree cache).
+ * The REST app over the two fault proxies, waiting TIMEOUT_MS for each upstream but those
+ * `hanging` names (HANG_TIMEOUT_MS); it serves no dividend proofs.
  */
 async function startService(hanging: Upstream[] = []): Promise<{ url: string; close(): Promise<void> }> {
   const timeoutMs = (upstream: Upstream) => (hanging.includes(upstream) ? HANG_TIMEOUT_MS : TIMEOUT_MS);
@@ -61,7 +49,7 @@ async function startService(hanging: Upstream[] = []): Promise<{ url: string; cl
     gateway: testGateway(stack, {
       subgraph: { url: subgraph.url, timeoutMs: timeoutMs('subgraph'), maxBatch: 1000 },
       chain: { rpcUrl: rpc.url, timeoutMs: timeoutMs('chain'), maxBatch: 200 },
-      distributions: { base: distributions.url, timeoutMs: timeoutMs('distributions'), cacheSize: 16 },
+      distributions: { base: undefined, timeoutMs: TIMEOUT_MS, cacheSize: 1 },
       logError: () => {},
     }),
     // a public base, so that any loopback address in a body is a leak
@@ -85,15 +73,13 @@ async function serviceWaitingLessFor(hanging: Upstream[]): Promise<string> {
 afterEach(async () => {
   subgraph.set({ kind: 'pass' });
   rpc.set({ kind: 'pass' });
-  distributions.set({ kind: 'pass' });
   await own?.close();
   own = undefined;
 });
 
 afterAll(async () => {
   await close?.();
-  await Promise.all([subgraph?.close(), rpc?.close(), distributions?.close(), files?.close()]);
-  rmSync(distributionDir, { recursive: true, force: true });
+  await Promise.all([subgraph?.close(), rpc?.close()]);
   await stack?.stop();
 });
 
@@ -103,9 +89,6 @@ const firstRound = () => {
   if (!round) throw new Error('the scenario posted no dividend round');
   return round;
 };
-const leafOf = (uri: string) =>
-  (JSON.parse(readFileSync(join(stack.devnet.dataDir, uri), 'utf8')) as { values: { value: string[] }[] })
-    .values[0]!.value as [string, string];
 
 /** The endpoints that need the subgraph, one request each. */
 const SUBGRAPH_PATHS = () => [
@@ -434,70 +417,5 @@ describe('chain RPC faults', () => {
     }
     rpc.set({ kind: 'pass' });
     await expectAllOk(livePaths());
-  });
-});
-
-describe('dividend distribution faults', () => {
-  // verified trees are cached by root, rightly: each test starts a service that has none yet
-  let fresh: { url: string; close(): Promise<void> } | undefined;
-  const service = async (hanging: Upstream[] = []) => {
-    fresh = await startService(hanging);
-    return fresh.url;
-  };
-  afterEach(async () => {
-    await fresh?.close();
-    fresh = undefined;
-  });
-  const proofPath = () => {
-    const round = firstRound();
-    return `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${leafOf(round.uri)[0]}`;
-  };
-
-  it('serves no proof while the distribution file is missing, and serves it once it is back', async () => {
-    const at = await service();
-    const round = firstRound();
-    const file = join(distributionDir, round.uri);
-    const original = readFileSync(file);
-    unlinkSync(file);
-    try {
-      await expectAllUnavailable([proofPath()], at);
-    } finally {
-      writeFileSync(file, original);
-    }
-    await expectAllOk([proofPath()], at);
-  });
-
-  it('serves no proof while the distribution server is down or slow', async () => {
-    const at = await service(['distributions']);
-    distributions.set({ kind: 'down' });
-    await expectAllUnavailable([proofPath()], at);
-    distributions.set({ kind: 'hang' });
-    await expectAllUnavailable([proofPath()], at);
-    distributions.set({ kind: 'answer', status: 200, body: `{"format":"${UPSTREAM_SECRET}"}` });
-    await expectAllUnavailable([proofPath()], at);
-    distributions.set({ kind: 'pass' });
-    await expectAllOk([proofPath()], at);
-  }, 120_000);
-
-  it('serves no proof from a distribution whose root does not match the chain', async () => {
-    const at = await service();
-    const [round, other] = stack.devnet.ledger.rounds;
-    if (!round || !other) throw new Error('the scenario posted fewer than two rounds');
-    // a valid tree, another round's, whose root is not the one posted on-chain for this round
-    distributions.set({
-      kind: 'answer',
-      status: 200,
-      body: readFileSync(join(stack.devnet.dataDir, other.uri), 'utf8'),
-    });
-    const account = leafOf(other.uri)[0];
-    const response = await get(
-      at,
-      `/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${account}`,
-    );
-    expectProblem(response, 503, 'upstream-unavailable');
-    expect(response.text).not.toContain(other.merkleRoot);
-    expect(response.text).not.toContain('"proof"');
-    distributions.set({ kind: 'pass' });
-    await expectAllOk([proofPath()], at);
   });
 });
