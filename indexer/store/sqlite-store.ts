@@ -6,6 +6,8 @@
 // data sources are kept with the block that created them and the block whose pass ran their
 // handler, so a reorg forgets the one and fetches the file again for the other.
 import Database from 'better-sqlite3';
+import { statfsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { Entity, EntityStoreTx } from './entity.ts';
 import {
@@ -21,7 +23,7 @@ import {
 } from './layout.ts';
 import { relatedEntities } from './related-entities.ts';
 import { MapJournal } from './map-journal.ts';
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
+import { startWalCheckpointer, type CheckpointFailure, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface BlockHeader {
   number: number;
@@ -79,7 +81,28 @@ export interface StoreOptions {
   fileEntityTypes?: ReadonlySet<string>;
   /** blocks of history kept (default all): older versions are deleted as the chain advances */
   historyBlocks?: number;
+  /** the most the WAL may grow to before the writer folds it into the file and truncates it (WAL_LIMIT_BYTES) */
+  walLimitBytes?: number;
+  /** where a failed WAL checkpoint is told, once per kind of failure (default: stderr) */
+  log?: (line: string) => void;
 }
+
+/**
+ * The WAL's size past which the writer, between two transactions, checkpoints it in full and
+ * truncates it (or past a quarter of the disk's free space, if that is less), and the size SQLite
+ * trims it to when it starts it over. The checkpointer thread copies the commits into the database
+ * file meanwhile, but a writer that begins again as soon as it commits leaves it no moment to start
+ * the WAL over, and the WAL grew without end (twice the database, ten times with a commit per
+ * range), until a disk that had room for the data was full.
+ */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The version of the tables and `__info` keys this code writes, kept in `__info` as
+ * `layout`. A store of another layout is refused, naming it, rather than failing at the first
+ * statement that finds a column missing. Raise it with any change to what the store holds.
+ */
+export const STORE_LAYOUT = 1;
 
 /**
  * How far the history held may exceed the history kept before it is pruned: graph-node's
@@ -144,6 +167,40 @@ export function readCheckpoint(db: Database.Database): Checkpoint {
  */
 function readInfo(db: Database.Database, key: string): string | undefined {
   return db.prepare(`SELECT "value" FROM "__info" WHERE "key" = ?`).pluck().get(key) as string | undefined;
+}
+
+/**
+ * Refuses a store of another layout than STORE_LAYOUT, naming it, before `ddl` (what this code
+ * creates) runs. A store made before the layout was kept is taken for this one if each of its
+ * tables is as `ddl` creates it (the constructor then records its layout).
+ */
+function checkLayout(db: Database.Database, path: string, ddl: readonly string[]): void {
+  const tables = new Map(
+    db.prepare(`SELECT "name", "sql" FROM sqlite_master WHERE "type" = 'table'`).raw().all() as [
+      string,
+      string,
+    ][],
+  );
+  if (tables.size === 0) return;
+  const refuse = (what: string) =>
+    new Error(
+      `the store ${path} ${what}: delete it and its -wal and -shm files to index again from the start block, or give this indexer another DATA_DIR`,
+    );
+  const stored = tables.has('__info') ? readInfo(db, 'layout') : undefined;
+  if (stored !== undefined) {
+    if (stored !== String(STORE_LAYOUT)) {
+      throw refuse(`has layout ${stored}, and this indexer keeps layout ${STORE_LAYOUT}`);
+    }
+    return;
+  }
+  for (const statement of ddl) {
+    const table = /^CREATE TABLE IF NOT EXISTS "((?:[^"]|"")*)"/.exec(statement)?.[1]?.replaceAll('""', '"');
+    if (table === undefined || !tables.has(table)) continue;
+    // SQLite keeps a statement's text without its IF NOT EXISTS
+    if (tables.get(table) !== statement.replace('CREATE TABLE IF NOT EXISTS', 'CREATE TABLE')) {
+      throw refuse(`was made by an earlier indexer: its table "${table}" is not as this one makes it`);
+    }
+  }
 }
 
 /** An `__info` value that is a block number; null if unset. */
@@ -265,6 +322,7 @@ export function openStore(options: StoreOptions): IndexerStore {
 }
 
 export class IndexerStore {
+  private readonly path: string;
   readonly db: Database.Database;
   readonly layouts: Map<string, TableLayout>;
   readonly startBlock: number;
@@ -282,11 +340,19 @@ export class IndexerStore {
   };
   private readonly updateCheckpoint: Database.Statement;
   private readonly checkpointer: WalCheckpointer;
+  private readonly walPath: string;
+  private readonly walLimit: number;
+  /** the WAL size past which begin() checkpoints and truncates it first */
+  private walCheckpointAt: number;
+  private readonly log: (line: string) => void;
+  /** the kinds (SQLite codes) of checkpoint failure told already */
+  private readonly checkpointFailuresTold = new Set<string>();
   private committedCheckpoint: Checkpoint;
   private readonly historyBlocks: number;
   private earliest: number;
 
   constructor(options: StoreOptions) {
+    this.path = options.path;
     this.db = new Database(options.path);
     this.db.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL is durable against process crashes (the case we guard against);
@@ -298,12 +364,19 @@ export class IndexerStore {
     this.db.pragma('cache_size = -8192');
     // the statement journal of writeChanges' savepoint stays in memory, not in a file under TMPDIR
     this.db.pragma('temp_store = MEMORY');
+    // the writer's own checkpoints keep the WAL within its limit (WAL_LIMIT_BYTES)
+    this.walPath = `${options.path}-wal`;
+    this.walLimit = options.walLimitBytes ?? WAL_LIMIT_BYTES;
+    this.walCheckpointAt = this.walLimitNow();
+    this.db.pragma(`journal_size_limit = ${this.walLimit}`);
+    this.log = options.log ?? ((line) => console.error(line));
     this.db.defaultSafeIntegers(true);
     this.layouts = buildLayouts(options.schema, options.fileEntityTypes);
     this.startBlock = options.startBlock;
     this.db.transaction(() => {
-      for (const ddl of metaDdl) this.db.exec(ddl);
-      for (const layout of this.layouts.values()) for (const ddl of tableDdl(layout)) this.db.exec(ddl);
+      const ddl = [...metaDdl, ...[...this.layouts.values()].flatMap(tableDdl)];
+      checkLayout(this.db, options.path, ddl);
+      for (const statement of ddl) this.db.exec(statement);
       const stored = readInfo(this.db, 'deployment');
       if (stored === undefined) {
         this.db.prepare(`INSERT INTO "__info" VALUES ('deployment', ?)`).run(options.deployment);
@@ -315,8 +388,9 @@ export class IndexerStore {
           `${options.path} holds deployment ${stored}, not ${options.deployment}; use another DATA_DIR or delete the file`,
         );
       }
+      this.db.prepare(`INSERT OR IGNORE INTO "__info" VALUES ('layout', ?)`).run(String(STORE_LAYOUT));
     })();
-    this.checkpointer = startWalCheckpointer(options.path);
+    this.checkpointer = startWalCheckpointer(options.path, (failure) => this.checkpointFailed(failure));
     this.committedCheckpoint = this.checkpoint();
     this.historyBlocks = options.historyBlocks ?? Infinity;
     this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
@@ -443,6 +517,10 @@ export class IndexerStore {
   /** Starts the SQL transaction that the following blocks are written into. */
   begin(): void {
     if (this.inTransaction) throw new Error('a store transaction is already open');
+    // a stat, between two transactions: the WAL can be started over only when none is open
+    if ((statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0) > this.walCheckpointAt) {
+      this.truncateWal();
+    }
     this.db.exec('BEGIN IMMEDIATE');
     this.inTransaction = true;
   }
@@ -548,6 +626,49 @@ export class IndexerStore {
     // after some failures (a full disk among them) SQLite has rolled the transaction back itself
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
+    // what a failed transaction wrote stays in the WAL file: on a full disk, truncating it
+    // (its commits are in the database file already, but for the last few) is what frees room
+    this.walCheckpointAt = 0;
+  }
+
+  /**
+   * Checkpoints the whole WAL into the database file and truncates it, between two of the
+   * checkpointer thread's passes. A reader in another process may keep the WAL from being truncated:
+   * it is tried again once the WAL has grown by the limit once more.
+   */
+  private truncateWal(): void {
+    try {
+      const [{ busy }] = this.checkpointer.between(
+        () => this.db.pragma('wal_checkpoint(TRUNCATE)') as [{ busy: bigint }],
+      );
+      const size = statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0;
+      this.walCheckpointAt = (busy === 0n ? 0 : size) + this.walLimitNow();
+    } catch (error) {
+      if (!(error instanceof Database.SqliteError)) throw error;
+      this.checkpointFailed(error);
+    }
+  }
+
+  /**
+   * How far the WAL may grow from here: the limit, or a quarter of the disk's free space if that is
+   * less, so that on a small disk the WAL leaves room for what it is folded into.
+   */
+  private walLimitNow(): number {
+    const { bavail, bsize } = statfsSync(dirname(this.path));
+    return Math.min(this.walLimit, (bavail * bsize) / 4);
+  }
+
+  /** Tells a failed WAL checkpoint, the first of its kind only: one per commit would flood the log. */
+  private checkpointFailed({ code, message }: CheckpointFailure): void {
+    if (this.checkpointFailuresTold.has(code)) return;
+    this.checkpointFailuresTold.add(code);
+    const fix =
+      code === 'SQLITE_FULL'
+        ? 'free space on its disk'
+        : 'check that the file and its directory can be written';
+    this.log(
+      `store: the WAL of ${this.path} could not be checkpointed into it (${message}, ${code}); it grows until a checkpoint succeeds: ${fix}. Failures of this kind are told once`,
+    );
   }
 
   /**
@@ -742,8 +863,14 @@ export class IndexerStore {
     }
   }
 
+  /**
+   * Closes the store with the WAL folded into the database file, so that the file alone holds
+   * every commit (a copy of it is a backup) however the process ends next.
+   */
   close(): void {
+    if (!this.db.open) return;
     this.rollback();
+    this.truncateWal();
     this.checkpointer.stop();
     this.db.close();
   }

@@ -1,12 +1,14 @@
 // The SQLite store on its own: a block's write buffer (EntityStoreTx) shows the block its own
 // writes, a transaction that never commits leaves nothing behind, a revert restores exactly the
 // versions of the ancestor block (and forgets the errors of the blocks it removes), a failed
-// handler's or block's writes can be taken back alone, and a file made for another deployment is refused. A store keeping
-// a few blocks of history reverts within them, and starts over after a reorg deeper than them.
+// handler's or block's writes can be taken back alone, and a file made for another deployment or
+// another layout is refused. A store keeping a few blocks of history reverts within them, and
+// starts over after a reorg deeper than them.
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { OPEN_BLOCK } from '../../indexer/store/layout.ts';
 import {
+  STORE_LAYOUT,
   openStore,
   readEarliestBlock,
   readFirstErrorBlock,
@@ -192,7 +194,44 @@ describe('indexer store', () => {
       `holds deployment ${deployment}`,
     );
   });
+
+  it('refuses a store of another layout, naming it and what to do', () => {
+    const path = storeChangedBy(`UPDATE "__info" SET "value" = '0' WHERE "key" = 'layout'`);
+    expect(() => openStore({ path, schema, startBlock: 10, deployment })).toThrow(
+      `the store ${path} has layout 0, and this indexer keeps layout ${STORE_LAYOUT}: delete it and its -wal and -shm files to index again from the start block, or give this indexer another DATA_DIR`,
+    );
+  });
+
+  it('takes a store made before its layout was kept for this layout when its tables are as this one makes them', () => {
+    const path = storeChangedBy(`DELETE FROM "__info" WHERE "key" = 'layout'`);
+    openStore({ path, schema, startBlock: 10, deployment }).close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare(`SELECT "value" FROM "__info" WHERE "key" = 'layout'`).pluck().get()).toBe(
+      String(STORE_LAYOUT),
+    );
+    db.close();
+  });
+
+  it('refuses a store made before its layout was kept whose tables differ, naming the table', () => {
+    const path = storeChangedBy(
+      `DELETE FROM "__info" WHERE "key" = 'layout'; ALTER TABLE "ProtocolEvent" DROP COLUMN "fund"`,
+    );
+    expect(() => openStore({ path, schema, startBlock: 10, deployment })).toThrow(
+      `the store ${path} was made by an earlier indexer: its table "ProtocolEvent" is not as this one makes it: delete it and its -wal and -shm files to index again from the start block, or give this indexer another DATA_DIR`,
+    );
+  });
 });
+
+/** The path of the fixture's store, closed, then changed by `sql`. */
+function storeChangedBy(sql: string): string {
+  fixture = createFixture();
+  writeFixture(fixture.store, 11);
+  fixture.store.close();
+  const db = new Database(fixture.path);
+  db.exec(sql);
+  db.close();
+  return fixture.path;
+}
 
 /** Blocks 10..`last`, each renaming fund 1 after its block (`f<block>`). */
 function renameEachBlock(store: IndexerStore, last: number): void {

@@ -1,0 +1,134 @@
+// The store's WAL: it stays within its limit however fast commits follow each other (it used to
+// grow to many times the database, until a disk with room for the data was full), it is folded into
+// the database file on close so that the file alone holds every commit, and a checkpoint that fails
+// is told once per kind. The disk tests run on a small tmpfs of their own (small-disk.ts), as root.
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
+import { mountSmallDisk, type SmallDisk } from './small-disk.ts';
+import { deployment, header, protocolEvent, schema, vault1, writeFixture } from './store-fixture.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'store-wal-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function smallDisk(sizeKiB: number): SmallDisk {
+  const disk = mountSmallDisk(sizeKiB);
+  cleanups.push(() => disk.remove());
+  return disk;
+}
+
+/** A store at `dir`/store.sqlite, closed after the test; `log` collects what it tells. */
+function store(dir: string, walLimitBytes?: number): { store: IndexerStore; path: string; log: string[] } {
+  const path = join(dir, 'store.sqlite');
+  const log: string[] = [];
+  const opened = openStore({
+    path,
+    schema,
+    startBlock: 10,
+    deployment,
+    walLimitBytes,
+    log: (l) => log.push(l),
+  });
+  cleanups.push(() => opened.close());
+  return { store: opened, path, log };
+}
+
+/** Commits block `block` with `events` protocol events of its own. */
+function commitEvents(s: IndexerStore, block: number, events: number): void {
+  const w = s.blockWriter(block);
+  for (let i = 0; i < events; i++) {
+    const index = block * 1000 + i;
+    w.set(
+      'ProtocolEvent',
+      '0x' + index.toString(16).padStart(8, '0'),
+      protocolEvent(index, block, 'Bulk', BigInt(index), vault1),
+    );
+  }
+  w.flush();
+  s.commit(header(block), block);
+}
+
+const walSize = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+
+describe('store WAL', () => {
+  it('is within its limit whenever a transaction begins, however fast commits follow each other', () => {
+    const limit = 256 * 1024;
+    const { store: s, path } = store(tempDir(), limit);
+    const atBegin: number[] = [];
+    const atCommit: number[] = [];
+    for (let block = 10; block < 310; block++) {
+      s.begin();
+      atBegin.push(walSize(path));
+      commitEvents(s, block, 20);
+      atCommit.push(walSize(path));
+    }
+    // the commits took it past the limit, again and again
+    expect(atCommit.filter((size) => size > limit).length).toBeGreaterThan(10);
+    expect(Math.max(...atBegin)).toBeLessThanOrEqual(limit);
+  });
+
+  it('is folded into the database file on close, which then holds every commit alone, though another connection is open', () => {
+    const dir = tempDir();
+    const { store: s, path } = store(dir);
+    writeFixture(s, 13);
+    // a reader of the file (a backup, the query API of another process) keeps its connection
+    const reader = new Database(path, { readonly: true });
+    cleanups.push(() => reader.close());
+    expect(reader.prepare(`SELECT "number" FROM "__checkpoint"`).pluck().get()).toBe(13);
+    s.close();
+    expect(walSize(path)).toBe(0);
+    const copy = join(tempDir(), 'copy.sqlite');
+    copyFileSync(path, copy);
+    const alone = new Database(copy, { readonly: true });
+    expect(alone.prepare(`SELECT "number" FROM "__checkpoint"`).pluck().get()).toBe(13);
+    alone.close();
+  });
+
+  it('leaves room on a small disk for data that fits it, as the WAL used to fill it', () => {
+    // 2 MiB, where the store takes some 1.3 MiB: the WAL alone grew past 20 MiB over these commits
+    const { store: s, path } = store(smallDisk(2048).dir);
+    for (let block = 10; block < 310; block++) {
+      s.begin();
+      commitEvents(s, block, 20);
+    }
+    expect(s.committed().number).toBe(309);
+    expect(statSync(path).size).toBeGreaterThan(1024 * 1024);
+  });
+
+  it('tells a WAL checkpoint that failed on a full disk once, however often it fails', () => {
+    const disk = smallDisk(1024);
+    const { store: s, path, log } = store(disk.dir);
+    // past the WAL the store's creation left, which the next begin() would truncate
+    s.begin();
+    commitEvents(s, 10, 0);
+    // a reader whose snapshot predates the next commit keeps the checkpoints from copying it
+    const reader = new Database(path, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare(`SELECT "number" FROM "__checkpoint"`).get();
+    s.begin();
+    commitEvents(s, 11, 50);
+    // then the disk fills up: the commit's pages, new ones, cannot be copied into the file
+    disk.fill();
+    reader.exec('COMMIT');
+    reader.close();
+    // a transaction rolled back, as after a failure, has the next one begin with a checkpoint
+    for (let attempt = 0; attempt < 3; attempt++) {
+      s.begin();
+      s.rollback();
+    }
+    expect(log).toEqual([
+      `store: the WAL of ${path} could not be checkpointed into it (database or disk is full, SQLITE_FULL); it grows until a checkpoint succeeds: free space on its disk. Failures of this kind are told once`,
+    ]);
+  });
+});
