@@ -2,9 +2,10 @@
 // DATA_DIR and serves the graph-node query dialect on PORT, with a progress display during sync.
 //
 // Exit codes: 2 when a variable is refused as read ("configuration error: ..."), 1 when start-up
-// fails on what the values name ("start-up error: ...": DATA_DIR not a writable directory, PORT in
-// use, the subgraph not built, the node refusing), each in one line naming what to fix; an error
-// that is no such message (a bug) adds its stack after that line. 0 after SIGINT/SIGTERM.
+// fails on what the values name ("start-up error: ...": DATA_DIR not a writable directory or on a
+// full disk, a damaged store, PORT in use, the subgraph not built, the node refusing), each in one
+// line naming what to fix; an error that is no such message (a bug) adds its stack after that line.
+// 0 after SIGINT/SIGTERM, during start-up too.
 import { resolve, sep } from 'node:path';
 import { redactUrl } from '../common/url.ts';
 import { indexerConfigFromEnv, shownPath, type IndexerEnvConfig } from './config.ts';
@@ -54,15 +55,28 @@ function startupProblem(error: SystemError, storePath: string | null): string | 
   if (code === 'ENOENT' && path && within(resolve(path), DEFAULT_BUILD_DIR)) {
     return `the subgraph build is missing ${shownPath(path)}: run \`npm run build:subgraph\` (or \`npm run build\`)`;
   }
+  const dataDir = shownPath(config.dataDir);
+  const store = storePath ? shownPath(storePath) : `in ${dataDir}`;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+    return `DATA_DIR: the disk is full: the store ${store} cannot be written (${code}); free space on it, or set DATA_DIR to a directory on a disk with room, now ${dataDir}`;
+  }
+  if (code?.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return `the store ${store} is damaged (${error.message}, ${code}): delete it and its -wal and -shm files to index again from the start block`;
+  }
   const dataDirProblem = (what: string) =>
-    `DATA_DIR: ${what}; DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${shownPath(config.dataDir)}`;
+    `DATA_DIR: ${what}; DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${dataDir}`;
   const inDataDir = path !== undefined && within(resolve(path), config.dataDir);
-  const fileSystem = ['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC'];
+  const fileSystem = ['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS'];
   if (code && (inDataDir || (path === undefined && fileSystem.includes(code)))) {
-    const target = path ? shownPath(path) : shownPath(config.dataDir);
+    const target = path ? shownPath(path) : dataDir;
     const why = {
       ENOTDIR: 'a part of the path is a file, not a directory',
       EEXIST: 'it exists and is not a directory',
+      EROFS: 'the file system is read-only',
+      SQLITE_CANTOPEN: 'it cannot be created or opened',
+      SQLITE_READONLY: 'it is read-only',
+      // what Node's recursive mkdir reports for a directory it could not make, read-only or not
+      ENOENT: error.syscall === 'mkdir' ? 'it cannot be made: is the file system read-only?' : undefined,
     }[code];
     return dataDirProblem(`cannot create or write ${target} (${why ?? code})`);
   }
@@ -71,9 +85,7 @@ function startupProblem(error: SystemError, storePath: string | null): string | 
     code?.startsWith('SQLITE_READONLY') ||
     code?.startsWith('SQLITE_PERM')
   ) {
-    return dataDirProblem(
-      `cannot open the store ${storePath ? shownPath(storePath) : ''} (${error.message})`,
-    );
+    return dataDirProblem(`cannot open the store ${store} (${error.message})`);
   }
   // messages written for the user (a plain Error); TypeErrors and the like are bugs
   if (error.constructor === Error && !code) return error.message;
@@ -98,6 +110,46 @@ const log = (line: string): void => {
 let committed: number | null = null;
 const display = createProgressDisplay({ write: (text) => process.stdout.write(text), tty });
 let indexer: Indexer;
+/** set once start() has resolved: a signal before then ends the start-up */
+let indexing = false;
+/** The indexer's status, or null when it cannot say (not started, or stopped). */
+const statusNow = (): ReturnType<Indexer['status']> | null => {
+  try {
+    return indexer.status();
+  } catch {
+    return null;
+  }
+};
+// stopping is handled before anything is said, so a signal right after a start-up line is not fatal
+let stopping = false;
+const stop = (signal: NodeJS.Signals): void => {
+  if (stopping) return;
+  stopping = true;
+  if (!indexing) {
+    // start() cannot be cut short (it may wait some 20 s for a node that does not answer), and
+    // nothing is written before it has resolved: ending the process loses nothing, and the
+    // kernel gives the store's lock back
+    log(`indexer: stopped (${signal}) before indexing began`);
+    process.exit(0);
+  }
+  const atSignal = statusNow()?.checkpoint ?? null;
+  indexer.stop().then(
+    () => {
+      const at = Math.max(atSignal ?? -1, committed ?? -1);
+      // ends a status line drawn in place
+      display.stop();
+      log(at >= 0 ? `indexer: stopped (${signal}) at block ${at}` : `indexer: stopped (${signal})`);
+      process.exit(0);
+    },
+    (error: Error) => {
+      console.error(`indexer: stopping failed: ${redacted(error.message)}`);
+      process.exit(1);
+    },
+  );
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+
 try {
   indexer = await createIndexer({
     rpcUrl: config.rpcUrl,
@@ -128,39 +180,10 @@ try {
 }
 try {
   await indexer.start();
+  indexing = true;
 } catch (error) {
   failStartup(error, indexer.storePath);
 }
-/** The indexer's status, or null when it cannot say (not started, or stopped). */
-const statusNow = (): ReturnType<Indexer['status']> | null => {
-  try {
-    return indexer.status();
-  } catch {
-    return null;
-  }
-};
-// stopping is handled before anything is said, so a signal right after a start-up line is not fatal
-let stopping = false;
-const stop = (signal: NodeJS.Signals): void => {
-  if (stopping) return;
-  stopping = true;
-  const atSignal = statusNow()?.checkpoint ?? null;
-  indexer.stop().then(
-    () => {
-      const at = Math.max(atSignal ?? -1, committed ?? -1);
-      // ends a status line drawn in place
-      display.stop();
-      log(at >= 0 ? `indexer: stopped (${signal}) at block ${at}` : `indexer: stopped (${signal})`);
-      process.exit(0);
-    },
-    (error: Error) => {
-      console.error(`indexer: stopping failed: ${redacted(error.message)}`);
-      process.exit(1);
-    },
-  );
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
 
 log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
 const started = statusNow();

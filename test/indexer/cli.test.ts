@@ -1,23 +1,28 @@
 // `npm run indexer` as its users meet it: the bundle `npm run build:indexer` makes of indexer/main.ts
 // runs as a child process against the harness's devnet. It says where it resumes and where it
-// stopped, never prints the RPC URL's path or query, and refuses what it cannot start with in one
-// line naming what to fix (exit 2 for a variable refused as read, 1 for a start-up failure), with
-// no stack trace. The npm script execs node, so a SIGTERM to the script's shell reaches the indexer.
+// stopped (also when stopped during start-up), never prints the RPC URL's path or query, and refuses
+// what it cannot start with in one line naming what to fix (exit 2 for a variable refused as read,
+// 1 for a start-up failure: a damaged store, a DATA_DIR on a full or read-only disk among them),
+// with no stack trace. The npm script execs node, so a SIGTERM to the script's shell reaches the
+// indexer. The disk tests mount a small tmpfs of their own (small-disk.ts), as root.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { mountSmallDisk } from './small-disk.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const bundle = join(repoRoot, 'build', 'indexer-main.mjs');
@@ -115,6 +120,24 @@ describe('npm run indexer', () => {
     expect(r.stdout.at(-1)).toMatch(/^indexer: stopped \(SIGTERM\) at block \d+$/);
   });
 
+  it('says it stopped before indexing began on a SIGTERM during start-up, and exits 0', async () => {
+    // a node that takes the request and never answers: the start-up check waits some 20 s on it
+    const silent = createHttpServer();
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const asked = new Promise<void>((r) => silent.once('request', () => r()));
+      const rpcUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+      const r = run({ DATA_DIR: tempDir(), RPC_URL: rpcUrl });
+      await asked;
+      r.child.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+      expect(r.stdout).toEqual(['indexer: stopped (SIGTERM) before indexing began']);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('says it starts a new store the first time, and resumes after the block it stopped at the next', async () => {
     const dataDir = tempDir();
     const first = run({ DATA_DIR: dataDir });
@@ -187,6 +210,52 @@ describe('npm run indexer', () => {
     expect(message).toContain(
       `DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${file}`,
     );
+  });
+
+  it('refuses a damaged store in one line naming it and what to do, exit 1', async () => {
+    const dataDir = tempDir();
+    const first = run({ DATA_DIR: dataDir });
+    const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
+    await first.line(/^query endpoint: /);
+    first.child.kill('SIGTERM');
+    await first.exit;
+    writeFileSync(storePath!, 'no SQLite database\n'.repeat(1000));
+    for (const suffix of ['-wal', '-shm']) rmSync(storePath! + suffix, { force: true });
+    const { code, message } = await refusal(run({ DATA_DIR: dataDir }));
+    expect(code).toBe(1);
+    expect(message).toBe(
+      `start-up error: the store ${storePath} is damaged (file is not a database, SQLITE_NOTADB): delete it and its -wal and -shm files to index again from the start block`,
+    );
+  });
+
+  it('refuses a DATA_DIR on a full disk in one line saying so, exit 1', async () => {
+    const disk = mountSmallDisk(1024);
+    try {
+      const dataDir = join(disk.dir, 'data');
+      mkdirSync(dataDir);
+      disk.fill();
+      const { code, message } = await refusal(run({ DATA_DIR: dataDir }));
+      expect(code).toBe(1);
+      const store = readdirSync(join(dataDir, 'indexer')).find((f) => f.endsWith('.sqlite'))!;
+      expect(message).toBe(
+        `start-up error: DATA_DIR: the disk is full: the store ${join(dataDir, 'indexer', store)} cannot be written (SQLITE_FULL); free space on it, or set DATA_DIR to a directory on a disk with room, now ${dataDir}`,
+      );
+    } finally {
+      disk.remove();
+    }
+  });
+
+  it('refuses a DATA_DIR on a read-only file system in one line naming DATA_DIR, exit 1', async () => {
+    const disk = mountSmallDisk(64, 'ro');
+    try {
+      const { code, message } = await refusal(run({ DATA_DIR: disk.dir }));
+      expect(code).toBe(1);
+      expect(message).toBe(
+        `start-up error: DATA_DIR: cannot create or write ${join(disk.dir, 'indexer')} (it cannot be made: is the file system read-only?); DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${disk.dir}`,
+      );
+    } finally {
+      disk.remove();
+    }
   });
 
   it('says to run npm run build:subgraph when the subgraph build is missing, exit 1', async () => {
