@@ -164,7 +164,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       if (opened) throw new Error('indexer already started');
       stoppedError = null;
       await checkChain(config.rpcUrl, config.network);
-      opened = openLockedStore(deployment);
+      opened = openLockedStore(deployment, log);
       const { store } = opened;
       query = createStoreQueryService(config, deployment, () => followers.heldUpBy);
       try {

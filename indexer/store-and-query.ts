@@ -14,7 +14,8 @@ export interface LockedStore {
   close(): void;
 }
 
-export function openLockedStore(deployment: Deployment): LockedStore {
+/** The deployment's store under its lock; `log` hears what the store reports (failed checkpoints). */
+export function openLockedStore(deployment: Deployment, log: (line: string) => void): LockedStore {
   const unlock = lockStore(deployment.storePath);
   try {
     const store = openStore({
@@ -24,6 +25,7 @@ export function openLockedStore(deployment: Deployment): LockedStore {
       deployment: deployment.id,
       fileEntityTypes: deployment.subgraph.fileEntityTypes,
       historyBlocks: deployment.historyBlocks,
+      log,
     });
     return {
       store,

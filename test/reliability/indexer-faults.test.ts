@@ -130,7 +130,7 @@ describe('indexer on a disk that fills up', () => {
     expect(run.status().storeError).toBe('database or disk is full');
     const committed = run.status().checkpoint;
     expect(committed).toBeLessThan(head);
-    expect(lines.find((l) => l.startsWith('store: '))).toBe(
+    expect(lines.find((l) => l.startsWith(`store: ${run.storePath} could not be written`))).toBe(
       `store: ${run.storePath} could not be written (database or disk is full); nothing after block ${committed} was kept, and indexing goes on from there in 1 s`,
     );
     const meta = await queryIndexer<{ _meta: { block: { number: number } } }>(
