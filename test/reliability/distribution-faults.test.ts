@@ -409,7 +409,7 @@ describe('distribution files of the indexed scenario', () => {
       const rounds = stack.devnet.ledger.rounds.slice(0, 6);
       expect(rounds).toHaveLength(6);
       await Promise.all(rounds.map((r) => expectServed(at, r)));
-      expect(slowFiles.peakInFlight()).toBe(2);
+      expect(slowFiles.peakUnanswered()).toBe(2);
     });
 
     it('keeps a refusal for its time without fetching the file again', async () => {

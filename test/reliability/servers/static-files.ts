@@ -16,8 +16,12 @@ export interface StaticFiles {
   url: string;
   /** how many requests asked for `path` (as requested, e.g. '/distributions/f/30.json') */
   requestsFor(path: string): number;
-  /** the most requests that were in flight at once since start */
-  peakInFlight(): number;
+  /**
+   * the most requests at once that had arrived and were not yet being answered (waiting out
+   * `delayMs`): an answer's last bytes and the client's next request may arrive in either order, so
+   * answers under way are not counted
+   */
+  peakUnanswered(): number;
   close(): Promise<void>;
 }
 
@@ -27,18 +31,9 @@ export async function startStaticFiles(
 ): Promise<StaticFiles> {
   const base = resolve(root);
   const requests = new Map<string, number>();
-  let inFlight = 0;
+  let unanswered = 0;
   let peak = 0;
   const server = createServer((req, res) => {
-    inFlight++;
-    peak = Math.max(peak, inFlight);
-    // an answer is done once handed to the system ('finish'), or when its connection is gone
-    let done = false;
-    const end = () => {
-      if (!done) inFlight--;
-      done = true;
-    };
-    res.once('finish', end).once('close', end);
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     requests.set(pathname, (requests.get(pathname) ?? 0) + 1);
     let file: string;
@@ -57,7 +52,10 @@ export async function startStaticFiles(
         () => undefined,
       );
     void (async () => {
+      unanswered++;
+      peak = Math.max(peak, unanswered);
       if (options.delayMs) await sleep(options.delayMs);
+      unanswered--;
       const gzipped = await regularFile(`${file}.gz`);
       const found = gzipped ?? (await regularFile(file));
       if (!found) {
@@ -79,7 +77,7 @@ export async function startStaticFiles(
   return {
     url: `http://127.0.0.1:${port}`,
     requestsFor: (path) => requests.get(path) ?? 0,
-    peakInFlight: () => peak,
+    peakUnanswered: () => peak,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
