@@ -233,7 +233,7 @@ function commonProblems(
     '503': problemResponse(
       problemBase,
       'upstream-unavailable',
-      'An upstream (indexer, chain RPC or distribution) is unavailable; wait Retry-After seconds.',
+      'An upstream (indexer, chain RPC or distribution) is unavailable; wait Retry-After seconds. A 503 without Retry-After (a distribution file that is wrong) says retrying will not help.',
       'The subgraph is unavailable; retry later.',
       instance,
     ),

@@ -101,7 +101,8 @@ export const PROBLEM_KINDS = {
     title: 'Too Many Requests',
     explanation:
       'More requests came from your IP address than one of the rate limits allows: a burst limit and a sustained per-minute limit, stated in the RateLimit-Policy header and in /llms-full.txt.',
-    remedy: 'Wait the number of seconds in the `Retry-After` header, then retry.',
+    remedy:
+      'Wait the number of seconds in the `Retry-After` header, then retry. Without `Retry-After`, the detail says retrying will not help: the upstream (a dividend distribution file) is wrong until the operator fixes it.',
   },
   'internal-error': {
     status: 500,
@@ -114,7 +115,8 @@ export const PROBLEM_KINDS = {
     title: 'Service Unavailable',
     explanation:
       'A data source the answer depends on (the indexer, the chain RPC, or a dividend distribution) is unreachable, slow, or inconsistent with the chain. No stale value is passed off as live.',
-    remedy: 'Wait the number of seconds in the `Retry-After` header, then retry.',
+    remedy:
+      'Wait the number of seconds in the `Retry-After` header, then retry. Without `Retry-After`, the detail says retrying will not help: the upstream (a dividend distribution file) is wrong until the operator fixes it.',
   },
 } as const satisfies Record<string, ProblemKind>;
 
@@ -162,12 +164,13 @@ export function problemBody(
   return body;
 }
 
-export function sendProblem(res: Response, body: Problem): void {
+/** `retryAfter`: false for a 503 that retrying will not mend (an upstream refused for good), which names no wait */
+export function sendProblem(res: Response, body: Problem, retryAfter = true): void {
   res.status(body.status);
   res.setHeader('Content-Type', 'application/problem+json');
   // errors are never stored by shared caches
   res.setHeader('Cache-Control', 'no-store');
-  if (body.status === 503 && !res.getHeader('Retry-After')) {
+  if (body.status === 503 && retryAfter && !res.getHeader('Retry-After')) {
     res.setHeader('Retry-After', String(UPSTREAM_RETRY_AFTER_SECONDS));
   }
   res.end(JSON.stringify(body));

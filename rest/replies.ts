@@ -36,7 +36,9 @@ export function createReplies(
     const kind = KIND_OF_CODE[classified.code];
     const detail =
       kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
-    problem(req, res, kind, detail, classified.argument);
+    const body = problemBody(problemBaseOf(req), kind, detail, req.path, classified.argument);
+    // a refusal that lasts until the operator mends the upstream names no time to retry at
+    sendProblem(res, body, !classified.lasting);
   };
   return { baseOf, problemBaseOf, problem, errorProblem };
 }

@@ -532,7 +532,9 @@ describe('dividend proofs', () => {
       );
       expect(data?.fund?.dividend?.proof ?? null).toBeNull();
       expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
-      expect(errors?.[0]?.message).not.toContain(second.merkleRoot);
+      // both roots, the chain's and the file's, so the operator sees which file is wrong
+      expect(errors?.[0]?.message).toContain(first.merkleRoot.toLowerCase());
+      expect(errors?.[0]?.message).toContain(second.merkleRoot.toLowerCase());
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

@@ -98,6 +98,7 @@ async function expectRefused(at: string, path: string, uri: string, reason: stri
   const response = await get(at, path);
   const body = expectProblem(response, 503, 'upstream-unavailable');
   expect(body.detail).toBe(refusal(uri, reason));
+  expect(response.headers.get('retry-after')).toBeNull();
   expectNoLeak(response.text, [UPSTREAM_SECRET]);
 }
 
