@@ -5,7 +5,7 @@
 // the fund's slug and matches every event that concerns the fund, whichever contract emitted it.
 import { badInput } from './errors.ts';
 import { EVENT_SOURCES, type EventSource } from './event-names.ts';
-import { checkAddress, checkEventName, slugNamed, unknownSlugMessage } from './inputs.ts';
+import { checkAddress, checkEventName, unknownSlugMessage } from './inputs.ts';
 import type { RegistryIndex } from './sources/registry.ts';
 
 export interface EventFilterArgs {
@@ -43,15 +43,7 @@ export function eventFilter(registry: RegistryIndex, args: EventFilterArgs): Eve
   if (args.fund) {
     const entry = registry.fundBySlug.get(args.fund);
     if (!entry) {
-      throw badInput(
-        'fund',
-        unknownSlugMessage(
-          'fund',
-          args.fund,
-          (s) => registry.fundBySlug.has(s),
-          (name) => slugNamed(registry.fundBySlug.values(), name),
-        ),
-      );
+      throw badInput('fund', unknownSlugMessage('fund', args.fund, registry.fundBySlug));
     }
     fund = entry.vault.toLowerCase();
   }

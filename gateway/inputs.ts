@@ -50,22 +50,23 @@ export function slugNamed(entries: Iterable<NamedEntry>, value: string): string 
 
 /**
  * Why no `resource` has this slug, and where the slugs are listed. A value that breaks the slug
- * form gets the rule, and the slug a client meant, if any: the registered slug it normalises to
- * (lowercase, single hyphens), for a client that guessed the case or the separators, or the slug of
- * the entry `named` finds by display name, for one that took the name for the slug.
+ * form gets the rule, and the slug a client meant, if any of `registered` (the registry's entries
+ * by slug): the registered slug it normalises to (lowercase, single hyphens), for a client that
+ * guessed the case or the separators, or the slug of the entry whose display name it is, for one
+ * that took the name for the slug.
  */
 export function unknownSlugMessage(
   resource: SlugResource,
   slug: string,
-  isKnown: (slug: string) => boolean,
-  named: (value: string) => string | undefined = () => undefined,
+  registered: ReadonlyMap<string, NamedEntry> = new Map(),
 ): string {
   const rule = new RegExp(SLUG_PATTERN).test(slug) ? '' : `: ${resource} slugs are ${SLUG_RULE}`;
   const normalised = slug
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
-  const slugMeant = normalised && isKnown(normalised) ? normalised : named(slug);
+  const slugMeant =
+    normalised && registered.has(normalised) ? normalised : slugNamed(registered.values(), slug);
   const meant = slugMeant ? ` Did you mean "${slugMeant}"?` : '';
   return `No ${resource} has slug "${slug.slice(0, 80)}"${rule}.${meant} List ${resource} slugs with ${listedBy(SLUG_LISTINGS[resource])}.`;
 }

@@ -217,7 +217,7 @@ function commonProblems(
         problemBase,
         'not-found',
         `Not found: ${notFound}.`,
-        unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown', () => false),
+        unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown'),
         instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
       ),
     }),

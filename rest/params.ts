@@ -3,7 +3,7 @@
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
 // A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
 import { nameMeant } from '../gateway/event-names.ts';
-import { unknownSlugMessage } from '../gateway/inputs.ts';
+import { unknownSlugMessage, type NamedEntry } from '../gateway/inputs.ts';
 import type { ParamSpec, RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -12,14 +12,8 @@ export type ParamCheck =
   | { ok: true; values: ParamValues }
   | { ok: false; parameter: string; detail: string; notFound?: boolean };
 
-/**
- * What the registry says of a fund's or strategy's slug: whether it is registered, and the slug of
- * the entry a display name names (for a client that took the name for the slug).
- */
-export interface SlugLookup {
-  known(resource: 'fund' | 'strategy', slug: string): boolean;
-  named(resource: 'fund' | 'strategy', name: string): string | undefined;
-}
+/** The registry's funds or strategies by slug, for the not-found detail of a slug param. */
+export type RegisteredSlugs = (resource: 'fund' | 'strategy') => ReadonlyMap<string, NamedEntry>;
 
 const patterns = new Map<string, RegExp>();
 function pattern(source: string): RegExp {
@@ -56,7 +50,7 @@ export function checkParams(
   route: RouteSpec,
   pathParams: Record<string, string | undefined>,
   query: Record<string, unknown>,
-  slugs?: SlugLookup,
+  registered?: RegisteredSlugs,
 ): ParamCheck {
   const accepted = route.params.filter((p) => p.in === 'query').map((p) => p.name);
   for (const name of Object.keys(query)) {
@@ -99,12 +93,7 @@ export function checkParams(
       // a malformed slug names no fund or strategy: that is a 404 (SPEC rule 3), not a 400
       const resource = spec.names;
       if (resource) {
-        const detail = unknownSlugMessage(
-          resource,
-          raw,
-          (s) => slugs?.known(resource, s) ?? false,
-          (name) => slugs?.named(resource, name),
-        );
+        const detail = unknownSlugMessage(resource, raw, registered?.(resource));
         return { ok: false, parameter: spec.name, detail, notFound: true };
       }
       return { ok: false, parameter: spec.name, detail: checked.detail };

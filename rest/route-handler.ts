@@ -7,8 +7,7 @@ import type { RequestHandler } from 'express';
 import type { GatewayContext } from '../gateway/context.ts';
 import { freshnessHeaders } from '../gateway/freshness-headers.ts';
 import type { Gateway } from '../gateway/server.ts';
-import { cacheKey, checkParams, type ParamValues, type SlugLookup } from './params.ts';
-import { slugNamed } from '../gateway/inputs.ts';
+import { cacheKey, checkParams, type ParamValues, type RegisteredSlugs } from './params.ts';
 import type { Replies } from './replies.ts';
 import {
   etagOf,
@@ -37,12 +36,8 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
   const cache = new ResponseCache(options.cacheEntries, options.cacheBytes);
   const outdatedBodies = watchOutdatedBodies(gateway, options.blockCheckMs);
   const registry = gateway.sources.registry;
-  const bySlug = (resource: 'fund' | 'strategy') =>
+  const registered: RegisteredSlugs = (resource) =>
     resource === 'fund' ? registry.fundBySlug : registry.strategyBySlug;
-  const slugs: SlugLookup = {
-    known: (resource, slug) => bySlug(resource).has(slug),
-    named: (resource, name) => slugNamed(bySlug(resource).values(), name),
-  };
 
   return (route) => {
     const operation = gateway.compile(route.document);
@@ -52,7 +47,7 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
         route,
         req.params as Record<string, string>,
         req.query as Record<string, unknown>,
-        slugs,
+        registered,
       );
       if (!check.ok) {
         if (check.notFound) replies.problem(req, res, 'not-found', check.detail);

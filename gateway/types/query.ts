@@ -13,7 +13,6 @@ import {
   pageLimit,
   pageOf,
   slugArgumentDescription,
-  slugNamed,
   type SlugResource,
   unknownSlugMessage,
 } from '../inputs.ts';
@@ -53,14 +52,7 @@ async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<s
 function bySlug<T extends NamedEntry>(resource: SlugResource, entries: Map<string, T>, slug: string): T {
   const entry = entries.get(slug);
   if (entry !== undefined) return entry;
-  throw notFound(
-    unknownSlugMessage(
-      resource,
-      slug,
-      (s) => entries.has(s),
-      (name) => slugNamed(entries.values(), name),
-    ),
-  );
+  throw notFound(unknownSlugMessage(resource, slug, entries));
 }
 
 async function health(ctx: GatewayContext): Promise<HealthShape> {

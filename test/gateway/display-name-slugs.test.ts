@@ -23,8 +23,7 @@ describe('a display name given for a slug', () => {
     const message = unknownSlugMessage(
       'fund',
       'Harbor Stable Yield Fund',
-      () => false,
-      (name) => slugNamed(FUNDS, name),
+      new Map(FUNDS.map((fund) => [fund.slug, fund])),
     );
     expect(message).toBe(
       `No fund has slug "Harbor Stable Yield Fund": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? ${listing}`,

@@ -166,7 +166,7 @@ describe('the budget', () => {
     const documented = [
       graphqlExampleQuery(DEVNET_EXAMPLES),
       ...(['fund', 'strategy', 'policy'] as SlugResource[]).map((resource) =>
-        listingQuery(unknownSlugMessage(resource, 'nope', () => false)),
+        listingQuery(unknownSlugMessage(resource, 'nope')),
       ),
       listingQuery(noDividendRoundMessage(DEVNET_EXAMPLES.fund.slug, 3)),
       getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true }),
