@@ -16,7 +16,7 @@ import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
 import { rpcEndpoint } from '../../common/url.ts';
-import { batchRefusal, loweredLimit } from './rpc-fetch.ts';
+import { BatchLimit, batchRefusal } from './rpc-fetch.ts';
 
 export interface ChainReaderOptions {
   rpcUrl: string;
@@ -129,10 +129,11 @@ class WorkerChainReader implements ClosableChainReader {
   private prefetched: { blockHash: Hex; answers: Map<string, Hex | null> } | null = null;
   private nextId = 0;
   /** declared calls per batch; lowered while the node refuses batches that large (0: single calls) */
-  private maxBatch = CALLS_PER_BATCH;
+  private readonly maxBatch: BatchLimit;
 
   constructor(private readonly options: ChainReaderOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxBatch = new BatchLimit(CALLS_PER_BATCH, (limit, words) => options.onBatchLimit?.(limit, words));
   }
 
   private connect(): MessagePort {
@@ -297,9 +298,9 @@ class WorkerChainReader implements ClosableChainReader {
     answers: Map<string, Hex | null>,
   ): DeclaredCallRequest[] {
     const method = 'eth_call';
-    const single = this.maxBatch === 0;
+    const single = this.maxBatch.calls === 0;
     const batches: DeclaredCallRequest[][] = [];
-    const size = Math.max(1, this.maxBatch);
+    const size = Math.max(1, this.maxBatch.calls);
     for (let i = 0; i < requests.length; i += size) batches.push(requests.slice(i, i + size));
     const refused: DeclaredCallRequest[] = [];
     for (let first = 0; first < batches.length; first += BATCHES_IN_FLIGHT) {
@@ -322,7 +323,7 @@ class WorkerChainReader implements ClosableChainReader {
         const reply = WorkerChainReader.parsedReply(method, answer);
         const refusal = batchRefusal(answer.status ?? 0, reply, batch);
         if (refusal !== null) {
-          this.lowerBatchLimit(batch.length, refusal);
+          this.maxBatch.refused(batch.length, refusal);
           refused.push(...batch);
           return;
         }
@@ -345,14 +346,6 @@ class WorkerChainReader implements ClosableChainReader {
       });
     }
     return refused;
-  }
-
-  private lowerBatchLimit(refusedCalls: number, words: string): void {
-    const limit = loweredLimit(refusedCalls, words);
-    if (limit >= this.maxBatch) return;
-    // said once: a limit found by halving would otherwise take a line per halving
-    if (this.maxBatch === CALLS_PER_BATCH) this.options.onBatchLimit?.(limit, words);
-    this.maxBatch = limit;
   }
 
   balance(address: Hex, blockHash: Hex): bigint {

@@ -84,13 +84,40 @@ export function batchRefusal(status: number, body: unknown, calls: readonly RpcC
  * The most calls per batch after a refusal of `refused` calls: none where batches are refused
  * altogether, else the limit `words` state, else half as many.
  */
-export function loweredLimit(refused: number, words: string): number {
+function loweredLimit(refused: number, words: string): number {
   if (/not (?:supported|allowed|enabled)|disabled/i.test(words)) return 0;
   const stated = /(?:limit(?: of)?|exceeds(?: the limit of)?|max(?:imum)?(?: of)?|up to)\s*:?\s*(\d+)/i.exec(
     words,
   );
   const limit = stated ? Number(stated[1]) : Math.floor(refused / 2);
   return limit < refused ? limit : Math.floor(refused / 2);
+}
+
+/**
+ * The most calls one JSON-RPC batch to a node carries: `initial` until the node refuses a batch, then
+ * lower while it refuses (0: calls go out alone, as objects). `onLowered` hears the first lowering
+ * only: a limit found by halving would otherwise take a line per halving.
+ */
+export class BatchLimit {
+  private lowered = false;
+
+  constructor(
+    private limit: number,
+    private readonly onLowered: (limit: number, words: string) => void,
+  ) {}
+
+  get calls(): number {
+    return this.limit;
+  }
+
+  /** Lowers the limit after the node refused a batch of `refused` calls, saying `words`. */
+  refused(refused: number, words: string): void {
+    const limit = loweredLimit(refused, words);
+    if (limit >= this.limit) return;
+    if (!this.lowered) this.onLowered(limit, words);
+    this.lowered = true;
+    this.limit = limit;
+  }
 }
 
 /**
@@ -120,15 +147,15 @@ export function rpcFetch(
   stop?: AbortSignal,
 ): typeof fetch {
   /** the most calls one batch carries; 0: calls go out alone, as JSON-RPC objects */
-  let maxBatch = Number.POSITIVE_INFINITY;
+  const maxBatch = new BatchLimit(Number.POSITIVE_INFINITY, onBatchLimit);
 
   async function inParts(input: RequestInfo | URL, init: RequestInit, calls: RpcCall[]): Promise<Response> {
-    const size = Math.max(1, maxBatch);
+    const size = Math.max(1, maxBatch.calls);
     const parts: RpcCall[][] = [];
     for (let i = 0; i < calls.length; i += size) parts.push(calls.slice(i, i + size));
     const responses = await Promise.all(
       parts.map((part) =>
-        maxBatch === 0
+        maxBatch.calls === 0
           ? fetch(input, { ...init, body: JSON.stringify(part[0]) })
           : send(input, { ...init, body: JSON.stringify(part) }, part),
       ),
@@ -140,7 +167,7 @@ export function rpcFetch(
   }
 
   async function send(input: RequestInfo | URL, init: RequestInit, calls: RpcCall[]): Promise<Response> {
-    if (calls.length > maxBatch) return inParts(input, init, calls);
+    if (calls.length > maxBatch.calls) return inParts(input, init, calls);
     const response = await fetch(input, init);
     const text = await response.text();
     // the common answer, a 2xx list for one call (eth_getLogs' can be megabytes), goes to viem as it
@@ -161,12 +188,7 @@ export function rpcFetch(
     const body = parsed(text);
     const refusal = batchRefusal(response.status, body, calls);
     if (refusal !== null) {
-      const limit = loweredLimit(calls.length, refusal);
-      if (limit < maxBatch) {
-        // said once: a limit found by halving would otherwise take a line per halving
-        if (maxBatch === Number.POSITIVE_INFINITY) onBatchLimit(limit, refusal);
-        maxBatch = limit;
-      }
+      maxBatch.refused(calls.length, refusal);
       return inParts(input, init, calls);
     }
     const firstError = Array.isArray(body)
