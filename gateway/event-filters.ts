@@ -4,7 +4,7 @@
 // an agent reads as "no such events"; it is refused instead, naming what to ask. A fund filter takes
 // the fund's slug and matches every event that concerns the fund, whichever contract emitted it.
 import { badInput } from './errors.ts';
-import { EVENT_SOURCES, type EventSource } from './event-names.ts';
+import { EVENT_SOURCES, sourceName, type EventSource } from './event-names.ts';
 import { checkAddress, checkEventName, unknownSlugMessage } from './inputs.ts';
 import type { RegistryIndex } from './sources/registry.ts';
 
@@ -21,10 +21,6 @@ export interface EventFilter {
   /** the fund's vault, lowercase */
   fund?: string;
 }
-
-/** "FundRegistry", or "each fund vault (FundVault)" */
-const sourceName = (source: EventSource) =>
-  source.template ? `each fund vault (${source.contract})` : source.contract;
 
 /** The data source whose events `contract` emits, as far as the registry knows the address. */
 function sourceOf(registry: RegistryIndex, contract: string): EventSource | 'untracked' | undefined {

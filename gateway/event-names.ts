@@ -27,9 +27,13 @@ export const EVENT_SOURCES: EventSource[] = readManifest().map((source) => ({
 /** every event name the stream can carry, each once, in the manifest's order */
 export const EVENT_NAMES: readonly string[] = [...new Set(EVENT_SOURCES.flatMap((s) => s.events))];
 
+/** "FundRegistry", or "each fund vault (FundVault)" for the template */
+export const sourceName = (source: EventSource): string =>
+  source.template ? `each fund vault (${source.contract})` : source.contract;
+
 /** "FundRegistry: FundRegistered, OwnershipTransferred; ...; each fund vault (FundVault): ..." */
 export const EVENT_NAMES_BY_CONTRACT = EVENT_SOURCES.map(
-  (s) => `${s.template ? `each fund vault (${s.contract})` : s.contract}: ${s.events.join(', ')}`,
+  (s) => `${sourceName(s)}: ${s.events.join(', ')}`,
 ).join('; ');
 
 /** a record's id, as the subgraph builds it (subgraph/src/entity-ids.ts) */

@@ -12,6 +12,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
+import { ADDRESS_PATTERN } from '../inputs.ts';
 
 export type DistributionTree = StandardMerkleTree<[string, string]>;
 
@@ -73,7 +74,7 @@ export const REFUSAL_TTL_MS = 30_000;
 const UPSTREAM = 'dividend distribution';
 const LEAF_ENCODING = ['address', 'uint256'];
 const NODE_PATTERN = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS = new RegExp(ADDRESS_PATTERN);
 const AMOUNT_PATTERN = /^(0x[0-9a-fA-F]+|[0-9]+)$/;
 const UINT256_MAX = 2n ** 256n - 1n;
 
@@ -292,8 +293,7 @@ function shapeFault(dump: unknown): string | undefined {
     if (!Array.isArray(value) || value.length !== 2 || !Number.isInteger(treeIndex)) {
       return `its value ${i} is not {"value": [address, amount], "treeIndex": integer}`;
     }
-    if (!ADDRESS_PATTERN.test(String(value[0])))
-      return `the address of its value ${i} is not 0x and 40 hex digits`;
+    if (!ADDRESS.test(String(value[0]))) return `the address of its value ${i} is not 0x and 40 hex digits`;
     if (amountOf(value[1]) === undefined)
       return `the amount of its value ${i} is not an integer from 0 to 2^256-1`;
   }
