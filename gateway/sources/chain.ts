@@ -148,14 +148,15 @@ export interface ChainLoaders {
   kellyPolicyParams(policy: Address): Promise<KellyPolicyParams>;
   /** DividendDistributor.isClaimed(fund, epoch, account): whether the account claimed that round */
   isClaimed(distributor: Address, fund: string, epoch: bigint, account: string): Promise<boolean>;
-  /** the chain head, cached for a second across requests by the viem client */
+  /**
+   * the chain head as this request reads it: asked of the node once per request, when first needed
+   * (a head cached across requests can be behind the block just indexed), and the block every
+   * contract read of the request is made at
+   */
   headBlock(): Promise<bigint>;
   /** the id of the chain the RPC serves (eth_chainId) */
   chainId(): Promise<number>;
-  /**
-   * The head this request's chain data reflects at least: the head read before its first contract
-   * read (which then reads the latest block), or read for its own sake; null when it read nothing.
-   */
+  /** the block this request's chain data was read at (headBlock's), once read; null before */
   readonly readsFrom: bigint | null;
 }
 
@@ -186,15 +187,17 @@ function failedRead(call: ContractRead, error: unknown): GatewayError {
 /** Per request: every read made while resolving one operation goes out in one multicall. */
 export function createChainLoaders(source: ChainSource): ChainLoaders {
   let readsFrom: bigint | null = null;
+  let head: Promise<bigint> | null = null;
+  const headBlock = (): Promise<bigint> =>
+    (head ??= source.client.getBlockNumber({ cacheTime: 0 }).then((block) => (readsFrom = block)));
   const loader = new DataLoader<ContractRead, unknown, string>(
     async (calls) => {
       let results;
       try {
-        readsFrom ??= await source.client.getBlockNumber({ cacheTime: 0 });
         // every read of the request at one block, the one X-Chain-Block names: a reserve and the
         // total assets it is a percent of come from the same state
         results = await source.client.multicall({
-          blockNumber: readsFrom,
+          blockNumber: await headBlock(),
           contracts: calls.map((c) => ({
             address: c.address,
             abi: c.abi,
@@ -240,10 +243,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
       }),
     async headBlock() {
       try {
-        // asked afresh: a head cached a moment ago can be behind the block just indexed
-        const head = await source.client.getBlockNumber({ cacheTime: 0 });
-        readsFrom ??= head;
-        return head;
+        return await headBlock();
       } catch (error) {
         throw upstreamUnavailable('chain RPC', error);
       }
