@@ -9,8 +9,11 @@ import type { IndexedState } from '../gateway/sources/subgraph.ts';
 
 /** What a body's data reflects, to know when it is outdated. */
 export interface Basis {
-  /** the indexed block the body reflects (its timestamp gives the data's lag); null when it reads no indexed data */
-  indexed: { number: number; hash: string | null; timestamp: number | null } | null;
+  /**
+   * the indexed block the body reflects (its timestamp gives the data's lag) and whether the
+   * subgraph had indexing errors then; null when it reads no indexed data
+   */
+  indexed: (IndexedState & { timestamp: number | null }) | null;
   /** the chain head its live chain reads reflect at least; null when it reads nothing live */
   chainHead: number | null;
 }
@@ -89,14 +92,6 @@ export class LatestBlockWatch<T> {
  * cannot read one). When a watch cannot read, the cached body stands, within its lifetime.
  */
 export class OutdatedBodies {
-  /**
-   * The errors flag the readings last showed, and when a reading first showed it: the bodies
-   * stored before may have been built under the other flag (bodies' bases do not carry it). Before
-   * any reading it is taken as false, as it is for nearly every subgraph: should the first reading
-   * say otherwise, the bodies built before it are built again once.
-   */
-  private errors = { flag: false, since: -Infinity };
-
   constructor(
     private readonly indexed: LatestBlockWatch<IndexedState>,
     private readonly chainHead: LatestBlockWatch<number> | undefined,
@@ -105,8 +100,8 @@ export class OutdatedBodies {
   /** Lets the watches learn of a newer block from a body just built (see LatestBlockWatch.saw). */
   built(basis: Basis, now: number): void {
     if (basis.indexed !== null) {
-      const { number, hash } = basis.indexed;
-      this.indexed.saw({ number, hash, hasIndexingErrors: this.errors.flag }, now);
+      const { number, hash, hasIndexingErrors } = basis.indexed;
+      this.indexed.saw({ number, hash, hasIndexingErrors }, now);
     }
     if (basis.chainHead !== null) this.chainHead?.saw(basis.chainHead, now);
   }
@@ -117,10 +112,11 @@ export class OutdatedBodies {
       const seen = await this.indexed.latest(now);
       if (seen !== null) {
         if (seen.value.number > indexed.number) return true;
-        // a reading asked for before the body was built may predate it: only a later one tells a reorg
+        // a reading asked for before the body was built may predate it: only a later one tells a
+        // reorg or a change of the errors flag
         const replaced = seen.value.number === indexed.number && seen.value.hash !== indexed.hash;
-        if (replaced && seen.askedAt >= entry.storedAt) return true;
-        if (entry.storedAt < this.errorsFlagSince(seen)) return true;
+        const errorsChanged = seen.value.hasIndexingErrors !== indexed.hasIndexingErrors;
+        if ((replaced || errorsChanged) && seen.askedAt >= entry.storedAt) return true;
       }
     }
     if (chainHead !== null && this.chainHead) {
@@ -128,13 +124,6 @@ export class OutdatedBodies {
       if (seen !== null && seen.value > chainHead) return true;
     }
     return false;
-  }
-
-  /** When the readings first showed the errors flag `seen` shows. */
-  private errorsFlagSince(seen: BlockReading<IndexedState>): number {
-    const flag = seen.value.hasIndexingErrors;
-    if (this.errors.flag !== flag) this.errors = { flag, since: seen.askedAt };
-    return this.errors.since;
   }
 }
 

@@ -121,10 +121,13 @@ async function builtResponse(
 }
 
 function basisOf(context: GatewayContext): Basis {
-  const { indexedBlock, indexedHash, indexedAt } = context.subgraph.freshness;
+  const { indexedBlock, indexedHash, indexedAt, hasIndexingErrors } = context.subgraph.freshness;
   const chainHead = context.chain?.readsFrom;
   return {
-    indexed: indexedBlock === null ? null : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt },
+    indexed:
+      indexedBlock === null
+        ? null
+        : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt, hasIndexingErrors },
     chainHead: chainHead == null ? null : Number(chainHead),
   };
 }

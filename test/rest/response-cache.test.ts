@@ -128,7 +128,10 @@ describe('OutdatedBodies', () => {
     storedAt,
     basis: { indexed: null, chainHead: null, ...basis },
   });
-  const indexedAt = (number: number, hash?: string) => ({ ...at(number, hash), timestamp: 1 });
+  const indexedAt = (number: number, hash?: string, hasIndexingErrors?: boolean) => ({
+    ...at(number, hash, hasIndexingErrors),
+    timestamp: 1,
+  });
   /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `head` */
   const outdated = (entry: CachedResponse, indexed: IndexedState, head = 0, now = 10) =>
     new OutdatedBodies(
@@ -154,7 +157,7 @@ describe('OutdatedBodies', () => {
     expect(await outdated(built({ indexed: indexedAt(13) }, 11), at(12), 0, 10)).toBe(false);
   });
 
-  it('outdates the bodies built before a reading showed the indexing-errors flag changed, and no later ones', async () => {
+  it('outdates the bodies built under another indexing-errors flag than a later reading shows, and not those built under it', async () => {
     let subgraph = at(12);
     const bodies = new OutdatedBodies(
       new LatestBlockWatch<IndexedState>(async () => subgraph, 2000, laterBlock),
@@ -164,7 +167,7 @@ describe('OutdatedBodies', () => {
     expect(await bodies.outdate(before, 10)).toBe(false);
     subgraph = at(12, '0x12', true);
     expect(await bodies.outdate(before, 2010)).toBe(true);
-    expect(await bodies.outdate(built({ indexed: indexedAt(12) }, 2020), 2030)).toBe(false);
+    expect(await bodies.outdate(built({ indexed: indexedAt(12, '0x12', true) }, 2020), 2030)).toBe(false);
   });
 
   it('outdates a body of live chain reads once the chain head is past the one they reflect', async () => {
