@@ -15,6 +15,7 @@ import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
 import {
   checkChainMatchesRegistry,
+  checkIndexingStatusEndpoint,
   checkSubgraphEndpoint,
   DEFAULT_UPSTREAM_WAIT,
 } from './gateway/start-up-checks.ts';
@@ -59,6 +60,7 @@ process.once('SIGTERM', () => void shutdown(0));
 
 try {
   let subgraphUrl = config.subgraphUrl;
+  let subgraphStatusUrl = config.subgraphStatusUrl;
   let rpcUrl = config.rpcUrl;
   let distributionsBase = config.distributionsBase;
   if (config.mode === 'devnet' && scenario) {
@@ -88,6 +90,8 @@ try {
     console.log('indexer: catching up with the devnet...');
     await indexer.waitForHead();
     subgraphUrl = indexer.queryUrl;
+    // the embedded indexer serves graph-node's index-node status API beside its subgraph
+    subgraphStatusUrl = new URL('/graphql', indexer.queryUrl).href;
     rpcUrl = anvil.rpcUrl;
     distributionsBase ??= dataDir;
   }
@@ -106,9 +110,24 @@ try {
   if (config.mode === 'network') {
     const wait = { ...DEFAULT_UPSTREAM_WAIT, log: (line: string) => console.log(line) };
     const url = subgraphUrl as string;
-    await starting(`cannot use SUBGRAPH_URL (${redactUrl(url)})`, () =>
+    const deployment = await starting(`cannot use SUBGRAPH_URL (${redactUrl(url)})`, () =>
       checkSubgraphEndpoint({ url, timeoutMs: config.subgraphTimeoutMs }, wait),
     );
+    const statusUrl = subgraphStatusUrl;
+    if (statusUrl) {
+      const status = await starting(`cannot use SUBGRAPH_STATUS_URL (${redactUrl(statusUrl)})`, () =>
+        checkIndexingStatusEndpoint(
+          { url: statusUrl, timeoutMs: config.subgraphTimeoutMs },
+          deployment,
+          wait,
+        ),
+      );
+      // a halted indexer is no reason to refuse the start (its data is served), but it is news
+      if (status.fatalError)
+        console.log(
+          `service: the indexer of deployment ${deployment} is ${status.health}: ${status.fatalError.message}`,
+        );
+    }
     if (rpcUrl)
       await starting(`cannot use RPC_URL (${redactUrl(rpcUrl)})`, () =>
         checkChainMatchesRegistry(
@@ -129,6 +148,9 @@ try {
     subgraph: { url: subgraphUrl as string, timeoutMs: config.subgraphTimeoutMs, maxBatch: 1000 },
     chain: rpcUrl ? { rpcUrl, timeoutMs: config.rpcTimeoutMs, maxBatch: 500 } : undefined,
     distributions: { base: distributionsBase, timeoutMs: config.subgraphTimeoutMs, cacheSize: 64 },
+    indexingStatus: subgraphStatusUrl
+      ? { url: subgraphStatusUrl, timeoutMs: config.subgraphTimeoutMs }
+      : undefined,
     healthMaxLagBlocks: config.healthMaxLagBlocks,
   });
   const app = createRestApp({
@@ -169,6 +191,7 @@ service (${config.mode}) listening on ${base}
   LLM guide     ${base}/llms.txt  (full: ${base}/llms-full.txt)
   agents.json   ${base}/.well-known/agents.json
   subgraph      ${redactUrl(subgraphUrl as string)}
+  status API    ${subgraphStatusUrl ? redactUrl(subgraphStatusUrl) : 'not configured (health cannot see a halted indexer; SUBGRAPH_STATUS_URL)'}
   chain RPC     ${rpcUrl ? redactUrl(rpcUrl) : 'not configured (live reads answer available: false)'}
   rate limits   ${rateLimitSummary(config.rateLimit, config.redisUrl)}
 Ctrl-C to stop.`);

@@ -3,6 +3,7 @@
 import type { ChainLoaders, ChainSource } from './sources/chain.ts';
 import { createChainLoaders } from './sources/chain.ts';
 import type { DistributionSource } from './sources/distributions.ts';
+import type { IndexingStatusSource } from './sources/indexing-status.ts';
 import type { RegistryIndex } from './sources/registry.ts';
 import type { SubgraphClient, SubgraphLoaders } from './sources/subgraph.ts';
 import { createSubgraphLoaders } from './sources/subgraph.ts';
@@ -13,6 +14,8 @@ export interface GatewayContext {
   /** undefined when no RPC is configured: live records then answer `available: false` */
   chain: ChainLoaders | undefined;
   distributions: DistributionSource;
+  /** undefined when no status API is configured: health's indexingHealth is then null */
+  indexingStatus: IndexingStatusSource | undefined;
   apiVersion: string;
   healthMaxLagBlocks: number;
 }
@@ -25,6 +28,7 @@ export interface GatewaySources {
   subgraph: SubgraphClient;
   chain: ChainSource | undefined;
   distributions: DistributionSource;
+  indexingStatus: IndexingStatusSource | undefined;
   apiVersion: string;
   healthMaxLagBlocks: number;
 }
@@ -35,6 +39,7 @@ export function createContext(sources: GatewaySources): GatewayContext {
     subgraph: createSubgraphLoaders(sources.subgraph),
     chain: sources.chain ? createChainLoaders(sources.chain) : undefined,
     distributions: sources.distributions,
+    indexingStatus: sources.indexingStatus,
     apiVersion: sources.apiVersion,
     healthMaxLagBlocks: sources.healthMaxLagBlocks,
   };

@@ -29,6 +29,7 @@ import { useRequestErrors } from './request-errors.ts';
 import { schema } from './schema.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import { createDistributionSource, type DistributionsConfig } from './sources/distributions.ts';
+import { createIndexingStatusSource } from './sources/indexing-status.ts';
 import { indexRegistry, type Registry } from './sources/registry.ts';
 import { createSubgraphClient, type SubgraphConfig } from './sources/subgraph.ts';
 
@@ -145,6 +146,8 @@ export interface GatewayConfig {
   /** undefined when no RPC is configured */
   chain: ChainConfig | undefined;
   distributions: DistributionsConfig;
+  /** the index-node status API health asks whether indexing has halted; undefined when there is none */
+  indexingStatus?: { url: string; timeoutMs: number };
   /** where internal errors are reported (masked for clients) */
   logError?: (error: unknown) => void;
   /** health turns `degraded` past this lag behind the chain head (default DEFAULT_HEALTH_MAX_LAG_BLOCKS) */
@@ -190,16 +193,18 @@ const useGraphqlJsExecutor: Plugin = {
 };
 
 export function createGateway(config: GatewayConfig): Gateway {
+  const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
   const sources: GatewaySources = {
     registry: indexRegistry(config.registry),
     subgraph: createSubgraphClient(config.subgraph),
     chain: config.chain ? createChainSource(config.chain) : undefined,
     distributions: createDistributionSource(config.distributions),
+    indexingStatus:
+      config.indexingStatus && createIndexingStatusSource({ ...config.indexingStatus, log: logError }),
     apiVersion: API_VERSION,
     healthMaxLagBlocks: config.healthMaxLagBlocks ?? DEFAULT_HEALTH_MAX_LAG_BLOCKS,
   };
   const limits = DEFAULT_ARMOR_LIMITS;
-  const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
   const documentCache = new ParseCache<DocumentNode>(PARSE_CACHE_LIMITS, (document) =>
     // a document without locations (Yoga parses none so) cannot be weighed, and is not cached
     document.loc ? tokensOf(document) * BYTES_PER_TOKEN : Infinity,

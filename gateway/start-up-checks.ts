@@ -1,5 +1,6 @@
 // What the service checks in network mode before it listens (devnet mode builds its own subgraph
-// and chain, which cannot disagree): that SUBGRAPH_URL serves a graph-node-dialect subgraph, and
+// and chain, which cannot disagree): that SUBGRAPH_URL serves a graph-node-dialect subgraph, that
+// SUBGRAPH_STATUS_URL, if set, is the status API of the indexer of that subgraph's deployment, and
 // that RPC_URL serves the chain REGISTRY describes, with contract code at every address the
 // registry names. Without these, a wrong URL or registry still started and answered every request
 // with a plausible but wrong body, or a 503 "retry later" that no retry could fix.
@@ -13,6 +14,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
 import { rpcEndpoint } from '../common/url.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
+import {
+  indexingStatusIn,
+  STATUS_QUERY,
+  type IndexingStatus,
+  type StatusAnswer,
+} from './sources/indexing-status.ts';
 import type { Registry } from './sources/registry.ts';
 
 export interface UpstreamWait {
@@ -67,52 +74,114 @@ export interface SubgraphEndpoint {
   timeoutMs: number;
 }
 
+/** A GraphQL request a check sends, and what it says of an endpoint that answers it wrongly. */
+interface CheckQuery {
+  query: string;
+  variables?: Record<string, unknown>;
+  /** the request, as the refusals name it: "a _meta query" */
+  asked: string;
+  /** why an answer that is not JSON, or one with errors, rules the endpoint out */
+  notJson: string;
+  refused: string;
+}
+
+/**
+ * POSTs `check.query` to `endpoint` and gives the answer's data; refuses an HTTP error, a page that
+ * is not JSON and GraphQL errors. A failure that waiting may end is Unreachable.
+ */
+async function askEndpoint(endpoint: SubgraphEndpoint, check: CheckQuery): Promise<unknown> {
+  const { url, headers } = rpcEndpoint(endpoint.url);
+  const scrub = (message: string) => withoutUrlSecrets(message, endpoint.url);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: check.query, variables: check.variables }),
+      signal: AbortSignal.timeout(endpoint.timeoutMs),
+    });
+  } catch (error) {
+    throw new Unreachable(scrub(causeOf(error)));
+  }
+  if (TRANSIENT_STATUSES.has(response.status)) throw new Unreachable(`HTTP ${response.status}`);
+  const text = await response.text();
+  let body: { data?: unknown; errors?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    const type = response.headers.get('content-type') ?? 'no content type';
+    throw new Error(
+      `it answered ${check.asked} with HTTP ${response.status} (${type}), not JSON: ${check.notJson}`,
+    );
+  }
+  const errors = Array.isArray(body?.errors)
+    ? body.errors.map((e) => String((e as { message?: unknown } | null)?.message ?? JSON.stringify(e)))
+    : [];
+  if (errors.length > 0 || !response.ok)
+    throw new Error(
+      scrub(
+        `it answered ${check.asked} with HTTP ${response.status}${errors.length > 0 ? ` and the errors ${JSON.stringify(errors.join('; '))}` : ''}: ${check.refused}`,
+      ),
+    );
+  return body?.data;
+}
+
 /**
  * Asks `url` for `_meta { block { number } }`, graph-node's dialect, and refuses any other answer:
  * an HTTP error (a path that serves no subgraph), a page that is not JSON, GraphQL errors, or a
  * GraphQL server of another schema. Unreachable, it is waited for (see the top of this file).
+ * Resolves with the deployment it serves (`_meta.deployment`), null when it does not say.
  */
-export async function checkSubgraphEndpoint(endpoint: SubgraphEndpoint, wait: UpstreamWait): Promise<void> {
-  const { url, headers } = rpcEndpoint(endpoint.url);
-  const scrub = (message: string) => withoutUrlSecrets(message, endpoint.url);
-  await whenReachable(
+export async function checkSubgraphEndpoint(
+  endpoint: SubgraphEndpoint,
+  wait: UpstreamWait,
+): Promise<string | null> {
+  return whenReachable(
     'SUBGRAPH_URL',
     async () => {
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({ query: '{ _meta { block { number } hasIndexingErrors } }' }),
-          signal: AbortSignal.timeout(endpoint.timeoutMs),
-        });
-      } catch (error) {
-        throw new Unreachable(scrub(causeOf(error)));
-      }
-      if (TRANSIENT_STATUSES.has(response.status)) throw new Unreachable(`HTTP ${response.status}`);
-      const text = await response.text();
-      let body: { data?: { _meta?: { block?: { number?: unknown } } } | null; errors?: unknown };
-      try {
-        body = JSON.parse(text) as typeof body;
-      } catch {
-        const type = response.headers.get('content-type') ?? 'no content type';
-        throw new Error(
-          `it answered a _meta query with HTTP ${response.status} (${type}), not JSON: it is no graph-node subgraph endpoint`,
-        );
-      }
-      const errors = Array.isArray(body?.errors)
-        ? body.errors.map((e) => String((e as { message?: unknown } | null)?.message ?? JSON.stringify(e)))
-        : [];
-      if (errors.length > 0 || !response.ok)
-        throw new Error(
-          scrub(
-            `it answered a _meta query with HTTP ${response.status}${errors.length > 0 ? ` and the errors ${JSON.stringify(errors.join('; '))}` : ''}: it serves no graph-node subgraph there`,
-          ),
-        );
-      if (typeof body?.data?._meta?.block?.number !== 'number')
+      const data = (await askEndpoint(endpoint, {
+        query: '{ _meta { block { number } deployment hasIndexingErrors } }',
+        asked: 'a _meta query',
+        notJson: 'it is no graph-node subgraph endpoint',
+        refused: 'it serves no graph-node subgraph there',
+      })) as { _meta?: { block?: { number?: unknown }; deployment?: unknown } } | null | undefined;
+      if (typeof data?._meta?.block?.number !== 'number')
         throw new Error(
           'it answered a _meta query without _meta.block.number: it is no graph-node-dialect subgraph',
         );
+      return typeof data._meta.deployment === 'string' ? data._meta.deployment : null;
+    },
+    wait,
+  );
+}
+
+/**
+ * Asks the index-node status API at `endpoint` for `deployment`, the one SUBGRAPH_URL serves, and
+ * refuses an endpoint that is no status API or does not know that deployment (the status API of
+ * another graph-node, or of a query node, which indexes nothing). Unreachable, it is waited for.
+ */
+export async function checkIndexingStatusEndpoint(
+  endpoint: SubgraphEndpoint,
+  deployment: string | null,
+  wait: UpstreamWait,
+): Promise<IndexingStatus> {
+  if (deployment === null)
+    throw new Error(
+      "SUBGRAPH_URL's _meta names no deployment, so its indexing status cannot be asked for: unset SUBGRAPH_STATUS_URL, or serve the subgraph from a graph-node that reports _meta.deployment",
+    );
+  return whenReachable(
+    'SUBGRAPH_STATUS_URL',
+    async () => {
+      const data = await askEndpoint(endpoint, {
+        query: STATUS_QUERY,
+        variables: { deployment },
+        asked: 'an indexingStatuses query',
+        notJson: 'it is no index-node status API (graph-node serves one at :8030/graphql)',
+        refused: 'it is no index-node status API (graph-node serves one at :8030/graphql)',
+      });
+      const status = indexingStatusIn((data ?? {}) as StatusAnswer, deployment);
+      if (typeof status === 'string') throw new Error(status);
+      return status;
     },
     wait,
   );

@@ -379,7 +379,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
     status: {
       enum: ['ok', 'degraded'],
       description:
-        'degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default 50) blocks behind the chain head, or live chain reads failing',
+        'degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default 50) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing',
     },
     api: object({ version: string }),
     indexer: object({
@@ -405,6 +405,36 @@ export const componentSchemas: Record<string, JsonSchema> = {
         ...nullable(integer),
         minimum: 0,
         description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+      },
+      indexingHealth: {
+        type: ['string', 'null'],
+        enum: ['healthy', 'unhealthy', 'failed', null],
+        description:
+          "the indexer's own verdict from its status API (graph-node's indexingStatuses): healthy; unhealthy (indexing goes on past handler errors); failed (indexing has halted: fatalError says why). Only this shows a halted indexer on a chain without new blocks. null when the service has no status API (SUBGRAPH_STATUS_URL), or it does not answer or does not know the deployment",
+      },
+      fatalError: {
+        description: 'why indexing halted, when indexingHealth is failed; null otherwise',
+        oneOf: [
+          object({
+            message: {
+              ...string,
+              description:
+                "the indexer's message; URLs in it are cut to scheme://host[:port], and it to 1,000 characters",
+            },
+            blockNumber: {
+              ...nullable(integer),
+              minimum: 0,
+              description:
+                'the block whose handlers failed; null when no one block did (an RPC outage, a full disk)',
+            },
+            deterministic: {
+              ...boolean,
+              description:
+                'true: the block fails on every retry, indexing stays halted until a new subgraph version; false: the indexer retries by itself',
+            },
+          }),
+          { type: 'null' },
+        ],
       },
     }),
     nav: {

@@ -21,6 +21,8 @@ export interface ServiceConfig {
   problemBase: string | undefined;
   /** network mode: the subgraph's GraphQL URL */
   subgraphUrl: string | undefined;
+  /** network mode: the index-node status API of the indexer behind subgraphUrl, if it is reachable */
+  subgraphStatusUrl: string | undefined;
   rpcUrl: string | undefined;
   registryPath: string;
   distributionsBase: string | undefined;
@@ -86,6 +88,11 @@ export function loadServiceConfig(env: Env): ServiceConfig {
   const rpcUrl = url(env, 'RPC_URL', ['http:', 'https:']);
   const registry = envValue(env, 'REGISTRY');
   const mode = subgraphUrl || rpcUrl || registry ? 'network' : 'devnet';
+  const subgraphStatusUrl = url(env, 'SUBGRAPH_STATUS_URL', ['http:', 'https:']);
+  if (subgraphStatusUrl && mode === 'devnet')
+    throw new ConfigError(
+      "SUBGRAPH_STATUS_URL is for network mode, beside SUBGRAPH_URL and REGISTRY: devnet mode asks its own embedded indexer's status API",
+    );
   if (mode === 'network') {
     if (!subgraphUrl) throw new ConfigError('SUBGRAPH_URL is required when RPC_URL or REGISTRY is set');
     if (!registry)
@@ -103,6 +110,7 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     problemBase: url(env, 'PROBLEM_BASE', ['http:', 'https:']),
     subgraphUrl,
+    subgraphStatusUrl,
     rpcUrl,
     registryPath: registry ?? DEVNET_REGISTRY_PATH,
     distributionsBase: distributions,

@@ -18,7 +18,7 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
   fields: (t) => ({
     status: t.exposeString('status', {
       description:
-        'ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default 50), or live reads fail',
+        'ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default 50), says it is not healthy (indexer.indexingHealth), or live reads fail',
     }),
     api: t.field({ type: ApiInfoRef, description: 'the API itself', resolve: (h) => h.api }),
     indexer: t.field({

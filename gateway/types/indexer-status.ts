@@ -1,5 +1,8 @@
-// Progress of the indexer behind the service, from the subgraph's _meta.
+// Progress of the indexer behind the service, from the subgraph's _meta, and its health from the
+// index-node status API when one is configured.
 import { builder } from '../builder.ts';
+import type { IndexingFailure, IndexingHealth } from '../sources/indexing-status.ts';
+import { IndexingFailureRef } from './indexing-failure.ts';
 
 export interface IndexerStatusShape {
   chainId: number;
@@ -10,6 +13,8 @@ export interface IndexerStatusShape {
   hasIndexingErrors: boolean;
   chainHeadBlock: number | null;
   lagBlocks: number | null;
+  indexingHealth: IndexingHealth | null;
+  fatalError: IndexingFailure | null;
 }
 
 export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerStatus').implement({
@@ -43,6 +48,17 @@ export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerSt
     lagBlocks: t.exposeInt('lagBlocks', {
       nullable: true,
       description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+    }),
+    indexingHealth: t.exposeString('indexingHealth', {
+      nullable: true,
+      description:
+        "the indexer's own verdict, from its status API (graph-node's indexingStatuses): healthy; unhealthy (indexing goes on past handler errors); failed (indexing has halted, fatalError says why: a failure it retries, like an RPC outage, or a block that fails every time). Only this shows a halted indexer on a chain without new blocks. null when the service has no status API configured (SUBGRAPH_STATUS_URL), or it does not answer or does not know the deployment",
+    }),
+    fatalError: t.field({
+      type: IndexingFailureRef,
+      nullable: true,
+      description: 'why indexing halted, when indexingHealth is failed; null otherwise',
+      resolve: (status) => status.fatalError,
     }),
   }),
 });

@@ -63,6 +63,11 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
   let head: number | null = null;
   // the chain the RPC actually serves when one is configured; the registry's claim otherwise
   let chainId = ctx.registry.registry.chain.id;
+  // asked beside the live reads; it answers null rather than failing
+  const indexing =
+    ctx.indexingStatus && freshness.deployment !== null
+      ? ctx.indexingStatus.status(freshness.deployment)
+      : Promise.resolve(null);
   try {
     [paused, head, chainId] = await Promise.all([
       pausedModules(ctx, indexed),
@@ -85,6 +90,8 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
   const maxIndexedBlock = freshness.indexedBlock ?? 0;
   const lagBlocks = head === null ? null : Math.max(0, head - maxIndexedBlock);
   if (lagBlocks !== null && lagBlocks > ctx.healthMaxLagBlocks) degraded = true;
+  const status = await indexing;
+  if (status !== null && status.health !== 'healthy') degraded = true;
   const singletons = ctx.registry.registry.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;
   return {
     status: degraded ? 'degraded' : 'ok',
@@ -98,6 +105,8 @@ async function health(ctx: GatewayContext): Promise<HealthShape> {
       hasIndexingErrors: freshness.hasIndexingErrors,
       chainHeadBlock: head,
       lagBlocks,
+      indexingHealth: status?.health ?? null,
+      fatalError: status?.fatalError ?? null,
     },
     nav: latest ? { latestEpoch: latest.epoch, publishedAt: isoFromSeconds(latest.publishedAt) } : null,
     pausedModules: paused,

@@ -17,7 +17,8 @@ export function getHealthRoute({ registry, scenario }: DocumentExamples): RouteS
     tier: 'live',
     params: [],
     document: `query { health { status api { version }
-      indexer { chainId contractsTracked deployment maxIndexedBlock lastUpdatedAt hasIndexingErrors chainHeadBlock lagBlocks }
+      indexer { chainId contractsTracked deployment maxIndexedBlock lastUpdatedAt hasIndexingErrors chainHeadBlock lagBlocks
+        indexingHealth fatalError { message blockNumber deterministic } }
       nav { latestEpoch publishedAt } pausedModules now } }`,
     toBody: (d) => d.health,
     responseSchema: 'HealthRecord',
@@ -33,6 +34,8 @@ export function getHealthRoute({ registry, scenario }: DocumentExamples): RouteS
         hasIndexingErrors: false,
         chainHeadBlock: scenario.health.maxIndexedBlock,
         lagBlocks: 0,
+        indexingHealth: 'healthy',
+        fatalError: null,
       },
       nav: { latestEpoch: scenario.latestNav.epoch, publishedAt: scenario.latestNav.publishedAt },
       pausedModules: scenario.health.pausedModules,

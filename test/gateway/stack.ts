@@ -30,6 +30,8 @@ export function gatewayConfig(stack: IndexedStack, overrides: Partial<GatewayCon
     subgraph: { url: stack.subgraphUrl, timeoutMs: 10_000, maxBatch: 1000 },
     chain: { rpcUrl: stack.devnet.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
     distributions: { base: stack.devnet.dataDir, timeoutMs: 5_000, cacheSize: 16 },
+    // the embedded indexer's index-node status API, as npm start's devnet mode asks it
+    indexingStatus: { url: new URL('/graphql', stack.subgraphUrl).href, timeoutMs: 10_000 },
     logError: () => {},
     ...overrides,
   };

@@ -40,6 +40,11 @@ describe('loadServiceConfig', () => {
     [{ TRUST_PROXY: 'yes please!' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY=true would let every client choose'],
     [{ HEALTH_MAX_LAG_BLOCKS: '-1' }, 'HEALTH_MAX_LAG_BLOCKS'],
+    [{ SUBGRAPH_STATUS_URL: 'http://graph-node:8030/graphql' }, 'SUBGRAPH_STATUS_URL is for network mode'],
+    [
+      { SUBGRAPH_URL: 'http://sg.example', REGISTRY: 'r.json', SUBGRAPH_STATUS_URL: 'graph-node:8030' },
+      'SUBGRAPH_STATUS_URL',
+    ],
   ])('names the variable at fault (%o)', (env, name) => {
     expect(() => loadServiceConfig(env)).toThrow(name);
   });

@@ -21,6 +21,8 @@ const NETWORK = {
   RPC_URL: inject('devnet').rpcUrl,
   REGISTRY: 'registry/devnet.json',
 };
+/** the harness indexer's index-node status API */
+const STATUS_URL = new URL('/graphql', NETWORK.SUBGRAPH_URL).href;
 
 interface Run {
   code: number | null;
@@ -76,6 +78,16 @@ async function forwarderTo(target: string): Promise<string> {
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   loopbackServers.push(server);
   return `127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** A loopback server answering every request with `body` as JSON; its URL. */
+async function answering(body: unknown): Promise<string> {
+  const server = createHttpServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+  );
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  loopbackServers.push(server);
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
 describe('the service start-up', () => {
@@ -135,6 +147,32 @@ describe('the service start-up', () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toBe(
       `start-up error: cannot use SUBGRAPH_URL (${new URL(typo).origin}/…): it answered a _meta query with HTTP 404 and the errors "no subgraph is served at …": it serves no graph-node subgraph there`,
+    );
+  });
+
+  it("prints the status API it asks whether indexing has halted, once it knows the subgraph's deployment", async () => {
+    const statusHost = await forwarderTo(STATUS_URL);
+    const run = await runService({ ...NETWORK, SUBGRAPH_STATUS_URL: `http://${statusHost}/key789/graphql` });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`status API    http://${statusHost}/…`);
+    expect(run.stdout + run.stderr).not.toContain('key789');
+  });
+
+  it('stops with one line naming SUBGRAPH_STATUS_URL when it is no index-node status API', async () => {
+    // the subgraph's own endpoint: a GraphQL server, but of the subgraph's schema
+    const run = await runService({ ...NETWORK, SUBGRAPH_STATUS_URL: NETWORK.SUBGRAPH_URL });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toMatch(
+      /^start-up error: cannot use SUBGRAPH_STATUS_URL \(http:\/\/127\.0\.0\.1:\d+\/…\): it answered an indexingStatuses query with HTTP \d+ and the errors ".*indexingStatuses.*": it is no index-node status API \(graph-node serves one at :8030\/graphql\)$/,
+    );
+  });
+
+  it('stops with one line naming SUBGRAPH_STATUS_URL when its indexer does not index the subgraph served', async () => {
+    const otherIndexer = await answering({ data: { indexingStatuses: [] } });
+    const run = await runService({ ...NETWORK, SUBGRAPH_STATUS_URL: otherIndexer });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `start-up error: cannot use SUBGRAPH_STATUS_URL (${otherIndexer}): it does not know deployment ${inject('indexer').deployment}, which SUBGRAPH_URL serves`,
     );
   });
 
