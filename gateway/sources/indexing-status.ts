@@ -82,7 +82,7 @@ export function indexingStatusIn(answer: StatusAnswer, deployment: string): Inde
   };
 }
 
-/** What failed, in a line that holds no secret of `url`. */
+/** What failed, in a line fit for the log: the upstream's GraphQL errors, or the cause fetch gives (ECONNREFUSED …). */
 function failureOf(error: unknown): string {
   if (error instanceof ClientError) {
     const messages = error.response.errors?.map((e) => e.message).join('; ');
