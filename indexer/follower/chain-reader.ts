@@ -11,6 +11,14 @@
 // A node that refuses batches that large gets smaller ones from then on, as the chain source's
 // requests do (rpc-fetch.ts), down to single calls: otherwise the range would fail the same way
 // at every retry.
+//
+// While the indexing thread blocks, nothing else runs on it: not a SIGTERM's handler (Node hands
+// signals to the main thread's event loop only, never to a worker), not a stop, not the query
+// server. So the blocking wait is cut short after a second (READ_WAIT_MS): the read goes on in the
+// worker, and the handler fails with ChainReadPending, whose answered() the follower awaits before
+// it runs the block again from its start; by then the answer is here, and the read takes none of the
+// node's time again. A stop meanwhile ends the wait, and the block is never committed, as
+// graph-node commits nothing of a block its subgraph was stopped in.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
@@ -37,7 +45,7 @@ export interface ClosableChainReader extends ChainReader {
 const workerSource = `
 const { workerData } = require('node:worker_threads');
 const { port, url, headers, timeoutMs } = workerData;
-const signal = new Int32Array(workerData.signal);
+const arrival = new Int32Array(workerData.arrival);
 port.on('message', async ({ id, body }) => {
   let answer;
   try {
@@ -52,8 +60,8 @@ port.on('message', async ({ id, body }) => {
     answer = { id, failure: String((error && error.cause && error.cause.message) || (error && error.message) || error) };
   }
   port.postMessage(answer);
-  Atomics.store(signal, 0, 1);
-  Atomics.notify(signal, 0);
+  Atomics.store(arrival, 0, 1);
+  Atomics.notify(arrival, 0);
 });
 `;
 
@@ -87,6 +95,27 @@ const CALLS_PER_BATCH = 100;
 /** Batches of declared calls in flight at once */
 const BATCHES_IN_FLIGHT = 8;
 
+/**
+ * How long the indexing thread blocks for an answer before the read goes on without it (see the top
+ * of this file): a stop waits no longer than this for a chain read.
+ */
+export const READ_WAIT_MS = 1_000;
+
+/**
+ * A chain read the node has not answered within READ_WAIT_MS. The handler that made it is cut short,
+ * and its block must run again from the start once `answered` resolves: when every request of the
+ * read has its answer (or has failed), or `signal` is aborted. A ChainAccessError, so that the block
+ * processor hands it on as it is, and one that reaches the follower's range makes it run again.
+ */
+export class ChainReadPending extends ChainAccessError {
+  constructor(
+    what: string,
+    readonly answered: (signal: AbortSignal) => Promise<void>,
+  ) {
+    super(`${what}: no answer after ${READ_WAIT_MS} ms; the block runs again once the node has answered`);
+  }
+}
+
 export interface RpcError {
   code?: number;
   message?: string;
@@ -108,7 +137,6 @@ export function isRevert(error: RpcError): boolean {
 interface DeclaredCallRequest {
   key: string;
   to: Hex;
-  id: number;
   params: unknown[];
 }
 
@@ -119,14 +147,36 @@ interface WorkerAnswer {
   failure?: string;
 }
 
+/** An HTTP request posted to the worker: the id its answer comes back with, and when it was posted. */
+interface Posted {
+  id: number;
+  at: number;
+}
+
+/**
+ * JSON-RPC ids number the calls of one HTTP request only (1, 2, ...): the same read is then the same
+ * body, so one asked again after its wait was cut short is known, and not sent again.
+ */
+const rpcCall = (id: number, method: string, params: unknown[]) => ({ jsonrpc: '2.0', id, method, params });
+
 class WorkerChainReader implements ClosableChainReader {
   /** started on the first read: a subgraph that never reads the chain costs no thread */
   private connection: { worker: Worker; port: MessagePort } | null = null;
-  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  /** set by the worker when it has posted an answer, for a wait in Atomics.wait */
+  private readonly arrival = new Int32Array(new SharedArrayBuffer(4));
   private readonly timeoutMs: number;
+  /** the requests of the last wait that was cut short, by body: the answers the block runs again for */
+  private cutShort = new Map<string, Posted>();
+  /** the ids of the answers waited for (the exchange's, or those of the requests cut short) */
+  private wanted = new Set<number>();
+  /** the answers of `wanted` that have come */
+  private readonly arrived = new Map<number, WorkerAnswer>();
+  /** ends the wait of answered(), while one is under way */
+  private endWait: (() => void) | null = null;
   private readonly cache = new Map<string, unknown>();
   /** the answers to the declared calls of the latest block that had some, by callKey */
   private prefetched: { blockHash: Hex; answers: Map<string, Hex | null> } | null = null;
+  /** the id of the next request posted to the worker */
   private nextId = 0;
   /** declared calls per batch; lowered while the node refuses batches that large (0: single calls) */
   private readonly maxBatch: BatchLimit;
@@ -145,13 +195,16 @@ class WorkerChainReader implements ClosableChainReader {
         port: port2,
         ...rpcEndpoint(this.options.rpcUrl),
         timeoutMs: this.timeoutMs,
-        signal: this.signal.buffer,
+        arrival: this.arrival.buffer,
       },
       transferList: [port2],
       // nothing of the parent's flags (a TypeScript loader among them) and a small heap
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });
+    // answers that come while the thread is free (answered() waits for them) are taken here; in a
+    // blocking wait, off the port by receiveMessageOnPort
+    port1.on('message', (answer: WorkerAnswer & { id: number }) => this.receive(answer));
     worker.unref();
     port1.unref();
     this.connection = { worker, port: port1 };
@@ -160,41 +213,85 @@ class WorkerChainReader implements ClosableChainReader {
 
   /** One JSON-RPC request, answered synchronously: the result, or the node's error object. */
   private request(method: string, params: unknown[]): { result: unknown } | { error: RpcError } {
-    const id = this.nextId++;
-    const [answer] = this.exchange([JSON.stringify({ jsonrpc: '2.0', id, method, params })], method);
+    const [answer] = this.exchange([JSON.stringify(rpcCall(1, method, params))], method);
     return this.interpret(method, answer!);
+  }
+
+  /** Keeps an answer the worker posted if it is waited for; one to a request given up on is dropped. */
+  private receive(answer: WorkerAnswer & { id: number }): void {
+    if (!this.wanted.has(answer.id)) return;
+    this.arrived.set(answer.id, answer);
+    if (this.endWait && [...this.wanted].every((id) => this.arrived.has(id))) this.endWait();
+  }
+
+  private receiveQueued(port: MessagePort): void {
+    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+      this.receive(m.message as WorkerAnswer & { id: number });
+    }
   }
 
   /**
    * HTTP requests with the JSON bodies `bodies`, all in flight at once, answered synchronously in
-   * the same order. The worker's own timeout answers first; this one only guards against a stuck
-   * worker.
+   * the same order; those of a wait cut short are not sent again. After READ_WAIT_MS without all
+   * the answers, throws ChainReadPending. The worker's own timeout answers first; the one here only
+   * guards against a stuck worker.
    */
   private exchange(bodies: readonly string[], what: string): WorkerAnswer[] {
     const port = this.connect();
-    const first = this.nextId;
-    this.nextId += bodies.length;
-    Atomics.store(this.signal, 0, 0);
-    bodies.forEach((body, i) => port.postMessage({ id: first + i, body }));
-    const answers: WorkerAnswer[] = [];
-    let pending = bodies.length;
-    const deadline = Date.now() + this.timeoutMs + 2_000;
-    while (pending > 0) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new ChainAccessError(`${what}: no answer within ${this.timeoutMs} ms`);
-      Atomics.wait(this.signal, 0, 0, remaining);
-      Atomics.store(this.signal, 0, 0);
-      // an answer to an earlier request that timed out here may come first: it is dropped
-      for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-        const answer = m.message as WorkerAnswer & { id: number };
-        const at = answer.id - first;
-        if (at >= 0 && at < bodies.length && answers[at] === undefined) {
-          answers[at] = answer;
-          pending--;
-        }
+    const posted = bodies.map((body) => this.cutShort.get(body) ?? this.post(port, body));
+    // requests cut short that this read does not ask again are given up
+    this.cutShort = new Map();
+    this.wanted = new Set(posted.map((p) => p.id));
+    for (const id of this.arrived.keys()) if (!this.wanted.has(id)) this.arrived.delete(id);
+    const deadline = Math.min(...posted.map((p) => p.at)) + this.timeoutMs + 2_000;
+    const cutAt = Date.now() + READ_WAIT_MS;
+    for (;;) {
+      // cleared before the port is read: an answer posted after that sets it again
+      Atomics.store(this.arrival, 0, 0);
+      this.receiveQueued(port);
+      if (posted.every((p) => this.arrived.has(p.id))) break;
+      const now = Date.now();
+      if (now >= deadline) throw new ChainAccessError(`${what}: no answer within ${this.timeoutMs} ms`);
+      if (now >= cutAt) {
+        bodies.forEach((body, i) => this.cutShort.set(body, posted[i]!));
+        throw new ChainReadPending(what, (signal) => this.answered(signal, deadline));
       }
+      Atomics.wait(this.arrival, 0, 0, Math.min(cutAt, deadline) - now);
     }
+    const answers = posted.map((p) => this.arrived.get(p.id)!);
+    this.wanted = new Set();
+    this.arrived.clear();
     return answers;
+  }
+
+  private post(port: MessagePort, body: string): Posted {
+    const id = this.nextId++;
+    port.postMessage({ id, body });
+    return { id, at: Date.now() };
+  }
+
+  /**
+   * Resolves once the requests of the wait cut short have their answers, `deadline` (the stuck
+   * worker guard's) has passed, or `signal` is aborted; the event loop turns meanwhile.
+   */
+  private answered(signal: AbortSignal, deadline: number): Promise<void> {
+    const port = this.connection?.port;
+    if (!port || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const end = () => {
+        if (this.endWait !== end) return;
+        this.endWait = null;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', end);
+        resolve();
+      };
+      const timer = setTimeout(end, Math.max(0, deadline - Date.now()));
+      signal.addEventListener('abort', end, { once: true });
+      this.endWait = end;
+      // the answers may have come already
+      this.receiveQueued(port);
+      if ([...this.wanted].every((id) => this.arrived.has(id))) end();
+    });
   }
 
   /** The worker's answer as a JSON-RPC reply: one object, or an array for a batch. */
@@ -282,7 +379,6 @@ class WorkerChainReader implements ClosableChainReader {
     let pending: DeclaredCallRequest[] = [...missing].map(([key, { to, data }]) => ({
       key,
       to,
-      id: this.nextId++,
       params: [{ to, data, gas: ETH_CALL_GAS }, { blockHash }],
     }));
     while (pending.length > 0) pending = this.sendDeclaredCalls(pending, answers);
@@ -305,10 +401,8 @@ class WorkerChainReader implements ClosableChainReader {
     const refused: DeclaredCallRequest[] = [];
     for (let first = 0; first < batches.length; first += BATCHES_IN_FLIGHT) {
       const wave = batches.slice(first, first + BATCHES_IN_FLIGHT);
-      const bodies = wave.map((batch) => {
-        const payload = batch.map(({ id, params }) => ({ jsonrpc: '2.0', id, method, params }));
-        return JSON.stringify(single ? payload[0] : payload);
-      });
+      const payloads = wave.map((batch) => batch.map(({ params }, i) => rpcCall(i + 1, method, params)));
+      const bodies = payloads.map((payload) => JSON.stringify(single ? payload[0] : payload));
       this.exchange(bodies, method).forEach((answer, b) => {
         const batch = wave[b]!;
         if (single) {
@@ -321,7 +415,7 @@ class WorkerChainReader implements ClosableChainReader {
           return;
         }
         const reply = WorkerChainReader.parsedReply(method, answer);
-        const refusal = batchRefusal(answer.status ?? 0, reply, batch);
+        const refusal = batchRefusal(answer.status ?? 0, reply, payloads[b]!);
         if (refusal !== null) {
           this.maxBatch.refused(batch.length, refusal);
           refused.push(...batch);
@@ -336,13 +430,15 @@ class WorkerChainReader implements ClosableChainReader {
         const byId = new Map(
           (reply as { id?: unknown }[]).map((r) => [r.id, r as { result?: unknown; error?: RpcError }]),
         );
-        for (const { key, to, id } of batch) {
-          const one = byId.get(id);
+        batch.forEach(({ key, to }, i) => {
+          const one = byId.get(i + 1);
           if (one?.error) answers.set(key, WorkerChainReader.callAnswer(to, one.error));
           else if (one && typeof one.result === 'string') answers.set(key, one.result as Hex);
           else
-            throw new ChainAccessError(`${method}: the node's batch answer has no result for request ${id}`);
-        }
+            throw new ChainAccessError(
+              `${method}: the node's batch answer has no result for request ${i + 1}`,
+            );
+        });
       });
     }
     return refused;
@@ -360,6 +456,10 @@ class WorkerChainReader implements ClosableChainReader {
 
   async close(): Promise<void> {
     if (!this.connection) return;
+    this.endWait?.();
+    this.cutShort = new Map();
+    this.wanted = new Set();
+    this.arrived.clear();
     this.connection.port.close();
     await this.connection.worker.terminate();
     this.connection = null;

@@ -15,7 +15,10 @@
 // resumes from there. A node whose head is below the checkpoint is on a shorter chain if its block
 // differs from the newest stored one at or below that head (a reorg, reverted alike), else behind
 // (waited for). A handler's chain read the node failed (ChainAccessError) rolls back to the
-// last commit like a moved chain, and the ranges run again after a backoff.
+// last commit like a moved chain, and the ranges run again after a backoff. One the node has not
+// answered yet (ChainReadPending, after a second) is waited for with the event loop turning, and the
+// block runs again from its start once it has; a stop meanwhile ends the run, and, as one between
+// handlers does, leaves the store at its last commit.
 //
 // Consistency of one range [from, to]: the header of `to` is read before eth_getLogs (with the
 // previous range's headers, when that range foresaw this one's end: two round trips a range, not
@@ -45,7 +48,12 @@
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
-import { declaringTriggers, HandlerError, type BlockProcessor } from '../runtime/block-processor.ts';
+import {
+  declaringTriggers,
+  HandlerError,
+  type BlockProcessor,
+  type BlockResult,
+} from '../runtime/block-processor.ts';
 import { callRequests } from '../runtime/declared-calls.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
@@ -56,6 +64,7 @@ import {
   type Checkpoint,
   type IndexerStore,
 } from '../store/sqlite-store.ts';
+import { ChainReadPending } from './chain-reader.ts';
 import type { FileFetcher } from './file-fetcher.ts';
 import { FileDataSources } from './file-data-sources.ts';
 import {
@@ -1111,14 +1120,17 @@ export class ChainFollower {
         this.sources,
         deferImmutableChecks,
       );
-      // Between steps the event loop runs the prefetch's network callbacks (its requests and a large
-      // response's chunks each need a turn); without this the fetch would wait for the whole range.
-      let step = steps.next();
-      while (!step.done) {
-        await yieldToEventLoop();
-        step = steps.next();
+      let result: BlockResult;
+      try {
+        result = await this.runSteps(steps);
+      } catch (error) {
+        if (!(error instanceof ChainReadPending)) throw error;
+        // the handler that asked was cut short: the block runs again from its start with the answer
+        await error.answered(this.options.signal);
+        if (this.options.signal.aborted) throw new StoppedError();
+        this.sources.truncate(sourcesBefore);
+        continue;
       }
-      const result = step.value;
       if (result.createdDataSources.length > 0) {
         // what the block's logs and calls lack for its new data sources; an instance whose
         // address the block's logs already cover (another template's, a static data source's) adds
@@ -1203,6 +1215,21 @@ export class ChainFollower {
         : logs.length;
       return { logs: handed, created: result.createdDataSources.length > 0, errors: result.errors.length };
     }
+  }
+
+  /**
+   * Runs a block's handlers, a step at a time. Between steps the event loop runs the prefetch's
+   * network callbacks (its requests and a large response's chunks each need a turn; without this the
+   * fetch would wait for the whole range) and a stop, after which no handler runs.
+   */
+  private async runSteps(steps: Generator<void, BlockResult>): Promise<BlockResult> {
+    let step = steps.next();
+    while (!step.done) {
+      await yieldToEventLoop();
+      if (this.options.signal.aborted) throw new StoppedError();
+      step = steps.next();
+    }
+    return step.value;
   }
 
   /** Reverts the store to the state after `ancestor` (null: before the start block) and reloads what follows from it. */
