@@ -24,7 +24,7 @@ import {
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT, rateLimitStatement, type RateLimitConfig } from './rate-limit.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, routeTable, type RouteSpec } from './routes.ts';
+import { CACHE_TIERS, DEPRECATED_ROUTES, isRequired, routeTable, type RouteSpec } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 const SUMMARY =
@@ -248,7 +248,7 @@ export function llmsFullTxt(
           p.schema.type === 'integer' && p.schema.default !== undefined
             ? `, default ${p.schema.default}`
             : '';
-        const required = p.in === 'path' || p.name === 'address' ? 'required' : 'optional';
+        const required = isRequired(p) ? 'required' : 'optional';
         out.push(`- ${p.name} (${p.in}, ${required}${def}): ${p.description}; ${p.rule}`);
       }
       out.push('');

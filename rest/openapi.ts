@@ -33,6 +33,7 @@ import {
   DEPRECATED_ROUTES,
   removedDetail,
   routeTable,
+  isRequired,
   type ParamSpec,
   type RouteSpec,
 } from './routes.ts';
@@ -91,7 +92,7 @@ function parameterObject(param: ParamSpec): JsonSchema {
   return {
     name,
     in: location,
-    required: location === 'path' || name === 'address',
+    required: isRequired(param),
     description: `${description}. Must be ${param.rule}.`,
     schema,
     example,
@@ -117,7 +118,7 @@ export function examplePath(
  * undefined when a required parameter has no example (only the devnet scenario has one).
  */
 export function exampleRequest(route: RouteSpec, examples: DocumentExamples): string | undefined {
-  const required = route.params.filter((p) => p.in === 'path' || p.name === 'address');
+  const required = route.params.filter(isRequired);
   if (required.some((p) => p.example === undefined)) return undefined;
   const query = required
     .filter((p) => p.in === 'query')

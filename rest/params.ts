@@ -4,7 +4,7 @@
 // A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
 import { nameMeant } from '../gateway/event-names.ts';
 import { unknownSlugMessage, type NamedEntry } from '../gateway/inputs.ts';
-import type { ParamSpec, RouteSpec } from './routes.ts';
+import { isRequired, type ParamSpec, type RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
 
@@ -64,7 +64,7 @@ export function checkParams(
   const values: ParamValues = {};
   for (const spec of route.params) {
     const raw = spec.in === 'path' ? pathParams[spec.name] : query[spec.name];
-    const required = spec.in === 'path' || spec.name === 'address';
+    const required = isRequired(spec);
     // an empty optional value is a mistake, not an absence: `cursor=` would restart at page one
     if (raw === '' && !required) {
       return {

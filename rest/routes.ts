@@ -34,6 +34,8 @@ export type ParamSchema =
 export interface ParamSpec {
   name: string;
   in: 'path' | 'query';
+  /** a query parameter the request must give (path parameters always are) */
+  required?: boolean;
   description: string;
   schema: ParamSchema;
   /** the rule in words, quoted in 400 problems */
@@ -46,6 +48,9 @@ export interface ParamSpec {
    */
   names?: Extract<SlugResource, 'fund' | 'strategy'>;
 }
+
+/** Whether a request without `param` is refused: every path parameter, and the query ones marked so. */
+export const isRequired = (param: ParamSpec): boolean => param.in === 'path' || param.required === true;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL data is shaped by each route's own document */
 export type Data = any;

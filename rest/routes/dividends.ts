@@ -78,6 +78,7 @@ export function getDividendProofRoute(examples: DocumentExamples): RouteSpec {
       {
         name: 'address',
         in: 'query',
+        required: true,
         description: 'the account to prove',
         schema: { type: 'string', pattern: ADDRESS_PATTERN },
         rule: 'a 0x-prefixed address of 40 hex digits',
