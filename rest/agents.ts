@@ -6,6 +6,7 @@ import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
+import { DISCOVERY_DOCUMENTS, type DocumentName } from './document-table.ts';
 import { CLAIMABLE_DIVIDENDS_ANSWER, claimableDividendsQuery } from './llms.ts';
 // operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';
@@ -135,18 +136,19 @@ export function aiPluginJson(baseUrl: string, registry: Registry): Record<string
 
 /** GET /: where everything is, for a client (or an agent) that starts at the root. */
 export function serviceIndex(baseUrl: string): Record<string, unknown> {
+  const link = (name: DocumentName) => `${baseUrl}${DISCOVERY_DOCUMENTS[name].path}`;
   return {
     name: API_TITLE,
     version: API_VERSION,
     description:
       'Read-only API of a fund-vault protocol: REST under /v1 and GraphQL at /graphql; no authentication.',
     links: {
-      openapi: `${baseUrl}/openapi.json`,
-      llms: `${baseUrl}/llms.txt`,
-      llmsFull: `${baseUrl}/llms-full.txt`,
-      agents: `${baseUrl}/.well-known/agents.json`,
+      openapi: link('openapi'),
+      llms: link('llms'),
+      llmsFull: link('llmsFull'),
+      agents: link('agents'),
       graphql: `${baseUrl}/graphql`,
-      graphqlSchema: `${baseUrl}${GRAPHQL_SCHEMA_PATH}`,
+      graphqlSchema: link('graphqlSchema'),
       health: `${baseUrl}/v1/health`,
       funds: `${baseUrl}/v1/funds`,
     },

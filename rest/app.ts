@@ -28,8 +28,6 @@ import { DEFAULT_BLOCK_CHECK_MS, DEFAULT_RESPONSE_CACHE_BYTES } from './response
 import { createRouteHandlers } from './route-handler.ts';
 import { CACHE_TIERS, DEPRECATED_ROUTES, removedDetail, routeTable, type DeprecatedRoute } from './routes.ts';
 
-export { DOCUMENT_PATHS } from './documents.ts';
-
 export interface RestConfig {
   gateway: Gateway;
   /** public base URL used in documents and problem types; derived from the request when unset */

@@ -7,9 +7,10 @@ import type { Express, RequestHandler } from 'express';
 import { printedSchema } from '../gateway/print-schema.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 import { agentsJson, aiPluginJson, serviceIndex } from './agents.ts';
+import { DISCOVERY_DOCUMENTS, type DocumentName } from './document-table.ts';
 import type { DocumentExamples } from './examples.ts';
 import { llmsFullTxt, llmsTxt } from './llms.ts';
-import { buildOpenApi, GRAPHQL_SCHEMA_PATH } from './openapi.ts';
+import { buildOpenApi } from './openapi.ts';
 import type { RateLimitConfig } from './rate-limit.ts';
 import type { Replies } from './replies.ts';
 import { etagOf, ResponseCache } from './response-cache.ts';
@@ -17,15 +18,7 @@ import { CACHE_TIERS } from './routes.ts';
 import { sendCached } from './send-cached.ts';
 
 /** the documents that describe the service (the logo aside), built from the route table and registry */
-export const DOCUMENT_PATHS = [
-  '/',
-  '/openapi.json',
-  '/llms.txt',
-  '/llms-full.txt',
-  '/.well-known/ai-plugin.json',
-  '/.well-known/agents.json',
-  GRAPHQL_SCHEMA_PATH,
-];
+export const DOCUMENT_PATHS: string[] = Object.values(DISCOVERY_DOCUMENTS).map((document) => document.path);
 /** base URLs whose discovery documents (DOCUMENT_PATHS and the logo) are kept built, and their bytes */
 const DOCUMENT_BASES_KEPT = 8;
 const DOCUMENT_CACHE_BYTES = 8 * 2 ** 20;
@@ -52,19 +45,17 @@ export function serveDocuments(app: Express, replies: Replies, sources: Document
   const serve = (name: string, contentType: string, build: Build) =>
     app.get(name, documentHandler(documents, replies, name, contentType, build));
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  serve('/openapi.json', 'application/json; charset=utf-8', (base, pb) =>
-    json(buildOpenApi(base, pb, examples, rateLimit)),
-  );
-  serve('/llms.txt', 'text/plain; charset=utf-8', (base) => llmsTxt(base, examples, rateLimit));
-  serve('/llms-full.txt', 'text/plain; charset=utf-8', (base, pb) =>
-    llmsFullTxt(base, pb, examples, rateLimit),
-  );
-  serve('/.well-known/ai-plugin.json', 'application/json; charset=utf-8', (base) =>
-    json(aiPluginJson(base, registry)),
-  );
-  serve('/.well-known/agents.json', 'application/json; charset=utf-8', (base) => json(agentsJson(base)));
-  serve(GRAPHQL_SCHEMA_PATH, 'text/plain; charset=utf-8', () => printedSchema());
-  serve('/', 'application/json; charset=utf-8', (base) => json(serviceIndex(base)));
+  const builds: Record<DocumentName, Build> = {
+    serviceIndex: (base) => json(serviceIndex(base)),
+    openapi: (base, pb) => json(buildOpenApi(base, pb, examples, rateLimit)),
+    llms: (base) => llmsTxt(base, examples, rateLimit),
+    llmsFull: (base, pb) => llmsFullTxt(base, pb, examples, rateLimit),
+    aiPlugin: (base) => json(aiPluginJson(base, registry)),
+    agents: (base) => json(agentsJson(base)),
+    graphqlSchema: () => printedSchema(),
+  };
+  for (const [name, { path, mediaType }] of Object.entries(DISCOVERY_DOCUMENTS))
+    serve(path, `${mediaType}; charset=utf-8`, builds[name as DocumentName]);
   serve('/logo.svg', 'image/svg+xml', () => LOGO);
 }
 

@@ -21,6 +21,7 @@ import {
   uriTooLongDetail,
   type ProblemKindName,
 } from './problems.ts';
+import { DISCOVERY_DOCUMENTS, type DiscoveryDocument } from './document-table.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import {
   DEFAULT_RATE_LIMIT,
@@ -51,7 +52,7 @@ export const graphqlExampleQuery = (examples: DocumentExamples) =>
 export const NETWORK_EXAMPLES_NOTE =
   "Examples: names, slugs, addresses, chain and links are this deployment's, from its registry. Examples of indexed or live data (epochs, NAVs, dividend rounds and their recipients, events, blocks, cursors) are not shown, since none is known to hold on this network: learn them from the list endpoints (GET /v1/funds, GET /v1/funds/{slug}/nav/history, GET /v1/funds/{slug}/dividends, GET /v1/events). Policy `params` and fund `status` in the examples are illustrative; the endpoints answer the live values.";
 /** where the gateway's schema is served as SDL (the text of schema.graphql) */
-export const GRAPHQL_SCHEMA_PATH = '/schema.graphql';
+export const GRAPHQL_SCHEMA_PATH = DISCOVERY_DOCUMENTS.graphqlSchema.path;
 /** /graphql in a few words, for the overview of every discovery document */
 export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${GRAPHQL_SCHEMA_PATH} and by introspection.`;
 /** what a /graphql request may weigh; introspection counts too, except in the list items */
@@ -290,12 +291,10 @@ function operation(
 
 /** A discovery document's operation, with the refusals every request may get beside its 200. */
 function documentOperation(
-  operationId: string,
-  summary: string,
-  mediaType: string,
-  schema: JsonSchema,
+  { operationId, summary, mediaType }: DiscoveryDocument,
   refusals: Record<string, JsonSchema>,
 ) {
+  const schema = { type: mediaType === 'application/json' ? 'object' : 'string' };
   return {
     get: {
       operationId,
@@ -498,39 +497,10 @@ export function buildOpenApi(
       },
     };
   }
-  const object = { type: 'object' };
-  const text = { type: 'string' };
-  const documents: [path: string, operationId: string, summary: string, mediaType: string, JsonSchema][] = [
-    [
-      '/',
-      'getServiceIndex',
-      'Where everything is: links to the discovery documents, /graphql and its schema',
-      'application/json',
-      object,
-    ],
-    ['/openapi.json', 'getOpenApi', 'This OpenAPI 3.1 document', 'application/json', object],
-    ['/llms.txt', 'getLlmsTxt', 'Short guide for LLMs (llmstxt.org)', 'text/plain', text],
-    [
-      '/llms-full.txt',
-      'getLlmsFullTxt',
-      'Full reference for LLMs: every endpoint, field, error and limit',
-      'text/plain',
-      text,
-    ],
-    ['/.well-known/ai-plugin.json', 'getAiPlugin', 'AI plugin manifest', 'application/json', object],
-    ['/.well-known/agents.json', 'getAgentsJson', 'agents.json 0.1.0 flows', 'application/json', object],
-    [
-      GRAPHQL_SCHEMA_PATH,
-      'getGraphqlSchema',
-      'The GraphQL schema of /graphql as SDL, every type, field, argument and enum value described',
-      'text/plain',
-      text,
-    ],
-  ];
-  for (const [path, operationId, summary, mediaType, schema] of documents) {
-    paths[path] = documentOperation(operationId, summary, mediaType, schema, {
-      ...uriTooLongResponse(problemBase, path),
-      ...rateLimitedResponse(problemBase, path, rateLimit),
+  for (const document of Object.values(DISCOVERY_DOCUMENTS)) {
+    paths[document.path] = documentOperation(document, {
+      ...uriTooLongResponse(problemBase, document.path),
+      ...rateLimitedResponse(problemBase, document.path, rateLimit),
     });
   }
   Object.assign(paths, {

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRegistry, type Registry } from '../../gateway/sources/registry.ts';
-import { createRestApp, DOCUMENT_PATHS } from '../../rest/app.ts';
+import { createRestApp } from '../../rest/app.ts';
+import { DOCUMENT_PATHS } from '../../rest/documents.ts';
 import { listen, REGISTRY_FILE, registryOnlyGateway } from '../gateway/stack.ts';
 
 const devnet = JSON.parse(readFileSync(REGISTRY_FILE, 'utf8')) as Registry;
