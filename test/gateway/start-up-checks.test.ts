@@ -6,7 +6,7 @@
 // INTERNAL (no retry mends it), and health's chainId is the chain the RPC serves.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
 import {
@@ -50,8 +50,8 @@ const chain = (rpcUrl: string, wait = shortWait()) =>
   checkChainMatchesRegistry({ rpcUrl, timeoutMs: 2_000, maxBatch: 1 }, stack.registry, REGISTRY_FILE, wait);
 
 describe('the SUBGRAPH_URL check', () => {
-  it('accepts a graph-node-dialect subgraph', async () => {
-    await expect(subgraph(stack.subgraphUrl)).resolves.toBeUndefined();
+  it('accepts a graph-node-dialect subgraph, and gives the deployment it serves', async () => {
+    await expect(subgraph(stack.subgraphUrl)).resolves.toBe(inject('indexer').deployment);
   });
 
   it('refuses a path that serves no subgraph with graph-node’s own words, the path hidden', async () => {
@@ -102,7 +102,8 @@ describe('the SUBGRAPH_URL check', () => {
           .end('{"data":{"_meta":{"block":{"number":7},"hasIndexingErrors":false}}}');
     });
     const wait = shortWait();
-    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).resolves.toBeUndefined();
+    // its _meta names no deployment
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).resolves.toBeNull();
     expect(requests).toBe(3);
     expect(wait.lines).toHaveLength(1);
   });
