@@ -1,10 +1,10 @@
 // How every process of the project reads an environment variable: the service (rest/service-config.ts),
 // the indexer (indexer/config.ts), the devnet scenario (devnet/scenario-params.ts), the benchmarks
 // (bench/settings.ts) and the deploy scripts (subgraph/scripts/deploy-plan.ts). They used to carry a
-// copy each, and the copies drifted (the service took PORT=" 8081 " as 8081, the indexer refused it).
+// copy each, and the copies drifted (the service took PORT=" 8081 " as 8081, the indexer refused it;
+// the service printed a refused RPC_URL whole, key and password included, the indexer redacted it).
 // It lives in common/ because the service and the indexer are separate processes, neither of which may
 // import the other (loading indexer/ pulls in SQLite and the wasm runtime), and the scripts need it too.
-// It imports nothing, so importing it costs nothing.
 //
 // The one rule: a value is read with its surrounding whitespace removed, and a value that is empty
 // after that (unset, "", "  ") is unset: the variable's default applies. Why trim rather than refuse:
@@ -16,8 +16,12 @@
 // strictly as before, and a refusal names the variable: numbers are decimal digits only (Number()
 // would take "1e3" as 1000 and "0x10" as 16), within the variable's bounds.
 //
-// The wording of each refusal stays with its caller (each process words its messages its own way and
-// throws its own error class, which its entry point reports as a configuration error).
+// The wording of each integer refusal stays with its caller (each process words its messages its own
+// way and throws its own error class, which its entry point reports as a configuration error). A URL's
+// refusal is worded here (urlRefusal), because what it may show is not the caller's choice: a URL
+// that is refused may still carry an API key or a password, so the value is shown as redactUrl
+// prints it, whichever process refuses it. It imports only common/url.ts, which imports nothing.
+import { redactUrl } from './url.ts';
 
 /** The environment, or any record of variables standing for it (tests pass literals). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -59,4 +63,35 @@ export function envInteger(
     throw refuse(raw);
   }
   return value;
+}
+
+/** `protocols` as a refusal names them: "http(s)" for http: and https:, else each with its "//". */
+function protocolNames(protocols: readonly string[]): string {
+  if (protocols.length === 2 && protocols.includes('http:') && protocols.includes('https:')) return 'http(s)';
+  return protocols.map((protocol) => `${protocol}//`).join(' or ');
+}
+
+/**
+ * Why `value` cannot be `name`'s URL, undefined when it is a URL of one of `protocols` (each as URL
+ * gives it: "http:"). `what` says what the URL should point at. The refusal shows the value as
+ * redactUrl prints it (scheme and host): enough to see a wrong scheme or host, never a key.
+ */
+export function urlRefusal(
+  name: string,
+  value: string,
+  protocols: readonly string[],
+  what?: string,
+): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // refused below
+  }
+  if (url && protocols.includes(url.protocol)) return undefined;
+  const shown = url ? `"${redactUrl(value)}"` : 'a value that is not a URL (not shown: it may hold a key)';
+  const names = protocolNames(protocols);
+  // "an http(s) URL", "a redis:// or rediss:// URL"
+  const article = names.startsWith('http') ? 'an' : 'a';
+  return `${name} must be ${article} ${names} URL${what ? ` (${what})` : ''}, got ${shown}`;
 }

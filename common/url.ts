@@ -1,7 +1,8 @@
 // What the project does with a URL that may carry a secret (an RPC provider's API key in its path or
 // query, a password in its user info): send it (rpcEndpoint) and print it (redactUrl). The indexer's
 // follower, the gateway's chain and subgraph sources, the service's start-up checks and the subgraph
-// deploy scripts all need both. It lives in common/ because those are separate processes and scripts
+// deploy scripts all need both, and a third: keeping those secrets out of text that quotes URLs
+// (scrubUrls). It lives in common/ because those are separate processes and scripts
 // that may not import one another: these used to sit in indexer/, so the gateway and the deploy
 // scripts imported the indexer (and with indexer/config.ts loaded SQLite and the wasm runtime) to
 // redact a URL. It imports nothing.
@@ -48,4 +49,24 @@ export function redactUrl(value: string): string {
     url.search !== '' ||
     url.hash !== '';
   return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;
+}
+
+/** a URL as it appears in running text: a scheme, "://" and everything up to a space or a quote */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/gi;
+
+/**
+ * `text` (a log line, an upstream's error message) without the secrets URLs put in it: every URL
+ * written out in it as redactUrl prints it, and the path and query of each of `known` wherever they
+ * appear alone, since upstreams quote a request's path in their own words (graph-node's errors
+ * quote the path, where hosted gateways put keys). User info is not looked for alone: it appears
+ * in URLs, and a short user name replaced everywhere would garble the text.
+ */
+export function scrubUrls(text: string, known: readonly string[] = []): string {
+  let scrubbed = text.replace(URL_IN_TEXT, (url) => redactUrl(url));
+  for (const url of known) {
+    const { pathname, search } = new URL(url);
+    for (const secret of [search, pathname === '/' ? '' : pathname])
+      if (secret) scrubbed = scrubbed.replaceAll(secret, '…');
+  }
+  return scrubbed;
 }

@@ -12,7 +12,7 @@
 // bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal names the cause.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
-import { rpcEndpoint } from '../common/url.ts';
+import { rpcEndpoint, scrubUrls } from '../common/url.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import {
   indexingStatusIn,
@@ -57,18 +57,6 @@ async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: U
 
 const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 
-/**
- * `message` without the parts of `url` that may hold secrets (credentials, path, query), as
- * redactUrl prints the URL: graph-node's errors quote the path, where hosted gateways put keys.
- */
-function withoutUrlSecrets(message: string, url: string): string {
-  const { username, password, pathname, search } = new URL(url);
-  let scrubbed = message;
-  for (const secret of [search, pathname === '/' ? '' : pathname, password, username])
-    if (secret) scrubbed = scrubbed.replaceAll(secret, '…');
-  return scrubbed;
-}
-
 export interface SubgraphEndpoint {
   url: string;
   timeoutMs: number;
@@ -91,7 +79,7 @@ interface CheckQuery {
  */
 async function askEndpoint(endpoint: SubgraphEndpoint, check: CheckQuery): Promise<unknown> {
   const { url, headers } = rpcEndpoint(endpoint.url);
-  const scrub = (message: string) => withoutUrlSecrets(message, endpoint.url);
+  const scrub = (message: string) => scrubUrls(message, [endpoint.url]);
   let response: Response;
   try {
     response = await fetch(url, {
@@ -253,7 +241,7 @@ export async function checkChainMatchesRegistry(
 
 /** A viem failure as Unreachable when waiting may end it, otherwise as an error saying `refusal`. */
 function unreachableOr(error: unknown, url: string, refusal: string): Error {
-  const cause = withoutUrlSecrets(causeOf(error), url);
+  const cause = scrubUrls(causeOf(error), [url]);
   const http = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : null;
   // an HttpRequestError without a status is a request that got no answer at all
   const status = http instanceof HttpRequestError ? http.status : undefined;

@@ -1,13 +1,13 @@
 // Environment configuration of `npm run indexer`, validated at start-up: each problem names the
 // variable. With NETWORK=devnet and no RPC_URL, the RPC URL of the running `npm run devnet` is read
 // from the deployment.json it writes (in DEVNET_DATA_DIR, default data/devnet, as `npm run devnet`).
-// The RPC URL is printed only as redactUrl() shows it: providers put API keys in its path or query.
+// URLs are printed only as redactUrl() shows them (common/env.ts urlRefusal): providers put API keys in
+// their path or query.
 // Values are read by the rule every process shares (common/env.ts): surrounding whitespace trimmed, a
 // blank value unset.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { envInteger, envValue, type Env } from '../common/env.ts';
-import { redactUrl } from '../common/url.ts';
+import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
 import type { TransactionFetch } from './follower/follower.ts';
 import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './indexer.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
@@ -63,19 +63,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   );
 }
 
-/**
- * `value` if it is an http(s) URL; else an error naming the variable (and what it should name).
- * With `secret`, the error shows the value only as redactUrl() does.
- */
-function httpUrl(name: string, value: string, what = '', secret = false): string {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return value;
-  } catch {
-    // refused below
-  }
-  const shown = secret ? redactUrl(value) : `"${value}"`;
-  throw new Error(`${name} must be an http(s) URL${what && ` (${what})`}, got ${shown}`);
+/** `value` if it is an http(s) URL; else an error naming the variable and what it should name. */
+function httpUrl(name: string, value: string, what?: string): string {
+  const refusal = urlRefusal(name, value, ['http:', 'https:'], what);
+  if (refusal) throw new Error(refusal);
+  return value;
 }
 
 /** A true/false variable; unset or blank is false. */
@@ -131,7 +123,7 @@ function devnetRpcUrl(env: Env): string {
       `RPC_URL is not set and the devnet deployment ${shownPath(file)} has no "rpcUrl" string: run \`npm run devnet\` again to rewrite it, or set RPC_URL`,
     );
   }
-  httpUrl(`"rpcUrl" of ${shownPath(file)}`, rpcUrl, '', true);
+  httpUrl(`"rpcUrl" of ${shownPath(file)}`, rpcUrl);
   return rpcUrl;
 }
 
@@ -154,7 +146,7 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
     }
     rpcUrl = devnetRpcUrl(env);
   } else {
-    httpUrl('RPC_URL', rpcUrl, 'the JSON-RPC endpoint of the chain to index', true);
+    httpUrl('RPC_URL', rpcUrl, 'the JSON-RPC endpoint of the chain to index');
   }
   const subgraphName = envValue(env, 'INDEXER_SUBGRAPH_NAME') ?? 'fund-protocol';
   if (!/^[A-Za-z0-9][A-Za-z0-9_/-]*$/.test(subgraphName)) {

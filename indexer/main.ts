@@ -7,7 +7,7 @@
 // line naming what to fix; an error that is no such message (a bug) adds its stack after that line.
 // 0 after SIGINT/SIGTERM, during start-up too.
 import { resolve, sep } from 'node:path';
-import { redactUrl } from '../common/url.ts';
+import { redactUrl, scrubUrls } from '../common/url.ts';
 import { indexerConfigFromEnv, shownPath, type IndexerEnvConfig } from './config.ts';
 import { createIndexer, DEFAULT_BUILD_DIR, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
@@ -20,17 +20,8 @@ try {
   process.exit(2);
 }
 
-const rpcShown = redactUrl(config.rpcUrl);
-/** `text` with the RPC URL, which may carry an API key or a password, as redactUrl shows it. */
-const redacted = (text: string): string => {
-  let out = text.replaceAll(config.rpcUrl, rpcShown);
-  try {
-    out = out.replaceAll(new URL(config.rpcUrl).href, rpcShown);
-  } catch {
-    // validated as a URL already
-  }
-  return out;
-};
+/** `text` without the secrets the RPC URL (an API key, a password) or any URL quoted in it may carry. */
+const redacted = (text: string): string => scrubUrls(text, [config.rpcUrl]);
 const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
 
 type SystemError = Error & {
@@ -185,7 +176,7 @@ try {
   failStartup(error, indexer.storePath);
 }
 
-log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
+log(`indexer: ${config.network} via ${redactUrl(config.rpcUrl)}; store ${indexer.storePath}`);
 const started = statusNow();
 if (started && started.checkpoint >= started.startBlock) {
   log(

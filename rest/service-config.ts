@@ -5,7 +5,7 @@
 // Every variable is documented in README.md and .env.example. Values are read by the rule every
 // process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { fileURLToPath } from 'node:url';
-import { envInteger, envValue, type Env } from '../common/env.ts';
+import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
@@ -57,15 +57,8 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = envValue(env, name);
   if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${raw}"`);
-  }
+  const refusal = urlRefusal(name, raw, protocols);
+  if (refusal) throw new ConfigError(refusal);
   return raw.replace(/\/$/, '');
 }
 

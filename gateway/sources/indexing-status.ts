@@ -5,7 +5,7 @@
 // it. The status API says `failed` and why, so health can. It is optional (a hosted graph-node's is
 // usually private), and an answer it cannot give leaves health's verdict to the other signals.
 import { ClientError, GraphQLClient } from 'graphql-request';
-import { redactUrl, rpcEndpoint } from '../../common/url.ts';
+import { redactUrl, rpcEndpoint, scrubUrls } from '../../common/url.ts';
 
 export interface IndexingStatusConfig {
   /** the status API's GraphQL URL */
@@ -51,11 +51,10 @@ export interface StatusAnswer {
 
 /** graph-node's errors can run to a backtrace: health carries their start */
 const MAX_MESSAGE_CHARS = 1000;
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/gi;
 
 /** `message` fit for a public health record: no URL path, query or credentials, and not too long. */
 function publicMessage(message: string): string {
-  const scrubbed = message.replace(URL_IN_TEXT, (url) => redactUrl(url));
+  const scrubbed = scrubUrls(message);
   return scrubbed.length > MAX_MESSAGE_CHARS ? `${scrubbed.slice(0, MAX_MESSAGE_CHARS)}…` : scrubbed;
 }
 

@@ -2,6 +2,8 @@
 // API: like graph-node (graph/src/ipfs), the client probes both on first use and keeps the first
 // that answers. Every request is bounded in time and size, body included, so a server that never
 // finds the content or streams too much cannot hold the indexer.
+import { urlRefusal } from '../../common/env.ts';
+import { redactUrl, rpcEndpoint } from '../../common/url.ts';
 import { bounded, describeFailure, readLimited, statusError } from './bounded-http.ts';
 
 export interface IpfsClientOptions {
@@ -66,26 +68,13 @@ const PROBE_CID = 'QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn';
 
 export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
   const { timeoutMs, maxFileBytes } = options;
-  let parsed: URL;
-  try {
-    parsed = new URL(options.url);
-  } catch {
-    throw new Error(`'${options.url}' is not a valid IPFS server URL`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`'${options.url}' is not a valid IPFS server URL: only http and https are supported`);
-  }
-  // fetch refuses URLs with credentials; they go in an Authorization header, and stay out of messages.
-  const headers: Record<string, string> = {};
-  if (parsed.username !== '' || parsed.password !== '') {
-    const user = decodeURIComponent(parsed.username);
-    const password = decodeURIComponent(parsed.password);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-    parsed.username = '';
-    parsed.password = '';
-  }
-  const base = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
-  const displayUrl = parsed.pathname === '/' ? parsed.origin : base;
+  const refusal = urlRefusal('the IPFS server URL', options.url, ['http:', 'https:']);
+  if (refusal) throw new Error(refusal);
+  // fetch refuses URLs with credentials: they go in an Authorization header, and stay out of messages
+  const { url, headers } = rpcEndpoint(options.url);
+  const { origin, pathname } = new URL(url);
+  const base = `${origin}${pathname.replace(/\/+$/, '')}`;
+  const displayUrl = redactUrl(url);
 
   let api: Api | null = null;
   let detection: { promise: Promise<Api>; waiters: number; controller: AbortController } | null = null;

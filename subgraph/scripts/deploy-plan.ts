@@ -4,7 +4,7 @@
 // rule every process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envValue, type Env } from '../../common/env.ts';
+import { envValue, urlRefusal, type Env } from '../../common/env.ts';
 import { redactUrl } from '../../common/url.ts';
 import type { NodeEndpoints } from './deploy-endpoints.ts';
 import { subgraphDir } from '../manifest.ts';
@@ -40,8 +40,8 @@ export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
   };
   const url = (variable: string, purpose: string): string => {
     const value = required(variable, purpose);
-    if (value && !/^https?:\/\/[^\s/]+/.test(value))
-      problems.push(`${variable} must be an http(s) URL, got "${value}"`);
+    const refusal = value ? urlRefusal(variable, value, ['http:', 'https:']) : undefined;
+    if (refusal) problems.push(refusal);
     return value;
   };
 

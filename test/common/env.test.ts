@@ -5,7 +5,7 @@
 // (subgraph/scripts/deploy-plan.ts); only the defaults and the wording of refusals are theirs.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { benchSetting } from '../../bench/settings.ts';
-import { decimalInteger, envInteger, envValue } from '../../common/env.ts';
+import { decimalInteger, envInteger, envValue, urlRefusal } from '../../common/env.ts';
 import { scenarioParamsFromEnv } from '../../devnet/scenario-params.ts';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
 import { loadServiceConfig } from '../../rest/service-config.ts';
@@ -129,5 +129,44 @@ describe('the same value means the same to every process', () => {
     expect(() =>
       planDeployment('studio', { SUBGRAPH_NETWORK: ' ', SUBGRAPH_NAME: '\t', GRAPH_DEPLOY_KEY: '' }),
     ).toThrow(/SUBGRAPH_NETWORK is not set[^]*SUBGRAPH_NAME is not set[^]*GRAPH_DEPLOY_KEY is not set/);
+  });
+
+  it('every process refuses a URL showing only its scheme and host, never the key or password it carries', () => {
+    const value = 'wss://user:pw@mainnet.example/v3/SECRETKEY?apikey=K2';
+    const service = (() => {
+      try {
+        loadServiceConfig({ SUBGRAPH_URL: 'http://sg.example', REGISTRY: 'r.json', RPC_URL: value });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    const deploy = (() => {
+      try {
+        planDeployment('node', { SUBGRAPH_NETWORK: 'sepolia', SUBGRAPH_NAME: 'x', GRAPH_NODE_URL: value });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(service).toBe('RPC_URL must be an http(s) URL, got "wss://mainnet.example/…"');
+    expect(deploy).toContain('GRAPH_NODE_URL must be an http(s) URL, got "wss://mainnet.example/…"');
+    expect(`${service}${deploy}`).not.toMatch(/user|pw|SECRETKEY|K2/);
+  });
+});
+
+describe('urlRefusal', () => {
+  it('accepts a URL of one of the protocols given', () => {
+    expect(urlRefusal('REDIS_URL', 'rediss://cache.example:6380/1', ['redis:', 'rediss:'])).toBeUndefined();
+  });
+
+  it('names the protocols and what the URL should point at', () => {
+    expect(urlRefusal('REDIS_URL', 'http://cache.example', ['redis:', 'rediss:'], 'the counters')).toBe(
+      'REDIS_URL must be a redis:// or rediss:// URL (the counters), got "http://cache.example"',
+    );
+  });
+
+  it('does not show a value that is not a URL at all, which may be a bare key', () => {
+    expect(urlRefusal('RPC_URL', 'abc123secret', ['http:', 'https:'])).toBe(
+      'RPC_URL must be an http(s) URL, got a value that is not a URL (not shown: it may hold a key)',
+    );
   });
 });

@@ -1,0 +1,25 @@
+// What the project prints of text that quotes URLs (common/url.ts scrubUrls): log lines and upstream
+// errors may quote a URL whole, or only the path of the request they failed, where providers put keys.
+import { describe, expect, it } from 'vitest';
+import { scrubUrls } from '../../common/url.ts';
+
+describe('scrubUrls', () => {
+  it('cuts every URL written out in the text to its scheme and host', () => {
+    expect(
+      scrubUrls('connect https://user:pw@db.example:5432/graph?key=k1 failed; try http://a.example/x'),
+    ).toBe('connect https://db.example:5432/… failed; try http://a.example/…');
+  });
+
+  it('hides the path and query of a known URL where the text quotes them alone', () => {
+    const url = 'https://gateway.example/api/KEY123/subgraphs/id/Qm?token=T9';
+    expect(scrubUrls('no subgraph is served at /api/KEY123/subgraphs/id/Qm (query ?token=T9)', [url])).toBe(
+      'no subgraph is served at … (query …)',
+    );
+  });
+
+  it('leaves text without URLs as it is', () => {
+    expect(scrubUrls('connect ECONNREFUSED 127.0.0.1:8030', ['http://127.0.0.1:8030/'])).toBe(
+      'connect ECONNREFUSED 127.0.0.1:8030',
+    );
+  });
+});
