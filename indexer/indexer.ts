@@ -15,8 +15,6 @@ import type { QueryService } from './query/create-query-service.ts';
 import type { NetworkContract } from './runtime/manifest.ts';
 import { createStoreQueryService, openLockedStore, type LockedStore } from './store-and-query.ts';
 
-export { DEFAULT_BUILD_DIR, DEFAULT_NETWORKS_FILE, historyToKeep, REORG_THRESHOLD } from './deployment.ts';
-
 export interface IndexerConfig {
   rpcUrl: string;
   /** a network of networks.json; its entries' keys (address, start and end block) replace the build's */

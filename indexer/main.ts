@@ -9,7 +9,8 @@
 import { resolve, sep } from 'node:path';
 import { redactUrl, scrubUrls } from '../common/url.ts';
 import { indexerConfigFromEnv, shownPath, type IndexerEnvConfig } from './config.ts';
-import { createIndexer, DEFAULT_BUILD_DIR, type Indexer } from './indexer.ts';
+import { DEFAULT_BUILD_DIR } from './deployment.ts';
+import { createIndexer, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
 
 let config: IndexerEnvConfig;

@@ -6,7 +6,7 @@
 // the number given), accepted from specVersion 1.0.0 only; and the history the indexer keeps from
 // it, never as few blocks as its reorg threshold.
 import { describe, expect, it } from 'vitest';
-import { historyToKeep } from '../../../indexer/indexer.ts';
+import { historyToKeep } from '../../../indexer/deployment.ts';
 import { UNPRUNED_HISTORY_BLOCKS, loadSubgraph } from '../../../indexer/runtime/manifest.ts';
 import { buildProbeSubgraph } from '../probe-build.ts';
 import { loadEditedProbe } from './runtime-harness.ts';
