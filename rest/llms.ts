@@ -1,6 +1,7 @@
 // Generates /llms.txt (llmstxt.org: a title, a summary and link lists) and /llms-full.txt
 // (every endpoint with its parameters, fields, an example, errors, limits and caching, and the
 // GraphQL gateway) from the route table, so the prose an agent reads can never disagree with the API.
+import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { ERROR_CODES } from '../gateway/errors.ts';
 import { MAX_INT, NAV_HISTORY_LIMIT, PAGE_LIMIT } from '../gateway/inputs.ts';
 import { API_VERSION } from '../gateway/server.ts';
@@ -172,7 +173,7 @@ export function llmsFullTxt(
     '',
     '- NAV record status: Draft -> PendingVerification (submitted) -> Verified (by a verifier) -> Published (final). A rejection from PendingVerification or Verified returns the record to Draft, where it may be re-drafted. Epoch N is published only after N-1.',
     '- Fund status: open (every module runs), paused (at least one of subscriptions, redemptions, claims is paused), closed (the vault is closed for good).',
-    '- Health status: ok, or degraded when the indexer reports indexing errors, lags the chain head by more than HEALTH_MAX_LAG_BLOCKS blocks (default 50), says it is not healthy (indexer.indexingHealth unhealthy or failed), or live chain reads fail.',
+    `- Health status: ok, or degraded when the indexer reports indexing errors, lags the chain head by more than HEALTH_MAX_LAG_BLOCKS blocks (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth unhealthy or failed), or live chain reads fail.`,
     '',
     '## Errors',
     '',
@@ -201,7 +202,7 @@ export function llmsFullTxt(
     '',
     ...Object.entries(FRESHNESS_HEADERS).map(([name, h]) => `- ${name}: ${h.description}`),
     '',
-    "When is data stale: a chain without new transactions makes no new blocks, so an X-Indexed-Block that stays the same is no sign of trouble by itself. The index is stalled when the chain moves on and it does not: X-Indexed-Block-Lag grows from one response to the next, or across polls of GET /v1/health indexer.maxIndexedBlock stays the same while indexer.chainHeadBlock advances (indexer.lagBlocks, their difference, grows). Health's status turns degraded once lagBlocks passes HEALTH_MAX_LAG_BLOCKS (default 50) or indexer.hasIndexingErrors is true. An indexer that has halted is seen at once where the deployment exposes its status API: indexer.indexingHealth is failed and indexer.fatalError says why (null indexingHealth: the deployment cannot tell; go by the block numbers). X-Indexed-At and X-Data-Lag-Seconds count from the chain's block time: on a quiet chain the last block is old however current the index, so judge staleness by blocks.",
+    `When is data stale: a chain without new transactions makes no new blocks, so an X-Indexed-Block that stays the same is no sign of trouble by itself. The index is stalled when the chain moves on and it does not: X-Indexed-Block-Lag grows from one response to the next, or across polls of GET /v1/health indexer.maxIndexedBlock stays the same while indexer.chainHeadBlock advances (indexer.lagBlocks, their difference, grows). Health's status turns degraded once lagBlocks passes HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) or indexer.hasIndexingErrors is true. An indexer that has halted is seen at once where the deployment exposes its status API: indexer.indexingHealth is failed and indexer.fatalError says why (null indexingHealth: the deployment cannot tell; go by the block numbers). X-Indexed-At and X-Data-Lag-Seconds count from the chain's block time: on a quiet chain the last block is old however current the index, so judge staleness by blocks.`,
     ...(examples.syntheticChainClock
       ? [
           '',

@@ -1,6 +1,7 @@
 // JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of every REST response body. They are
 // the components of openapi.json, and the test suite validates every response against them,
 // so a body that drifts from the documented contract fails a test.
+import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
 import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
@@ -378,8 +379,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   HealthRecord: object({
     status: {
       enum: ['ok', 'degraded'],
-      description:
-        'degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default 50) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing',
+      description: `degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
     },
     api: object({ version: string }),
     indexer: object({

@@ -1,5 +1,6 @@
 // Service and indexer health: what a client polls to detect stale data.
 import { builder } from '../builder.ts';
+import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../context.ts';
 import { ApiInfoRef } from './api-info.ts';
 import { HealthNavRef } from './health-nav.ts';
 import { IndexerStatusRef, type IndexerStatusShape } from './indexer-status.ts';
@@ -17,8 +18,7 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
   description: 'Liveness and data freshness.',
   fields: (t) => ({
     status: t.exposeString('status', {
-      description:
-        'ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default 50), says it is not healthy (indexer.indexingHealth), or live reads fail',
+      description: `ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth), or live reads fail`,
     }),
     api: t.field({ type: ApiInfoRef, description: 'the API itself', resolve: (h) => h.api }),
     indexer: t.field({
