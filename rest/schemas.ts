@@ -3,6 +3,7 @@
 // so a body that drifts from the documented contract fails a test.
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
+import { ADDRESS_PATTERN } from '../gateway/inputs.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
 import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
@@ -14,7 +15,7 @@ const string = { type: 'string' };
 const integer = { type: 'integer' };
 const boolean = { type: 'boolean' };
 const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
-const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed address' };
+const address = { type: 'string', pattern: ADDRESS_PATTERN, description: '0x-prefixed address' };
 const hash = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
 const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal string, exact' };
 const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' };

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { ADDRESS_PATTERN, SLUG_PATTERN } from '../inputs.ts';
 
 export interface RegistryContract {
   name: string;
@@ -17,20 +18,7 @@ export interface RegistryContract {
   category: string;
 }
 
-export type ContractKind =
-  | 'NavOracle'
-  | 'DividendDistributor'
-  | 'FundRegistry'
-  | 'FundVault'
-  | 'FundShareToken'
-  | 'ThreePoolPolicy'
-  | 'KellyPolicy'
-  /** a base-asset token (an ERC-20 such as USDC) */
-  | 'ERC20'
-  /** the devnet's stand-in base asset (devnet/contracts) */
-  | 'MockUSDC';
-
-export const CONTRACT_KINDS: readonly ContractKind[] = [
+export const CONTRACT_KINDS = [
   'NavOracle',
   'DividendDistributor',
   'FundRegistry',
@@ -38,9 +26,12 @@ export const CONTRACT_KINDS: readonly ContractKind[] = [
   'FundShareToken',
   'ThreePoolPolicy',
   'KellyPolicy',
+  // a base-asset token (an ERC-20 such as USDC)
   'ERC20',
+  // the devnet's stand-in base asset (devnet/contracts)
   'MockUSDC',
-];
+] as const;
+export type ContractKind = (typeof CONTRACT_KINDS)[number];
 
 export const POLICY_KINDS = ['fixed-plus-float', 'fractional-kelly'] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];
@@ -101,9 +92,9 @@ export interface Registry {
   strategies: RegistryStrategy[];
 }
 
-const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' };
+const address = { type: 'string', pattern: ADDRESS_PATTERN };
 const text = { type: 'string', minLength: 1 };
-const slug = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' };
+const slug = { type: 'string', pattern: SLUG_PATTERN };
 const date = { type: 'string', format: 'date' };
 const url = { type: 'string', format: 'uri' };
 const bps = { type: 'integer', minimum: 0, maximum: 10000 };

@@ -1,6 +1,6 @@
 // Routes of a fund's dividend rounds: the paged list, one round, and the Merkle proof a holder
 // claims with. The epoch of a round is the key the last two share.
-import { ADDRESS_PATTERN, MAX_INT } from '../../gateway/inputs.ts';
+import { MAX_INT } from '../../gateway/inputs.ts';
 import {
   CLAIM_REVERTS,
   CLAIM_SENDER,
@@ -9,7 +9,7 @@ import {
 } from '../../gateway/types/claim-call.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
-import { cursorParam, limitParam, slugParam } from './shared-params.ts';
+import { addressParam, cursorParam, limitParam, slugParam } from './shared-params.ts';
 
 const ROUND_FIELDS =
   'fund epoch merkleRoot total leafCount uri claimedCount claimedAmount postedAt postedBlock postedTxHash';
@@ -75,15 +75,7 @@ export function getDividendProofRoute(examples: DocumentExamples): RouteSpec {
     params: [
       slugParam('fund', examples),
       epochParam(examples),
-      {
-        name: 'address',
-        in: 'query',
-        required: true,
-        description: 'the account to prove',
-        schema: { type: 'string', pattern: ADDRESS_PATTERN },
-        rule: 'a 0x-prefixed address of 40 hex digits',
-        example: scenario?.proof.account,
-      },
+      { ...addressParam('address', 'the account to prove', scenario?.proof.account), required: true },
     ],
     document: `query($slug: String!, $epoch: Int!, $address: String!) { fund(slug: $slug) { dividend(epoch: $epoch) {
       proof(address: $address) { fund vault epoch account amount amountRaw merkleRoot leaf proof claimed distributor

@@ -1,10 +1,10 @@
 // The events route on its own: the one route over every tracked contract rather than one
 // resource, with filters (contract, event name, block range) no other route takes.
-import { ADDRESS_PATTERN, MAX_INT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
+import { MAX_INT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
 import { EVENT_NAMES, EVENT_NAMES_BY_CONTRACT } from '../../gateway/event-names.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
-import { cursorParam, limitParam } from './shared-params.ts';
+import { addressParam, cursorParam, limitParam } from './shared-params.ts';
 
 /** `example`: a block the devnet scenario holds events at or before */
 const blockParam = (name: string, description: string, example: number | undefined): ParamSpec => ({
@@ -24,14 +24,11 @@ export function listEventsRoute({ contract, fund, scenario }: DocumentExamples):
     description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\` is refused with 400; one written in another case or with separators (nav_published) gets a 400 naming the event meant. \`fund\` (a fund slug) selects the events that concern one fund whichever contract emitted them (its vault's, and the NavOracle, DividendDistributor and FundRegistry events naming it): \`fund=<slug>&eventName=NavPublished\` lists one fund's NAV publications. A \`contract\` and \`eventName\` that cannot occur together (NavPublished of a fund vault), or a registered contract no event is indexed for (a policy, a share token), are refused with 400 naming what to ask instead, never answered with an empty page.`,
     tier: 'live',
     params: [
-      {
-        name: 'contract',
-        in: 'query',
-        description: 'emitting contract address (any case), from GET /v1/contracts',
-        schema: { type: 'string', pattern: ADDRESS_PATTERN },
-        rule: 'a 0x-prefixed address of 40 hex digits',
-        example: contract.address,
-      },
+      addressParam(
+        'contract',
+        'emitting contract address (any case), from GET /v1/contracts',
+        contract.address,
+      ),
       {
         name: 'eventName',
         in: 'query',

@@ -1,6 +1,12 @@
-// Parameters that routes of more than one group take, so that a slug, a page size or a cursor
-// is described and bounded the same way on every endpoint that accepts it.
-import { CURSOR_PATTERN, PAGE_LIMIT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
+// Parameters that routes of more than one group take, so that a slug, an address, a page size or
+// a cursor is described and bounded the same way on every endpoint that accepts it.
+import {
+  ADDRESS_PATTERN,
+  CURSOR_PATTERN,
+  PAGE_LIMIT,
+  SLUG_PATTERN,
+  SLUG_RULE,
+} from '../../gateway/inputs.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec } from '../routes.ts';
 
@@ -12,6 +18,16 @@ export const slugParam = (what: 'fund' | 'strategy', examples: DocumentExamples)
   rule: SLUG_RULE,
   example: what === 'fund' ? examples.fund.slug : examples.strategy.slug,
   names: what,
+});
+
+/** a query parameter naming an account or contract, in any case */
+export const addressParam = (name: string, description: string, example: string | undefined): ParamSpec => ({
+  name,
+  in: 'query',
+  description,
+  schema: { type: 'string', pattern: ADDRESS_PATTERN },
+  rule: 'a 0x-prefixed address of 40 hex digits',
+  example,
 });
 
 export const limitParam = (what: string): ParamSpec => ({
