@@ -1,8 +1,6 @@
 // The root Query type: every entry point of the gateway. Unknown slugs raise NOT_FOUND.
 import { builder } from '../builder.ts';
-import type { GatewayContext } from '../context.ts';
-import { badInput, GatewayError, notFound } from '../errors.ts';
-import { isoFromSeconds } from '../format.ts';
+import { badInput, notFound } from '../errors.ts';
 import {
   checkRange,
   decodeEventsCursor,
@@ -18,32 +16,14 @@ import {
 } from '../inputs.ts';
 import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
 import { eventFilter } from '../event-filters.ts';
-import type { FundRow } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
 import { FundRef } from './fund.ts';
-import type { HealthShape } from './health.ts';
 import { HealthRef } from './health.ts';
+import { health } from '../health.ts';
 import { PolicyRef } from './policy.ts';
 import { ProtocolEventPageRef } from './protocol-event-page.ts';
 import { ProtocolRef } from './protocol.ts';
 import { StrategyRef } from './strategy.ts';
-
-const MODULES = ['subscriptions', 'redemptions', 'claims'] as const;
-const SINGLETON_KINDS = new Set(['FundRegistry', 'NavOracle', 'DividendDistributor']);
-
-/** Paused modules per fund, read live; falls back to the indexed value when no RPC is configured. */
-async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<string[]> {
-  const funds = ctx.registry.registry.funds;
-  if (!ctx.chain) {
-    const byVault = new Map(indexed.map((row) => [row.id.toLowerCase(), row]));
-    return funds.flatMap((f) =>
-      (byVault.get(f.vault.toLowerCase())?.pausedModules ?? []).map((m) => `${f.slug}:${m}`),
-    );
-  }
-  const chain = ctx.chain;
-  const flags = await Promise.all(funds.map((f) => chain.pausedModules(f.vault as `0x${string}`)));
-  return funds.flatMap((f, i) => MODULES.filter((_m, j) => flags[i]?.[j]).map((m) => `${f.slug}:${m}`));
-}
 
 /**
  * The registry entry a slug names, or NOT_FOUND saying where the valid slugs are listed (and which
@@ -53,65 +33,6 @@ function bySlug<T extends NamedEntry>(resource: SlugResource, entries: Map<strin
   const entry = entries.get(slug);
   if (entry !== undefined) return entry;
   throw notFound(unknownSlugMessage(resource, slug, entries));
-}
-
-async function health(ctx: GatewayContext): Promise<HealthShape> {
-  const indexed = await ctx.subgraph.allFunds();
-  const { freshness } = ctx.subgraph;
-  let degraded = freshness.hasIndexingErrors;
-  let paused: string[];
-  let head: number | null = null;
-  // the chain the RPC actually serves when one is configured; the registry's claim otherwise
-  let chainId = ctx.registry.registry.chain.id;
-  // asked beside the live reads; it answers null rather than failing
-  const indexing =
-    ctx.indexingStatus && freshness.deployment !== null
-      ? ctx.indexingStatus.status(freshness.deployment)
-      : Promise.resolve(null);
-  try {
-    [paused, head, chainId] = await Promise.all([
-      pausedModules(ctx, indexed),
-      ctx.chain ? ctx.chain.headBlock().then(Number) : Promise.resolve(null),
-      ctx.chain ? ctx.chain.chainId() : Promise.resolve(chainId),
-    ]);
-  } catch (error) {
-    if (!(error instanceof GatewayError) || error.code !== 'UPSTREAM_UNAVAILABLE') throw error;
-    // live reads failed: report the indexed view and say so
-    degraded = true;
-    paused = indexed.flatMap((row) => row.pausedModules.map((m) => `${row.slug}:${m}`));
-  }
-  let latest: { epoch: number; publishedAt: string } | null = null;
-  for (const row of indexed) {
-    const nav = row.latestPublishedNav;
-    if (nav?.publishedAt && (!latest || BigInt(nav.publishedAt) > BigInt(latest.publishedAt))) {
-      latest = { epoch: nav.epoch, publishedAt: nav.publishedAt };
-    }
-  }
-  const maxIndexedBlock = freshness.indexedBlock ?? 0;
-  const lagBlocks = head === null ? null : Math.max(0, head - maxIndexedBlock);
-  if (lagBlocks !== null && lagBlocks > ctx.healthMaxLagBlocks) degraded = true;
-  const status = await indexing;
-  if (status !== null && status.health !== 'healthy') degraded = true;
-  const singletons = ctx.registry.registry.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;
-  return {
-    status: degraded ? 'degraded' : 'ok',
-    api: { version: ctx.apiVersion },
-    indexer: {
-      chainId,
-      contractsTracked: singletons + indexed.length,
-      deployment: freshness.deployment,
-      maxIndexedBlock,
-      lastUpdatedAt: freshness.indexedAt === null ? null : isoFromSeconds(freshness.indexedAt),
-      hasIndexingErrors: freshness.hasIndexingErrors,
-      chainHeadBlock: head,
-      lagBlocks,
-      indexingHealth: status?.health ?? null,
-      fatalError: status?.fatalError ?? null,
-    },
-    nav: latest ? { latestEpoch: latest.epoch, publishedAt: isoFromSeconds(latest.publishedAt) } : null,
-    pausedModules: paused,
-    now: new Date().toISOString(),
-  };
 }
 
 builder.queryType({
