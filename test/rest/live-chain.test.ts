@@ -249,7 +249,7 @@ describe('while the chain moves', () => {
     // the second request is answered from the cache
     const cached = await fetch(cachedBase + proofPath);
     expect(cached.headers.get('x-indexed-block')).toBe(String(indexer.status().checkpoint));
-    expect(Number(cached.headers.get('age'))).toBeGreaterThanOrEqual(0);
+    expect(cached.headers.get('age')).toMatch(/^\d+$/);
     expect((await cached.json()).data.claimed).toBe(false);
 
     const receipt = await transact(account, proof.claim.to, proof.claim.data);

@@ -605,7 +605,7 @@ describe('headers on every response', () => {
   it('says which indexed block the data reflects and how far behind the head it is', async () => {
     const { headers } = await get('/v1/events?limit=1');
     expect(Number(headers.get('x-indexed-block'))).toBeGreaterThanOrEqual(ledger().endBlock);
-    expect(Number(headers.get('x-indexed-block-lag'))).toBeGreaterThanOrEqual(0);
+    expect(headers.get('x-indexed-block-lag')).toMatch(/^\d+$/);
     expect(headers.get('x-indexed-at')).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 });
