@@ -147,6 +147,7 @@ export function serviceIndex(baseUrl: string): Record<string, unknown> {
       llms: link('llms'),
       llmsFull: link('llmsFull'),
       agents: link('agents'),
+      aiPlugin: link('aiPlugin'),
       graphql: `${baseUrl}/graphql`,
       graphqlSchema: link('graphqlSchema'),
       health: `${baseUrl}/v1/health`,

@@ -10,6 +10,7 @@ import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
+import { DISCOVERY_DOCUMENTS } from '../../rest/document-table.ts';
 import { claimableDividendsQuery } from '../../rest/llms.ts';
 import { MAX_URL_LENGTH } from '../../rest/problems.ts';
 import { ROUTES } from '../../rest/routes.ts';
@@ -851,6 +852,11 @@ describe('discovery documents', () => {
     expect(status).toBe(200);
     const links = body.links as Record<string, string>;
     expect(links.openapi).toBe(`${base}/openapi.json`);
+    // every discovery document but the index itself
+    const documents = Object.values(DISCOVERY_DOCUMENTS).filter((d) => d.path !== '/');
+    expect(
+      documents.map((d) => `${base}${d.path}`).filter((url) => !Object.values(links).includes(url)),
+    ).toEqual([]);
     for (const [name, link] of Object.entries(links)) {
       // /graphql needs a query to answer; its schema link is what a client reads first
       if (name === 'graphql') continue;
