@@ -3,28 +3,43 @@
 // [address, uint256]). Before any proof is computed the file is read within limits (its size, the
 // time allowed, how many are read at once) and checked against the round: its root, leaf count and
 // leaf sum must be the on-chain ones and each address must have one leaf, since a proof from any
-// other tree would fail on-chain or pay someone else's share. A file failing a check is refused
-// with the check it failed; that verdict is kept a short time, so a client retrying in a loop does
-// not make the service read the file again each time. Verified trees are kept up to a count and
-// a byte budget.
+// other tree would fail on-chain or pay someone else's share. The checks and the hashing of every
+// leaf and node take a core for seconds on a large file (15-30 s for 200,000 leaves), so they run
+// on a thread of their own (distribution-verifier.ts), one per file being checked, within a heap
+// limit and a time limit, while this thread goes on answering other requests. A file failing a
+// check is refused with the check it failed; that verdict is kept a short time, so a client
+// retrying in a loop does not make the service read the file again each time. Verified trees are
+// kept, as the flat tables the verifier packs them in, up to a count and a byte budget.
 import { constants, open, realpath } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 import { ADDRESS_PATTERN } from '../inputs.ts';
-
-export type DistributionTree = StandardMerkleTree<[string, string]>;
+import {
+  findLeaf,
+  rootOf,
+  type DistributionLeaf,
+  type DistributionTables,
+  type VerifierInput,
+  type VerifierOutcome,
+} from './distribution-verifier.ts';
 
 export interface DistributionsConfig {
   /** a local directory or an http(s) base URL; undefined when proofs are not served */
   base: string | undefined;
   /** how long one distribution may take to arrive, waiting for a free reader included */
   timeoutMs: number;
-  /** how many verified trees are kept (at most CACHED_DISTRIBUTION_BYTES of files in all) */
+  /** how many verified trees are kept (at most CACHED_DISTRIBUTION_BYTES of tables in all) */
   cacheSize: number;
   /** how long a refused file's verdict is kept before the file is read again (REFUSAL_TTL_MS) */
   refusalTtlMs?: number;
+  /** how long checking a file that arrived may take (VERIFICATION_TIMEOUT_MS) */
+  verificationTimeoutMs?: number;
+  /** the heap of the thread checking a file, MiB (VERIFIER_HEAP_MB) */
+  verifierHeapMb?: number;
 }
 
 /** What the chain says of a round's distribution: the file must agree with all of it. */
@@ -37,9 +52,10 @@ export interface DistributionRound {
 }
 
 export interface VerifiedDistribution {
-  tree: DistributionTree;
-  /** the index of the leaf of `account` (lowercase 0x address), undefined when it has none */
-  leafIndexOf(account: string): number | undefined;
+  /** the tree's root as its file writes it */
+  root: string;
+  /** the leaf of `account` (lowercase 0x address) with its proof, undefined when it has none */
+  leafOf(account: string): DistributionLeaf | undefined;
 }
 
 export interface DistributionSource {
@@ -59,24 +75,38 @@ export interface DistributionSource {
 export const MAX_DISTRIBUTION_BYTES = 64 * 1024 * 1024;
 
 /**
- * How many distributions are read at once; the others wait, within their timeout. A file read holds
- * one of libuv's four threadpool threads until the file system answers (a hung network mount never
- * does), so a reader's place is freed only when its read ends, not when its request gives up.
+ * How many distributions are read and checked at once; the others wait, within their timeout. A
+ * file read holds one of libuv's four threadpool threads until the file system answers (a hung
+ * network mount never does), so a reader's place is freed only when its read ends, not when its
+ * request gives up; then the file's check holds it until its thread has exited. At most this many
+ * verifier threads run, each with its file and its heap (VERIFIER_HEAP_MB).
  */
 export const DISTRIBUTION_READERS = 2;
 
-/** The verified trees kept, in bytes of the files they were read from (~2× that in heap). */
+/**
+ * The verified trees kept, in bytes of their tables: all the memory a kept tree holds, ~224 bytes
+ * per leaf (45 MB for 200,000 leaves).
+ */
 export const CACHED_DISTRIBUTION_BYTES = 2 * MAX_DISTRIBUTION_BYTES;
+
+/**
+ * How long checking a file that arrived may take before its thread is stopped and the request
+ * answered 503 (retry later). Measured: 15-30 s for 200,000 leaves, 40-50 s on a busy machine for
+ * the largest file that can pass (64 MiB written as tightly as JSON allows, ~305,000 leaves).
+ */
+export const VERIFICATION_TIMEOUT_MS = 120_000;
+
+/**
+ * The heap of a verifier thread, MiB. Checking the largest file that can pass (~305,000 leaves)
+ * needs between 128 and 192 MiB; a file needing more (JSON built to take memory) ends its thread,
+ * and is refused, before it can take the service's memory.
+ */
+export const VERIFIER_HEAP_MB = 384;
 
 /** How long a refusal (a file failing a check, a uri that cannot be read) is answered without reading again. */
 export const REFUSAL_TTL_MS = 30_000;
 
 const UPSTREAM = 'dividend distribution';
-const LEAF_ENCODING = ['address', 'uint256'];
-const NODE_PATTERN = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS = new RegExp(ADDRESS_PATTERN);
-const AMOUNT_PATTERN = /^(0x[0-9a-fA-F]+|[0-9]+)$/;
-const UINT256_MAX = 2n ** 256n - 1n;
 
 /** A uri as the client may see it: it comes from the chain, so it is quoted and kept short. */
 function quoted(uri: string): string {
@@ -276,107 +306,97 @@ async function readDumpFile(base: string, uri: string): Promise<Buffer> {
   }
 }
 
-/** The dump's shape, checked before anything is hashed; its rule, in words, when it is broken. */
-function shapeFault(dump: unknown): string | undefined {
-  if (typeof dump !== 'object' || dump === null) return 'it is not a JSON object';
-  const { format, leafEncoding, tree, values } = dump as Record<string, unknown>;
-  if (format !== 'standard-v1') return 'its format is not "standard-v1"';
-  if (JSON.stringify(leafEncoding) !== JSON.stringify(LEAF_ENCODING)) {
-    return 'its leafEncoding is not ["address", "uint256"]';
-  }
-  if (!Array.isArray(tree) || tree.length === 0 || !tree.every((node) => NODE_PATTERN.test(String(node)))) {
-    return 'its tree is not a non-empty list of 32-byte 0x hex nodes';
-  }
-  if (!Array.isArray(values) || values.length === 0) return 'its values are not a non-empty list';
-  for (const [i, entry] of values.entries()) {
-    const { value, treeIndex } = (entry ?? {}) as { value?: unknown; treeIndex?: unknown };
-    if (!Array.isArray(value) || value.length !== 2 || !Number.isInteger(treeIndex)) {
-      return `its value ${i} is not {"value": [address, amount], "treeIndex": integer}`;
-    }
-    if (!ADDRESS.test(String(value[0]))) return `the address of its value ${i} is not 0x and 40 hex digits`;
-    if (amountOf(value[1]) === undefined)
-      return `the amount of its value ${i} is not an integer from 0 to 2^256-1`;
-  }
-  return undefined;
-}
+// Plain CommonJS, with none of the parent's flags: it loads the verifier, TypeScript, through
+// tsx's require hook, which works in any thread (a loader given by --import does not reach a worker
+// on Node 20), whatever runs the service (tsx, vitest).
+const VERIFIER_BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+require(workerData.loader).require(workerData.verifier, workerData.verifier).answerParent();
+`;
+const VERIFIER_LOADER = createRequire(import.meta.url).resolve('tsx/cjs/api');
+const VERIFIER = fileURLToPath(new URL('./distribution-verifier.ts', import.meta.url));
 
-/** A leaf's amount as abi-encoding takes it: a decimal or 0x hex string, or a JSON integer. */
-function amountOf(value: unknown): bigint | undefined {
-  const integer =
-    (typeof value === 'string' && AMOUNT_PATTERN.test(value)) ||
-    (typeof value === 'number' && Number.isSafeInteger(value));
-  if (!integer) return undefined;
-  const amount = BigInt(value);
-  return amount >= 0n && amount <= UINT256_MAX ? amount : undefined;
-}
-
-type Dump = Parameters<typeof StandardMerkleTree.load<[string, string]>>[0];
-
-/** The distribution in `bytes`, once it passed every check against the round; else its refusal. */
-function verify(bytes: Buffer, round: DistributionRound): VerifiedDistribution {
+/**
+ * The tables of the distribution `file` of `round`, checked on a thread of its own within `limits`;
+ * else its refusal, or unavailability when the thread fails or takes too long. Settles once the
+ * thread has exited: no check goes on after its request is answered.
+ */
+function verifyApart(
+  round: DistributionRound,
+  file: Buffer,
+  limits: { timeoutMs: number; heapMb: number },
+): Promise<DistributionTables> {
   const { uri } = round;
-  let dump: Dump;
-  try {
-    dump = JSON.parse(bytes.toString('utf8')) as Dump;
-  } catch (error) {
-    // the parser's message quotes the file: it stays in the cause
-    throw refused(uri, 'is not a StandardMerkleTree dump: it is not JSON', error);
-  }
-  const fault = shapeFault(dump);
-  if (fault) throw refused(uri, `is not a StandardMerkleTree dump: ${fault}`);
-  // the cheap checks first: hashing every leaf and node is what takes long
-  const fileRoot = dump.tree[0]!.toLowerCase();
-  const chainRoot = round.merkleRoot.toLowerCase();
-  if (fileRoot !== chainRoot) {
-    throw refused(
-      uri,
-      `has Merkle root ${fileRoot}, but the root posted on-chain for its round is ${chainRoot}`,
-    );
-  }
-  if (dump.values.length !== round.leafCount) {
-    throw refused(
-      uri,
-      `has ${dump.values.length} leaves, but its round's on-chain leafCount is ${round.leafCount}`,
-    );
-  }
-  let sum = 0n;
-  const leafIndex = new Map<string, number>();
-  for (const [i, { value }] of dump.values.entries()) {
-    sum += amountOf(value[1])!;
-    const account = value[0].toLowerCase();
-    const earlier = leafIndex.get(account);
-    if (earlier !== undefined) {
-      throw refused(
+  // a Buffer owning its whole memory (a file's, read whole) moves to the thread; a small one, a
+  // slice of Node's shared pool, is copied: moving the pool would empty every Buffer in it
+  const owned = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength;
+  const moved = owned ? new Uint8Array(file.buffer as ArrayBuffer) : new Uint8Array(file);
+  const input: VerifierInput = {
+    file: moved,
+    round: { merkleRoot: round.merkleRoot, total: round.total, leafCount: round.leafCount },
+    addressPattern: ADDRESS_PATTERN,
+  };
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(VERIFIER_BOOTSTRAP, {
+      eval: true,
+      workerData: { loader: VERIFIER_LOADER, verifier: VERIFIER, input },
+      transferList: [moved.buffer],
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: limits.heapMb },
+    });
+    let outcome: DistributionTables | GatewayError | undefined;
+    const timer = setTimeout(() => {
+      outcome ??= unavailable(uri, `could not be checked within ${limits.timeoutMs} ms`);
+      void worker.terminate();
+    }, limits.timeoutMs);
+    worker.once('message', (answer: VerifierOutcome) => {
+      if ('tables' in answer) outcome = answer.tables;
+      else {
+        const cause =
+          answer.cause && Object.assign(new Error(answer.cause.message), { name: answer.cause.name });
+        outcome = refused(uri, answer.refusal, cause);
+      }
+      void worker.terminate();
+    });
+    worker.once('error', (error: NodeJS.ErrnoException) => {
+      outcome ??=
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? refused(
+              uri,
+              `needs more than ${limits.heapMb} MiB of memory to be checked, the most the service gives one distribution`,
+              error,
+            )
+          : unavailable(uri, 'could not be checked: the thread checking it failed', error);
+    });
+    worker.once('exit', (code) => {
+      clearTimeout(timer);
+      outcome ??= unavailable(
         uri,
-        `has two leaves for address ${account} (values ${earlier} and ${i}); each address may have one`,
+        'could not be checked: the thread checking it failed',
+        new Error(`the verifier thread exited with code ${code} before it answered`),
       );
-    }
-    leafIndex.set(account, i);
-  }
-  if (sum !== BigInt(round.total)) {
-    throw refused(
-      uri,
-      `has leaves summing to ${sum} base units, but its round's on-chain total is ${round.total}`,
-    );
-  }
-  let tree: DistributionTree;
-  try {
-    // load() hashes every leaf and node and checks them against the tree
-    tree = StandardMerkleTree.load(dump);
-  } catch (error) {
-    throw refused(uri, 'is not a valid Merkle tree: its leaves and nodes do not hash to its tree', error);
-  }
-  return { tree, leafIndexOf: (account) => leafIndex.get(account) };
+      if (outcome instanceof GatewayError) reject(outcome);
+      else resolve(outcome);
+    });
+    // neither keeps the process alive: a service stopping while a file is checked stops. (After the
+    // listeners: adding a 'message' listener refs the worker again.)
+    worker.unref();
+    timer.unref();
+  });
 }
 
 interface CachedTree {
   loading: Promise<VerifiedDistribution>;
-  /** the size of its file once read and verified, 0 until then */
+  /** the size of its tables once read and verified, 0 until then */
   bytes: number;
 }
 
 export function createDistributionSource(config: DistributionsConfig): DistributionSource {
   const refusalTtlMs = config.refusalTtlMs ?? REFUSAL_TTL_MS;
+  const verifierLimits = {
+    timeoutMs: config.verificationTimeoutMs ?? VERIFICATION_TIMEOUT_MS,
+    heapMb: config.verifierHeapMb ?? VERIFIER_HEAP_MB,
+  };
   const readers = createReaderSlots(DISTRIBUTION_READERS);
   // least recently used first
   const verified = new Map<string, CachedTree>();
@@ -402,8 +422,12 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
     refusals.set(key, { error, until: now + refusalTtlMs });
   }
 
-  /** The file's bytes, read within the timeout, waiting for a reader included; never pending past it. */
-  async function read(base: string, uri: string): Promise<Buffer> {
+  /**
+   * The file's tables: its bytes read within the timeout, waiting for a reader included (never
+   * pending past it), then checked apart within the verifier's limits, in the same reader's place.
+   */
+  async function readAndVerify(base: string, round: DistributionRound): Promise<DistributionTables> {
+    const { uri } = round;
     const controller = new AbortController();
     const timer = setTimeout(
       () => controller.abort(unavailable(uri, `did not arrive within ${config.timeoutMs} ms`)),
@@ -413,11 +437,18 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
     const reading = /^https?:\/\//i.test(base)
       ? () => fetchDump(base, uri, signal)
       : () => readDumpFile(base, uri);
-    try {
-      return await untilAborted(readers.run(signal, reading), signal);
-    } finally {
-      clearTimeout(timer);
-    }
+    const verifying = readers.run(signal, async () => {
+      let file: Buffer;
+      try {
+        file = await reading();
+      } finally {
+        clearTimeout(timer);
+      }
+      // arrived after its request gave up: nobody waits for its check
+      signal.throwIfAborted();
+      return verifyApart(round, file, verifierLimits);
+    });
+    return untilAborted(verifying, signal);
   }
 
   return {
@@ -440,13 +471,19 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
         verified.set(key, cached);
         return cached.loading;
       }
-      const loading = read(base, round.uri).then((bytes) => ({ bytes, distribution: verify(bytes, round) }));
-      const entry: CachedTree = { loading: loading.then(({ distribution }) => distribution), bytes: 0 };
+      const loading = readAndVerify(base, round);
+      const entry: CachedTree = {
+        loading: loading.then((tables) => ({
+          root: rootOf(tables),
+          leafOf: (account) => findLeaf(tables, account),
+        })),
+        bytes: 0,
+      };
       verified.set(key, entry);
       evict(entry);
       loading.then(
-        ({ bytes }) => {
-          entry.bytes = bytes.length;
+        (tables) => {
+          entry.bytes = tables.nodes.byteLength + tables.leaves.byteLength;
           evict(entry);
         },
         (error: unknown) => {

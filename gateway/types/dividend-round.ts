@@ -73,10 +73,9 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
       },
       resolve: async ({ row, fund }, args, ctx) => {
         const account = checkAddress('address', args.address);
-        const { tree, leafIndexOf } = await ctx.distributions.load(row);
-        const index = leafIndexOf(account);
-        if (index === undefined) throw notFound(notARecipientMessage(args.address, row.epoch, fund.slug));
-        const [leafAccount, amountRaw] = tree.at(index) as [string, string];
+        const distribution = await ctx.distributions.load(row);
+        const found = distribution.leafOf(account);
+        if (!found) throw notFound(notARecipientMessage(args.address, row.epoch, fund.slug));
         const distributor = ctx.registry.contractOfKind('DividendDistributor')?.address ?? null;
         const claimed =
           ctx.chain && distributor
@@ -84,19 +83,19 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
                 distributor as `0x${string}`,
                 fund.vault,
                 BigInt(row.epoch),
-                leafAccount,
+                found.account,
               )
             : null;
         return {
           fund: fund.slug,
           vault: fund.vault,
           epoch: row.epoch,
-          account: leafAccount,
-          amount: formatUnits(amountRaw, fund.baseAsset.decimals),
-          amountRaw: BigInt(amountRaw).toString(),
-          merkleRoot: tree.root,
-          leaf: tree.leafHash([leafAccount, amountRaw]),
-          proof: tree.getProof(index),
+          account: found.account,
+          amount: formatUnits(found.amount, fund.baseAsset.decimals),
+          amountRaw: found.amount.toString(),
+          merkleRoot: distribution.root,
+          leaf: found.leaf,
+          proof: found.proof,
           claimed,
           distributor,
         };

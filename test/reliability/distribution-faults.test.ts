@@ -1,10 +1,11 @@
 // Faults of the dividend distribution files behind GET /v1/funds/{slug}/dividends/{epoch}/proof,
 // made with real things: a copy of the harness's distribution directory whose files the tests
-// replace (by huge sparse files, named pipes, directories, symbolic links, malformed dumps), a file
-// server on loopback over it (with a fault proxy in front, and one answering chunked), and a private
-// devnet whose rounds disagree with their files. Each refusal must say what is wrong in the
-// service's own words, a lasting one must say that retrying will not help and be kept for its time
-// without reading the file again, and the proof must be served once the file is fixed.
+// replace (by huge sparse files, named pipes, directories, symbolic links, malformed dumps), and a
+// file server on loopback over it (with a fault proxy in front, and one answering chunked). Each
+// refusal must say what is wrong in the service's own words, a lasting one must say that retrying
+// will not help and be kept for its time without reading the file again, and the proof must be
+// served once the file is fixed. Files that disagree with their rounds on-chain are
+// distribution-verification.test.ts's.
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -20,26 +21,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Deployment } from '../../devnet/deploy.ts';
 import type { LedgerRound } from '../../devnet/ledger.ts';
-import { createRpcClient } from '../../devnet/rpc.ts';
-import { createGateway, type Gateway } from '../../gateway/server.ts';
+import type { Gateway } from '../../gateway/server.ts';
 import { MAX_DISTRIBUTION_BYTES, type DistributionsConfig } from '../../gateway/sources/distributions.ts';
-import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
-import {
-  graphql,
-  indexedStack,
-  listen,
-  REGISTRY_FILE,
-  testGateway,
-  type IndexedStack,
-} from '../gateway/stack.ts';
-import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
 import { expectNoLeak, expectProblem, get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 import { startStaticFiles, type StaticFiles } from './servers/static-files.ts';
@@ -440,216 +427,5 @@ describe('distribution files of the indexed scenario', () => {
       await sleep(refusalTtlMs + 100);
       await expectServed(at, r);
     });
-  });
-});
-
-describe('rounds whose distribution disagrees with what the chain says', () => {
-  const ALICE = '0x00000000000000000000000000000000000a11ce';
-  const BOB = '0x0000000000000000000000000000000000000b0b';
-  const distributorAbi = parseAbi([
-    'function deposit(address fund, uint256 amount)',
-    'function postRound(address fund, uint64 epoch, bytes32 merkleRoot, uint256 total, uint32 leafCount, string uri)',
-  ]);
-  const usdcAbi = parseAbi([
-    'function mint(address to, uint256 amount)',
-    'function approve(address spender, uint256 amount)',
-  ]);
-
-  let devnet: PrivateDevnet;
-  let indexer: Indexer;
-  let dataDir: string;
-  let gateway: Gateway;
-  let service: { url: string; close(): Promise<void> };
-  let at: string;
-  let deployment: Deployment;
-  const fund = () => deployment.funds[0]!;
-
-  /** the rounds the suite posted, by what is wrong with them */
-  const rounds = new Map<string, { epoch: number; uri: string }>();
-
-  /** Sends a transaction from any account (anvil impersonates) and mines it. */
-  async function send(from: Address, to: Address, data: Hex): Promise<void> {
-    const rpc = createRpcClient(devnet.rpcUrl);
-    const hash = await rpc.request<Hex>('eth_sendTransaction', [{ from, to, data, gas: '0x1e8480' }]);
-    await rpc.request('evm_mine', []);
-    const receipt = await rpc.request<{ status: string }>('eth_getTransactionReceipt', [hash]);
-    if (receipt.status !== '0x1') throw new Error(`transaction ${hash} reverted`);
-  }
-
-  /** Writes the tree of `leaves` at `uri` and posts it with what the chain is told of it. */
-  async function post(
-    name: string,
-    epoch: number,
-    leaves: [string, string][],
-    told: { total?: bigint; leafCount?: number; uri?: string } = {},
-  ): Promise<void> {
-    const tree = StandardMerkleTree.of(leaves, ['address', 'uint256']);
-    const uri = told.uri ?? `distributions/${fund().slug}/${epoch}.json`;
-    if (told.uri === undefined) {
-      mkdirSync(dirname(join(dataDir, uri)), { recursive: true });
-      writeFileSync(join(dataDir, uri), JSON.stringify(tree.dump()));
-    }
-    const total = told.total ?? leaves.reduce((sum, [, amount]) => sum + BigInt(amount), 0n);
-    await send(
-      fund().multisig,
-      deployment.contracts.dividendDistributor,
-      encodeFunctionData({
-        abi: distributorAbi,
-        functionName: 'postRound',
-        args: [fund().vault, BigInt(epoch), tree.root as Hex, total, told.leafCount ?? leaves.length, uri],
-      }),
-    );
-    rounds.set(name, { epoch, uri });
-  }
-
-  beforeAll(async () => {
-    devnet = await startPrivateDevnet();
-    deployment = devnet.deployment;
-    dataDir = mkdtempSync(join(tmpdir(), 'distribution-checks-'));
-    const depositor = deployment.accounts.deployer;
-    const funds = 1_000_000n;
-    const usdc = deployment.contracts.baseAsset;
-    await send(
-      depositor,
-      usdc,
-      encodeFunctionData({ abi: usdcAbi, functionName: 'mint', args: [depositor, funds] }),
-    );
-    await send(
-      depositor,
-      usdc,
-      encodeFunctionData({
-        abi: usdcAbi,
-        functionName: 'approve',
-        args: [deployment.contracts.dividendDistributor, funds],
-      }),
-    );
-    await send(
-      depositor,
-      deployment.contracts.dividendDistributor,
-      encodeFunctionData({ abi: distributorAbi, functionName: 'deposit', args: [fund().vault, funds] }),
-    );
-    const pair: [string, string][] = [
-      [ALICE, '100'],
-      [BOB, '200'],
-    ];
-    await post('agrees', 1, pair);
-    await post('sum over total', 2, pair, { total: 250n });
-    await post('fewer leaves than leafCount', 3, pair, { leafCount: 3 });
-    await post('one address twice', 4, [
-      [ALICE, '100'],
-      [ALICE.toUpperCase().replace('0X', '0x'), '200'],
-    ]);
-    await post('ipfs uri', 5, pair, {
-      uri: 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/5.json',
-    });
-    await post('parent uri', 6, pair, { uri: '../5.json' });
-    await post('absolute uri', 7, pair, { uri: '/etc/hostname' });
-    indexer = await createIndexer({
-      rpcUrl: devnet.rpcUrl,
-      network: 'devnet',
-      dataDir,
-      port: 0,
-      pollIntervalMs: 50,
-      log: () => {},
-    });
-    await indexer.start();
-    const head = await createRpcClient(devnet.rpcUrl).request<Hex>('eth_blockNumber', []);
-    await indexer.waitForBlock(Number(head));
-    gateway = gatewayOver(dataDir);
-    service = await restService(gateway);
-    at = service.url;
-  }, 300_000);
-
-  afterAll(async () => {
-    await service?.close();
-    await indexer?.stop();
-    await devnet?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  /** a gateway over the private devnet reading distributions at `base` */
-  function gatewayOver(base: string): Gateway {
-    return createGateway({
-      registry: loadRegistry(REGISTRY_FILE),
-      subgraph: { url: indexer.queryUrl, timeoutMs: 10_000, maxBatch: 1000 },
-      chain: { rpcUrl: devnet.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
-      distributions: { base, timeoutMs: TIMEOUT_MS, cacheSize: 16 },
-      logError: () => {},
-    });
-  }
-
-  const posted = (name: string) => {
-    const found = rounds.get(name);
-    if (!found) throw new Error(`round "${name}" was not posted`);
-    return found;
-  };
-  const proofPath = (name: string, account = ALICE) =>
-    `/v1/funds/${fund().slug}/dividends/${posted(name).epoch}/proof?address=${account}`;
-
-  it('serves the proof of a distribution that agrees with its round', async () => {
-    const response = await get(at, proofPath('agrees', BOB));
-    expect(response.status, response.text.slice(0, 300)).toBe(200);
-    const { data } = JSON.parse(response.text) as {
-      data: { account: string; amountRaw: string; proof: string[] };
-    };
-    expect(data.account.toLowerCase()).toBe(BOB);
-    expect(data.amountRaw).toBe('200');
-    expect(data.proof).toHaveLength(1);
-  });
-
-  it("refuses a distribution whose leaves sum to more than the round's total", async () => {
-    await expectRefused(
-      at,
-      proofPath('sum over total'),
-      posted('sum over total').uri,
-      "has leaves summing to 300 base units, but its round's on-chain total is 250",
-    );
-  });
-
-  it("refuses a distribution with another number of leaves than the round's leafCount", async () => {
-    await expectRefused(
-      at,
-      proofPath('fewer leaves than leafCount'),
-      posted('fewer leaves than leafCount').uri,
-      "has 2 leaves, but its round's on-chain leafCount is 3",
-    );
-  });
-
-  it('refuses a distribution with two leaves for one address written in two cases, on both surfaces', async () => {
-    const { uri, epoch } = posted('one address twice');
-    const reason = `has two leaves for address ${ALICE} (values 0 and 1); each address may have one`;
-    await expectRefused(at, proofPath('one address twice'), uri, reason);
-    const { errors } = await graphql(
-      gateway,
-      `{ fund(slug: "${fund().slug}") { dividend(epoch: ${epoch}) { proof(address: "${ALICE}") { amountRaw } } } }`,
-    );
-    expect(errors?.map(({ message, extensions }) => ({ message, code: extensions?.code }))).toEqual([
-      { message: refusal(uri, reason), code: 'UPSTREAM_UNAVAILABLE' },
-    ]);
-  });
-
-  it('refuses uris a distribution directory does not read: another scheme, ../, an absolute path', async () => {
-    await expectRefused(
-      at,
-      proofPath('ipfs uri'),
-      posted('ipfs uri').uri,
-      'uses the ipfs: scheme; a distribution directory is read by relative paths only',
-    );
-    await expectRefused(at, proofPath('parent uri'), '../5.json', 'leaves the distribution directory');
-    await expectRefused(at, proofPath('absolute uri'), '/etc/hostname', 'leaves the distribution directory');
-  });
-
-  it('refuses an ipfs: uri with a distribution server as the base', async () => {
-    const files = await startStaticFiles(dataDir);
-    started.push(files);
-    const overHttp = await serve(gatewayOver(files.url));
-    await expectRefused(
-      overHttp,
-      proofPath('ipfs uri'),
-      posted('ipfs uri').uri,
-      'uses the ipfs: scheme; the service fetches http(s) URLs only',
-    );
-    // the same files are served over HTTP as from the directory
-    expect((await get(overHttp, proofPath('agrees'))).status).toBe(200);
   });
 });
