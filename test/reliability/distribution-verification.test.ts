@@ -469,8 +469,12 @@ const waiting = setInterval(() => {
 `,
       );
       const ended = await new Promise<{ code: number | null; stdout: string }>((done) => {
-        const child = execFile(process.execPath, ['--import', 'tsx', script], (error, stdout) =>
-          done({ code: child.exitCode, stdout }),
+        // one that does not end is killed (code null) well before the test's own timeout
+        const child = execFile(
+          process.execPath,
+          ['--import', 'tsx', script],
+          { timeout: 40_000 },
+          (error, stdout) => done({ code: child.exitCode, stdout }),
         );
       });
       expect(ended).toEqual({ code: 0, stdout: 'checking\n' });
