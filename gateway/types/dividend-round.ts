@@ -1,4 +1,5 @@
 // A dividend round of a fund for one epoch; proofs come from its verified distribution.
+import { getAddress, isAddress } from 'viem';
 import { builder } from '../builder.ts';
 import { checkAddress, notARecipientMessage } from '../inputs.ts';
 import { notFound } from '../errors.ts';
@@ -76,6 +77,9 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
         const distribution = await ctx.distributions.load(row);
         const found = distribution.leafOf(account);
         if (!found) throw notFound(notARecipientMessage(args.address, row.epoch, fund.slug));
+        // viem, and so the isClaimed read and the claim call, take an address in lowercase or with its
+        // EIP-55 checksum only; a file may write one in capitals or with a wrong checksum, which hash alike
+        const recipient = isAddress(found.account) ? found.account : getAddress(found.account.toLowerCase());
         const distributor = ctx.registry.contractOfKind('DividendDistributor')?.address ?? null;
         const claimed =
           ctx.chain && distributor
@@ -83,14 +87,14 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
                 distributor as `0x${string}`,
                 fund.vault,
                 BigInt(row.epoch),
-                found.account,
+                recipient,
               )
             : null;
         return {
           fund: fund.slug,
           vault: fund.vault,
           epoch: row.epoch,
-          account: found.account,
+          account: recipient,
           amount: formatUnits(found.amount, fund.baseAsset.decimals),
           amountRaw: found.amount.toString(),
           merkleRoot: distribution.root,

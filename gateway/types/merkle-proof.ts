@@ -36,7 +36,7 @@ export const MerkleProofRef = builder.objectRef<MerkleProofShape>('MerkleProof')
     }),
     account: t.exposeString('account', {
       description:
-        "the recipient as the round's distribution writes it, whatever case was asked for: the `account` argument of claim, and who is paid",
+        "the recipient as the round's distribution writes it, whatever case was asked for (with its EIP-55 checksum where the file writes it in capitals or with a wrong checksum): the `account` argument of claim, and who is paid",
     }),
     amount: t.exposeString('amount', {
       description: 'dividend as a decimal string in the base asset (BaseAsset.decimals applied)',

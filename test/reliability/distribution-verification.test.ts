@@ -28,6 +28,10 @@ import { startStaticFiles } from './servers/static-files.ts';
 const TIMEOUT_MS = 20_000;
 const ALICE = '0x00000000000000000000000000000000000a11ce';
 const BOB = '0x0000000000000000000000000000000000000b0b';
+/** an address whose letters have their checksum's case swapped: a wrong EIP-55 checksum */
+const WRONG_CHECKSUM = `0x${[...getAddress(`0x${'cd'.repeat(20)}`).slice(2)]
+  .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()))
+  .join('')}`;
 
 /**
  * The leaves of the large round: a file of ~9.4 MB whose check takes seconds of a core (on the
@@ -241,6 +245,12 @@ describe('distributions checked against the rounds posted on-chain', () => {
       ],
       { edit: (tree) => (tree[1] = `0x${tree[1]!.slice(2).toUpperCase()}`) },
     );
+    // addresses in capitals and with a wrong checksum: valid leaves (they hash as their lowercase),
+    // which viem refuses as they are
+    await post('capital addresses', 10, [
+      [`0x${'AB'.repeat(20)}`, '7'],
+      [WRONG_CHECKSUM, '8'],
+    ]);
     indexer = await createIndexer({
       rpcUrl: devnet.rpcUrl,
       network: 'devnet',
@@ -398,6 +408,21 @@ describe('distributions checked against the rounds posted on-chain', () => {
     const { tree } = posted('every form');
     for (let i = 0; i < tree.length; i++) {
       expect(await servedProof(at, 'every form', i)).toEqual(expectedProof('every form', i));
+    }
+  });
+
+  it('serves a leaf whose address the file writes in capitals or with a wrong checksum, checksummed', async () => {
+    for (const [i, written] of [`0x${'AB'.repeat(20)}`, WRONG_CHECKSUM].entries()) {
+      const response = await get(at, proofPath('capital addresses', written.toLowerCase()));
+      expect(response.status, response.text.slice(0, 300)).toBe(200);
+      const { data } = JSON.parse(response.text) as {
+        data: Proof & { claimed: boolean; claim: { args: unknown[] } };
+      };
+      const checksummed = getAddress(written.toLowerCase());
+      expect(data.account).toBe(checksummed);
+      expect(data.claimed).toBe(false);
+      expect(data.claim.args[2]).toMatchObject({ name: 'account', value: checksummed });
+      expect(data.proof).toEqual(expectedProof('capital addresses', i).proof);
     }
   });
 
