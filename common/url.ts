@@ -51,8 +51,21 @@ export function redactUrl(value: string): string {
   return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;
 }
 
-/** a URL as it appears in running text: a scheme, "://" and everything up to a space or a quote */
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/gi;
+/**
+ * a URL as it appears in running text: a scheme, "://" and everything up to a space, a quote or an
+ * ellipsis (what redactUrl put there: text scrubbed once is left as it is)
+ */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]…]+/gi;
+/** punctuation that ends a sentence after a URL rather than belonging to it */
+const TRAILING_PUNCTUATION = /[.,;:!?]+$/;
+
+/** `url`, found in text, as redactUrl prints it, or as written when that hides nothing. */
+function scrubbedUrl(found: string): string {
+  const punctuation = TRAILING_PUNCTUATION.exec(found)?.[0] ?? '';
+  const url = found.slice(0, found.length - punctuation.length);
+  const shown = redactUrl(url);
+  return `${shown.endsWith('…') ? shown : url}${punctuation}`;
+}
 
 /**
  * `text` (a log line, an upstream's error message) without the secrets URLs put in it: every URL
@@ -62,7 +75,7 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/gi;
  * in URLs, and a short user name replaced everywhere would garble the text.
  */
 export function scrubUrls(text: string, known: readonly string[] = []): string {
-  let scrubbed = text.replace(URL_IN_TEXT, (url) => redactUrl(url));
+  let scrubbed = text.replace(URL_IN_TEXT, scrubbedUrl);
   for (const url of known) {
     const { pathname, search } = new URL(url);
     for (const secret of [search, pathname === '/' ? '' : pathname])

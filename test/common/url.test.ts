@@ -22,4 +22,14 @@ describe('scrubUrls', () => {
       'connect ECONNREFUSED 127.0.0.1:8030',
     );
   });
+
+  it('leaves text it scrubbed before, and the punctuation after a URL, as they are', () => {
+    const once = scrubUrls(
+      'via http://127.0.0.1:8545/?apikey=K1; store /tmp/x. See https://a.example/k2, or http://b.example:80; then',
+    );
+    expect(once).toBe(
+      'via http://127.0.0.1:8545/…; store /tmp/x. See https://a.example/…, or http://b.example:80; then',
+    );
+    expect(scrubUrls(once)).toBe(once);
+  });
 });
