@@ -25,9 +25,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerRound } from '../../devnet/ledger.ts';
 import type { Gateway } from '../../gateway/server.ts';
 import { MAX_DISTRIBUTION_BYTES, type DistributionsConfig } from '../../gateway/sources/distributions.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
 import { expectNoLeak, expectProblem, get } from './problems.ts';
+import { closedAfterEachTest } from './public-rest-service.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 import { startStaticFiles, type StaticFiles } from './servers/static-files.ts';
 
@@ -53,33 +53,8 @@ const unavailability = (uri: string, reason: string) =>
 
 const TOO_LARGE = `is larger than ${MAX_DISTRIBUTION_BYTES} bytes (64 MiB), the most this service reads of one distribution`;
 
-/** Services started by a test, closed after it. */
-const started: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((service) => service.close()));
-});
-
-/** The REST service over `gateway`, as a public deployment answers: no cache, no rate limit. */
-function restService(gateway: Gateway): Promise<{ url: string; close(): Promise<void> }> {
-  return listen(
-    createRestApp({
-      gateway,
-      // a public base, so that any loopback address in a body is a leak
-      publicBaseUrl: 'https://api.example',
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-      logError: () => {},
-    }),
-  );
-}
-
-/** restService for one test: closed after it. */
-async function serve(gateway: Gateway): Promise<string> {
-  const service = await restService(gateway);
-  started.push(service);
-  return service.url;
-}
+const afterTest = closedAfterEachTest();
+const serve = (gateway: Gateway) => afterTest.serve(gateway);
 
 async function expectRefused(at: string, path: string, uri: string, reason: string): Promise<void> {
   const response = await get(at, path);
@@ -392,7 +367,7 @@ describe('distribution files of the indexed scenario', () => {
 
     it('reads at most two distributions at once, the others waiting their turn', async () => {
       const slowFiles = await startStaticFiles(dir, { delayMs: 1_000 });
-      started.push(slowFiles);
+      afterTest.track(slowFiles);
       const at = await service(slowFiles.url);
       const rounds = stack.devnet.ledger.rounds.slice(0, 6);
       expect(rounds).toHaveLength(6);

@@ -12,17 +12,17 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { encodeFunctionData, getAddress, parseAbi, type Address, type Hex } from 'viem';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../devnet/deploy.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
 import { createGateway, type Gateway } from '../../gateway/server.ts';
 import type { DistributionsConfig } from '../../gateway/sources/distributions.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { graphql, listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { graphql, REGISTRY_FILE } from '../gateway/stack.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { expectProblem, get } from './problems.ts';
+import { closedAfterEachTest, publicRestService } from './public-rest-service.ts';
 import { startStaticFiles } from './servers/static-files.ts';
 
 const TIMEOUT_MS = 20_000;
@@ -55,32 +55,8 @@ async function expectRefused(at: string, path: string, uri: string, reason: stri
   expect(response.headers.get('retry-after')).toBeNull();
 }
 
-/** Services started by a test, closed after it. */
-const started: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((service) => service.close()));
-});
-
-/** The REST service over `gateway`, as a public deployment answers: no cache, no rate limit. */
-function restService(gateway: Gateway): Promise<{ url: string; close(): Promise<void> }> {
-  return listen(
-    createRestApp({
-      gateway,
-      publicBaseUrl: 'https://api.example',
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-      logError: () => {},
-    }),
-  );
-}
-
-/** restService for one test: closed after it. */
-async function serve(gateway: Gateway): Promise<string> {
-  const service = await restService(gateway);
-  started.push(service);
-  return service.url;
-}
+const afterTest = closedAfterEachTest();
+const serve = (gateway: Gateway) => afterTest.serve(gateway);
 
 /**
  * A file server answering every request with `body`, then closing its side of the connection. A
@@ -104,7 +80,7 @@ async function startClosingFileServer(body: Buffer): Promise<{ url: string; read
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  started.push({ close: () => new Promise((resolve) => server.close(() => resolve())) });
+  afterTest.track({ close: () => new Promise((resolve) => server.close(() => resolve())) });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, read: () => wasRead };
 }
 
@@ -263,7 +239,7 @@ describe('distributions checked against the rounds posted on-chain', () => {
     const head = await createRpcClient(devnet.rpcUrl).request<Hex>('eth_blockNumber', []);
     await indexer.waitForBlock(Number(head));
     gateway = gatewayOver(dataDir);
-    sharedService = await restService(gateway);
+    sharedService = await publicRestService(gateway);
     at = sharedService.url;
   }, 300_000);
 
@@ -392,7 +368,7 @@ describe('distributions checked against the rounds posted on-chain', () => {
 
   it('refuses an ipfs: uri with a distribution server as the base', async () => {
     const files = await startStaticFiles(dataDir);
-    started.push(files);
+    afterTest.track(files);
     const overHttp = await serve(gatewayOver(files.url));
     await expectRefused(
       overHttp,
