@@ -7,7 +7,7 @@
 // line naming what to fix; an error that is no such message (a bug) adds its stack after that line.
 // 0 after SIGINT/SIGTERM, during start-up too.
 import { resolve, sep } from 'node:path';
-import { redactUrl, scrubUrls } from '../common/url.ts';
+import { redactUrl } from '../common/url.ts';
 import { indexerConfigFromEnv, shownPath, type IndexerEnvConfig } from './config.ts';
 import { DEFAULT_BUILD_DIR } from './deployment.ts';
 import { createIndexer, type Indexer } from './indexer.ts';
@@ -21,8 +21,20 @@ try {
   process.exit(2);
 }
 
-/** `text` without the secrets the RPC URL (an API key, a password) or any URL quoted in it may carry. */
-const redacted = (text: string): string => scrubUrls(text, [config.rpcUrl]);
+const rpcShown = redactUrl(config.rpcUrl);
+/**
+ * `text` with the RPC URL, which may carry an API key or a password, as redactUrl shows it. Only
+ * that URL: the lines this process prints name its own query endpoint, which a reader needs whole.
+ */
+const redacted = (text: string): string => {
+  let out = text.replaceAll(config.rpcUrl, rpcShown);
+  try {
+    out = out.replaceAll(new URL(config.rpcUrl).href, rpcShown);
+  } catch {
+    // validated as a URL already
+  }
+  return out;
+};
 const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
 
 type SystemError = Error & {
@@ -177,7 +189,7 @@ try {
   failStartup(error, indexer.storePath);
 }
 
-log(`indexer: ${config.network} via ${redactUrl(config.rpcUrl)}; store ${indexer.storePath}`);
+log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
 const started = statusNow();
 if (started && started.checkpoint >= started.startBlock) {
   log(
