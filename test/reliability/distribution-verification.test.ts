@@ -280,7 +280,14 @@ describe('distributions checked against the rounds posted on-chain', () => {
   /** The proof the service at `base` serves for leaf `i` of round `name`. */
   async function servedProof(base: string, name: string, i: number): Promise<Proof> {
     const [account] = posted(name).tree.at(i)!;
-    const response = await get(base, proofPath(name, account.toLowerCase()));
+    const path = proofPath(name, account.toLowerCase());
+    // A proof waits seconds for a large file's check, while fetch keeps the connection of an earlier
+    // request idle; on a loaded machine it may reuse it just as the service's 5 s keep-alive closes
+    // it (ECONNRESET before any answer). A client's race, not the service's answer: asked again once.
+    const response = await get(base, path).catch((error: unknown) => {
+      if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
+      return get(base, path);
+    });
     expect(response.status, response.text.slice(0, 300)).toBe(200);
     const {
       account: served,
