@@ -13,7 +13,6 @@ export interface IndexingStatusConfig {
   timeoutMs: number;
   /** told when the status API stops answering usefully and when it answers again, once each */
   log: (line: string) => void;
-  fetch?: typeof fetch;
 }
 
 export type IndexingHealth = 'healthy' | 'unhealthy' | 'failed';
@@ -93,10 +92,7 @@ function failureOf(error: unknown): string {
 
 export function createIndexingStatusSource(config: IndexingStatusConfig): IndexingStatusSource {
   const endpoint = rpcEndpoint(config.url);
-  const client = new GraphQLClient(endpoint.url, {
-    headers: endpoint.headers,
-    ...(config.fetch ? { fetch: config.fetch } : {}),
-  });
+  const client = new GraphQLClient(endpoint.url, { headers: endpoint.headers });
   const where = `SUBGRAPH_STATUS_URL (${redactUrl(config.url)})`;
   /** what the last failure was, so each outage is told once */
   let failing: string | null = null;
