@@ -5,7 +5,8 @@
 // block, in creation order, each over a writer of its own region. The store is the truth: after a
 // rollback or a reorg the files still awaited are read from it again.
 import type { Hex } from 'viem';
-import type { BlockProcessor, FileTrigger } from '../runtime/block-processor.ts';
+import type { BlockProcessor } from '../runtime/block-processor.ts';
+import type { FileTrigger } from '../runtime/file-handler.ts';
 import type { CreatedFile } from '../runtime/host-context.ts';
 import type { Entity } from '../store/entity.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';

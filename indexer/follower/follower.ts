@@ -48,13 +48,10 @@
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
-import {
-  declaringTriggers,
-  HandlerError,
-  type BlockProcessor,
-  type BlockResult,
-} from '../runtime/block-processor.ts';
+import type { BlockProcessor, BlockResult } from '../runtime/block-processor.ts';
+import { declaringTriggers } from '../runtime/declared-call-prefetch.ts';
 import { callRequests } from '../runtime/declared-calls.ts';
+import { HandlerError } from '../runtime/handler-error.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson, entityToJson } from '../store/entity-json.ts';

@@ -7,13 +7,15 @@
 // instances created by handlers start after the pass over the block: the block's triggers are run
 // again for them alone, repeatedly while handlers keep creating data sources. Before each pass, the
 // eth calls its log handlers declare that the follower did not make ahead are made at the block in
-// one go (see declared-calls.ts). Any handler failure is a deterministic error that fails the block;
-// with the `nonFatalErrors` feature, the handler's changes (writes, data sources created) are
-// discarded instead and the error is reported with the block's result, as graph-node does.
+// one go (declared-call-prefetch.ts). Any handler failure is a deterministic error that fails the
+// block (handler-error.ts); with the `nonFatalErrors` feature, the handler's changes (writes, data
+// sources created) are discarded instead and the error is reported with the block's result, as
+// graph-node does. Handlers run in mapping instances reused across calls (mapping-instances.ts).
 // A file data source's handler runs on its own, given the file's bytes, in the pass of the block the
-// follower is at when the file has arrived (graph-node's offchain triggers), over a writer of its own.
+// follower is at when the file has arrived (graph-node's offchain triggers), over a writer of its own
+// (file-handler.ts).
 import type { Hex, Log, TransactionReceipt } from 'viem';
-import type { Entity, EntityStoreTx } from '../store/entity.ts';
+import type { EntityStoreTx } from '../store/entity.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import {
   activeAt,
@@ -23,21 +25,21 @@ import {
   type DataSourceView,
   type DynamicDataSource,
 } from './data-sources.ts';
+import { prefetchDeclaredCalls } from './declared-call-prefetch.ts';
 import type { EventParameter } from './event-decoder.ts';
-import { callRequests, type CallRequest } from './declared-calls.ts';
 import { decodeCall, sameCall, writeCall, type ContractCall } from './ethereum-call.ts';
 import { writeEvent, writeTriggerBlock, type BlockWithLogs } from './ethereum-event.ts';
+import { runFileDataSourceHandler, type FileTrigger } from './file-handler.ts';
+import { HandlerError, handlerFailure } from './handler-error.ts';
 import {
   BlockState,
-  ChainAccessError,
-  StoreAccessError,
   type ChainReader,
   type CreatedFile,
   type MappingLogger,
   type RuntimeEnv,
 } from './host-context.ts';
-import { MappingInstance } from './mapping-instance.ts';
-import { matchesTopicFilters, type EventHandlerSpec, type MappingSpec, type Subgraph } from './manifest.ts';
+import { matchesTopicFilters, type EventHandlerSpec, type Subgraph } from './manifest.ts';
+import { MappingInstances } from './mapping-instances.ts';
 
 export interface BlockProcessorOptions {
   logger?: MappingLogger;
@@ -57,27 +59,12 @@ export interface BlockResult {
   errors: HandlerError[];
 }
 
-/** A file data source whose file has arrived: what its handler runs with, besides the bytes. */
-export interface FileTrigger {
-  template: string;
-  /** canonical content path */
-  source: string;
-  /** its causality region */
-  region: number;
-  context: Entity | null;
-  createdAtBlock: bigint;
-}
-
 export interface BlockProcessor {
   /**
-   * Runs the handlers of `block`; throws HandlerError when a handler fails (the block must be rolled
-   * back), unless the subgraph declares nonFatalErrors.
-   */
-  processBlock(block: BlockWithLogs, tx: EntityStoreTx, sources: DataSourceSet): BlockResult;
-  /**
-   * processBlock as steps: the generator pauses after every few logs so that a caller can let other
-   * work run (the follower's prefetch) in the middle of a large block, and returns the result.
-   * `deferImmutableChecks`: see BlockState.
+   * Runs the handlers of `block` as steps: the generator pauses after every few logs so that a
+   * caller can let other work run (the follower's prefetch) in the middle of a large block, and
+   * returns the result. Throws HandlerError when a handler fails (the block must be rolled back),
+   * unless the subgraph declares nonFatalErrors. `deferImmutableChecks`: see BlockState.
    */
   blockSteps(
     block: BlockWithLogs,
@@ -88,7 +75,7 @@ export interface BlockProcessor {
   /**
    * Runs the handler of file data source `file` with its file's bytes in the pass of `block`, over
    * `tx`, a writer of the data source's own causality region. Returns the file data sources it
-   * created; throws HandlerError when it fails, as processBlock does, also under nonFatalErrors
+   * created; throws HandlerError when it fails, as blockSteps does, also under nonFatalErrors
    * (graph-node retries such a failure as non-deterministic: it never indexes past it).
    */
   runFileHandler(
@@ -101,24 +88,6 @@ export interface BlockProcessor {
   readonly instancesCreated: number;
   /** bytes of linear memory held by the mapping modules (one memory per module) */
   readonly memoryBytes: number;
-}
-
-/**
- * A deterministic failure of a handler: the subgraph cannot index this block. Failures of the
- * entity store are not HandlerErrors: processBlock rethrows them as they are.
- */
-export class HandlerError extends Error {
-  constructor(
-    message: string,
-    readonly blockNumber: bigint,
-    readonly dataSource: string,
-    readonly handler: string,
-    readonly transactionHash: Hex | null,
-    readonly logIndex: number | null,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** blockSteps pauses after this many logs or calls (a few milliseconds of handlers). */
@@ -139,32 +108,6 @@ function sortedLogs(logs: readonly Log[]): Log[] {
   return live;
 }
 
-/** A log whose handler declares eth calls: the data source, the handler, the decoded parameters. */
-interface DeclaringTrigger {
-  ds: ActiveDataSource;
-  spec: EventHandlerSpec;
-  log: Log;
-  params: EventParameter[];
-}
-
-/** The triggers among `logs` whose handler in `dataSources` (its topic filters passed) declares eth calls. */
-export function declaringTriggers(logs: readonly Log[], dataSources: DataSourceView): DeclaringTrigger[] {
-  const triggers: DeclaringTrigger[] = [];
-  for (const log of logs) {
-    const topic0 = log.topics[0] as Hex | undefined;
-    if (!topic0) continue;
-    for (const ds of dataSources.forAddress(log.address.toLowerCase())) {
-      if (!activeAt(ds, log.blockNumber ?? 0n)) continue;
-      for (const spec of ds.mapping.handlers.get(topic0) ?? []) {
-        if (spec.calls.length === 0 || !matchesTopicFilters(spec, log.topics)) continue;
-        const params = spec.decode(log);
-        if (params) triggers.push({ ds, spec, log, params });
-      }
-    }
-  }
-  return triggers;
-}
-
 export function createBlockProcessor(
   subgraph: Subgraph,
   schema: SubgraphSchema,
@@ -178,34 +121,10 @@ export function createBlockProcessor(
     block: null,
     dataSource: null,
   };
-  const maxMemory = options.maxInstanceMemoryBytes ?? 8 * 1024 * 1024;
+  const instances = new MappingInstances(runtime, options.maxInstanceMemoryBytes ?? 8 * 1024 * 1024);
   const nonFatalErrors = subgraph.features.has('nonFatalErrors');
   /** the handlers of the current block that failed under nonFatalErrors */
   let errors: HandlerError[] = [];
-  const instances = new Map<WebAssembly.Module, MappingInstance>();
-  const memories = new Map<WebAssembly.Module, WebAssembly.Memory>();
-  let instancesCreated = 0;
-
-  function instanceFor(mapping: MappingSpec): MappingInstance {
-    const module = mapping.module;
-    let instance = instances.get(module);
-    if (!instance || instance.allocatedBytes() > maxMemory) {
-      let memory = memories.get(module);
-      if (!memory) {
-        const { initial, maximum } = mapping.memoryLimits;
-        memory = new WebAssembly.Memory(maximum === undefined ? { initial } : { initial, maximum });
-        memories.set(module, memory);
-      } else {
-        // A new instance must see the zeroed memory a fresh one would: the stub runtime's __new
-        // does not clear what it hands out. Data segments are written again on instantiation.
-        new Uint8Array(memory.buffer).fill(0);
-      }
-      instance = new MappingInstance(module, memory, runtime);
-      instancesCreated++;
-      instances.set(module, instance);
-    }
-    return instance;
-  }
 
   function matchHandler(ds: ActiveDataSource, log: Log): DecodedHandler | null {
     const specs = ds.mapping.handlers.get(log.topics[0] as Hex);
@@ -230,53 +149,26 @@ export function createBlockProcessor(
     return matching[0] ?? null;
   }
 
-  /**
-   * The failure of a handler as the caller must see it (see HandlerError, StoreAccessError), for a
-   * log's handler, a call's or a block handler.
-   */
-  function handlerFailure(
-    error: unknown,
-    ds: ActiveDataSource,
-    handler: string | null,
-    block: { number: bigint },
-    trigger: { log: Log } | { call: ContractCall } | { file: string } | null,
-  ): unknown {
-    // The instance may be mid-way through a handler; never reuse it.
-    instances.delete(ds.mapping.module);
-    if (error instanceof StoreAccessError) return error.cause;
-    if (error instanceof ChainAccessError) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    const log = trigger && 'log' in trigger ? trigger.log : null;
-    const call = trigger && 'call' in trigger ? trigger.call : null;
-    const file = trigger && 'file' in trigger ? trigger.file : null;
-    const where = log
-      ? `, transaction ${log.transactionHash}, log index ${log.logIndex}`
-      : call
-        ? `, transaction ${call.transactionHash}, call to ${call.to}`
-        : file
-          ? `, file ${file}`
-          : '';
-    return new HandlerError(
-      `Handler ${handler ?? '(matching)'} of data source ${ds.name} failed at block ${block.number}${where}: ${message}`,
-      block.number,
-      ds.name,
-      handler ?? '',
-      log?.transactionHash ?? call?.transactionHash ?? null,
-      log?.logIndex ?? null,
-      { cause: error },
-    );
-  }
-
   /** Under nonFatalErrors, starts recording what the handler about to run changes. */
   function enterHandler(): void {
     if (nonFatalErrors) runtime.block!.enterHandler();
   }
 
   /**
-   * Throws a handler's failure (see handlerFailure), unless nonFatalErrors lets indexing go past it:
-   * then the handler's changes are discarded and the error is kept for the block's result.
+   * Throws the failure of the handler of `ds` that ran for `trigger` (see handlerFailure), unless
+   * nonFatalErrors lets indexing go past it: then the handler's changes are discarded and the error
+   * is kept for the block's result.
    */
-  function fail(failure: unknown): void {
+  function fail(
+    error: unknown,
+    ds: ActiveDataSource,
+    handler: string | null,
+    block: BlockWithLogs,
+    trigger: { log: Log } | { call: ContractCall } | null,
+  ): void {
+    // the handler may have stopped mid-way: its instance must not run another
+    instances.discard(ds.mapping.module);
+    const failure = handlerFailure(error, ds, handler, block, trigger);
     if (!nonFatalErrors || !(failure instanceof HandlerError)) throw failure;
     runtime.block!.discardHandler();
     errors.push(failure);
@@ -302,13 +194,13 @@ export function createBlockProcessor(
             `handler declares receipt: true but the receipt of ${log.transactionHash} was not fetched`,
           );
       }
-      const instance = instanceFor(ds.mapping);
+      const instance = instances.get(ds.mapping);
       runtime.dataSource = ds;
       const event = writeEvent(instance.heap, { log, block, params: decoded.params, receipt });
       instance.call(decoded.spec.handler, event);
       return true;
     } catch (error) {
-      fail(handlerFailure(error, ds, handler, block, { log }));
+      fail(error, ds, handler, block, { log });
       return true;
     } finally {
       runtime.dataSource = null;
@@ -333,12 +225,12 @@ export function createBlockProcessor(
         );
         return false;
       }
-      const instance = instanceFor(ds.mapping);
+      const instance = instances.get(ds.mapping);
       runtime.dataSource = ds;
       instance.call(spec.handler, writeCall(instance.heap, call, block, decoded));
       return true;
     } catch (error) {
-      fail(handlerFailure(error, ds, spec.handler, block, { call }));
+      fail(error, ds, spec.handler, block, { call });
       return true;
     } finally {
       runtime.dataSource = null;
@@ -412,59 +304,13 @@ export function createBlockProcessor(
   ): void {
     enterHandler();
     try {
-      const instance = instanceFor(ds.mapping);
+      const instance = instances.get(ds.mapping);
       runtime.dataSource = ds;
       instance.call(handler, writeTriggerBlock(instance.heap, block));
     } catch (error) {
-      fail(handlerFailure(error, ds, handler, block, call && { call }));
+      fail(error, ds, handler, block, call && { call });
     } finally {
       runtime.dataSource = null;
-    }
-  }
-
-  /**
-   * Makes the eth calls that the handlers `logs` trigger in this pass declare, all at once at the
-   * block, before any handler runs (graph-node's DecoderHook); those the follower made ahead for the
-   * block are not asked for again. Calls that reverted are logged by label for each data source, as
-   * graph-node logs them: a declaration that keeps failing is likely attached to the wrong handler
-   * or given the wrong arguments.
-   */
-  function prefetchDeclaredCalls(
-    chain: ChainReader,
-    logs: readonly Log[],
-    dataSources: DataSourceView,
-    block: BlockWithLogs,
-  ): void {
-    const declared: { ds: ActiveDataSource; request: CallRequest }[] = [];
-    for (const { ds, spec, log, params } of declaringTriggers(logs, dataSources)) {
-      try {
-        for (const request of callRequests(spec.calls, log, params)) declared.push({ ds, request });
-      } catch (error) {
-        throw handlerFailure(error, ds, spec.handler, block, { log });
-      }
-    }
-    if (declared.length === 0) return;
-    const answers = chain.prefetchCalls(
-      declared.map((d) => d.request),
-      block.hash,
-      block.declaredCalls,
-    );
-    const failures = new Map<string, Map<string, number>>();
-    declared.forEach(({ ds, request }, i) => {
-      if (answers[i] !== null && answers[i] !== '0x') return;
-      const labels = failures.get(ds.name) ?? new Map<string, number>();
-      labels.set(request.label, (labels.get(request.label) ?? 0) + 1);
-      failures.set(ds.name, labels);
-    });
-    for (const [dataSource, labels] of failures) {
-      const summary = [...labels]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([label, n]) => `${label} (${n} ${n === 1 ? 'time' : 'times'})`);
-      runtime.logger(
-        'warning',
-        `Declared calls failed at block ${block.number} (data source ${dataSource}): ${summary.join(', ')}`,
-        dataSource,
-      );
     }
   }
 
@@ -474,7 +320,7 @@ export function createBlockProcessor(
     block: BlockWithLogs,
   ): Generator<void, number> {
     if (subgraph.declaresCalls && runtime.chain)
-      prefetchDeclaredCalls(runtime.chain, logs, dataSources, block);
+      prefetchDeclaredCalls(runtime.chain, runtime.logger, logs, dataSources, block);
     let handled = runBlockHandlers(dataSources.withBlockHandlers, block, 'start');
     const calls = block.calls ?? [];
     let lastCallTrigger: ContractCall | null = null;
@@ -511,19 +357,10 @@ export function createBlockProcessor(
 
   return {
     get instancesCreated() {
-      return instancesCreated;
+      return instances.created;
     },
     get memoryBytes() {
-      let total = 0;
-      for (const memory of memories.values()) total += memory.buffer.byteLength;
-      return total;
-    },
-    processBlock(block, tx, sources) {
-      const steps = this.blockSteps(block, tx, sources);
-      for (;;) {
-        const step = steps.next();
-        if (step.done) return step.value;
-      }
+      return instances.memoryBytes;
     },
     *blockSteps(block, tx, sources, deferImmutableChecks = false) {
       const state = new BlockState(block.number, block.hash, tx, deferImmutableChecks);
@@ -545,33 +382,7 @@ export function createBlockProcessor(
       }
     },
     runFileHandler(file, content, block, tx) {
-      const template = subgraph.templates.get(file.template);
-      if (!template || template.kind === 'ethereum')
-        throw new Error(`${file.template} is not a file data source template`);
-      const handler = template.mapping.fileHandler!;
-      const ds: ActiveDataSource = {
-        name: template.name,
-        address: null,
-        startBlock: file.createdAtBlock,
-        endBlock: null,
-        context: file.context,
-        mapping: template.mapping,
-        seq: -1,
-        file: { source: file.source, region: file.region },
-      };
-      const state = new BlockState(block.number, block.hash, tx);
-      runtime.block = state;
-      try {
-        const instance = instanceFor(ds.mapping);
-        runtime.dataSource = ds;
-        instance.call(handler, instance.heap.writeBytes(content));
-        return state.createdFiles;
-      } catch (error) {
-        throw handlerFailure(error, ds, handler, block, { file: file.source });
-      } finally {
-        runtime.dataSource = null;
-        runtime.block = null;
-      }
+      return runFileDataSourceHandler(runtime, instances, file, content, block, tx);
     },
   };
 }

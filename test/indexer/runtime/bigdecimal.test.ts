@@ -21,7 +21,7 @@ import {
   decimalTimes,
   decimalToString,
 } from '../../../indexer/runtime/decimal.ts';
-import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
+import { HandlerError } from '../../../indexer/runtime/handler-error.ts';
 import { useProbeHarness } from './runtime-harness.ts';
 
 type Op = 'plus' | 'minus' | 'times' | 'div' | 'equals' | 'toString';

@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAbi, type Hex } from 'viem';
-import { HandlerError, createBlockProcessor } from '../../../indexer/runtime/block-processor.ts';
+import { createBlockProcessor } from '../../../indexer/runtime/block-processor.ts';
 import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
+import { HandlerError } from '../../../indexer/runtime/handler-error.ts';
 import { ImmutableEntityConflict, openStore } from '../../../indexer/store/sqlite-store.ts';
-import { makeLog, RuntimeHarness, txHash } from './runtime-harness.ts';
+import { makeLog, processBlock, RuntimeHarness, txHash } from './runtime-harness.ts';
 
 const buildDir = new URL('../../../subgraph/build', import.meta.url).pathname;
 
@@ -123,7 +124,8 @@ describe('block processor on the project subgraph', () => {
           parentHash: txHash(block - 1),
           timestamp: 0n,
         };
-        return processor.processBlock(
+        return processBlock(
+          processor,
           { ...header, logs: [registration(block, 0)] },
           harness.store.blockWriter(block),
           sources,
@@ -227,7 +229,8 @@ describe('block processor on the project subgraph', () => {
                 { address: vault, block, logIndex: 0 },
               ),
             ];
-      recycling.processBlock(
+      processBlock(
+        recycling,
         { number: BigInt(block), hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100n, logs },
         writer,
         sources,
@@ -253,7 +256,8 @@ describe('block processor on the project subgraph', () => {
     const run = (block: number, logs: ReturnType<typeof registration>[]): void => {
       harness.store.begin();
       const writer = harness.store.blockWriter(block);
-      recycling.processBlock(
+      processBlock(
+        recycling,
         { number: BigInt(block), hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100n, logs },
         writer,
         sources,
@@ -297,7 +301,8 @@ describe('block processor on the project subgraph', () => {
     rmSync(dir, { recursive: true, force: true });
     let failure: unknown;
     try {
-      processor.processBlock(
+      processBlock(
+        processor,
         { number: 1n, hash: txHash(1), parentHash: txHash(0), timestamp: 100n, logs: [registration(1, 0)] },
         writer,
         new DataSourceSet(harness.subgraph),
@@ -317,7 +322,8 @@ describe('block processor on the project subgraph', () => {
     const processor = createBlockProcessor(harness.subgraph, harness.schema);
     harness.store.begin();
     const writer = harness.store.blockWriter(2);
-    const result = processor.processBlock(
+    const result = processBlock(
+      processor,
       {
         number: 2n,
         hash: txHash(2),

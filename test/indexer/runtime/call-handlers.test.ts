@@ -6,7 +6,7 @@
 import { encodeAbiParameters, encodeFunctionData, hexToBytes, parseAbi, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { ContractCall } from '../../../indexer/runtime/ethereum-call.ts';
-import { HandlerError } from '../../../indexer/runtime/block-processor.ts';
+import { HandlerError } from '../../../indexer/runtime/handler-error.ts';
 import type { Entity } from '../../../indexer/store/entity.ts';
 import {
   loadEditedProbe,
