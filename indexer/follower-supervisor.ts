@@ -10,6 +10,7 @@
 // indexed, which indexing waits for. Each follower gets file fetchers of its own, closed with it.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffMs, type Backoff } from '../common/backoff.ts';
 import { createChainSource, createHandlerChainReader } from './chain-node.ts';
 import { ARWEAVE_GATEWAY, createArweaveClient } from './follower/arweave-client.ts';
 import type { ClosableChainReader } from './follower/chain-reader.ts';
@@ -24,8 +25,7 @@ import type { TemplateSpec } from './runtime/manifest.ts';
 import { isTransientStoreError, type IndexerStore } from './store/sqlite-store.ts';
 
 /** first and longest wait before indexing starts again after a failure (a store that could not be written) */
-const RETRY_MIN_MS = 1_000;
-const RETRY_MAX_MS = 60_000;
+const RESTART: Backoff = { minMs: 1_000, maxMs: 60_000 };
 
 /** What the followers of one follow() read from and write to. */
 interface FollowerInputs {
@@ -134,7 +134,8 @@ export class FollowerSupervisor {
   private async run(inputs: FollowerInputs): Promise<Error | null> {
     const { store, signal } = inputs;
     const { notify } = this;
-    let wait = RETRY_MIN_MS;
+    // failures in a row since indexing last made progress
+    let failures = 0;
     for (;;) {
       const from = store.committed().number;
       try {
@@ -143,14 +144,14 @@ export class FollowerSupervisor {
         return f.failure;
       } catch (error) {
         if (signal.aborted) throw error;
-        if (store.committed().number > from) wait = RETRY_MIN_MS;
+        if (store.committed().number > from) failures = 0;
+        const wait = backoffMs(failures++, RESTART);
         store.rollback();
         this.closeFileFetchers();
         this.recordFailure(error, store.committed().number, wait);
         notify();
         await sleep(wait, undefined, { signal }).catch(() => undefined);
         if (signal.aborted) return null;
-        wait = Math.min(wait * 2, RETRY_MAX_MS);
       }
     }
   }

@@ -10,6 +10,7 @@ import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
 import { RedisStore, type Options as RedisStoreOptions, type RedisReply } from 'rate-limit-redis';
 import { ConnectionTimeoutError, createClient } from 'redis';
+import { backoffMs, type Backoff } from '../common/backoff.ts';
 import { problemBody, sendProblem } from './problems.ts';
 
 export interface RateLimitConfig {
@@ -64,8 +65,8 @@ const FIRST_CONNECT_TRIES = 3;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** The first connection's tries, handshake and probe: node-redis bounds none but the tries. */
 const FIRST_CONNECT_DEADLINE_MS = 10_000;
-/** The longest wait between two reconnections once running. */
-const MAX_RECONNECT_DELAY_MS = 5_000;
+/** The waits between reconnections once running: 100 ms after the first failure, doubling up to 5 s. */
+const RECONNECT: Backoff = { minMs: 100, maxMs: 5_000 };
 /**
  * How long a command may wait for its answer. A Redis on the same network answers in about a
  * millisecond; past this one is hung or overloaded, and each request would wait with it.
@@ -146,7 +147,7 @@ export async function connectRedis(url: string, log: (line: string) => void): Pr
       // that timed out is not: the host does not answer, or does not speak TLS to rediss://
       reconnectStrategy: (retries, cause) =>
         connected
-          ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS)
+          ? backoffMs(retries, RECONNECT)
           : !(cause instanceof ConnectionTimeoutError) && retries + 1 < FIRST_CONNECT_TRIES && 200,
     },
   });

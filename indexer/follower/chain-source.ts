@@ -28,6 +28,7 @@ import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
 import type { BlockHeader } from '../store/sqlite-store.ts';
 import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
+import { backoffMs, type Backoff } from '../../common/backoff.ts';
 import { rpcEndpoint } from '../../common/url.ts';
 import { rpcFetch } from './rpc-fetch.ts';
 
@@ -595,6 +596,8 @@ function inBrief(words: string): string {
 
 /** how many times chainId() asks before it gives up */
 const CHAIN_ID_ATTEMPTS = 5;
+/** the waits between chainId()'s tries: 250 ms, doubling (the four of them 3.75 s) */
+const CHAIN_ID_RETRY: Backoff = { minMs: 250, maxMs: 2_000 };
 /**
  * How long chainId() waits for each answer: a node that accepts connections but never answers
  * would otherwise hold the start for five times viem's 60 s before the refusal.
@@ -616,6 +619,8 @@ export class ChainSource {
   private targetLogs: number;
   /** logs in the latest range fetched */
   private lastLogs = 0;
+  /** the waits between retries of a failed request (see retryDelayMs) */
+  private readonly retryBackoff: Backoff;
 
   constructor(private readonly options: ChainSourceOptions) {
     const { url, headers } = rpcEndpoint(options.rpcUrl);
@@ -637,6 +642,7 @@ export class ChainSource {
     this.span = Math.min(options.initialRange ?? 16, options.maxRange ?? 10_000);
     this.maxRange = options.maxRange ?? 10_000;
     this.targetLogs = options.targetLogsPerRange ?? 5_000;
+    this.retryBackoff = { minMs: options.retryDelayMs ?? 250, maxMs: MAX_RETRY_DELAY_MS };
   }
 
   /** The current getLogs span (blocks per range). */
@@ -657,14 +663,13 @@ export class ChainSource {
 
   /** Runs `call` until it succeeds, backing off exponentially between failures. */
   async retry<T>(what: string, call: () => Promise<T>): Promise<T> {
-    let delay = this.options.retryDelayMs ?? 250;
-    for (;;) {
+    for (let failures = 0; ; failures++) {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
         return await call();
       } catch (error) {
         this.throwIfStopped(error);
-        delay = await this.waitToRetry(what, error, delay);
+        await this.waitToRetry(what, error, failures);
       }
     }
   }
@@ -676,15 +681,14 @@ export class ChainSource {
   }
 
   /**
-   * Waits before `what` is asked again after `error`: `delay`, or as long as a rate limit's
-   * Retry-After says (bounded by MAX_RETRY_AFTER_MS). Returns the delay for the next failure:
-   * doubled, up to MAX_RETRY_DELAY_MS.
+   * Waits before `what` is asked again after `error`, which followed `failures` others in a row:
+   * the retry backoff's wait, or as long as a rate limit's Retry-After says (bounded by
+   * MAX_RETRY_AFTER_MS).
    */
-  private async waitToRetry(what: string, error: unknown, delay: number): Promise<number> {
-    const wait = rateLimit(error)?.retryAfterMs ?? delay;
+  private async waitToRetry(what: string, error: unknown, failures: number): Promise<void> {
+    const wait = rateLimit(error)?.retryAfterMs ?? backoffMs(failures, this.retryBackoff);
     this.options.onRetry?.(what, error, wait);
     await sleep(wait, this.options.signal);
-    return Math.min(delay * 2, MAX_RETRY_DELAY_MS);
   }
 
   /**
@@ -694,7 +698,7 @@ export class ChainSource {
    * naming how long each try waited).
    */
   async chainId(): Promise<number> {
-    for (let attempt = 0, delay = 250; ; attempt++, delay *= 2) {
+    for (let attempt = 0; ; attempt++) {
       try {
         return await this.startUpClient.getChainId();
       } catch (error) {
@@ -703,7 +707,7 @@ export class ChainSource {
             cause: error,
           });
         if (attempt === CHAIN_ID_ATTEMPTS - 1) throw error;
-        await sleep(delay, this.options.signal);
+        await sleep(backoffMs(attempt, CHAIN_ID_RETRY), this.options.signal);
       }
     }
   }
@@ -979,8 +983,7 @@ export class ChainSource {
    * halved, or capped at a limit the refusal states) when the node refused the range as too big.
    */
   private async requestLogs(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
-    let delay = this.options.retryDelayMs ?? 250;
-    for (;;) {
+    for (let failures = 0; ; failures++) {
       if (this.options.signal?.aborted) throw new StoppedError();
       try {
         return await this.getLogs(filter, from, to);
@@ -1001,7 +1004,7 @@ export class ChainSource {
           this.span = Math.max(1, Math.min(this.span, width >> 1, this.maxRange));
           return 'too-large';
         }
-        delay = await this.waitToRetry('eth_getLogs', error, delay);
+        await this.waitToRetry('eth_getLogs', error, failures);
       }
     }
   }

@@ -2,6 +2,7 @@
 // (core/src/polling_monitor): a bounded number of requests at once, the rest queued in the order
 // they were wanted, and a file that cannot be had yet (timeout, server error, too large) tried
 // again after an exponential backoff, forever, since IPFS content may appear at any time.
+import { backoffMs, type Backoff } from '../../common/backoff.ts';
 import type { IpfsClient } from './ipfs-client.ts';
 
 export interface FileFetcherOptions {
@@ -24,8 +25,8 @@ interface Fetch {
 export class FileFetcher {
   private readonly client: Pick<IpfsClient, 'cat'>;
   private readonly concurrency: number;
-  private readonly minRetryMs: number;
-  private readonly maxRetryMs: number;
+  /** the waits before a path is tried again, after each failure in a row */
+  private readonly retryBackoff: Backoff;
   private readonly log: (line: string) => void;
   private readonly fetched = new Map<string, Uint8Array>();
   private readonly fetches = new Map<string, Fetch>();
@@ -37,8 +38,8 @@ export class FileFetcher {
   constructor(options: FileFetcherOptions) {
     this.client = options.client;
     this.concurrency = Math.max(1, options.concurrency ?? 10);
-    this.minRetryMs = options.minRetryMs ?? 5_000;
-    this.maxRetryMs = Math.max(this.minRetryMs, options.maxRetryMs ?? 600_000);
+    const minMs = options.minRetryMs ?? 5_000;
+    this.retryBackoff = { minMs, maxMs: Math.max(minMs, options.maxRetryMs ?? 600_000) };
     this.log = options.log ?? (() => {});
   }
 
@@ -115,7 +116,7 @@ export class FileFetcher {
       this.fetched.set(path, bytes);
     } else {
       fetch.failures++;
-      const wait = Math.min(this.maxRetryMs, this.minRetryMs * 2 ** (fetch.failures - 1));
+      const wait = backoffMs(fetch.failures - 1, this.retryBackoff);
       const message = error instanceof Error ? error.message : String(error);
       this.log(`file ${path}: try ${fetch.failures} failed: ${message}; trying again in ${formatWait(wait)}`);
       fetch.timer = setTimeout(() => {

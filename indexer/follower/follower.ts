@@ -46,6 +46,7 @@
 // File data sources (file-data-sources.ts) run at the end of each range written, in its last block:
 // a file that arrives while the follower waits at the head runs with the next block, as in graph-node.
 import type { Hex, Log, TransactionReceipt } from 'viem';
+import { backoffMs, type Backoff } from '../../common/backoff.ts';
 import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
 import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockProcessor, BlockResult } from '../runtime/block-processor.ts';
@@ -136,8 +137,7 @@ type StepResult = 'advanced' | 'idle' | 'retry';
 export type TransactionFetch = 'full' | 'hash-only';
 
 /** Waits before running a range again (see waitBeforeRetry): the first, and the most (doubling in between). */
-const RETRY_MS = 250;
-const RETRY_MAX_MS = 15_000;
+const RANGE_RETRY: Backoff = { minMs: 250, maxMs: 15_000 };
 
 /** How often the head is asked for while the checkpoint is behind it. */
 const HEAD_REFRESH_MS = 1000;
@@ -445,7 +445,7 @@ export class ChainFollower {
     // what was run before is kept meanwhile: a node behind the head may hold the next range back long
     this.commitPending();
     this.options.onProgress?.(this.progress());
-    const wait = Math.min(RETRY_MS * 2 ** (waits - 1), RETRY_MAX_MS);
+    const wait = backoffMs(waits - 1, RANGE_RETRY);
     this.options.log?.(
       `${cause.reason}; the range after block ${this.options.store.checkpoint().number} runs again in ${wait} ms (${inARow} times in a row)`,
     );
