@@ -55,9 +55,10 @@ export const LIMIT_MAXIMA: Readonly<Record<string, number>> = {
 const LARGEST_LIMIT = Math.max(...Object.values(LIMIT_MAXIMA));
 
 /** items asked for, by the schema coordinate of the list (a page's items under its paged field) */
-export type ItemCounts = Map<string, number>;
+type ItemCounts = Map<string, number>;
 
-export interface OperationEstimate {
+interface OperationEstimate {
+  operation: OperationDefinitionNode;
   /** the operation's name; undefined for an anonymous one */
   name: string | undefined;
   total: number;
@@ -103,7 +104,7 @@ class Estimator {
   operation(operation: OperationDefinitionNode): OperationEstimate {
     const root = this.schema.getRootType(operation.operation);
     const byField = root ? this.selectionSet(root, operation.selectionSet, undefined) : new Map();
-    return { name: operation.name?.value, total: sum(byField), byField };
+    return { operation, name: operation.name?.value, total: sum(byField), byField };
   }
 
   private selectionSet(
@@ -202,7 +203,7 @@ export function estimateListItems(
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** The refusal: the estimate, the budget, where the items come from and how to ask for fewer. */
-export function overBudgetMessage(estimate: OperationEstimate, budget: number): string {
+function overBudgetMessage(estimate: OperationEstimate, budget: number): string {
   const largest = [...estimate.byField]
     .sort(([, a], [, b]) => b - a)
     .slice(0, 3)
@@ -225,19 +226,16 @@ export function overBudgetMessage(estimate: OperationEstimate, budget: number): 
  * so marked would be answered with HTTP 200 to a client accepting application/json.
  */
 export function listItemBudget(registry: Registry, budget: number = MAX_LIST_ITEMS): ValidationRule {
-  const sizes = registrySizes(registry);
   // named: Yoga keys its cache of validation verdicts by the rules' names
   return function ListItemBudget(context) {
-    const estimator = new Estimator(
-      context.getSchema(),
-      (name) => context.getFragment(name) ?? undefined,
-      sizes,
-    );
     return {
-      OperationDefinition(operation) {
-        const estimate = estimator.operation(operation);
-        if (estimate.total > budget) {
-          context.reportError(new GraphQLError(overBudgetMessage(estimate, budget), { nodes: operation }));
+      Document(document) {
+        for (const estimate of estimateListItems(context.getSchema(), document, registry)) {
+          if (estimate.total > budget) {
+            context.reportError(
+              new GraphQLError(overBudgetMessage(estimate, budget), { nodes: estimate.operation }),
+            );
+          }
         }
         return false;
       },
