@@ -8,13 +8,13 @@ import { EVENT_SOURCES, sourceName, type EventSource } from './event-names.ts';
 import { checkAddress, checkEventName, unknownSlugMessage } from './inputs.ts';
 import type { RegistryIndex } from './sources/registry.ts';
 
-export interface EventFilterArgs {
+interface EventFilterArgs {
   contract?: string | null;
   eventName?: string | null;
   fund?: string | null;
 }
 
-export interface EventFilter {
+interface EventFilter {
   /** lowercase address */
   contract?: string;
   eventName?: string;

@@ -182,7 +182,7 @@ const fundTag = (vault: string) => createHash('sha256').update(vault.toLowerCase
  * at, which the next page must be read at or past. A round of a lower epoch may be posted after one
  * of a higher epoch, so only the block of the whole page tells what the next page must hold.
  */
-export interface DividendsPosition {
+interface DividendsPosition {
   epoch: number;
   block: number;
 }

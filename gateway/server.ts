@@ -35,7 +35,7 @@ import { createSubgraphClient, type SubgraphConfig } from './sources/subgraph.ts
 
 export const API_VERSION = '1.0.0';
 
-export interface ArmorLimits {
+interface ArmorLimits {
   maxDepth: number;
   maxCost: number;
   maxAliases: number;
@@ -78,7 +78,7 @@ const BYTES_PER_TOKEN = 512;
 /** what Yoga takes as its cache of parse errors: one that holds none */
 const NO_ERROR_CACHE = { get: () => undefined, set: () => {} };
 
-export interface ParseCacheStats {
+interface ParseCacheStats {
   entries: number;
   /** estimated bytes held: the documents' text and their ASTs */
   bytes: number;
@@ -154,7 +154,7 @@ export interface GatewayConfig {
   healthMaxLagBlocks?: number;
 }
 
-export interface CompiledOperation {
+interface CompiledOperation {
   /** runs the operation with a fresh per-request context; the context tells what the data reflects */
   run(variables: Record<string, unknown>): Promise<{ result: ExecutionResult; context: GatewayContext }>;
 }

@@ -57,7 +57,7 @@ async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: U
 
 const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 
-export interface SubgraphEndpoint {
+interface SubgraphEndpoint {
   url: string;
   timeoutMs: number;
 }

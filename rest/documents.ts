@@ -26,7 +26,7 @@ const LOGO =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M8 22V10h12M8 16h9" stroke="#fff" stroke-width="3" fill="none"/></svg>\n';
 
 /** what the documents describe */
-export interface DocumentSources {
+interface DocumentSources {
   /** the examples of the registry served (rest/examples.ts) */
   examples: DocumentExamples;
   registry: Registry;

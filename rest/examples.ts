@@ -204,7 +204,7 @@ const EXAMPLE_HEALTH = {
 };
 
 /** What the seeded devnet scenario answers: examples of indexed and live data. */
-export interface ScenarioExamples {
+interface ScenarioExamples {
   navs: typeof EXAMPLE_NAVS;
   latestNav: typeof EXAMPLE_LATEST_NAV;
   round: typeof EXAMPLE_ROUND;

@@ -16,7 +16,7 @@ export const GRAPHQL_REQUEST_TYPES = [
   'application/x-www-form-urlencoded',
 ];
 /** the answers Yoga can give, in its order of preference */
-export const GRAPHQL_ANSWER_TYPES = [
+const GRAPHQL_ANSWER_TYPES = [
   'application/graphql-response+json',
   'application/json',
   'text/event-stream',

@@ -104,10 +104,7 @@ function parameterObject(param: ParamSpec): JsonSchema {
  * `/v1/funds/{slug}/nav` with the example values of its path parameters; a parameter without an
  * example stays a template (`{epoch}`). A deprecated route's `{slug}` is the example fund's.
  */
-export function examplePath(
-  route: { path: string; params?: ParamSpec[] },
-  examples: DocumentExamples,
-): string {
+function examplePath(route: { path: string; params?: ParamSpec[] }, examples: DocumentExamples): string {
   let path = route.path;
   for (const p of route.params ?? [])
     if (p.in === 'path' && p.example !== undefined) path = path.replace(`{${p.name}}`, String(p.example));

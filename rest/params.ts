@@ -8,7 +8,7 @@ import { isRequired, type ParamSpec, type RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
 
-export type ParamCheck =
+type ParamCheck =
   | { ok: true; values: ParamValues }
   | { ok: false; parameter: string; detail: string; notFound?: boolean };
 

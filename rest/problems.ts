@@ -4,7 +4,7 @@
 import type { Response } from 'express';
 import type { ErrorCode } from '../gateway/errors.ts';
 
-export interface ProblemKind {
+interface ProblemKind {
   status: number;
   title: string;
   /** shown on the kind's page and in llms-full.txt */
@@ -142,7 +142,7 @@ export const uriTooLongDetail = (length: number, graphql = false) =>
 /** seconds a client waits after a 503 */
 export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
 
-export interface Problem {
+interface Problem {
   type: string;
   title: string;
   status: number;

@@ -32,7 +32,7 @@ export interface CachedResponse {
 export const DEFAULT_BLOCK_CHECK_MS = 2000;
 
 /** A watch's reading and when it was asked for. */
-export interface BlockReading<T> {
+interface BlockReading<T> {
   value: T;
   askedAt: number;
 }

@@ -20,7 +20,7 @@ import {
 import { CACHE_TIERS, type RouteSpec } from './routes.ts';
 import { sendCached } from './send-cached.ts';
 
-export interface RouteHandlerOptions {
+interface RouteHandlerOptions {
   gateway: Gateway;
   replies: Replies;
   /** bodies held in the response cache (0 disables it) and their total bytes */

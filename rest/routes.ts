@@ -23,9 +23,9 @@ export const CACHE_TIERS = {
   live: { maxAge: 15, covers: 'health, events, allocations, reserve (live chain reads)' },
 } as const;
 
-export type CacheTier = keyof typeof CACHE_TIERS;
+type CacheTier = keyof typeof CACHE_TIERS;
 
-export type ParamSchema =
+type ParamSchema =
   | { type: 'integer'; minimum: number; maximum: number; default?: number }
   | { type: 'string'; pattern: string; maxLength?: number }
   /** a closed list of values, matched exactly (case-sensitive) */

@@ -25,7 +25,7 @@ const bps = { type: 'integer', minimum: 0, maximum: 10000, description: 'basis p
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 /** every listed property required, nothing else allowed */
-export function object(properties: Record<string, JsonSchema>, description?: string): JsonSchema {
+function object(properties: Record<string, JsonSchema>, description?: string): JsonSchema {
   return {
     type: 'object',
     ...(description ? { description } : {}),
@@ -493,5 +493,3 @@ export const componentSchemas: Record<string, JsonSchema> = {
     },
   },
 };
-
-export { ref };

@@ -94,7 +94,7 @@ interface ContractRead {
 }
 
 /** one entry of FundVault.strategies() */
-export interface VaultAllocation {
+interface VaultAllocation {
   strategy: string;
   targetBps: number;
   capBps: number;
@@ -102,10 +102,10 @@ export interface VaultAllocation {
 }
 
 /** FundVault.pausedModules(), in the contract's order */
-export type PausedModuleFlags = readonly [subscriptions: boolean, redemptions: boolean, claims: boolean];
+type PausedModuleFlags = readonly [subscriptions: boolean, redemptions: boolean, claims: boolean];
 
 /** ThreePoolPolicy.params(), in the contract's order */
-export type ThreePoolPolicyParams = readonly [
+type ThreePoolPolicyParams = readonly [
   annualBaseBps: number,
   profitToHolderBps: number,
   profitToReserveBps: number,
@@ -115,7 +115,7 @@ export type ThreePoolPolicyParams = readonly [
 ];
 
 /** KellyPolicy.params(), in the contract's order */
-export type KellyPolicyParams = readonly [
+type KellyPolicyParams = readonly [
   kellyFractionBps: number,
   expectedEdgeBps: number,
   varianceBps: number,

@@ -51,7 +51,7 @@ export interface DistributionRound {
   leafCount: number;
 }
 
-export interface VerifiedDistribution {
+interface VerifiedDistribution {
   /** the tree's root as its file writes it */
   root: string;
   /** the leaf of `account` (lowercase 0x address) with its proof, undefined when it has none */
@@ -81,30 +81,30 @@ export const MAX_DISTRIBUTION_BYTES = 64 * 1024 * 1024;
  * request gives up; then the file's check holds it until its thread has exited. At most this many
  * verifier threads run, each with its file and its heap (VERIFIER_HEAP_MB).
  */
-export const DISTRIBUTION_READERS = 2;
+const DISTRIBUTION_READERS = 2;
 
 /**
  * The verified trees kept, in bytes of their tables: all the memory a kept tree holds, ~224 bytes
  * per leaf (45 MB for 200,000 leaves).
  */
-export const CACHED_DISTRIBUTION_BYTES = 2 * MAX_DISTRIBUTION_BYTES;
+const CACHED_DISTRIBUTION_BYTES = 2 * MAX_DISTRIBUTION_BYTES;
 
 /**
  * How long checking a file that arrived may take before its thread is stopped and the request
  * answered 503 (retry later). Measured: 15-30 s for 200,000 leaves, 40-50 s on a busy machine for
  * the largest file that can pass (64 MiB written as tightly as JSON allows, ~305,000 leaves).
  */
-export const VERIFICATION_TIMEOUT_MS = 120_000;
+const VERIFICATION_TIMEOUT_MS = 120_000;
 
 /**
  * The heap of a verifier thread, MiB. Checking the largest file that can pass (~305,000 leaves)
  * needs between 128 and 192 MiB; a file needing more (JSON built to take memory) ends its thread,
  * and is refused, before it can take the service's memory.
  */
-export const VERIFIER_HEAP_MB = 384;
+const VERIFIER_HEAP_MB = 384;
 
 /** How long a refusal (a file failing a check, a uri that cannot be read) is answered without reading again. */
-export const REFUSAL_TTL_MS = 30_000;
+const REFUSAL_TTL_MS = 30_000;
 
 const UPSTREAM = 'dividend distribution';
 

@@ -7,7 +7,7 @@
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { redactUrl, rpcEndpoint, scrubUrls } from '../../common/url.ts';
 
-export interface IndexingStatusConfig {
+interface IndexingStatusConfig {
   /** the status API's GraphQL URL */
   url: string;
   timeoutMs: number;

@@ -18,7 +18,7 @@ export interface RegistryContract {
   category: string;
 }
 
-export const CONTRACT_KINDS = [
+const CONTRACT_KINDS = [
   'NavOracle',
   'DividendDistributor',
   'FundRegistry',
@@ -31,10 +31,10 @@ export const CONTRACT_KINDS = [
   // the devnet's stand-in base asset (devnet/contracts)
   'MockUSDC',
 ] as const;
-export type ContractKind = (typeof CONTRACT_KINDS)[number];
+type ContractKind = (typeof CONTRACT_KINDS)[number];
 
 export const POLICY_KINDS = ['fixed-plus-float', 'fractional-kelly'] as const;
-export type PolicyKind = (typeof POLICY_KINDS)[number];
+type PolicyKind = (typeof POLICY_KINDS)[number];
 
 export interface RegistryPolicy {
   slug: string;
@@ -187,7 +187,7 @@ export const registrySchema = record({
   },
 });
 
-export class RegistryError extends Error {
+class RegistryError extends Error {
   override name = 'RegistryError';
 }
 

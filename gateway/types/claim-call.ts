@@ -33,7 +33,7 @@ export const CLAIM_SIGNATURE = toFunctionSignature(CLAIM_FUNCTION);
 const CLAIM_SELECTOR = toFunctionSelector(CLAIM_FUNCTION);
 
 /** what of a proof the claim call takes */
-export interface ClaimedLeaf {
+interface ClaimedLeaf {
   vault: string;
   epoch: number;
   account: string;
@@ -74,7 +74,7 @@ export const CLAIM_REVERTS =
 export const CLAIMED_FRESHNESS =
   '`claimed` is read on-chain when the service builds the answer, and the service rebuilds its own copy once a newer block is indexed; an HTTP cache between you and the service (browser, proxy, CDN) may still hold a REST proof for up to its max-age (300 s, the history tier), so simulate the call (eth_call with the same `to` and `data`) before sending it, or revalidate with If-None-Match or Cache-Control: no-cache';
 
-export interface ClaimCallShape {
+interface ClaimCallShape {
   to: string;
   signature: string;
   selector: string;

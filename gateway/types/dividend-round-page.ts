@@ -2,7 +2,7 @@
 import { builder } from '../builder.ts';
 import { DividendRoundRef, type DividendRoundShape } from './dividend-round.ts';
 
-export interface DividendRoundPageShape {
+interface DividendRoundPageShape {
   items: DividendRoundShape[];
   nextCursor: string | null;
 }

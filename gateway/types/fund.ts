@@ -27,7 +27,7 @@ import { NavRecordRef } from './nav-record.ts';
 import { PolicyRef } from './policy.ts';
 import { ReserveRef, type ReserveShape } from './reserve.ts';
 
-export function fundStatus(row: FundRow | null): 'open' | 'paused' | 'closed' {
+function fundStatus(row: FundRow | null): 'open' | 'paused' | 'closed' {
   if (row?.closed) return 'closed';
   return row && row.pausedModules.length > 0 ? 'paused' : 'open';
 }

@@ -10,7 +10,7 @@ import {
   claimCall,
 } from './claim-call.ts';
 
-export interface MerkleProofShape {
+interface MerkleProofShape {
   fund: string;
   vault: string;
   epoch: number;

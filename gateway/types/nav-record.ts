@@ -6,9 +6,9 @@ import type { NavRow } from '../sources/subgraph.ts';
 import { NavStatusRef } from './nav-status.ts';
 
 /** NAV per share is a 6-decimal fixed-point value on the NavOracle. */
-export const NAV_DECIMALS = 6;
+const NAV_DECIMALS = 6;
 
-export interface NavRecordShape {
+interface NavRecordShape {
   fund: RegistryFund;
   row: NavRow;
 }

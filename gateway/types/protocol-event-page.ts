@@ -3,7 +3,7 @@ import { builder } from '../builder.ts';
 import type { ProtocolEventRow } from '../sources/subgraph.ts';
 import { ProtocolEventRef } from './protocol-event.ts';
 
-export interface ProtocolEventPageShape {
+interface ProtocolEventPageShape {
   items: ProtocolEventRow[];
   nextCursor: string | null;
 }
