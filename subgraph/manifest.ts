@@ -18,7 +18,7 @@ import { parse as parseYaml } from 'yaml';
 export const subgraphDir = fileURLToPath(new URL('.', import.meta.url));
 export const manifestPath = join(subgraphDir, 'subgraph.yaml');
 
-export interface ManifestEventHandler {
+interface ManifestEventHandler {
   /** graph-cli's event signature, e.g. `NavSubmitted(indexed address,indexed uint64)` */
   event: string;
   handler: string;
@@ -127,19 +127,4 @@ function readSource(entry: unknown, where: string, template: boolean): ManifestS
     abiFiles,
     eventHandlers,
   };
-}
-
-/** An ABI event in graph-cli's signature form: `Name(indexed type,type,...)`. */
-export function eventSignature(event: {
-  name: string;
-  inputs: readonly { type: string; indexed?: boolean; components?: readonly unknown[] }[];
-}): string {
-  const params = event.inputs.map((input) => `${input.indexed ? 'indexed ' : ''}${abiType(input)}`);
-  return `${event.name}(${params.join(',')})`;
-}
-
-function abiType(input: { type: string; components?: readonly unknown[] }): string {
-  if (!input.type.startsWith('tuple')) return input.type;
-  const components = (input.components ?? []) as { type: string; components?: readonly unknown[] }[];
-  return `(${components.map(abiType).join(',')})${input.type.slice('tuple'.length)}`;
 }

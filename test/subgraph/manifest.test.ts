@@ -3,24 +3,20 @@
 // with the devnet addresses of networks.json substituted in.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Abi, AbiEvent } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSubgraph, builtManifestPath } from '../../subgraph/scripts/build-subgraph.ts';
-import { eventSignature, readManifest, subgraphDir, type ManifestSource } from '../../subgraph/manifest.ts';
+import { manifestSignature } from '../../indexer/runtime/manifest.ts';
+import { readManifest, subgraphDir, type ManifestSource } from '../../subgraph/manifest.ts';
 import { readNetwork } from '../../subgraph/scripts/networks.ts';
-
-interface AbiEntry {
-  type: string;
-  name: string;
-  inputs: { type: string; indexed?: boolean }[];
-}
 
 function abiEventSignatures(source: ManifestSource, baseDir: string): string[] {
   const file = source.abiFiles.get(source.abi);
   if (file === undefined) throw new Error(`${source.name} has no ABI file`);
-  const abi = JSON.parse(readFileSync(join(baseDir, file), 'utf8')) as AbiEntry[];
+  const abi = JSON.parse(readFileSync(join(baseDir, file), 'utf8')) as Abi;
   return abi
-    .filter((entry) => entry.type === 'event')
-    .map(eventSignature)
+    .filter((entry): entry is AbiEvent => entry.type === 'event')
+    .map(manifestSignature)
     .sort();
 }
 
