@@ -13,7 +13,7 @@ interface Sample {
 }
 
 /** What the display writes to: a stream such as process.stdout. */
-export interface ProgressStream {
+interface ProgressStream {
   write(text: string): unknown;
   /** the terminal's width, read at each redraw (so a resized window is followed) */
   columns?: number;
@@ -35,7 +35,7 @@ export interface ProgressDisplayOptions {
 }
 
 /** The display: fed the follower's progress events; `stop()` ends a status line left on the terminal. */
-export interface ProgressDisplay {
+interface ProgressDisplay {
   (progress: FollowerProgress): void;
   /** Ends the status line (redrawn, then a newline) so nothing written after starts mid-line; later events are ignored. */
   stop(): void;
@@ -47,9 +47,9 @@ const WINDOW_MS = 10_000;
  * A checkpoint at most this far behind the head still follows it: graph-node's CAUGHT_UP_DISTANCE,
  * the distance the follower decides the subgraph is synced by.
  */
-export const FALL_BEHIND_BLOCKS = CAUGHT_UP_DISTANCE;
+const FALL_BEHIND_BLOCKS = CAUGHT_UP_DISTANCE;
 /** How long indexing must stay more than FALL_BEHIND_BLOCKS behind for the sync display to return. */
-export const FALL_BEHIND_MS = 30_000;
+const FALL_BEHIND_MS = 30_000;
 
 /** Erases the terminal line the cursor is on, from its start. */
 const CLEAR_LINE = '\r\x1b[K';

@@ -7,7 +7,7 @@ import { bounded, describeFailure, readLimited, statusError } from './bounded-ht
 /** graph-node's default Arweave gateway */
 export const ARWEAVE_GATEWAY = 'https://arweave.net';
 
-export interface ArweaveClientOptions {
+interface ArweaveClientOptions {
   url: string;
   /** bound on one request, its body included */
   timeoutMs: number;
@@ -15,7 +15,7 @@ export interface ArweaveClientOptions {
   maxFileBytes: number;
 }
 
-export class ArweaveFileError extends Error {
+class ArweaveFileError extends Error {
   constructor(
     readonly file: string,
     reason: string,

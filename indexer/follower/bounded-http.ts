@@ -3,7 +3,7 @@
 // cannot hold the indexer, and a failure says what the server answered.
 
 /** A failure carrying the status line (and the start of the body, which often says why). */
-export class HttpStatusError extends Error {}
+class HttpStatusError extends Error {}
 
 /**
  * Runs `run` with a signal that aborts after `timeoutMs` (then `timeout()` is thrown) or when

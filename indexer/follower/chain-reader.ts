@@ -26,7 +26,7 @@ import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
 import { rpcEndpoint } from '../../common/url.ts';
 import { BatchLimit, batchRefusal } from './rpc-fetch.ts';
 
-export interface ChainReaderOptions {
+interface ChainReaderOptions {
   rpcUrl: string;
   /** how long one request may take before it is a ChainAccessError (default 10 s) */
   timeoutMs?: number;
@@ -116,7 +116,7 @@ export class ChainReadPending extends ChainAccessError {
   }
 }
 
-export interface RpcError {
+interface RpcError {
   code?: number;
   message?: string;
   data?: unknown;

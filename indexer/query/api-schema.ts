@@ -69,7 +69,7 @@ function valueWeight(value: unknown): number {
  * spells them, every column counted whether asked for or not (graph-node, similarly, weighs the
  * entities it fetched, in bytes of memory: graphql/src/store/prefetch.rs check_result_size).
  */
-export function entityWeight(row: Record<string, unknown>): number {
+function entityWeight(row: Record<string, unknown>): number {
   let weight = 2;
   for (const key in row) {
     // the version columns (__vid, __from, __to) are not part of the answer

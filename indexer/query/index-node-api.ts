@@ -173,7 +173,7 @@ export function deploymentFeatures(subgraph: Subgraph, schema: SubgraphSchema): 
   };
 }
 
-export interface IndexNodeDeployment {
+interface IndexNodeDeployment {
   deployment: string;
   subgraphName: string;
   network: string;

@@ -37,7 +37,7 @@ import type { IndexNodeApi } from './index-node-api.ts';
 import { QueryError } from './sql-query.ts';
 import { BlockLocationError, type LatestBlock, type StoreReader } from './store-reader.ts';
 
-export interface QueryServerOptions {
+interface QueryServerOptions {
   schema: GraphQLSchema;
   reader: StoreReader;
   /** served at /subgraphs/name/<subgraphName> */
@@ -49,7 +49,7 @@ export interface QueryServerOptions {
 }
 
 /** What a request executes against: a schema, and the root its query fields resolve from. */
-export interface ExecutableApi {
+interface ExecutableApi {
   schema: GraphQLSchema;
   rootValue?: unknown;
   /** a subgraph's API: its answers follow graph-node's error policy (see applyErrorPolicy) */
@@ -65,14 +65,14 @@ export interface GraphQLRequest {
 const MAX_BODY_BYTES = 1 << 20;
 
 /** graph-node's GRAPH_GRAPHQL_MAX_DEPTH default (graph/src/env/graphql.rs): selection sets nested. */
-export const MAX_QUERY_DEPTH = 255;
+const MAX_QUERY_DEPTH = 255;
 
 /**
  * How deep lists and objects may nest in a value, inline or in a variable (a `where` nesting `or`s
  * takes two levels each). graph-node sets no limit of its own; without one, a deep enough value
  * overflows the stack of GraphQL's parser and coercion.
  */
-export const MAX_VALUE_DEPTH = 255;
+const MAX_VALUE_DEPTH = 255;
 
 /**
  * The result-size limit of INDEXER_QUERY_MAX_RESULT_BYTES (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE,

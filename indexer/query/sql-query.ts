@@ -69,7 +69,7 @@ export interface SqlFragment {
   params: unknown[];
 }
 
-export function blockRange(alias: string, block: number): string {
+function blockRange(alias: string, block: number): string {
   return `${alias}."__from" <= ${block} AND ${alias}."__to" > ${block}`;
 }
 

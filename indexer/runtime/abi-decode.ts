@@ -69,7 +69,7 @@ function stringConverter(param: AbiParameter): Convert | null {
 }
 
 /** Decodes ABI data as a list of values of `params`; throws when it does not decode. */
-export type AbiDecoder = (data: Hex) => unknown[];
+type AbiDecoder = (data: Hex) => unknown[];
 
 /**
  * A decoder of `params` with graph-node's strings, built once: what holds no string is decoded by

@@ -158,7 +158,7 @@ export function writeEntity(heap: AscHeap, entity: Entity): number {
 }
 
 /** The classes of one TypedMap<K, V> instantiation: the map, its array of entries, an entry. */
-export interface TypedMapTypes {
+interface TypedMapTypes {
   map: TypeIdName;
   array: TypeIdName;
   entry: TypeIdName;

@@ -41,7 +41,7 @@ import {
 import { matchesTopicFilters, type EventHandlerSpec, type Subgraph } from './manifest.ts';
 import { MappingInstances } from './mapping-instances.ts';
 
-export interface BlockProcessorOptions {
+interface BlockProcessorOptions {
   logger?: MappingLogger;
   /** what ethereum.call, getBalance and hasCode read; without it they fail the handler */
   chain?: ChainReader;

@@ -152,7 +152,7 @@ const instanceKey = (template: string, address: Hex) => `${template}\0${address}
 /** graph-node's GRAPH_STATIC_FILTERS_THRESHOLD */
 export const STATIC_FILTERS_ABOVE = 10_000;
 
-export interface DataSourceSetOptions {
+interface DataSourceSetOptions {
   /**
    * past this many data sources (static ones and template instances), the log filter names only
    * the static data sources' addresses and asks for the templates' events from any address, as

@@ -17,10 +17,10 @@ export interface Decimal {
   scale: number;
 }
 
-export const MAX_SIGNIFICANT_DIGITS = 34;
+const MAX_SIGNIFICANT_DIGITS = 34;
 /** IEEE-754 decimal128 exponent limits, checked by graph-node on values coming from a mapping. */
-export const MIN_EXP = -6143;
-export const MAX_EXP = 6144;
+const MIN_EXP = -6143;
+const MAX_EXP = 6144;
 
 const powersOfTen: bigint[] = [1n];
 function tenTo(n: number): bigint {
@@ -37,7 +37,7 @@ function bitLength(n: bigint): number {
 }
 
 /** bigdecimal 0.1.2 `count_decimal_digits`, including its under-count for negative values. */
-export function countDecimalDigits(int: bigint): number {
+function countDecimalDigits(int: bigint): number {
   if (int === 0n) return 1;
   let digits = Math.floor(bitLength(int) / 3.3219280949);
   let num = tenTo(digits);
@@ -79,7 +79,7 @@ function withPrec(d: Decimal, prec: number): Decimal {
 }
 
 /** graph-node `BigDecimal::normalized`: 34 significant digits, no trailing zeros, zero is 0e0. */
-export function normalize(d: Decimal): Decimal {
+function normalize(d: Decimal): Decimal {
   if (d.int === 0n) return { int: 0n, scale: 0 };
   const rounded = withPrec(d, MAX_SIGNIFICANT_DIGITS);
   let int = rounded.int;

@@ -51,7 +51,7 @@ function fieldTypeText(field: FieldModel): string {
 }
 
 /** The store value kind a scalar field holds; references hold the referenced entity's id kind. */
-export function storedKind(schema: SubgraphSchema, field: FieldModel): StoreValue['kind'] {
+function storedKind(schema: SubgraphSchema, field: FieldModel): StoreValue['kind'] {
   switch (field.kind) {
     case 'ID':
     case 'String':

@@ -62,7 +62,7 @@ export function sameCall(a: ContractCall, b: ContractCall): boolean {
   );
 }
 
-export interface DecodedCall {
+interface DecodedCall {
   inputs: EventParameter[];
   outputs: EventParameter[];
 }

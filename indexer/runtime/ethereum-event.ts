@@ -163,7 +163,7 @@ function writeLog(heap: AscHeap, log: Log): number {
   ]);
 }
 
-export function writeReceipt(heap: AscHeap, receipt: TransactionReceipt): number {
+function writeReceipt(heap: AscHeap, receipt: TransactionReceipt): number {
   return writeObject(heap, 'TransactionReceipt', [
     heap.writeHexBytes(receipt.transactionHash),
     writeBigInt(heap, BigInt(receipt.transactionIndex)),
@@ -182,7 +182,7 @@ export function writeReceipt(heap: AscHeap, receipt: TransactionReceipt): number
   ]);
 }
 
-export interface EventInput {
+interface EventInput {
   log: Log;
   block: BlockWithLogs;
   params: readonly EventParameter[];

@@ -144,7 +144,7 @@ export function readEthereumValue(heap: AscHeap, ptr: number, depth = 0): Ethere
 }
 
 /** A token as error messages show it. */
-export function describeToken(token: EthereumToken): string {
+function describeToken(token: EthereumToken): string {
   switch (token.kind) {
     case 'address':
     case 'fixedBytes':
@@ -162,7 +162,7 @@ export function describeToken(token: EthereumToken): string {
 }
 
 /** Thrown when a token does not fit the ABI type it is used as. */
-export class TokenTypeMismatch extends Error {
+class TokenTypeMismatch extends Error {
   constructor(token: EthereumToken, type: string) {
     super(`type mismatch, decoded value ${describeToken(token)} is not of kind ${type}`);
   }

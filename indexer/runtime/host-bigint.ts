@@ -16,11 +16,11 @@ export function bigIntMod(x: bigint, y: bigint): bigint {
   return x % y;
 }
 
-export function bigIntPow(x: bigint, exp: number): bigint {
+function bigIntPow(x: bigint, exp: number): bigint {
   return checkBigIntSize(x ** BigInt(exp & 0xff));
 }
 
-export function bigIntFromString(s: string): bigint {
+function bigIntFromString(s: string): bigint {
   const n = parseBigIntDecimal(s);
   if (n === null) throw new Error(`string is not a BigInt: \`${s}\``);
   return n;

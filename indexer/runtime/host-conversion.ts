@@ -26,7 +26,7 @@ export function stringToH160(s: string): Uint8Array {
 
 const base58Alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
-export function bytesToBase58(bytes: Uint8Array): string {
+function bytesToBase58(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
   let n = 0n;

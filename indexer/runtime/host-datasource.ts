@@ -11,7 +11,7 @@ import { parseArweaveSource, parseContentPath } from './content-path.ts';
 import type { HostEnv, HostFunctions } from './host-context.ts';
 import { bytesToHex, stringToH160 } from './host-conversion.ts';
 
-export function createDataSource(env: HostEnv, name: string, params: string[], context: Entity | null): void {
+function createDataSource(env: HostEnv, name: string, params: string[], context: Entity | null): void {
   const templates = env.runtime.subgraph.templates;
   const template = templates.get(name);
   if (!template) {

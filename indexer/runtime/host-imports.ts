@@ -15,7 +15,7 @@ import { logFunctions } from './host-log.ts';
 import { storeFunctions } from './host-store.ts';
 import { yamlFunctions } from './host-yaml.ts';
 
-export const hostFunctions: HostFunctions = {
+const hostFunctions: HostFunctions = {
   ...storeFunctions,
   ...bigIntFunctions,
   ...bigDecimalFunctions,

@@ -7,7 +7,7 @@ import { orNull, writeBigInt, writeResult, writeTypedMap } from './asc-values.ts
 import { parseBigIntDecimal } from './decimal.ts';
 import type { HostFunctions } from './host-context.ts';
 
-export type JsonNode =
+type JsonNode =
   | { kind: 'null' }
   | { kind: 'bool'; value: boolean }
   | { kind: 'number'; text: string }
@@ -191,19 +191,19 @@ function writeJsonValue(heap: AscHeap, node: JsonNode): number {
   return ptr;
 }
 
-export function jsonToI64(s: string): bigint {
+function jsonToI64(s: string): bigint {
   const n = /^[+-]?[0-9]+$/.test(s) ? BigInt(s) : null;
   if (n === null || n !== BigInt.asIntN(64, n)) throw new Error(`JSON \`${s}\` cannot be parsed as i64`);
   return n;
 }
 
-export function jsonToU64(s: string): bigint {
+function jsonToU64(s: string): bigint {
   const n = /^\+?[0-9]+$/.test(s) ? BigInt(s) : null;
   if (n === null || n !== BigInt.asUintN(64, n)) throw new Error(`JSON \`${s}\` cannot be parsed as u64`);
   return n;
 }
 
-export function jsonToF64(s: string): number {
+function jsonToF64(s: string): number {
   if (!/^[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$/i.test(s)) {
     throw new Error(`JSON \`${s}\` cannot be parsed as f64`);
   }

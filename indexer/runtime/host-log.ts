@@ -6,12 +6,7 @@ import type { HostFunctions, LogLevel } from './host-context.ts';
 const levels: LogLevel[] = ['critical', 'error', 'warning', 'info', 'debug'];
 
 /** graph-node's abort message: "Mapping aborted at <file>, line <l>, column <c>, with message: <m>". */
-export function abortMessage(
-  message: string | null,
-  file: string | null,
-  line: number,
-  column: number,
-): string {
+function abortMessage(message: string | null, file: string | null, line: number, column: number): string {
   const what = message === null ? 'no message' : `message: ${message}`;
   let where = 'an unknown location';
   if (file !== null) {
@@ -22,7 +17,7 @@ export function abortMessage(
   return `Mapping aborted at ${where}, with ${what}`;
 }
 
-export class MappingAbort extends Error {}
+class MappingAbort extends Error {}
 
 export const logFunctions: HostFunctions = {
   'log.log': (env) => (level: number, msgPtr: number) => {

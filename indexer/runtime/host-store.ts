@@ -307,7 +307,7 @@ export function storeGet(
  * entity `id` lists, i.e. those whose `@derivedFrom(field: ...)` reference holds `id`, with the block's
  * own sets and removals applied, in id order. Errors follow graph-node's get_field_related wording.
  */
-export function storeLoadRelated(env: HostEnv, typeName: string, id: string, fieldName: string): Entity[] {
+function storeLoadRelated(env: HostEnv, typeName: string, id: string, fieldName: string): Entity[] {
   const type = entityType(env, typeName);
   const { key } = parseEntityId(type, id);
   const fieldError = (problem: string) =>

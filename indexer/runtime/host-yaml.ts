@@ -22,7 +22,7 @@ import type { AscHeap } from './asc-memory.ts';
 import { orNull, writeResult, writeTypedMap } from './asc-values.ts';
 import type { HostFunctions } from './host-context.ts';
 
-export type YamlNode =
+type YamlNode =
   | { kind: 'null' }
   | { kind: 'bool'; value: boolean }
   | { kind: 'number'; text: string }
@@ -248,7 +248,7 @@ function describeKey(key: YamlNode): string {
 }
 
 /** Parses a YAML document as graph-node's yaml.fromBytes does (see the header); throws when it cannot. */
-export function parseYaml(bytes: Uint8Array): YamlNode {
+function parseYaml(bytes: Uint8Array): YamlNode {
   if (bytes.length > YAML_MAX_SIZE_BYTES)
     throw new Error(`YAML size exceeds max size of ${YAML_MAX_SIZE_BYTES} bytes`);
   const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

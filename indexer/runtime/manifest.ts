@@ -88,7 +88,7 @@ export interface MappingSpec {
   entities: readonly string[];
 }
 
-export interface DataSourceSpec {
+interface DataSourceSpec {
   name: string;
   network: string;
   /** lowercase address, or null when the data source matches every address */
@@ -102,7 +102,7 @@ export interface DataSourceSpec {
 }
 
 /** Where a file data source's file comes from (graph-node's offchain data source kinds). */
-export type FileKind = 'file/ipfs' | 'file/arweave';
+type FileKind = 'file/ipfs' | 'file/arweave';
 
 export interface TemplateSpec {
   /** `ethereum`: a contract at an address given on creation; `file/*`: a file data source */
@@ -152,7 +152,7 @@ export interface NetworkContract {
   endBlock?: number;
 }
 
-export interface LoadSubgraphOptions {
+interface LoadSubgraphOptions {
   /** directory `graph build` wrote (holds subgraph.yaml, schema.graphql, wasm and ABIs) */
   buildDir: string;
   /** the built manifest; defaults to `<buildDir>/subgraph.yaml` */
@@ -211,13 +211,13 @@ interface RawManifest {
 }
 
 /** The manifest spec versions graph-node accepts (its MIN_SPEC_VERSION and default maximum). */
-export const MIN_SPEC_VERSION = '0.0.2';
+const MIN_SPEC_VERSION = '0.0.2';
 export const LATEST_SPEC_VERSION = '1.5.0';
 /** graph-node's default GRAPH_MAX_API_VERSION: the newest mapping apiVersion it runs */
 const MAX_API_VERSION = '0.0.9';
 
 /** `Name(type,...)` with `indexed ` prefixes removed and whitespace normalized. */
-export function canonicalSignature(event: string): string {
+function canonicalSignature(event: string): string {
   return event
     .replace(/\s+/g, ' ')
     .replace(/\bindexed /g, '')

@@ -18,7 +18,7 @@ import { decodeBigIntKey, encodeBigDecimalKey, encodeBigIntKey } from './sortabl
 export const OPEN_BLOCK = Number.MAX_SAFE_INTEGER;
 
 /** The kind a field's values have once references are resolved to their target's id kind. */
-export type ValueKind = Exclude<ScalarKind, 'ID'>;
+type ValueKind = Exclude<ScalarKind, 'ID'>;
 
 export interface ColumnLayout {
   field: FieldModel;
@@ -46,7 +46,7 @@ export interface TableLayout {
   regioned: boolean;
 }
 
-export function quoteIdent(name: string): string {
+function quoteIdent(name: string): string {
   return '"' + name.replace(/"/g, '""') + '"';
 }
 

@@ -33,7 +33,7 @@ export interface BlockHeader {
 }
 
 /** A data source instantiated from a template while indexing (graph-node's dynamic data source). */
-export interface DynamicDataSourceRecord {
+interface DynamicDataSourceRecord {
   template: string;
   address: string;
   /** the data source context as the runtime serialised it, or null */
@@ -46,7 +46,7 @@ export interface DynamicDataSourceRecord {
  * once its file is fetched. Its causality region numbers it (1, 2, ... in creation order; chain
  * handlers write region 0), and the entities it writes carry it.
  */
-export interface FileDataSourceRecord {
+interface FileDataSourceRecord {
   region: number;
   template: string;
   /** the canonical content path: `<cid>` or `<cid>/<path>` */
@@ -69,7 +69,7 @@ export interface Checkpoint {
   fatalError: string | null;
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** the SQLite file */
   path: string;
   schema: SubgraphSchema;
@@ -95,7 +95,7 @@ export interface StoreOptions {
  * the WAL over, and the WAL grew without end (twice the database, ten times with a commit per
  * range), until a disk that had room for the data was full.
  */
-export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
  * The version of the tables and `__info` keys this code writes, kept in `__info` as
@@ -131,7 +131,7 @@ const metaDdl = [
   `CREATE INDEX IF NOT EXISTS "__errors_block" ON "__errors" ("block")`,
 ];
 
-export function headerFromRow(row: Record<string, unknown>): BlockHeader {
+function headerFromRow(row: Record<string, unknown>): BlockHeader {
   return {
     number: Number(row.number),
     hash: bytesToHex(row.hash as Uint8Array),
