@@ -20,7 +20,7 @@ import {
 const REGISTRATION_BLOCKS = 50;
 const SUBSCRIPTIONS_PER_BLOCK = 100;
 
-export interface ManyFundsRun {
+interface ManyFundsRun {
   funds: number;
   events: number;
   seconds: number;

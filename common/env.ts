@@ -39,7 +39,7 @@ export function decimalInteger(text: string): number | undefined {
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
-export interface IntegerBounds {
+interface IntegerBounds {
   min: number;
   /** Number.MAX_SAFE_INTEGER when not given */
   max?: number;

@@ -8,7 +8,7 @@
 // redact a URL. It imports nothing.
 
 /** An RPC URL as the node's clients send it. */
-export interface RpcEndpoint {
+interface RpcEndpoint {
   url: string;
   headers: Record<string, string>;
 }

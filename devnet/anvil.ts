@@ -25,7 +25,7 @@ export const DEVNET_CHAIN_ID = 31337;
 /** 2025-01-01T00:00:00Z: genesis of the devnet; scenario day d is mined at GENESIS + d days. */
 export const DEVNET_GENESIS_TIMESTAMP = 1_735_689_600;
 
-export interface AnvilOptions {
+interface AnvilOptions {
   /** Mine every transaction at once (default false: blocks are mined explicitly with evm_mine). */
   automine?: boolean;
   /** Where anvil's own home is made (default the OS temp directory): the service keeps to DATA_DIR. */

@@ -9,14 +9,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-export const contractsDir = join(dirname(fileURLToPath(import.meta.url)), 'contracts');
-export const buildDir = join(dirname(fileURLToPath(import.meta.url)), 'build');
+const contractsDir = join(dirname(fileURLToPath(import.meta.url)), 'contracts');
+const buildDir = join(dirname(fileURLToPath(import.meta.url)), 'build');
 const hashFile = join(buildDir, '.sources-hash');
 
 /** Offsets of immutable values inside deployed bytecode, as solc reports them. */
-export type ImmutableReferences = Record<string, { start: number; length: number }[]>;
+type ImmutableReferences = Record<string, { start: number; length: number }[]>;
 
-export interface ContractArtifact {
+interface ContractArtifact {
   contractName: string;
   abi: unknown[];
   bytecode: `0x${string}`;

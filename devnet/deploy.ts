@@ -99,7 +99,7 @@ export function deployData(name: ContractName, args: readonly unknown[]): Hex {
   return encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode, args });
 }
 
-export interface DeployOptions {
+interface DeployOptions {
   /** Timestamp of the deployment block; defaults to one hour after genesis. */
   timestamp?: bigint;
 }

@@ -3,7 +3,7 @@
 // scenario's bookkeeping over tens of thousands of logs.
 import { decodeAbiParameters, toEventSelector, type Abi, type AbiEvent, type Hex } from 'viem';
 
-export interface DecodedLog {
+interface DecodedLog {
   eventName: string;
   args: Record<string, unknown>;
 }

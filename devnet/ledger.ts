@@ -8,7 +8,7 @@ export const NAV_STATUSES = ['None', 'Draft', 'PendingVerification', 'Verified',
 export type NavStatus = Exclude<(typeof NAV_STATUSES)[number], 'None'>;
 
 export const MODULE_NAMES = ['subscriptions', 'redemptions', 'claims'] as const;
-export type ModuleName = (typeof MODULE_NAMES)[number];
+type ModuleName = (typeof MODULE_NAMES)[number];
 
 export interface TxRef {
   txHash: Hex;
@@ -36,7 +36,7 @@ export interface LedgerNavRecord {
   transitions: NavTransition[];
 }
 
-export interface LedgerSettlement extends TxRef {
+interface LedgerSettlement extends TxRef {
   fund: string;
   vault: Address;
   epoch: number;
@@ -52,7 +52,7 @@ export interface LedgerSettlement extends TxRef {
   reserveBalance: string;
 }
 
-export interface LedgerRequest extends TxRef {
+interface LedgerRequest extends TxRef {
   fund: string;
   vault: Address;
   epoch: number;
@@ -73,7 +73,7 @@ export interface LedgerRound extends TxRef {
   uri: string;
 }
 
-export interface LedgerClaim extends TxRef {
+interface LedgerClaim extends TxRef {
   fund: string;
   vault: Address;
   epoch: number;
@@ -81,7 +81,7 @@ export interface LedgerClaim extends TxRef {
   amount: string;
 }
 
-export interface LedgerAllocation extends TxRef {
+interface LedgerAllocation extends TxRef {
   fund: string;
   vault: Address;
   strategy: Address;
@@ -91,7 +91,7 @@ export interface LedgerAllocation extends TxRef {
   active: boolean;
 }
 
-export interface LedgerModuleChange extends TxRef {
+interface LedgerModuleChange extends TxRef {
   fund: string;
   vault: Address;
   module: number;

@@ -42,7 +42,7 @@ export const kellyParams = {
   reserveTargetMaxBps: 1500,
 } as const;
 
-export interface FundSpec {
+interface FundSpec {
   slug: string;
   name: string;
   shareSymbol: string;

@@ -1,12 +1,12 @@
 // A minimal JSON-RPC client with batching. The scenario sends thousands of transactions per run;
 // JSON-RPC batches (one HTTP request for many calls) are what make seeding fast, and viem's
 // transports do not expose explicit batches with per-call results in order.
-export interface RpcCall {
+interface RpcCall {
   method: string;
   params: unknown[];
 }
 
-export class RpcError extends Error {
+class RpcError extends Error {
   constructor(
     readonly call: RpcCall,
     readonly code: number,

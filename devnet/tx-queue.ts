@@ -35,7 +35,7 @@ export interface TxReceipt {
   logs: TxLog[];
 }
 
-export interface MinedTx {
+interface MinedTx {
   request: TxRequest;
   hash: Hex;
   receipt: TxReceipt;
@@ -47,7 +47,7 @@ export interface MinedBlock {
   txs: MinedTx[];
 }
 
-export const DEFAULT_GAS = 30_000_000n;
+const DEFAULT_GAS = 30_000_000n;
 
 export interface TxQueue {
   /** Queues transactions in order (one JSON-RPC batch); they run in the next mined block. */

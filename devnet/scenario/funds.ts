@@ -11,7 +11,7 @@ import type { ScenarioParams } from '../scenario-params.ts';
 export const MODULE = { subscriptions: 0, redemptions: 1, claims: 2 } as const;
 
 /** Per-fund behaviour of the standard scenario, by position in deployment.funds. */
-export interface FundPlan {
+interface FundPlan {
   launchDay: number;
   /** Annual mean and volatility of the strategy book's return, in parts per million. */
   meanPpm: number;
@@ -86,7 +86,7 @@ export interface RecordRun {
 }
 
 /** A dividend leaf that will be claimed on `dueDay` (dividends.ts). */
-export interface PendingClaim {
+interface PendingClaim {
   epoch: number;
   account: Address;
   amount: bigint;

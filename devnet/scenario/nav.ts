@@ -11,7 +11,7 @@ import type { FundRun, RecordRun } from './funds.ts';
 type NavAction = NavTransition['action'];
 
 /** One oracle transaction for one record, to be booked once its block is mined. */
-export interface OracleStep {
+interface OracleStep {
   record: RecordRun;
   request: TxRequest;
   action: NavAction;

@@ -28,7 +28,7 @@ interface EpochSettledArgs {
   reserveBalance: bigint;
 }
 
-export type SettledAmounts = Record<Exclude<keyof EpochSettledArgs, 'epoch'>, string>;
+type SettledAmounts = Record<Exclude<keyof EpochSettledArgs, 'epoch'>, string>;
 
 /** The strategies' P&L for one day, from the last settled assets and a seeded daily return. */
 export function dailyPnl(ctx: ScenarioContext, fund: FundRun): bigint {

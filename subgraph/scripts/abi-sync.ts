@@ -7,7 +7,7 @@ import { readManifest, subgraphDir } from '../manifest.ts';
 
 export const compileOutputDir = join(subgraphDir, '..', 'devnet', 'build');
 
-export interface AbiFile {
+interface AbiFile {
   /** contract name: the ABI name in the manifest and the compile output's file stem */
   name: string;
   /** absolute path of the committed copy */

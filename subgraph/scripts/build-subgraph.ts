@@ -11,13 +11,13 @@ import { networkManifestCopy, runGraph } from './graph-cli.ts';
 import { manifestPath, subgraphDir } from '../manifest.ts';
 import { readDeployedNetwork } from './networks.ts';
 
-export const buildDir = join(subgraphDir, 'build');
+const buildDir = join(subgraphDir, 'build');
 export const builtManifestPath = join(buildDir, 'subgraph.yaml');
 const stampPath = join(buildDir, '.inputs-sha256');
 const lockDir = join(subgraphDir, '.build.lock');
 const lockWaitLimitMs = 10 * 60_000;
 
-export interface BuildResult {
+interface BuildResult {
   network: string;
   /** false when the inputs were unchanged and the previous build was kept */
   built: boolean;
@@ -60,7 +60,7 @@ function isUpToDate(network: string): boolean {
 }
 
 /** Hash of everything the build reads: manifest, schema, mappings, ABIs, networks, tool versions. */
-export function inputsHash(network: string): string {
+function inputsHash(network: string): string {
   const hash = createHash('sha256');
   hash.update(`network:${network}\n`);
   const files = [

@@ -12,7 +12,7 @@ import { readDeployedNetwork } from './networks.ts';
 
 export type DeployTarget = 'studio' | 'node';
 
-export interface DeployPlan {
+interface DeployPlan {
   target: DeployTarget;
   network: string;
   name: string;

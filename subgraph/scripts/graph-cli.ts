@@ -8,7 +8,7 @@ import { manifestPath, subgraphDir } from '../manifest.ts';
 
 const graphBin = join(subgraphDir, '..', 'node_modules', '.bin', 'graph');
 
-export interface GraphRunOptions {
+interface GraphRunOptions {
   /** print graph-cli's output as it runs (deploys) instead of only on failure (builds) */
   stream?: boolean;
 }
@@ -74,7 +74,7 @@ export function runGraph(args: string[], options: GraphRunOptions = {}): Promise
  * after printing its own reason (`✖ HTTP error creating the subgraph: …`): the source line, the
  * `ExitError: EEXIT` stack and the Node.js version say nothing more. Other crashes keep theirs.
  */
-export function withoutExitDump(output: string): string {
+function withoutExitDump(output: string): string {
   return output.replace(EXIT_DUMP, '');
 }
 

@@ -5,15 +5,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifest, subgraphDir } from '../manifest.ts';
 
-export const networksPath = join(subgraphDir, 'networks.json');
+const networksPath = join(subgraphDir, 'networks.json');
 const zeroAddress = '0x0000000000000000000000000000000000000000';
 
-export interface DataSourceNetwork {
+interface DataSourceNetwork {
   address: string;
   startBlock: number;
 }
 
-export type NetworkConfig = Record<string, DataSourceNetwork>;
+type NetworkConfig = Record<string, DataSourceNetwork>;
 
 export function readNetworks(): Record<string, NetworkConfig> {
   return JSON.parse(readFileSync(networksPath, 'utf8')) as Record<string, NetworkConfig>;
