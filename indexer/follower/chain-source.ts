@@ -8,6 +8,7 @@
 // grows back; one about the number of logs lowers the target below the number it states (or halves
 // it) for good, for the same reason. Transient RPC failures are retried with exponential backoff (a
 // rate limit as long as its Retry-After says); the caller never sees them unless it stops.
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   TimeoutError,
   createPublicClient,
@@ -449,21 +450,6 @@ export class StoppedError extends Error {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new StoppedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new StoppedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 const optionalBigInt = (hex: Hex | undefined) => (hex === undefined ? undefined : BigInt(hex));
 
 /**
@@ -688,7 +674,16 @@ export class ChainSource {
   private async waitToRetry(what: string, error: unknown, failures: number): Promise<void> {
     const wait = rateLimit(error)?.retryAfterMs ?? backoffMs(failures, this.retryBackoff);
     this.options.onRetry?.(what, error, wait);
-    await sleep(wait, this.options.signal);
+    await this.pause(wait);
+  }
+
+  /** Waits `ms`; a stop ends the wait with a StoppedError. */
+  private async pause(ms: number): Promise<void> {
+    try {
+      await sleep(ms, undefined, { signal: this.options.signal });
+    } catch {
+      throw new StoppedError();
+    }
   }
 
   /**
@@ -707,7 +702,7 @@ export class ChainSource {
             cause: error,
           });
         if (attempt === CHAIN_ID_ATTEMPTS - 1) throw error;
-        await sleep(backoffMs(attempt, CHAIN_ID_RETRY), this.options.signal);
+        await this.pause(backoffMs(attempt, CHAIN_ID_RETRY));
       }
     }
   }

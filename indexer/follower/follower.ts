@@ -45,6 +45,7 @@
 //
 // File data sources (file-data-sources.ts) run at the end of each range written, in its last block:
 // a file that arrives while the follower waits at the head runs with the next block, as in graph-node.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex, Log, TransactionReceipt } from 'viem';
 import { backoffMs, type Backoff } from '../../common/backoff.ts';
 import { DataSourceSet, type DataSourceLogFilter, type DynamicDataSource } from '../runtime/data-sources.ts';
@@ -389,7 +390,9 @@ export class ChainFollower {
         }
         this.retriesInARow = 0;
         this.options.onProgress?.(this.progress());
-        if (result === 'idle') await this.sleep(this.options.pollIntervalMs);
+        // a stop ends the wait, and then the loop
+        if (result === 'idle')
+          await sleep(this.options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
       }
     } catch (error) {
       if (error instanceof StoppedError) return;
@@ -449,26 +452,13 @@ export class ChainFollower {
     this.options.log?.(
       `${cause.reason}; the range after block ${this.options.store.checkpoint().number} runs again in ${wait} ms (${inARow} times in a row)`,
     );
-    await this.sleep(wait);
+    await sleep(wait, undefined, { signal: this.options.signal }).catch(() => undefined);
   }
 
   /** Records why the range runs again (see waitBeforeRetry). */
   private retry(reason: string | null, failed = false): 'retry' {
     this.retryCause = reason === null ? null : { reason, failed };
     return 'retry';
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const { signal } = this.options;
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 
   /** The last block of the range starting at `from`: the chain source's span, bounded by the head. */
