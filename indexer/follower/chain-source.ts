@@ -647,7 +647,11 @@ export class ChainSource {
     return this.span >= this.maxRange && this.lastLogs * max <= this.targetLogs ? max : 1;
   }
 
-  /** Runs `call` until it succeeds, backing off exponentially between failures. */
+  /**
+   * Runs `call` until it succeeds, backing off exponentially between failures (see retryDelayMs),
+   * or as long as a rate limit's Retry-After says (bounded by MAX_RETRY_AFTER_MS). A failure that
+   * is an answer (a refusal of a range as too large) is for `call` to return.
+   */
   async retry<T>(what: string, call: () => Promise<T>): Promise<T> {
     for (let failures = 0; ; failures++) {
       if (this.options.signal?.aborted) throw new StoppedError();
@@ -655,7 +659,9 @@ export class ChainSource {
         return await call();
       } catch (error) {
         this.throwIfStopped(error);
-        await this.waitToRetry(what, error, failures);
+        const wait = rateLimit(error)?.retryAfterMs ?? backoffMs(failures, this.retryBackoff);
+        this.options.onRetry?.(what, error, wait);
+        await this.pause(wait);
       }
     }
   }
@@ -664,17 +670,6 @@ export class ChainSource {
   private throwIfStopped(error: unknown): void {
     if (error instanceof StoppedError) throw error;
     if (this.options.signal?.aborted) throw new StoppedError();
-  }
-
-  /**
-   * Waits before `what` is asked again after `error`, which followed `failures` others in a row:
-   * the retry backoff's wait, or as long as a rate limit's Retry-After says (bounded by
-   * MAX_RETRY_AFTER_MS).
-   */
-  private async waitToRetry(what: string, error: unknown, failures: number): Promise<void> {
-    const wait = rateLimit(error)?.retryAfterMs ?? backoffMs(failures, this.retryBackoff);
-    this.options.onRetry?.(what, error, wait);
-    await this.pause(wait);
   }
 
   /** Waits `ms`; a stop ends the wait with a StoppedError. */
@@ -977,31 +972,29 @@ export class ChainSource {
    * One eth_getLogs of [from, to], retried with backoff on failures; 'too-large' (and the span
    * halved, or capped at a limit the refusal states) when the node refused the range as too big.
    */
-  private async requestLogs(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
-    for (let failures = 0; ; failures++) {
-      if (this.options.signal?.aborted) throw new StoppedError();
+  private requestLogs(filter: LogFilter, from: number, to: number): Promise<Log[] | 'too-large'> {
+    return this.retry('eth_getLogs', async () => {
       try {
         return await this.getLogs(filter, from, to);
       } catch (error) {
+        // a stop is not a refusal: the span stays as it is
         this.throwIfStopped(error);
         const reason =
           error instanceof NodeAnswerError || behindTheHead.test(nodeWords(error))
             ? null
             : refusalAsTooLarge(error);
-        if (reason !== null && to > from) {
-          const width = to - from + 1;
-          const limit = refusedSpanLimit(reason, width);
-          if (limit !== null && limit < this.maxRange) {
-            this.maxRange = limit;
-            this.options.onRangeLimit?.(limit, reason);
-          }
-          if (limit === null) this.lowerTargetLogs(reason);
-          this.span = Math.max(1, Math.min(this.span, width >> 1, this.maxRange));
-          return 'too-large';
+        if (reason === null || to <= from) throw error;
+        const width = to - from + 1;
+        const limit = refusedSpanLimit(reason, width);
+        if (limit !== null && limit < this.maxRange) {
+          this.maxRange = limit;
+          this.options.onRangeLimit?.(limit, reason);
         }
-        await this.waitToRetry('eth_getLogs', error, failures);
+        if (limit === null) this.lowerTargetLogs(reason);
+        this.span = Math.max(1, Math.min(this.span, width >> 1, this.maxRange));
+        return 'too-large' as const;
       }
-    }
+    });
   }
 
   /**
