@@ -180,14 +180,6 @@ interface Refetch {
 
 const isRefetch = <T extends object>(fetched: T | Refetch): fetched is Refetch => 'refetch' in fetched;
 
-/** One block's logs in log index order (already so when they come straight from eth_getLogs). */
-function sortedByLogIndex(logs: Log[]): Log[] {
-  for (let i = 1; i < logs.length; i++) {
-    if (logs[i - 1]!.logIndex! > logs[i]!.logIndex!) return logs.sort((a, b) => a.logIndex! - b.logIndex!);
-  }
-  return logs;
-}
-
 /** A range holds at most this many blocks while a data source has a handler for every block. */
 const EVERY_BLOCK_SPAN = 500;
 
@@ -979,7 +971,7 @@ export class ChainFollower {
         store.beginBlockWrites();
         const result = await this.processBlock(
           header,
-          sortedByLogIndex(byBlock.get(n)!),
+          byBlock.get(n)!,
           callsByBlock.get(n) ?? [],
           fetched.receipts,
           fetched.declaredCalls.get(header.hash.toLowerCase() as Hex),
@@ -1170,7 +1162,8 @@ export class ChainFollower {
           header = again;
         }
         if (added.length > 0) {
-          logs = sortedByLogIndex([...logs, ...here]);
+          // in no particular order: the block processor runs a block's logs by log index
+          logs = [...logs, ...here];
           calls = [...calls, ...callsHere].sort(traceOrder);
           this.sources.truncate(sourcesBefore);
           continue;
