@@ -43,7 +43,7 @@ export function rateLimitSummary(config: RateLimitConfig | false, redisUrl: stri
 }
 
 /** A Redis URL as it may be printed: the server and database the counters go to, no credentials. */
-export function redisLocation(url: string): string {
+function redisLocation(url: string): string {
   const { protocol, hostname, port, pathname } = new URL(url);
   return `${protocol}//${hostname}:${port || 6379}/${pathname.slice(1) || 0}`;
 }
@@ -71,7 +71,7 @@ const RECONNECT: Backoff = { minMs: 100, maxMs: 5_000 };
  * How long a command may wait for its answer. A Redis on the same network answers in about a
  * millisecond; past this one is hung or overloaded, and each request would wait with it.
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 500;
+const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 class RedisTimeout extends Error {}
 
@@ -274,7 +274,7 @@ const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
  * prefix, express-rate-limit's default). An IPv4-mapped address is its IPv4 address: as IPv6 it
  * would fall in ::/56 with every other IPv4 client, so that one client could lock out all.
  */
-export function clientKey(ip: string): string {
+function clientKey(ip: string): string {
   return IPV4_MAPPED.exec(ip)?.[1] ?? ipKeyGenerator(ip, 56);
 }
 

@@ -33,7 +33,7 @@ import { backoffMs, type Backoff } from '../../common/backoff.ts';
 import { rpcEndpoint } from '../../common/url.ts';
 import { rpcFetch } from './rpc-fetch.ts';
 
-export interface ChainSourceOptions {
+interface ChainSourceOptions {
   rpcUrl: string;
   /** first span of eth_getLogs ranges, in blocks (default 16; it then follows the log density, see targetLogsPerRange) */
   initialRange?: number;
@@ -73,11 +73,11 @@ export interface ChainSourceOptions {
 }
 
 /** Orders logs as the chain does: by block, then log index. */
-export const chainOrder = (a: Log, b: Log): number =>
+const chainOrder = (a: Log, b: Log): number =>
   Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!;
 
 /** eth_getLogs `topics`: for each position, the topics allowed there (null: any). */
-export type TopicsFilter = readonly (readonly Hex[] | null)[];
+type TopicsFilter = readonly (readonly Hex[] | null)[];
 
 export interface LogFilter {
   /** lowercase addresses; null: any address */
@@ -348,7 +348,7 @@ export function isNodeRefusal(error: unknown): boolean {
 type LogBlocks = { from: number; to: number } | { blockHash: Hex };
 
 /** An answer no node should give (not a list of logs, a log not asked for): retried, never a refusal. */
-export class NodeAnswerError extends Error {}
+class NodeAnswerError extends Error {}
 
 /**
  * `logs` in chain order, each (block hash, log index) once. graph-node sorts and de-duplicates a

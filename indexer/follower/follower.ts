@@ -79,7 +79,7 @@ import {
   type TracedCall,
 } from './chain-source.ts';
 
-export interface FollowerOptions {
+interface FollowerOptions {
   store: IndexerStore;
   subgraph: Subgraph;
   processor: BlockProcessor;
@@ -162,7 +162,7 @@ class ChainMoved extends Error {}
  * caught up with the chain head (see ChainFollower.pausesOnErrors). The block is committed; indexing goes
  * on from it once fail-fast is off.
  */
-export class IndexingPaused extends Error {
+class IndexingPaused extends Error {
   constructor(readonly block: number) {
     super(
       `indexing paused at block ${block}: a handler failed before the subgraph was first synced, within ${CAUGHT_UP_DISTANCE} blocks of the chain head (graph-node pauses such a subgraph); restart with INDEXER_DISABLE_FAIL_FAST=true to index on past handler errors`,
