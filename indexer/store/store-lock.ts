@@ -9,6 +9,13 @@
 import Database from 'better-sqlite3';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 
+/**
+ * The lock databases this process holds. better-sqlite3 closes a database whose object is garbage
+ * collected, which would drop its lock: a caller that kept no reference (the function returned)
+ * would lose the lock at some later collection, and a second writer would get it.
+ */
+const heldLocks = new Set<Database.Database>();
+
 /** Takes the store's lock for this process; the function returned releases it. */
 export function lockStore(storePath: string): () => void {
   const lockPath = `${storePath}.lock`;
@@ -21,7 +28,11 @@ export function lockStore(storePath: string): () => void {
       db.pragma('journal_mode = MEMORY');
       db.exec('BEGIN EXCLUSIVE');
       const held = db;
-      return () => held.close();
+      heldLocks.add(held);
+      return () => {
+        heldLocks.delete(held);
+        held.close();
+      };
     } catch (error) {
       db?.close();
       const code = (error as { code?: string }).code;
