@@ -221,7 +221,13 @@ class WorkerChainReader implements ClosableChainReader {
   private receive(answer: WorkerAnswer & { id: number }): void {
     if (!this.wanted.has(answer.id)) return;
     this.arrived.set(answer.id, answer);
-    if (this.endWait && [...this.wanted].every((id) => this.arrived.has(id))) this.endWait();
+    if (this.endWait && this.allArrived()) this.endWait();
+  }
+
+  /** Whether every answer waited for has come. */
+  private allArrived(): boolean {
+    for (const id of this.wanted) if (!this.arrived.has(id)) return false;
+    return true;
   }
 
   private receiveQueued(port: MessagePort): void {
@@ -249,7 +255,7 @@ class WorkerChainReader implements ClosableChainReader {
       // cleared before the port is read: an answer posted after that sets it again
       Atomics.store(this.arrival, 0, 0);
       this.receiveQueued(port);
-      if (posted.every((p) => this.arrived.has(p.id))) break;
+      if (this.allArrived()) break;
       const now = Date.now();
       if (now >= deadline) throw new ChainAccessError(`${what}: no answer within ${this.timeoutMs} ms`);
       if (now >= cutAt) {
@@ -290,7 +296,7 @@ class WorkerChainReader implements ClosableChainReader {
       this.endWait = end;
       // the answers may have come already
       this.receiveQueued(port);
-      if ([...this.wanted].every((id) => this.arrived.has(id))) end();
+      if (this.allArrived()) end();
     });
   }
 
