@@ -169,6 +169,7 @@ try {
   const server = createServiceServer(
     app,
     config.problemBase ?? (config.publicBaseUrl ? `${config.publicBaseUrl}/problems` : undefined),
+    config.keepAliveTimeoutMs,
   );
   await starting(
     `cannot listen on HOST ${config.host}, PORT ${config.port}`,

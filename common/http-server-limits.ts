@@ -4,6 +4,13 @@
 // those timeouts only every 30 s, which adds as much again. Every valid request of either server is
 // small and sent at once, so these are generous for any real client. It lives in common/ because the
 // service and the indexer are separate processes, neither of which may import the other.
+//
+// How long an idle keep-alive connection stays open is each process's HTTP_KEEP_ALIVE_TIMEOUT_MS
+// (default Node's 5 s). A load balancer that keeps its idle connections to the server longer than the
+// server does (AWS ALB: 60 s) may send a request on a connection just as the server closes it, and
+// its client gets a 502: behind one, the server's timeout must be the longer. Node's headersTimeout
+// does not cut an idle keep-alive connection short (its clock starts with a request's first byte),
+// so the two limits are independent.
 import { createServer, type RequestListener, type Server } from 'node:http';
 
 /** How long a client may take to send a request's headers, and the whole request. */
@@ -11,11 +18,16 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** how often Node checks those timeouts */
 const CONNECTIONS_CHECK_MS = 1_000;
-/** how long an idle keep-alive connection stays open between requests (Node's default, stated) */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** how long an idle keep-alive connection stays open between requests unless configured (Node's default, stated) */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** HTTP_KEEP_ALIVE_TIMEOUT_MS's bounds: 0 would keep idle connections forever; GCP's balancers want 620 s */
+export const KEEP_ALIVE_TIMEOUT_BOUNDS = { min: 1_000, max: 3_600_000 } as const;
 
-/** A Node http server answering with `listener`, with the limits above. */
-export function createLimitedServer(listener: RequestListener): Server {
+/**
+ * A Node http server answering with `listener`, with the limits above, closing a keep-alive
+ * connection idle for `keepAliveTimeoutMs`.
+ */
+export function createLimitedServer(listener: RequestListener, keepAliveTimeoutMs: number): Server {
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -24,6 +36,6 @@ export function createLimitedServer(listener: RequestListener): Server {
     },
     listener,
   );
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   return server;
 }

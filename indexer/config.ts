@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
+import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BOUNDS } from '../common/http-server-limits.ts';
 import type { TransactionFetch } from './follower/follower.ts';
 import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './deployment.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
@@ -40,6 +41,8 @@ export interface IndexerEnvConfig {
   subgraphName: string;
   /** the most one query may read, in bytes of entities (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE) */
   queryMaxResultBytes: number;
+  /** how long the query server keeps an idle keep-alive connection (longer than a load balancer's) */
+  keepAliveTimeoutMs: number;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
   /** where file data sources read their files (IPFS_URL, ARWEAVE_URL), and the bounds on it */
@@ -189,6 +192,13 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
       DEFAULT_MAX_RESULT_BYTES,
       1_000,
       Number.MAX_SAFE_INTEGER,
+    ),
+    keepAliveTimeoutMs: integer(
+      env,
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      KEEP_ALIVE_TIMEOUT_BOUNDS.min,
+      KEEP_ALIVE_TIMEOUT_BOUNDS.max,
     ),
     transactions,
     files: {

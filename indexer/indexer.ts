@@ -34,6 +34,8 @@ export interface IndexerConfig {
   subgraphName?: string;
   /** the most one query may read, in bytes of entities (default DEFAULT_MAX_RESULT_BYTES) */
   queryMaxResultBytes?: number;
+  /** how long the query server keeps an idle keep-alive connection (default Node's 5 s) */
+  keepAliveTimeoutMs?: number;
   pollIntervalMs?: number;
   /** how often catch-up commits (default 1000 ms; 0: every range) */
   commitIntervalMs?: number;

@@ -173,6 +173,7 @@ try {
     disableFailFast: config.disableFailFast,
     subgraphName: config.subgraphName,
     queryMaxResultBytes: config.queryMaxResultBytes,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     onProgress: (progress) => {
       committed = progress.checkpoint;
       display(progress);

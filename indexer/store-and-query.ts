@@ -45,7 +45,7 @@ export function openLockedStore(deployment: Deployment, log: (line: string) => v
  * meanwhile, for the index-node status API.
  */
 export function createStoreQueryService(
-  config: Pick<IndexerConfig, 'subgraphName' | 'network' | 'queryMaxResultBytes'>,
+  config: Pick<IndexerConfig, 'subgraphName' | 'network' | 'queryMaxResultBytes' | 'keepAliveTimeoutMs'>,
   deployment: Deployment,
   transientFailure: () => string | null,
 ): QueryService {
@@ -60,5 +60,6 @@ export function createStoreQueryService(
     transientFailure,
     features: deploymentFeatures(deployment.subgraph, deployment.schema),
     maxResultBytes: config.queryMaxResultBytes,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
   });
 }

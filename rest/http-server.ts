@@ -74,11 +74,16 @@ function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): s
 const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\//i;
 
 /**
- * `app` served by a Node http server with the limits above; `problemBase` (else the address the
- * client connected to) types its refusals. An absolute-form target is routed by its path, as RFC
- * 9112 asks a server to accept it; one that is no URL is refused.
+ * `app` served by a Node http server with the limits above, keeping an idle connection open for
+ * `keepAliveTimeoutMs`; `problemBase` (else the address the client connected to) types its refusals.
+ * An absolute-form target is routed by its path, as RFC 9112 asks a server to accept it; one that is
+ * no URL is refused.
  */
-export function createServiceServer(app: Express, problemBase: string | undefined): Server {
+export function createServiceServer(
+  app: Express,
+  problemBase: string | undefined,
+  keepAliveTimeoutMs: number,
+): Server {
   const server = createLimitedServer((req, res) => {
     if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
       const target = URL.parse(req.url);
@@ -94,7 +99,7 @@ export function createServiceServer(app: Express, problemBase: string | undefine
       req.url = `${target.pathname}${target.search}`;
     }
     void app(req, res);
-  });
+  }, keepAliveTimeoutMs);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // a connection reset or already answered has no one to tell
     if (error.code === 'ECONNRESET' || !socket.writable) {

@@ -6,6 +6,7 @@
 // process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { fileURLToPath } from 'node:url';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
+import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BOUNDS } from '../common/http-server-limits.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
@@ -38,6 +39,8 @@ interface ServiceConfig {
   rpcTimeoutMs: number;
   /** health reports `degraded` when the indexed block is more than this many blocks behind the head */
   healthMaxLagBlocks: number;
+  /** how long an idle keep-alive connection stays open (longer than a load balancer's idle timeout) */
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +55,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     { min, max },
     (raw) => new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`),
   );
+}
+
+function keepAliveTimeout(env: Env): number {
+  const { min, max } = KEEP_ALIVE_TIMEOUT_BOUNDS;
+  return integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, min, max);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -127,5 +135,6 @@ export function loadServiceConfig(env: Env): ServiceConfig {
       0,
       1_000_000_000,
     ),
+    keepAliveTimeoutMs: keepAliveTimeout(env),
   };
 }

@@ -35,6 +35,8 @@ export interface QueryServiceOptions {
    * default DEFAULT_MAX_RESULT_BYTES; INDEXER_QUERY_MAX_RESULT_BYTES under `npm run indexer`)
    */
   maxResultBytes?: number;
+  /** how long the server keeps an idle keep-alive connection (HTTP_KEEP_ALIVE_TIMEOUT_MS under `npm run indexer`) */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface QueryService {
@@ -62,6 +64,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
         subgraphName: options.subgraphName,
         indexNode,
         maxResultBytes,
+        keepAliveTimeoutMs: options.keepAliveTimeoutMs,
       });
       const base = await listen(server, port, host);
       return `${base}/subgraphs/name/${options.subgraphName}`;

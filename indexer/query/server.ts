@@ -9,7 +9,7 @@
 // (INDEXER_QUERY_MAX_RESULT_BYTES), and in how deep their values nest (MAX_VALUE_DEPTH).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLimitedServer } from '../../common/http-server-limits.ts';
+import { createLimitedServer, DEFAULT_KEEP_ALIVE_TIMEOUT_MS } from '../../common/http-server-limits.ts';
 import {
   GraphQLError,
   Kind,
@@ -46,6 +46,8 @@ interface QueryServerOptions {
   indexNode: IndexNodeApi;
   /** the result-size limit of each query, in bytes (default DEFAULT_MAX_RESULT_BYTES) */
   maxResultBytes?: number;
+  /** how long an idle keep-alive connection stays open (default DEFAULT_KEEP_ALIVE_TIMEOUT_MS) */
+  keepAliveTimeoutMs?: number;
 }
 
 /** What a request executes against: a schema, and the root its query fields resolve from. */
@@ -515,7 +517,7 @@ export function createQueryServer(options: QueryServerOptions): Server {
   return createLimitedServer((req, res) => {
     // nothing a request does may throw out of here: the indexer runs in the same process
     handle(req, res).catch((error: unknown) => failRequest(res, error));
-  });
+  }, options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
 }
 
 /** Listens on `port` (0: OS-assigned) and resolves with the bound URL base. */

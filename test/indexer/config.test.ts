@@ -23,6 +23,19 @@ describe('the indexer configuration', () => {
     );
   });
 
+  it("keeps an idle query connection open for Node's 5 s unless HTTP_KEEP_ALIVE_TIMEOUT_MS says otherwise", () => {
+    expect(indexerConfigFromEnv(base).keepAliveTimeoutMs).toBe(5_000);
+    expect(indexerConfigFromEnv({ ...base, HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000' }).keepAliveTimeoutMs).toBe(
+      65_000,
+    );
+  });
+
+  it('refuses an HTTP_KEEP_ALIVE_TIMEOUT_MS of 0, which would keep idle connections forever', () => {
+    expect(() => indexerConfigFromEnv({ ...base, HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer between 1000 and 3600000 in decimal digits, got "0"',
+    );
+  });
+
   it('refuses an INDEXER_TRANSACTIONS it does not know, naming the values it takes', () => {
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_TRANSACTIONS: 'none' })).toThrow(
       'INDEXER_TRANSACTIONS must be full or hash-only, got "none"',

@@ -10,7 +10,7 @@ import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import type { IndexNodeApi } from '../../indexer/query/index-node-api.ts';
 import {
   HEADERS_TIMEOUT_MS,
-  KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
 } from '../../common/http-server-limits.ts';
 import { createQueryServer, listen } from '../../indexer/query/server.ts';
@@ -168,11 +168,27 @@ describe('query server: time a client has to send a request', () => {
       expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
         HEADERS_TIMEOUT_MS,
         REQUEST_TIMEOUT_MS,
-        KEEP_ALIVE_TIMEOUT_MS,
+        DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
       ]);
       expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
     } finally {
       reader.close();
+    }
+  });
+});
+
+describe('query server: idle keep-alive connections', () => {
+  it('keeps an idle connection open as long as it is told (HTTP_KEEP_ALIVE_TIMEOUT_MS), and says so', async () => {
+    const longer = fixtureQueryService(fixture, { keepAliveTimeoutMs: 65_000 });
+    try {
+      const answer = await fetch(
+        `${await longer.listen(0)}?query=${encodeURIComponent('{ _meta { deployment } }')}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('keep-alive')).toBe('timeout=65');
+      await answer.arrayBuffer();
+    } finally {
+      await longer.close();
     }
   });
 });

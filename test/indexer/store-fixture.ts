@@ -143,7 +143,7 @@ export const deployment = 'QmStoreFixture';
 /** The query service over a fixture's store, as the indexer serves it (with `options` over its defaults). */
 export function fixtureQueryService(
   fixture: Fixture,
-  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes'>> = {},
+  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes' | 'keepAliveTimeoutMs'>> = {},
 ): QueryService {
   return createQueryService({
     storePath: fixture.path,

@@ -5,15 +5,18 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
-  KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
 } from '../../common/http-server-limits.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { createServiceServer } from '../../rest/http-server.ts';
 import { registryOnlyGateway } from '../gateway/stack.ts';
 
-const serverWithBase = (problemBase: string | undefined) =>
+const serverWithBase = (
+  problemBase: string | undefined,
+  keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+) =>
   createServiceServer(
     createRestApp({
       gateway: registryOnlyGateway(),
@@ -22,6 +25,7 @@ const serverWithBase = (problemBase: string | undefined) =>
       responseCacheEntries: 0,
     }),
     problemBase,
+    keepAliveTimeoutMs,
   );
 const server = serverWithBase('https://api.example/problems');
 /** the same without PUBLIC_BASE_URL or PROBLEM_BASE */
@@ -73,7 +77,7 @@ describe('the service HTTP server', () => {
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
       HEADERS_TIMEOUT_MS,
       REQUEST_TIMEOUT_MS,
-      KEEP_ALIVE_TIMEOUT_MS,
+      5_000,
     ]);
     expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
   });
@@ -133,6 +137,45 @@ describe('the service HTTP server', () => {
     expect(JSON.parse(answer.body)).toMatchObject({
       type: 'https://api.example/problems/malformed-request',
       detail: 'The request target is not a URL: send a path such as /v1/funds.',
+    });
+  });
+});
+
+describe('the service HTTP server: idle keep-alive connections', () => {
+  /** a server keeping idle connections `keepAliveTimeoutMs`, listening on loopback, closed after `use` */
+  async function withServer(keepAliveTimeoutMs: number, use: (port: number) => Promise<void>): Promise<void> {
+    const s = serverWithBase(undefined, keepAliveTimeoutMs);
+    try {
+      await use(await listenOnLoopback(s));
+    } finally {
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+  }
+
+  it('tells the client how long it keeps an idle connection: HTTP_KEEP_ALIVE_TIMEOUT_MS, in seconds', async () => {
+    await withServer(65_000, async (to) => {
+      const answer = await exchange('GET /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n', to);
+      expect(answer.status).toBe(200);
+      expect(answer.headers).toContain('connection: keep-alive\r\nkeep-alive: timeout=65');
+    });
+  });
+
+  it('closes a connection itself once it has been idle for its keep-alive timeout', async () => {
+    await withServer(1_000, async (to) => {
+      const socket = connect(to, '127.0.0.1', () =>
+        socket.write('GET /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n'),
+      );
+      let answered = '';
+      socket.on('data', (chunk) => (answered += chunk.toString()));
+      // the client never closes it: only the server's keep-alive timeout ends the connection
+      await new Promise<void>((ended, failed) => {
+        socket.on('end', ended);
+        socket.on('error', failed);
+      });
+      socket.destroy();
+      expect(answered).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(answered.toLowerCase()).toContain('keep-alive: timeout=1');
     });
   });
 });

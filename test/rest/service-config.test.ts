@@ -14,6 +14,17 @@ describe('loadServiceConfig', () => {
     expect(config.healthMaxLagBlocks).toBe(50);
   });
 
+  it("keeps an idle connection open for Node's 5 s unless HTTP_KEEP_ALIVE_TIMEOUT_MS says otherwise", () => {
+    expect(loadServiceConfig({}).keepAliveTimeoutMs).toBe(5_000);
+    expect(loadServiceConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000' }).keepAliveTimeoutMs).toBe(65_000);
+  });
+
+  it('refuses an HTTP_KEEP_ALIVE_TIMEOUT_MS of 0, which would keep idle connections forever', () => {
+    expect(() => loadServiceConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 3600000, got "0"',
+    );
+  });
+
   it('finds the devnet registry whatever the working directory', () => {
     const { registryPath } = loadServiceConfig({});
     expect(registryPath).toBe(fileURLToPath(new URL('../../registry/devnet.json', import.meta.url)));
