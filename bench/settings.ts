@@ -4,11 +4,5 @@
 import { envInteger } from '../common/env.ts';
 
 export function benchSetting(name: string, fallback: number, minimum = 1): number {
-  return envInteger(
-    process.env,
-    name,
-    fallback,
-    { min: minimum },
-    (raw) => new Error(`${name} must be an integer >= ${minimum} in decimal digits, got "${raw}"`),
-  );
+  return envInteger(process.env, name, fallback, { min: minimum }, Error);
 }

@@ -16,11 +16,11 @@
 // strictly as before, and a refusal names the variable: numbers are decimal digits only (Number()
 // would take "1e3" as 1000 and "0x10" as 16), within the variable's bounds.
 //
-// The wording of each integer refusal stays with its caller (each process words its messages its own
-// way and throws its own error class, which its entry point reports as a configuration error). A URL's
-// refusal is worded here (urlRefusal), because what it may show is not the caller's choice: a URL
-// that is refused may still carry an API key or a password, so the value is shown as redactUrl
-// prints it, whichever process refuses it. It imports only common/url.ts, which imports nothing.
+// Refusals are worded here, so a value refused by two processes reads the same in both: an integer's
+// names its bounds and the value as read; a URL's (urlRefusal) shows the value as redactUrl prints
+// it, because a URL that is refused may still carry an API key or a password. Each process throws
+// its own error class, which its entry point reports as a configuration error. It imports only
+// common/url.ts, which imports nothing.
 import { redactUrl } from './url.ts';
 
 /** The environment, or any record of variables standing for it (tests pass literals). */
@@ -47,20 +47,23 @@ interface IntegerBounds {
 
 /**
  * `name` as an integer within `bounds`, `fallback` when it is unset (see envValue); any other value
- * throws what `refuse` makes of the value as read (trimmed), which should name the variable.
+ * throws a `Refusal` naming the variable, its bounds and the value as read (trimmed).
  */
 export function envInteger(
   env: Env,
   name: string,
   fallback: number,
   bounds: IntegerBounds,
-  refuse: (value: string) => Error,
+  Refusal: new (message: string) => Error,
 ): number {
   const raw = envValue(env, name);
   if (raw === undefined) return fallback;
+  const max = bounds.max ?? Number.MAX_SAFE_INTEGER;
   const value = decimalInteger(raw);
-  if (value === undefined || value < bounds.min || value > (bounds.max ?? Number.MAX_SAFE_INTEGER)) {
-    throw refuse(raw);
+  if (value === undefined || value < bounds.min || value > max) {
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? `of at least ${bounds.min}` : `from ${bounds.min} to ${max}`;
+    throw new Refusal(`${name} must be an integer ${range} in decimal digits, got "${raw}"`);
   }
   return value;
 }

@@ -67,15 +67,7 @@ export function scenarioParamsFromEnv(env: Env, dataDir: string): ScenarioParams
   const params: ScenarioParams = { ...defaultScenarioParams, dataDir };
   for (const key of Object.keys(envNames) as (keyof typeof defaultScenarioParams)[]) {
     const name = envNames[key];
-    const min = minimums[key];
-    params[key] = envInteger(
-      env,
-      name,
-      params[key],
-      { min },
-      (raw) =>
-        new ScenarioConfigError(`${name} must be an integer >= ${min} in decimal digits, got "${raw}"`),
-    );
+    params[key] = envInteger(env, name, params[key], { min: minimums[key] }, ScenarioConfigError);
   }
   if (params.claimBps > 10_000)
     throw new ScenarioConfigError(`SCENARIO_CLAIM_BPS must be <= 10000, got ${params.claimBps}`);

@@ -56,14 +56,7 @@ export interface IndexerEnvConfig {
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  return envInteger(
-    env,
-    name,
-    fallback,
-    { min, max },
-    (raw) =>
-      new Error(`${name} must be an integer between ${min} and ${max} in decimal digits, got "${raw}"`),
-  );
+  return envInteger(env, name, fallback, { min, max }, Error);
 }
 
 /** `value` if it is an http(s) URL; else an error naming the variable and what it should name. */

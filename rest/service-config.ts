@@ -48,13 +48,7 @@ export class ConfigError extends Error {
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  return envInteger(
-    env,
-    name,
-    fallback,
-    { min, max },
-    (raw) => new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`),
-  );
+  return envInteger(env, name, fallback, { min, max }, ConfigError);
 }
 
 function keepAliveTimeout(env: Env): number {

@@ -22,16 +22,20 @@ describe('the environment rule (common/env.ts)', () => {
     expect(envValue({}, 'A')).toBeUndefined();
   });
 
-  it('takes integers in decimal digits only, within their bounds, and gives the value as read to the refusal', () => {
+  it('takes integers in decimal digits only, within their bounds, and refuses others naming the bounds and the value as read', () => {
     expect(decimalInteger('0042')).toBe(42);
     for (const text of ['1e3', '0x10', '-1', '+1', '1.0', '1_000', '', '9007199254740992']) {
       expect(decimalInteger(text), text).toBeUndefined();
     }
-    const refuse = (raw: string) => new Error(`N refused "${raw}"`);
-    expect(envInteger({ N: ' 7 ' }, 'N', 3, { min: 1, max: 9 }, refuse)).toBe(7);
-    expect(envInteger({ N: '  ' }, 'N', 3, { min: 1, max: 9 }, refuse)).toBe(3);
-    expect(() => envInteger({ N: ' 10 ' }, 'N', 3, { min: 1, max: 9 }, refuse)).toThrow('N refused "10"');
-    expect(() => envInteger({ N: '0' }, 'N', 3, { min: 1 }, refuse)).toThrow('N refused "0"');
+    class Refusal extends Error {}
+    expect(envInteger({ N: ' 7 ' }, 'N', 3, { min: 1, max: 9 }, Refusal)).toBe(7);
+    expect(envInteger({ N: '  ' }, 'N', 3, { min: 1, max: 9 }, Refusal)).toBe(3);
+    expect(() => envInteger({ N: ' 10 ' }, 'N', 3, { min: 1, max: 9 }, Refusal)).toThrow(
+      new Refusal('N must be an integer from 1 to 9 in decimal digits, got "10"'),
+    );
+    expect(() => envInteger({ N: '0' }, 'N', 3, { min: 1 }, Refusal)).toThrow(
+      new Refusal('N must be an integer of at least 1 in decimal digits, got "0"'),
+    );
   });
 });
 
@@ -50,13 +54,10 @@ describe('the same value means the same to every process', () => {
     expect(indexerConfigFromEnv({ ...indexerBase, PORT: port }).port).toBe(8000);
   });
 
-  it('a PORT that is no decimal integer once trimmed is refused by both, naming PORT and the value', () => {
-    expect(() => loadServiceConfig({ PORT: ' 1e3 ' })).toThrow(
-      'PORT must be an integer from 0 to 65535, got "1e3"',
-    );
-    expect(() => indexerConfigFromEnv({ ...indexerBase, PORT: ' 1e3 ' })).toThrow(
-      'PORT must be an integer between 0 and 65535 in decimal digits, got "1e3"',
-    );
+  it('a PORT that is no decimal integer once trimmed is refused by both in the same words, naming PORT and the value', () => {
+    const refusal = 'PORT must be an integer from 0 to 65535 in decimal digits, got "1e3"';
+    expect(() => loadServiceConfig({ PORT: ' 1e3 ' })).toThrow(refusal);
+    expect(() => indexerConfigFromEnv({ ...indexerBase, PORT: ' 1e3 ' })).toThrow(refusal);
   });
 
   it.each(['', '  ', '\t\r\n'])('RPC_URL=%j is unset to the service and to the indexer', (rpcUrl) => {
@@ -113,7 +114,7 @@ describe('the same value means the same to every process', () => {
     expect(scenario.epochs).toBe(30);
     expect(scenario.investorsPerFund).toBe(240);
     expect(() => scenarioParamsFromEnv({ SCENARIO_EPOCHS: ' 1e3 ' }, '/tmp/x')).toThrow(
-      'SCENARIO_EPOCHS must be an integer >= 20 in decimal digits, got "1e3"',
+      'SCENARIO_EPOCHS must be an integer of at least 20 in decimal digits, got "1e3"',
     );
     vi.stubEnv('BENCH_TEST_SETTING', ' 12 ');
     expect(benchSetting('BENCH_TEST_SETTING', 5)).toBe(12);
@@ -121,7 +122,7 @@ describe('the same value means the same to every process', () => {
     expect(benchSetting('BENCH_TEST_SETTING', 5)).toBe(5);
     vi.stubEnv('BENCH_TEST_SETTING', '0x10');
     expect(() => benchSetting('BENCH_TEST_SETTING', 5)).toThrow(
-      'BENCH_TEST_SETTING must be an integer >= 1 in decimal digits, got "0x10"',
+      'BENCH_TEST_SETTING must be an integer of at least 1 in decimal digits, got "0x10"',
     );
   });
 

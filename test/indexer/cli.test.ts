@@ -182,7 +182,7 @@ describe('npm run indexer', () => {
     const { code, message } = await refusal(run({ DATA_DIR: tempDir(), PORT: '0x1F40' }));
     expect(code).toBe(2);
     expect(message).toBe(
-      'configuration error: PORT must be an integer between 0 and 65535 in decimal digits, got "0x1F40"',
+      'configuration error: PORT must be an integer from 0 to 65535 in decimal digits, got "0x1F40"',
     );
   });
 

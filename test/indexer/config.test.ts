@@ -32,7 +32,7 @@ describe('the indexer configuration', () => {
 
   it('refuses an HTTP_KEEP_ALIVE_TIMEOUT_MS of 0, which would keep idle connections forever', () => {
     expect(() => indexerConfigFromEnv({ ...base, HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(
-      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer between 1000 and 3600000 in decimal digits, got "0"',
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 3600000 in decimal digits, got "0"',
     );
   });
 
@@ -46,7 +46,7 @@ describe('the indexer configuration', () => {
     expect(indexerConfigFromEnv(base).historyBlocks).toBeUndefined();
     expect(indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '1000' }).historyBlocks).toBe(1000);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_HISTORY_BLOCKS: '0' })).toThrow(
-      'INDEXER_HISTORY_BLOCKS must be an integer between 1 and 2147483647 in decimal digits, got "0"',
+      'INDEXER_HISTORY_BLOCKS must be an integer from 1 to 2147483647 in decimal digits, got "0"',
     );
   });
 
@@ -54,7 +54,7 @@ describe('the indexer configuration', () => {
     expect(indexerConfigFromEnv(base).reorgThreshold).toBe(250);
     expect(indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '64' }).reorgThreshold).toBe(64);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_REORG_THRESHOLD: '-1' })).toThrow(
-      'INDEXER_REORG_THRESHOLD must be an integer between 0 and 1000000 in decimal digits, got "-1"',
+      'INDEXER_REORG_THRESHOLD must be an integer from 0 to 1000000 in decimal digits, got "-1"',
     );
   });
 
@@ -72,7 +72,7 @@ describe('the indexer configuration', () => {
       500,
     );
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_GET_LOGS_MAX_ADDRESSES: '0' })).toThrow(
-      'INDEXER_GET_LOGS_MAX_ADDRESSES must be an integer between 1 and 100000 in decimal digits, got "0"',
+      'INDEXER_GET_LOGS_MAX_ADDRESSES must be an integer from 1 to 100000 in decimal digits, got "0"',
     );
   });
 
@@ -82,7 +82,7 @@ describe('the indexer configuration', () => {
       indexerConfigFromEnv({ ...base, INDEXER_STATIC_FILTERS_THRESHOLD: '500' }).staticFiltersThreshold,
     ).toBe(500);
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_STATIC_FILTERS_THRESHOLD: '-1' })).toThrow(
-      'INDEXER_STATIC_FILTERS_THRESHOLD must be an integer between 0 and 9007199254740991 in decimal digits, got "-1"',
+      'INDEXER_STATIC_FILTERS_THRESHOLD must be an integer of at least 0 in decimal digits, got "-1"',
     );
   });
 
@@ -107,7 +107,7 @@ describe('the indexer configuration', () => {
       'ARWEAVE_URL must be an http(s) URL (an Arweave gateway), got "ar://x"',
     );
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_FILE_TIMEOUT_MS: '5' })).toThrow(
-      'INDEXER_FILE_TIMEOUT_MS must be an integer between 100 and 3600000 in decimal digits, got "5"',
+      'INDEXER_FILE_TIMEOUT_MS must be an integer from 100 to 3600000 in decimal digits, got "5"',
     );
   });
 });
@@ -127,7 +127,7 @@ describe('the indexer configuration: numbers, network, RPC URL and the devnet de
     expect(indexerConfigFromEnv({ ...base, PORT: ' ' }).port).toBe(8000);
     expect(indexerConfigFromEnv({ ...base, PORT: ' 8081\r\n' }).port).toBe(8081);
     expect(() => indexerConfigFromEnv({ ...base, PORT: ' 80 81 ' })).toThrow(
-      'PORT must be an integer between 0 and 65535 in decimal digits, got "80 81"',
+      'PORT must be an integer from 0 to 65535 in decimal digits, got "80 81"',
     );
   });
 
@@ -135,7 +135,7 @@ describe('the indexer configuration: numbers, network, RPC URL and the devnet de
     expect(() => indexerConfigFromEnv({ ...base, PORT: '0x1F40' })).toThrow('got "0x1F40"');
     expect(() => indexerConfigFromEnv({ ...base, PORT: '1e3' })).toThrow('got "1e3"');
     expect(() => indexerConfigFromEnv({ ...base, INDEXER_POLL_INTERVAL_MS: '1e3' })).toThrow(
-      'INDEXER_POLL_INTERVAL_MS must be an integer between 10 and 600000 in decimal digits, got "1e3"',
+      'INDEXER_POLL_INTERVAL_MS must be an integer from 10 to 600000 in decimal digits, got "1e3"',
     );
   });
 

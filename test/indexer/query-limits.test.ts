@@ -245,7 +245,7 @@ describe('query limits: result size', () => {
     const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
     for (const value of ['1e6', '999', '-1', '20 MB']) {
       expect(() => indexerConfigFromEnv({ ...base, INDEXER_QUERY_MAX_RESULT_BYTES: value })).toThrow(
-        `INDEXER_QUERY_MAX_RESULT_BYTES must be an integer between 1000 and ${Number.MAX_SAFE_INTEGER} in decimal digits, got "${value}"`,
+        `INDEXER_QUERY_MAX_RESULT_BYTES must be an integer of at least 1000 in decimal digits, got "${value}"`,
       );
     }
   });

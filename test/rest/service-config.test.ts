@@ -21,7 +21,7 @@ describe('loadServiceConfig', () => {
 
   it('refuses an HTTP_KEEP_ALIVE_TIMEOUT_MS of 0, which would keep idle connections forever', () => {
     expect(() => loadServiceConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(
-      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 3600000, got "0"',
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 3600000 in decimal digits, got "0"',
     );
   });
 

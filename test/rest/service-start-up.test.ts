@@ -124,7 +124,7 @@ describe('the service start-up', () => {
     const run = await runService({ SCENARIO_EPOCHS: '1e3' });
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(
-      'configuration error: SCENARIO_EPOCHS must be an integer >= 20 in decimal digits, got "1e3"',
+      'configuration error: SCENARIO_EPOCHS must be an integer of at least 20 in decimal digits, got "1e3"',
     );
   });
 
