@@ -2,7 +2,7 @@
 // /.well-known/ai-plugin.json, and the index at / that points a client which starts at the root to
 // all of them. Operation ids come from the route table, and a test checks that every flow action
 // names an operation that exists in openapi.json.
-import { API_TITLE, GRAPHQL_SCHEMA_PATH, GRAPHQL_SUMMARY } from './openapi.ts';
+import { API_TITLE, GRAPHQL_SUMMARY } from './openapi.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
@@ -32,7 +32,7 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
       version: API_VERSION,
       description: `Read-only fund protocol data: NAV lookups and dividend claim proofs through the REST operations of the OpenAPI source. No authentication. ${GRAPHQL_SUMMARY} The source documents it as the operations graphqlGet and graphqlPost.`,
     },
-    sources: [{ id: SOURCE_ID, path: `${baseUrl}/openapi.json` }],
+    sources: [{ id: SOURCE_ID, path: `${baseUrl}${DISCOVERY_DOCUMENTS.openapi.path}` }],
     overrides: [],
     flows: [
       {
@@ -125,12 +125,16 @@ export function aiPluginJson(baseUrl: string, registry: Registry): Record<string
     name_for_model: 'fund_protocol_data',
     description_for_human:
       'Fund NAVs, allocations, reserves, dividends and on-chain events of a fund-vault protocol.',
-    description_for_model: `Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. A dividend proof carries \`claim\`, the transaction that pays it (to and data): ${CLAIM_SENDER}; never ask for keys. For fields of your choice, query GraphQL at /graphql (schema: GET ${GRAPHQL_SCHEMA_PATH}).`,
+    description_for_model: `Read-only API of a fund-vault protocol. Call GET /v1/funds first to learn fund slugs. Amounts are exact decimal strings. Errors are RFC 9457 problem+json whose detail says what to fix. A dividend proof carries \`claim\`, the transaction that pays it (to and data): ${CLAIM_SENDER}; never ask for keys. For fields of your choice, query GraphQL at /graphql (schema: GET ${DISCOVERY_DOCUMENTS.graphqlSchema.path}).`,
     auth: { type: 'none' },
-    api: { type: 'openapi', url: `${baseUrl}/openapi.json`, is_user_authenticated: false },
+    api: {
+      type: 'openapi',
+      url: `${baseUrl}${DISCOVERY_DOCUMENTS.openapi.path}`,
+      is_user_authenticated: false,
+    },
     logo_url: `${baseUrl}/logo.svg`,
     contact_email: registry.protocol.contactEmail,
-    legal_info_url: `${baseUrl}/llms.txt`,
+    legal_info_url: `${baseUrl}${DISCOVERY_DOCUMENTS.llms.path}`,
   };
 }
 

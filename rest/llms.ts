@@ -18,10 +18,10 @@ import {
   FRESHNESS_HEADERS,
   graphqlExampleQuery,
   GRAPHQL_LIMITS,
-  GRAPHQL_SCHEMA_PATH,
   GRAPHQL_SUMMARY,
   NETWORK_EXAMPLES_NOTE,
 } from './openapi.ts';
+import { DISCOVERY_DOCUMENTS } from './document-table.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT, rateLimitStatement, type RateLimitConfig } from './rate-limit.ts';
@@ -88,9 +88,9 @@ export function llmsTxt(
     '',
     '## Docs',
     '',
-    `- [Full reference](${baseUrl}/llms-full.txt): every endpoint, field, example, error, limit and cache lifetime`,
-    `- [OpenAPI 3.1](${baseUrl}/openapi.json): machine-readable contract`,
-    `- [agents.json](${baseUrl}/.well-known/agents.json): flows "fund NAV lookup" and "dividend claim proof"`,
+    `- [Full reference](${baseUrl}${DISCOVERY_DOCUMENTS.llmsFull.path}): every endpoint, field, example, error, limit and cache lifetime`,
+    `- [OpenAPI 3.1](${baseUrl}${DISCOVERY_DOCUMENTS.openapi.path}): machine-readable contract`,
+    `- [agents.json](${baseUrl}${DISCOVERY_DOCUMENTS.agents.path}): flows "fund NAV lookup" and "dividend claim proof"`,
     '',
     '## Endpoints',
     '',
@@ -99,8 +99,8 @@ export function llmsTxt(
     '## Optional',
     '',
     `- [GraphQL](${graphqlExampleUrl(baseUrl, examples)}): an example query; POST takes JSON or the document alone (application/graphql); llms-full.txt has a GraphQL section`,
-    `- [GraphQL schema](${baseUrl}${GRAPHQL_SCHEMA_PATH}): the SDL of /graphql, every element described`,
-    `- [AI plugin manifest](${baseUrl}/.well-known/ai-plugin.json)`,
+    `- [GraphQL schema](${baseUrl}${DISCOVERY_DOCUMENTS.graphqlSchema.path}): the SDL of /graphql, every element described`,
+    `- [AI plugin manifest](${baseUrl}${DISCOVERY_DOCUMENTS.aiPlugin.path})`,
     '',
   ];
   return lines.join('\n');

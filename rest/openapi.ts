@@ -52,9 +52,8 @@ export const graphqlExampleQuery = (examples: DocumentExamples) =>
 export const NETWORK_EXAMPLES_NOTE =
   "Examples: names, slugs, addresses, chain and links are this deployment's, from its registry. Examples of indexed or live data (epochs, NAVs, dividend rounds and their recipients, events, blocks, cursors) are not shown, since none is known to hold on this network: learn them from the list endpoints (GET /v1/funds, GET /v1/funds/{slug}/nav/history, GET /v1/funds/{slug}/dividends, GET /v1/events). Policy `params` and fund `status` in the examples are illustrative; the endpoints answer the live values.";
 /** where the gateway's schema is served as SDL (the text of schema.graphql) */
-export const GRAPHQL_SCHEMA_PATH = DISCOVERY_DOCUMENTS.graphqlSchema.path;
 /** /graphql in a few words, for the overview of every discovery document */
-export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${GRAPHQL_SCHEMA_PATH} and by introspection.`;
+export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${DISCOVERY_DOCUMENTS.graphqlSchema.path} and by introspection.`;
 /** what a /graphql request may weigh; introspection counts too, except in the list items */
 export const GRAPHQL_LIMITS = `Limits, introspection included: depth ${DEFAULT_ARMOR_LIMITS.maxDepth}, cost ${DEFAULT_ARMOR_LIMITS.maxCost}, ${DEFAULT_ARMOR_LIMITS.maxAliases} aliases, ${DEFAULT_ARMOR_LIMITS.maxTokens} tokens; no batching. A query may also ask for at most ${MAX_LIST_ITEMS.toLocaleString('en-US')} list items: each list counts its limit argument (or its default; a variable counts as the largest limit allowed) times the lists it is nested in, a list without a limit as many items as the registry lists (funds, strategies, contracts, policies) or ${UNPAGED_LIST_ITEMS}, and every alias apart; split a query over it into smaller ones.`;
 
@@ -319,7 +318,7 @@ function graphqlPath(
   rateLimit: RateLimitConfig | false,
 ): JsonSchema {
   const exampleQuery = graphqlExampleQuery(examples);
-  const description = `The GraphQL gateway the REST endpoints run their queries on: the same data in the same units. Schema: GET ${GRAPHQL_SCHEMA_PATH} (SDL, every element described) or introspection. ${GRAPHQL_LIMITS} Errors carry extensions.code: ${ERROR_CODES.join(', ')}; a field that fails on its own arguments is null beside its error, and its sibling fields are still answered.`;
+  const description = `The GraphQL gateway the REST endpoints run their queries on: the same data in the same units. Schema: GET ${DISCOVERY_DOCUMENTS.graphqlSchema.path} (SDL, every element described) or introspection. ${GRAPHQL_LIMITS} Errors carry extensions.code: ${ERROR_CODES.join(', ')}; a field that fails on its own arguments is null beside its error, and its sibling fields are still answered.`;
   const requestFields = {
     query: { type: 'string', description: 'the GraphQL document' },
     variables: { type: 'object', description: "values of the document's variables" },

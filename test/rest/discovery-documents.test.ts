@@ -11,7 +11,8 @@ import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
 import { DEVNET_EXAMPLES, documentExamples } from '../../rest/examples.ts';
 import { GRAPHQL_REQUEST_TYPES } from '../../rest/graphql-http.ts';
 import { claimableDividendsQuery, llmsFullTxt, llmsTxt } from '../../rest/llms.ts';
-import { buildOpenApi, DEFAULT_BASE_URL, GRAPHQL_SCHEMA_PATH } from '../../rest/openapi.ts';
+import { DISCOVERY_DOCUMENTS } from '../../rest/document-table.ts';
+import { buildOpenApi, DEFAULT_BASE_URL } from '../../rest/openapi.ts';
 import { OPENAPI_FILE, printedOpenApi } from '../../rest/print-openapi.ts';
 import { ROUTES } from '../../rest/routes.ts';
 
@@ -50,7 +51,13 @@ describe('openapi.json', () => {
   });
 
   it('documents the 304, 414 and 429 of every discovery document', () => {
-    for (const path of ['/', '/openapi.json', '/llms.txt', '/llms-full.txt', GRAPHQL_SCHEMA_PATH]) {
+    for (const path of [
+      '/',
+      '/openapi.json',
+      '/llms.txt',
+      '/llms-full.txt',
+      DISCOVERY_DOCUMENTS.graphqlSchema.path,
+    ]) {
       const responses = doc.paths[path]?.get.responses ?? {};
       expect(Object.keys(responses).sort(), path).toEqual(['200', '304', '414', '429']);
     }
@@ -78,7 +85,7 @@ describe('openapi.json', () => {
     const info = (doc as unknown as { info: { description: string } }).info.description;
     expect(info).not.toMatch(/^Every endpoint is GET/);
     expect(info).toContain('/graphql takes GET and POST');
-    expect(info).toContain(`GET ${GRAPHQL_SCHEMA_PATH}`);
+    expect(info).toContain(`GET ${DISCOVERY_DOCUMENTS.graphqlSchema.path}`);
   });
 
   it('states the NAV history bounds and default from SPEC.md', () => {
@@ -117,7 +124,7 @@ describe('agents.json and llms documents', () => {
       JSON.stringify(aiPluginJson(base, DEVNET_EXAMPLES.registry)),
     ]) {
       expect(document).toContain('/graphql');
-      expect(document).toContain(GRAPHQL_SCHEMA_PATH);
+      expect(document).toContain(DISCOVERY_DOCUMENTS.graphqlSchema.path);
     }
   });
 
