@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BOUNDS } from '../common/http-server-limits.ts';
-import type { TransactionFetch } from './follower/follower.ts';
+import type { TransactionFetch } from './follower/range-fetcher.ts';
 import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './deployment.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';

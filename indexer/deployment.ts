@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { TransactionFetch } from './follower/follower.ts';
+import type { TransactionFetch } from './follower/range-fetcher.ts';
 import type { IndexerConfig } from './indexer.ts';
 import { loadSubgraph, type NetworkContract, type Subgraph, type TemplateSpec } from './runtime/manifest.ts';
 import { parseSubgraphSchema, type SubgraphSchema } from './subgraph-schema.ts';

@@ -9,7 +9,8 @@
 //   following the chain          follower-supervisor.ts  restarts after failures, file fetchers
 import { checkChain } from './chain-node.ts';
 import { loadDeployment } from './deployment.ts';
-import type { FollowerProgress, TransactionFetch } from './follower/follower.ts';
+import type { FollowerProgress } from './follower/follower.ts';
+import type { TransactionFetch } from './follower/range-fetcher.ts';
 import { FollowerSupervisor } from './follower-supervisor.ts';
 import type { QueryService } from './query/create-query-service.ts';
 import type { NetworkContract } from './runtime/manifest.ts';
