@@ -4,7 +4,13 @@
 // from the subgraph's manifest (subgraph/manifest.ts), never written down a second time. Both
 // surfaces' `eventName` checks, its documented enum, the event record's schema and the endpoint's
 // description use it; both surfaces also describe the records' id and args in the words defined here.
-import { readManifest } from '../subgraph/manifest.ts';
+// The sources' ABIs say which arguments are addresses: the subgraph stores them as graph-ts writes
+// them, lowercase, and the API gives every address checksummed (EIP-55) as /v1/contracts does, so an
+// agent comparing an event's address with another response's compares equal strings.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getAddress } from 'viem';
+import { readManifest, subgraphDir } from '../subgraph/manifest.ts';
 
 export interface EventSource {
   /** data source or template name, e.g. NavOracle, FundVault */
@@ -18,11 +24,59 @@ export interface EventSource {
 /** `NavPublished(indexed address,indexed uint64,uint256)` -> `NavPublished` */
 const nameOf = (signature: string) => signature.slice(0, signature.indexOf('('));
 
-export const EVENT_SOURCES: EventSource[] = readManifest().map((source) => ({
+const MANIFEST = readManifest();
+
+export const EVENT_SOURCES: EventSource[] = MANIFEST.map((source) => ({
   contract: source.name,
   template: source.template,
   events: source.eventHandlers.map((handler) => nameOf(handler.event)),
 }));
+
+interface AbiEvent {
+  type: string;
+  name?: string;
+  inputs?: { name: string; type: string }[];
+}
+
+/**
+ * Per event name, the names of its address parameters, from the ABIs the sources are decoded with.
+ * Keyed by name alone as the stream's rows are: two contracts' events of one name must agree on
+ * which parameters are addresses, which a start-up error says otherwise.
+ */
+const ADDRESS_PARAMS: ReadonlyMap<string, readonly string[]> = (() => {
+  const params = new Map<string, readonly string[]>();
+  for (const source of MANIFEST) {
+    const file = join(subgraphDir, source.abiFiles.get(source.abi) as string);
+    const abi = JSON.parse(readFileSync(file, 'utf8')) as AbiEvent[];
+    for (const item of abi) {
+      if (item.type !== 'event' || item.name === undefined) continue;
+      const addresses = (item.inputs ?? [])
+        .filter((input) => input.type === 'address')
+        .map((input) => input.name);
+      const known = params.get(item.name);
+      if (known && known.join() !== addresses.join()) {
+        throw new Error(
+          `${file}: event ${item.name} has address parameters (${addresses.join(', ')}) other than another ABI's event of that name (${known.join(', ')})`,
+        );
+      }
+      params.set(item.name, addresses);
+    }
+  }
+  return params;
+})();
+
+/** A stored address (lowercase, as the subgraph writes it) as the API gives it: checksummed. */
+export const checksummed = (address: string): string => getAddress(address);
+
+/** An event's stored args with its address arguments checksummed. */
+export function eventArgs(eventName: string, stored: string): Record<string, unknown> {
+  const args = JSON.parse(stored) as Record<string, unknown>;
+  for (const name of ADDRESS_PARAMS.get(eventName) ?? []) {
+    const value = args[name];
+    if (typeof value === 'string') args[name] = checksummed(value);
+  }
+  return args;
+}
 
 /** every event name the stream can carry, each once, in the manifest's order */
 export const EVENT_NAMES: readonly string[] = [...new Set(EVENT_SOURCES.flatMap((s) => s.events))];
@@ -45,7 +99,7 @@ export const EVENT_ID_ENCODING =
  * integers, which an agent would otherwise take for the decimal strings the rest of the API gives
  */
 export const EVENT_ARGS_ENCODING =
-  "keyed by the ABI's parameter names. Integers are decimal strings of the raw on-chain value, not decimal-scaled as amounts elsewhere in the API: token amounts in base units (10^decimals per token), navPerShare with 6 implied decimals (1000612 = 1.000612), an enum or module number as its numeric value (ModulePaused.module: 0 subscriptions, 1 redemptions, 2 claims). Addresses and bytes are lowercase 0x hex, bools are booleans, arrays and tuples are arrays";
+  "keyed by the ABI's parameter names. Integers are decimal strings of the raw on-chain value, not decimal-scaled as amounts elsewhere in the API: token amounts in base units (10^decimals per token), navPerShare with 6 implied decimals (1000612 = 1.000612), an enum or module number as its numeric value (ModulePaused.module: 0 subscriptions, 1 redemptions, 2 claims). Addresses are checksummed (EIP-55) as everywhere in the API, bytes are lowercase 0x hex, bools are booleans, arrays and tuples are arrays";
 
 /** `nav_published`, `nav-published`, `Nav Published`, `navpublished` -> `navpublished` */
 const spelling = (name: string) => name.replace(/[\s_-]+/g, '').toLowerCase();

@@ -136,7 +136,7 @@ const EXAMPLE_PROOF = {
 /** the NAV oracle's publication of the devnet example fund's epoch 3 */
 const EXAMPLE_EVENT = {
   id: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f385802000000',
-  contract: devnetContract('NavOracle').address.toLowerCase(),
+  contract: devnetContract('NavOracle').address,
   contractName: devnetContract('NavOracle').name,
   fund: devnetFund.slug,
   eventName: 'NavPublished',
@@ -144,7 +144,7 @@ const EXAMPLE_EVENT = {
   logIndex: 2,
   txHash: '0x840a5cbc9ff24ffbd4831d51a417eefffae3bfd61f55cb8541e94537b58f3858',
   timestamp: '2025-01-09T01:00:00.000Z',
-  args: { fund: devnetFund.vault.toLowerCase(), epoch: '3', navPerShare: '1000612' },
+  args: { fund: devnetFund.vault, epoch: '3', navPerShare: '1000612' },
 } as const;
 
 /** the last block the seeded scenario mines */

@@ -202,7 +202,10 @@ const strategy = object(
 const protocolEvent = object(
   {
     id: { ...string, pattern: '^0x[0-9a-f]{72}$', description: EVENT_ID_ENCODING },
-    contract: { ...address, description: 'emitting contract (lowercase)' },
+    contract: {
+      ...address,
+      description: 'emitting contract, checksummed (EIP-55) as GET /v1/contracts lists it',
+    },
     contractName: {
       ...nullable(string),
       description:

@@ -1,6 +1,6 @@
 // One indexed on-chain event of a tracked contract.
 import { builder } from '../builder.ts';
-import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING } from '../event-names.ts';
+import { checksummed, EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, eventArgs } from '../event-names.ts';
 import { isoFromSeconds } from '../format.ts';
 import { encodeCursor } from '../inputs.ts';
 import type { ProtocolEventRow } from '../sources/subgraph.ts';
@@ -15,7 +15,10 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
       description: 'cursor positioned at this event: pass it to continue with older events',
       resolve: (e) => encodeCursor('e', BigInt(e.sortKey)),
     }),
-    contract: t.exposeString('contract', { description: 'emitting contract address (lowercase)' }),
+    contract: t.string({
+      description: 'emitting contract address, checksummed (EIP-55) as GET /v1/contracts lists it',
+      resolve: (e) => checksummed(e.contract),
+    }),
     contractName: t.string({
       nullable: true,
       description:
@@ -50,7 +53,7 @@ export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEve
     args: t.field({
       type: JsonScalar,
       description: `decoded arguments, ${EVENT_ARGS_ENCODING}`,
-      resolve: (e) => JSON.parse(e.args) as unknown,
+      resolve: (e) => eventArgs(e.eventName, e.args),
     }),
   }),
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { getIntrospectionQuery } from 'graphql';
-import { decodeFunctionData, parseUnits, toFunctionSelector, type Hex } from 'viem';
+import { decodeFunctionData, getAddress, parseUnits, toFunctionSelector, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abiOf } from '../../devnet/deploy.ts';
 import { kellyParams, threePoolParams } from '../../devnet/protocol-config.ts';
@@ -303,6 +303,7 @@ describe('indexed types', () => {
 
   it('counts indexed events per contract and name exactly as the scenario emitted them', async () => {
     const oracle = stack.devnet.deployment.contracts.navOracle.toLowerCase();
+    const checksummedOracle = getAddress(oracle);
     const expected = ledger().eventCountsByAddress[oracle]?.NavPublished ?? 0;
     let count = 0;
     let cursor: string | null = null;
@@ -313,7 +314,7 @@ describe('indexed types', () => {
         { c: oracle, cursor },
       );
       for (const e of page.data?.events.items ?? [])
-        expect(e).toEqual({ eventName: 'NavPublished', contract: oracle });
+        expect(e).toEqual({ eventName: 'NavPublished', contract: checksummedOracle });
       count += page.data?.events.items.length ?? 0;
       cursor = page.data?.events.nextCursor;
     } while (cursor);
@@ -347,7 +348,8 @@ describe('indexed types', () => {
       '{ events(eventName: "NavPublished", limit: 1) { items { contractName txHash blockNumber timestamp args } } }',
     );
     const event = data?.events.items[0];
-    const fund = stack.devnet.deployment.funds.find((f) => f.vault.toLowerCase() === event.args.fund);
+    const fund = stack.devnet.deployment.funds.find((f) => f.vault === event.args.fund);
+    expect(fund).toBeDefined();
     const record = ledger().navRecords.find(
       (r) => r.fund === fund?.slug && r.epoch === Number(event.args.epoch),
     );

@@ -49,14 +49,12 @@ describe('GET /v1/events by fund', () => {
     );
     expect(items).toHaveLength(published.length);
     expect(published.length).toBeGreaterThan(0);
-    const oracle = registry()
-      .contracts.find((c) => c.kind === 'NavOracle')!
-      .address.toLowerCase();
+    const oracle = registry().contracts.find((c) => c.kind === 'NavOracle')!.address;
     for (const item of items) {
       expect(item).toMatchObject({
         fund: fund.slug,
         contract: oracle,
-        args: { fund: fund.vault.toLowerCase() },
+        args: { fund: fund.vault },
       });
     }
   });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { parseUnits } from 'viem';
+import { getAddress, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
@@ -220,7 +220,7 @@ describe('the sixteen endpoints', () => {
     for (const event of body.items) {
       expect(event).toMatchObject({
         eventName: 'NavPublished',
-        contract: oracle.toLowerCase(),
+        contract: oracle,
         contractName: 'NAV Oracle',
       });
     }
@@ -254,9 +254,25 @@ describe('documentation of the event stream', () => {
     expect(documented).toContain("for a fund vault the vault's name");
   });
 
+  it('gives every address of an event checksummed, its arguments too, as GET /v1/contracts lists them', async () => {
+    const { body } = await get('/v1/events?limit=100');
+    const listed = new Set(
+      (await get('/v1/contracts')).body.items.map((c: { address: string }) => c.address),
+    );
+    const addresses = body.items.flatMap((e: { contract: string; args: Record<string, unknown> }) => [
+      e.contract,
+      ...Object.values(e.args).filter(
+        (v): v is string => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v),
+      ),
+    ]);
+    expect(addresses.length).toBeGreaterThan(body.items.length);
+    for (const address of addresses) expect(address).toBe(getAddress(address));
+    for (const event of body.items) expect(listed.has(event.contract), event.contract).toBe(true);
+  });
+
   it('gives the events example the registry name of the contract it names', () => {
     const [example] = eventsExample().items;
-    const contract = stack.registry.contracts.find((c) => c.address.toLowerCase() === example.contract);
+    const contract = stack.registry.contracts.find((c) => c.address === example.contract);
     expect(example.contractName).toBe(contract?.name);
   });
 });
