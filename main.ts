@@ -3,13 +3,12 @@
 // the REST facade, and prints the URLs. With SUBGRAPH_URL and REGISTRY (and optionally RPC_URL)
 // it serves a real network. Every piece is built by its own builder; this file wires them and
 // turns what the configuration gets wrong into one line each (exit 2 before start-up, 1 during).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { LONG_RUNNING_PERSISTED_STATES, startAnvil } from './devnet/anvil.ts';
-import { deployProtocol } from './devnet/deploy.ts';
-import { runScenario } from './devnet/scenario.ts';
+import { LONG_RUNNING_PERSISTED_STATES } from './devnet/anvil.ts';
 import { isDefaultScenario, ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-params.ts';
+import { startDevnet } from './devnet/start-devnet.ts';
 import { summarizeLedger } from './devnet/summary.ts';
 import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
@@ -66,14 +65,13 @@ try {
   if (config.mode === 'devnet' && scenario) {
     const dataDir = resolve(config.dataDir, 'devnet');
     console.log('devnet: starting anvil, deploying the protocol and seeding the scenario...');
-    mkdirSync(dataDir, { recursive: true });
-    const anvil = await startAnvil({
-      homeParent: dataDir,
-      maxPersistedStates: LONG_RUNNING_PERSISTED_STATES,
+    const { anvil, deployment, ledger, stop } = await startDevnet({
+      anvil: { homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES },
+      dataDir,
+      // read from SCENARIO_* (with this data dir) before start-up, where a bad value exits 2
+      scenario: () => scenario,
     });
-    cleanups.push(() => anvil.stop());
-    const deployment = await deployProtocol(anvil.rpcUrl);
-    const ledger = await runScenario(anvil.rpcUrl, deployment, scenario);
+    cleanups.push(stop);
     writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
     console.log(summarizeLedger(deployment, ledger));
     // a fresh chain every start: an index of a previous chain would not match it

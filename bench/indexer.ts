@@ -5,16 +5,12 @@
 // that put both at a hosted provider's distance; indexing and measuring run in a child process (bench/indexer-measure.ts, from the bundle `npm run build`
 // makes) so that its peak RSS is the indexer's own.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { startAnvil } from '../devnet/anvil.ts';
+import { resolve } from 'node:path';
+import { startAnvil, type AnvilInstance } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
-import { deployProtocol } from '../devnet/deploy.ts';
 import { createRpcClient } from '../devnet/rpc.ts';
-import { runScenario } from '../devnet/scenario.ts';
 import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
+import { startDevnet } from '../devnet/start-devnet.ts';
 import { startFaultProxy, type FaultProxy } from '../test/reliability/servers/fault-proxy.ts';
 import type { MeasureInput } from './indexer-measure.ts';
 
@@ -37,25 +33,27 @@ const benchScenario: Record<string, string> = {
 async function main(): Promise<void> {
   for (const [name, value] of Object.entries(benchScenario)) process.env[name] ??= value;
   compileContracts();
-  const devnetDir = mkdtempSync(join(tmpdir(), 'bench-devnet-'));
-  const anvil = await startAnvil();
-  // a second chain of empty blocks only, for the catch-up over a sparse stretch (anvil mines empty
-  // blocks quickly on a fresh chain, and slowly on one holding the scenario's state)
-  const sparseAnvil = await startAnvil();
+  const { anvil, deployment, ledger, stop } = await startDevnet({
+    tempDirPrefix: 'bench-devnet-',
+    scenario: (dataDir) => {
+      const params = scenarioParamsFromEnv(process.env, dataDir);
+      console.log(`generating the scenario: ${JSON.stringify({ ...params, dataDir: undefined })}`);
+      return params;
+    },
+  });
+  console.log(
+    `scenario: ${ledger.trackedEvents.toLocaleString('en-US')} tracked events of ${ledger.totalEvents.toLocaleString('en-US')} in ${(ledger.seedingMs / 1000).toFixed(0)} s`,
+  );
+  let sparseAnvil: AnvilInstance | null = null;
   let proxy: FaultProxy | null = null;
   let sparseProxy: FaultProxy | null = null;
   try {
+    // a second chain of empty blocks only, for the catch-up over a sparse stretch (anvil mines empty
+    // blocks quickly on a fresh chain, and slowly on one holding the scenario's state)
+    sparseAnvil = await startAnvil();
     await createRpcClient(sparseAnvil.rpcUrl).request('anvil_mine', [`0x${SPARSE_BLOCKS.toString(16)}`]);
     sparseProxy = await startFaultProxy(sparseAnvil.rpcUrl);
     sparseProxy.set({ kind: 'delay', ms: RPC_LATENCY_MS });
-    const deployment = await deployProtocol(anvil.rpcUrl);
-    const params = scenarioParamsFromEnv(process.env, devnetDir);
-    console.log(`generating the scenario: ${JSON.stringify({ ...params, dataDir: undefined })}`);
-    const generated = performance.now();
-    const ledger = await runScenario(anvil.rpcUrl, deployment, params);
-    console.log(
-      `scenario: ${ledger.trackedEvents.toLocaleString('en-US')} tracked events of ${ledger.totalEvents.toLocaleString('en-US')} in ${((performance.now() - generated) / 1000).toFixed(0)} s`,
-    );
     const at = (address: string) => ({ address, startBlock: deployment.startBlock });
     proxy = await startFaultProxy(anvil.rpcUrl);
     proxy.set({ kind: 'delay', ms: RPC_LATENCY_MS });
@@ -87,9 +85,8 @@ async function main(): Promise<void> {
   } finally {
     await proxy?.close();
     await sparseProxy?.close();
-    await anvil.stop();
-    await sparseAnvil.stop();
-    rmSync(devnetDir, { recursive: true, force: true });
+    await stop();
+    await sparseAnvil?.stop();
   }
 }
 

@@ -2,16 +2,11 @@
 // history against the REST route that produces them (route table, parameter checks, cache,
 // ETag, CORS, security and freshness headers). Prints requests/s of each, their ratio, p99
 // latency and RSS, and the 304 path. Target on warm caches: ratio >= 0.85.
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 import express, { type Express } from 'express';
-import { startAnvil } from '../devnet/anvil.ts';
-import { deployProtocol } from '../devnet/deploy.ts';
-import { runScenario } from '../devnet/scenario.ts';
 import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
+import { startDevnet } from '../devnet/start-devnet.ts';
 import { createGateway } from '../gateway/server.ts';
 import { loadRegistry } from '../gateway/sources/registry.ts';
 import { createIndexer } from '../indexer/indexer.ts';
@@ -43,12 +38,13 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
   return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-rest-'));
-const anvil = await startAnvil();
+console.log('seeding the devnet scenario and indexing it...');
+const devnet = await startDevnet({
+  tempDirPrefix: 'bench-rest-',
+  scenario: (dataDir) => scenarioParamsFromEnv(process.env, dataDir),
+});
+const { anvil, ledger, dataDir } = devnet;
 try {
-  console.log('seeding the devnet scenario and indexing it...');
-  const deployment = await deployProtocol(anvil.rpcUrl);
-  const ledger = await runScenario(anvil.rpcUrl, deployment, scenarioParamsFromEnv(process.env, dataDir));
   const indexer = await createIndexer({
     rpcUrl: anvil.rpcUrl,
     network: 'devnet',
@@ -121,6 +117,5 @@ try {
   rest.close();
   await indexer.stop();
 } finally {
-  await anvil.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await devnet.stop();
 }

@@ -1,14 +1,13 @@
 // `npm run devnet`: starts anvil, deploys the protocol, seeds the scenario, writes
 // deployment.json and ledger.json to DEVNET_DATA_DIR (default data/devnet), prints what it made,
 // and runs until Ctrl-C.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envValue } from '../common/env.ts';
-import { LONG_RUNNING_PERSISTED_STATES, startAnvil } from './anvil.ts';
+import { LONG_RUNNING_PERSISTED_STATES } from './anvil.ts';
 import { compileContracts } from './compile.ts';
-import { deployProtocol } from './deploy.ts';
-import { runScenario } from './scenario.ts';
 import { ScenarioConfigError, scenarioParamsFromEnv, type ScenarioParams } from './scenario-params.ts';
+import { startDevnet } from './start-devnet.ts';
 import { summarizeLedger } from './summary.ts';
 
 const dataDir = resolve(envValue(process.env, 'DEVNET_DATA_DIR') ?? join('data', 'devnet'));
@@ -22,23 +21,23 @@ try {
 }
 
 compileContracts();
-mkdirSync(dataDir, { recursive: true });
-const anvil = await startAnvil({ homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES });
+// Until the devnet is up, the exit takes anvil down (startAnvil ends it with this process).
+let stopDevnet = (): Promise<void> => Promise.resolve();
 const stop = (): void => {
-  void anvil.stop().then(() => process.exit(0));
+  void stopDevnet().then(() => process.exit(0));
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
 
-try {
-  const deployment = await deployProtocol(anvil.rpcUrl);
-  const ledger = await runScenario(anvil.rpcUrl, deployment, params);
-  writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
-  writeFileSync(join(dataDir, 'ledger.json'), JSON.stringify(ledger));
-  console.log(summarizeLedger(deployment, ledger));
-  console.log(`\nwrote ${join(dataDir, 'deployment.json')} and ledger.json; distributions under ${dataDir}`);
-  console.log(`devnet RPC: ${anvil.rpcUrl} (chain id ${deployment.chainId}) - Ctrl-C to stop`);
-} catch (error) {
-  await anvil.stop();
-  throw error;
-}
+const devnet = await startDevnet({
+  anvil: { homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES },
+  dataDir,
+  scenario: () => params,
+});
+stopDevnet = devnet.stop;
+const { anvil, deployment, ledger } = devnet;
+writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
+writeFileSync(join(dataDir, 'ledger.json'), JSON.stringify(ledger));
+console.log(summarizeLedger(deployment, ledger));
+console.log(`\nwrote ${join(dataDir, 'deployment.json')} and ledger.json; distributions under ${dataDir}`);
+console.log(`devnet RPC: ${anvil.rpcUrl} (chain id ${deployment.chainId}) - Ctrl-C to stop`);

@@ -1,14 +1,11 @@
 // Same seed, same chain: a small scenario run twice on two fresh devnets gives the same
 // addresses, the same ledger (transaction hashes included) and the same distribution files.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startAnvil } from '../../devnet/anvil.ts';
+import { describe, expect, it } from 'vitest';
 import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol } from '../../devnet/deploy.ts';
-import { runScenario } from '../../devnet/scenario.ts';
 import { scenarioParamsFromEnv } from '../../devnet/scenario-params.ts';
+import { startDevnet } from '../../devnet/start-devnet.ts';
 
 const smallScenario = {
   SCENARIO_EPOCHS: '24',
@@ -18,16 +15,12 @@ const smallScenario = {
   SCENARIO_ROUND_INTERVAL: '8',
   SCENARIO_CLAIM_BPS: '5000',
 };
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
 async function seed(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fund-devnet-determinism-'));
-  dirs.push(dataDir);
-  const anvil = await startAnvil();
+  const { deployment, ledger, dataDir, stop } = await startDevnet({
+    tempDirPrefix: 'fund-devnet-determinism-',
+    scenario: (dataDir) => scenarioParamsFromEnv(env, dataDir),
+  });
   try {
-    const deployment = await deployProtocol(anvil.rpcUrl);
-    const ledger = await runScenario(anvil.rpcUrl, deployment, scenarioParamsFromEnv(env, dataDir));
     const files = new Map<string, string>();
     for (const fund of readdirSync(join(dataDir, 'distributions'))) {
       for (const file of readdirSync(join(dataDir, 'distributions', fund))) {
@@ -38,7 +31,7 @@ async function seed(env: Record<string, string>) {
     const { seedingMs: _seedingMs, params: _params, ...history } = ledger;
     return { addresses, history, files };
   } finally {
-    await anvil.stop();
+    await stop();
   }
 }
 

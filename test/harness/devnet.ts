@@ -2,15 +2,11 @@
 // protocol and seeds the default scenario (whatever SCENARIO_* the shell holds: the suites' expectations
 // and the documented examples are the default scenario's) into a temporary data dir. global-setup.ts runs it
 // once per vitest run and provides the result to every suite as 'devnet'.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startAnvil } from '../../devnet/anvil.ts';
 import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
-import { runScenario } from '../../devnet/scenario.ts';
 import { defaultScenarioParams } from '../../devnet/scenario-params.ts';
+import { startDevnet } from '../../devnet/start-devnet.ts';
 import { summarizeLedger } from '../../devnet/summary.ts';
 
 export interface DevnetFixture {
@@ -23,22 +19,10 @@ export interface DevnetFixture {
 
 export async function startDevnetFixture(): Promise<{ fixture: DevnetFixture; stop(): Promise<void> }> {
   compileContracts();
-  const dataDir = mkdtempSync(join(tmpdir(), 'fund-devnet-'));
-  const anvil = await startAnvil();
-  try {
-    const deployment = await deployProtocol(anvil.rpcUrl);
-    const ledger = await runScenario(anvil.rpcUrl, deployment, { ...defaultScenarioParams, dataDir });
-    console.log(`[harness] devnet ${anvil.rpcUrl}\n${summarizeLedger(deployment, ledger)}`);
-    return {
-      fixture: { rpcUrl: anvil.rpcUrl, deployment, ledger, dataDir },
-      async stop() {
-        await anvil.stop();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await anvil.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    throw error;
-  }
+  const { anvil, deployment, ledger, dataDir, stop } = await startDevnet({
+    tempDirPrefix: 'fund-devnet-',
+    scenario: (dataDir) => ({ ...defaultScenarioParams, dataDir }),
+  });
+  console.log(`[harness] devnet ${anvil.rpcUrl}\n${summarizeLedger(deployment, ledger)}`);
+  return { fixture: { rpcUrl: anvil.rpcUrl, deployment, ledger, dataDir }, stop };
 }

@@ -12,16 +12,12 @@
 //
 //   const devnet = await startPrivateDevnet({ scenario: { epochs: 20, ... }, dirPrefix: 'my-suite-' });
 //   afterAll(() => devnet?.stop());
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startAnvil } from '../../devnet/anvil.ts';
 import { compileContracts } from '../../devnet/compile.ts';
-import { deployProtocol, type Deployment } from '../../devnet/deploy.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
-import { runScenario } from '../../devnet/scenario.ts';
 import { defaultScenarioParams, type ScenarioParams } from '../../devnet/scenario-params.ts';
+import { startDevnet } from '../../devnet/start-devnet.ts';
 
 /** A suite's small scenario: the size is always stated; the seed and request rate may be the default's. */
 export type PrivateScenario = Pick<
@@ -60,26 +56,18 @@ export async function startPrivateDevnet(
   options: PrivateDevnetOptions = {},
 ): Promise<PrivateDevnet | SeededPrivateDevnet> {
   compileContracts();
-  const anvil = await startAnvil();
-  let dataDir: string | undefined;
-  const stop = async (): Promise<void> => {
-    await anvil.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    const deployment = await deployProtocol(anvil.rpcUrl);
-    let seeded: { ledger: Ledger; dataDir: string } | undefined;
-    if (options.scenario) {
-      dataDir = mkdtempSync(join(tmpdir(), options.dirPrefix ?? 'private-devnet-'));
-      const params = { ...defaultScenarioParams, ...options.scenario, dataDir };
-      seeded = { ledger: await runScenario(anvil.rpcUrl, deployment, params), dataDir };
-    }
-    if (options.automine) {
+  const { scenario } = options;
+  const { anvil, ...devnet } = await startDevnet({
+    tempDirPrefix: options.dirPrefix ?? 'private-devnet-',
+    scenario: scenario && ((dataDir) => ({ ...defaultScenarioParams, ...scenario, dataDir })),
+  });
+  if (options.automine) {
+    try {
       await createRpcClient(anvil.rpcUrl).request('evm_setAutomine', [true]);
+    } catch (error) {
+      await devnet.stop();
+      throw error;
     }
-    return { rpcUrl: anvil.rpcUrl, deployment, ...seeded, stop };
-  } catch (error) {
-    await stop();
-    throw error;
   }
+  return { rpcUrl: anvil.rpcUrl, ...devnet };
 }
