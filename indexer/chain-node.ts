@@ -4,7 +4,8 @@
 // the node's refusals go to the operator's log.
 import { NETWORK_CHAIN_IDS } from './network-chains.ts';
 import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
-import { ChainSource, describeRpcError, isNodeRefusal } from './follower/chain-source.ts';
+import { ChainSource } from './follower/chain-source.ts';
+import { describeRpcError, isNodeRefusal } from './follower/rpc-errors.ts';
 import type { IndexerConfig } from './indexer.ts';
 
 /**

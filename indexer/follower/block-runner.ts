@@ -26,7 +26,8 @@ import { entityToJson } from '../store/entity-json.ts';
 import { ImmutableEntityConflict, type BlockHeader, type IndexerStore } from '../store/sqlite-store.ts';
 import { ChainReadPending } from './chain-reader.ts';
 import type { FileDataSources } from './file-data-sources.ts';
-import { StoppedError, type ChainHeader } from './chain-source.ts';
+import { StoppedError } from './chain-source.ts';
+import type { ChainHeader } from './rpc-answers.ts';
 import { missingFilters, type FetchedRange, type RangeCall, type RangeFetcher } from './range-fetcher.ts';
 
 export interface BlockRunnerOptions {

@@ -8,15 +8,15 @@
 // grows back; one about the number of logs lowers the target below the number it states (or halves
 // it) for good, for the same reason. Transient RPC failures are retried with exponential backoff (a
 // rate limit as long as its Retry-After says); the caller never sees them unless it stops.
+// What the node's answers hold is read in rpc-answers.ts, what its refusals and failures say in
+// rpc-errors.ts; the log filters it sends are log-filters.ts's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   TimeoutError,
   createPublicClient,
   formatLog,
   formatTransactionReceipt,
-  hexToBytes,
   http,
-  keccak256,
   numberToHex,
   type Hex,
   type Log,
@@ -25,13 +25,30 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
-import { traceOrder, type ContractCall } from '../runtime/ethereum-call.ts';
-import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
-import type { BlockHeader } from '../store/sqlite-store.ts';
+import { traceOrder } from '../runtime/ethereum-call.ts';
 import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
 import { backoffMs, type Backoff } from '../../common/backoff.ts';
 import { rpcEndpoint } from '../../common/url.ts';
 import { rpcFetch } from './rpc-fetch.ts';
+import { inChainOrderOnce, type LogFilter, type TopicsFilter } from './log-filters.ts';
+import {
+  callFromTrace,
+  headerFromRpc,
+  transactionsByHash,
+  type ChainHeader,
+  type RpcBlock,
+  type RpcTrace,
+  type RpcTransaction,
+  type TracedCall,
+} from './rpc-answers.ts';
+import {
+  behindTheHead,
+  nodeWords,
+  rateLimit,
+  refusalAsTooLarge,
+  refusedSpanLimit,
+  statedResultLimit,
+} from './rpc-errors.ts';
 
 interface ChainSourceOptions {
   rpcUrl: string;
@@ -72,165 +89,9 @@ interface ChainSourceOptions {
   signal?: AbortSignal;
 }
 
-/** Orders logs as the chain does: by block, then log index. */
-const chainOrder = (a: Log, b: Log): number =>
-  Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!;
-
-/** eth_getLogs `topics`: for each position, the topics allowed there (null: any). */
-type TopicsFilter = readonly (readonly Hex[] | null)[];
-
-export interface LogFilter {
-  /** lowercase addresses; null: any address */
-  readonly addresses: readonly Hex[] | null;
-  /** topic0 values to match */
-  readonly topics: readonly Hex[];
-  /**
-   * logs asked for besides, from any address, by their topics: those of handlers of data sources
-   * without an address that filter by indexed arguments (a wildcard Transfer handler for one
-   * recipient must not fetch every Transfer on the chain)
-   */
-  readonly anyAddressTopics?: readonly TopicsFilter[];
-}
-
-/** A call as a trace reports it, with its block (whether its transaction succeeded is not known). */
-export interface TracedCall extends Omit<ContractCall, 'transactionSucceeded'> {
-  blockNumber: number;
-  /** lowercase */
-  blockHash: Hex;
-}
-
-/** One trace of trace_filter's answer (OpenEthereum's format: erigon, reth and anvil serve it). */
-interface RpcTrace {
-  type: string;
-  action: { from?: Hex; to?: Hex; input?: Hex; value?: Hex };
-  result?: { output?: Hex; gasUsed?: Hex } | null;
-  error?: string;
-  blockHash: Hex;
-  blockNumber: number;
-  transactionHash?: Hex | null;
-  transactionPosition?: number | null;
-  traceAddress: number[];
-}
-
 /** What the retries of trace_filter are logged as: a node that does not serve it cannot be used. */
 const TRACE_FILTER =
   'trace_filter (call handlers need a node that serves it: erigon, reth, Nethermind, anvil)';
-
-/**
- * The call a trace reports, as graph-node takes it (EthereumCall::try_from_trace): a call (not a
- * creation, reward or self-destruct) that did not fail, carrying at least a selector (a plain value
- * transfer has none), made in a transaction; null for any other trace.
- */
-function callFromTrace(trace: RpcTrace): TracedCall | null {
-  const { action, result } = trace;
-  if (trace.type !== 'call' || trace.error !== undefined || !result) return null;
-  if (!action.input || action.input.length < 10 || !action.from || !action.to) return null;
-  if (trace.transactionPosition == null || !trace.transactionHash) return null;
-  return {
-    from: action.from.toLowerCase() as Hex,
-    to: action.to.toLowerCase() as Hex,
-    value: BigInt(action.value ?? 0),
-    gasUsed: BigInt(result.gasUsed ?? 0),
-    input: action.input,
-    output: result.output ?? '0x',
-    transactionHash: trace.transactionHash.toLowerCase() as Hex,
-    transactionIndex: trace.transactionPosition,
-    traceAddress: trace.traceAddress,
-    blockNumber: trace.blockNumber,
-    blockHash: trace.blockHash.toLowerCase() as Hex,
-  };
-}
-
-interface RpcBlock {
-  number: Hex;
-  hash: Hex;
-  parentHash: Hex;
-  timestamp: Hex;
-  sha3Uncles?: Hex;
-  miner?: Hex;
-  stateRoot?: Hex;
-  transactionsRoot?: Hex;
-  receiptsRoot?: Hex;
-  gasUsed?: Hex;
-  gasLimit?: Hex;
-  difficulty?: Hex;
-  totalDifficulty?: Hex;
-  size?: Hex;
-  baseFeePerGas?: Hex;
-  logsBloom?: Hex;
-  /** hashes, or whole transactions when asked for */
-  transactions?: (Hex | RpcTransaction)[];
-}
-
-/** A transaction of a block as eth_getBlockByNumber(n, true) gives it (the fields graph-ts exposes). */
-interface RpcTransaction {
-  hash: Hex;
-  from: Hex;
-  to: Hex | null;
-  value: Hex;
-  gas: Hex;
-  gasPrice?: Hex;
-  maxFeePerGas?: Hex;
-  maxPriorityFeePerGas?: Hex;
-  nonce: Hex;
-  input: Hex;
-  transactionIndex: Hex;
-  /** in eth_getTransactionByHash answers */
-  blockHash?: Hex;
-}
-
-/** A header as the node gave it: what the store keeps, and the fields handlers see in ethereum.Block. */
-export interface ChainHeader extends BlockHeader {
-  info: BlockHeaderInfo;
-  /** the bloom of the block's logs, when the node gives it (see bloomMayHold) */
-  logsBloom?: Hex;
-  /** the block's transactions by (lowercase) hash, when they were fetched with it */
-  transactions?: Map<Hex, TransactionInfo>;
-}
-
-/** What a node answers when a getLogs range holds too much (geth, erigon, alchemy, infura, quicknode...). */
-const rangeTooLarge =
-  /too many|more than \d+|limit exceeded|exceed|response size|range|query timeout|-32005|block range|10000 results|blocks distance/i;
-
-/**
- * What a node behind the head answers for a range past its own head (geth and reth: "block range
- * extends beyond current head block"; Avalanche: "… after last accepted block …"): a load-balanced
- * provider's lagging node, not a limit on the span, so the range is asked for again after a wait.
- */
-const behindTheHead = /beyond current head|after last accepted block/i;
-
-/**
- * The block span a refused range's error states as the node's limit, worded as hosted providers
- * word it: "range 1000000 exceeds limit of 10000" (Infura), "eth_getLogs is limited to a 10,000
- * range" (QuickNode), "up to a 2K block range" (Alchemy), "exceed maximum block range: 5000" (geth
- * forks), "max block range = 5000", "max range: 5000", "range limit 2000", "maximum is set to 2048"
- * (Avalanche, Flare), "ranges over 10000 blocks are not supported" (dRPC), "maximum [from, to] blocks
- * distance: 2000" (Cronos, Kava); null when it states none.
- */
-export function statedBlockLimit(reason: string): number | null {
-  const stated =
-    /(?:limit of|limited to an?|up to an?|max(?:imum)?(?: block)? range\s*[:=]?|range limit|maximum is set to|ranges over|blocks distance\s*:)\s*(\d[\d,]*)\s*(k?)\b/i.exec(
-      reason,
-    );
-  if (!stated) return null;
-  const blocks = Number(stated[1]!.replace(/,/g, '')) * (stated[2] ? 1000 : 1);
-  return Number.isSafeInteger(blocks) && blocks > 0 ? blocks : null;
-}
-
-/**
- * The most logs a refused range's error states the node answers with, worded as providers word it:
- * "query returned more than 10000 results" (Infura, geth), "a cap of 10K logs in the response"
- * (Alchemy), "exceeds max results 1000"; null when it states none.
- */
-export function statedResultLimit(reason: string): number | null {
-  const stated =
-    /(\d[\d,]*)\s*(k?)\s+(?:results|logs)\b|\b(?:results|logs)\s*(?:limit|cap)?\s*(?:of|is|=|:)?\s*(\d[\d,]*)\s*(k?)\b/i.exec(
-      reason,
-    );
-  if (!stated) return null;
-  const logs = Number((stated[1] ?? stated[3])!.replace(/,/g, '')) * (stated[2] || stated[4] ? 1000 : 1);
-  return Number.isSafeInteger(logs) && logs > 0 ? logs : null;
-}
 
 /**
  * Ranges aim at this share of a result limit a node states, since the span is sized by the density
@@ -240,109 +101,8 @@ const STATED_RESULT_LIMIT_SHARE = 0.8;
 /** Refusals of an answer's size that state no limit halve the logs ranges aim at, down to this. */
 const MIN_TARGET_LOGS = 500;
 
-/** A refusal about the block span itself, not about how many logs the answer holds. */
-const blockSpanRefusal = /block range|range (?:is )?too (?:wide|large|high)|range is (?:bigger|larger)/i;
-// whole words: "eth_getLogs", which many refusals name, is not about the number of logs
-const answerSizeRefusal = /\bresults\b|\blogs\b|response size/i;
-
-/**
- * The upper bound a refusal of `width` blocks sets on the span: the limit it states, or half the
- * refused width when it is about the span but states no number; null when it is about the answer's
- * size (the density, which the span follows anyway).
- */
-function refusedSpanLimit(reason: string, width: number): number | null {
-  const stated = statedBlockLimit(reason);
-  if (stated !== null && stated < width) return stated;
-  if (blockSpanRefusal.test(reason) && !answerSizeRefusal.test(reason)) return Math.max(1, width >> 1);
-  return null;
-}
-
-/**
- * What the node said of a failed request: its message and any data it attached (Tenderly, for one,
- * answers "invalid params" and gives the reason in the data), from viem's chain of errors.
- */
-function nodeWords(error: unknown): string {
-  const words: string[] = [];
-  let cause = error as { details?: unknown; data?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; cause && typeof cause === 'object' && depth < 4; depth++) {
-    if (typeof cause.details === 'string' && !words.includes(cause.details)) words.push(cause.details);
-    if (cause.data !== undefined)
-      words.push(typeof cause.data === 'string' ? cause.data : JSON.stringify(cause.data));
-    cause = cause.cause as typeof cause;
-  }
-  return words.join('; ') || String((error as Error)?.message ?? error);
-}
-
-/** The node's words when `error` refuses a request as too large (see rangeTooLarge); else null. */
-function refusalAsTooLarge(error: unknown): string | null {
-  // a rate limit ("project ID request rate exceeded") or a proxy's HTML page (Cloudflare's 524
-  // "… exceeds its limit …") says nothing of the range: a smaller one would not help, and the
-  // span and the logs aimed at would stay lowered for good
-  if (rateLimit(error) !== null || errorChain(error).some((e) => isHtml(e.details))) return null;
-  // viem's message also holds the request; the node's own words are its details and data
-  const reason = nodeWords(error);
-  return rangeTooLarge.test(String((error as Error)?.message ?? error)) || rangeTooLarge.test(reason)
-    ? reason
-    : null;
-}
-
-/**
- * What providers answer when asked too often: HTTP 429 (nginx's HTML page, "Too Many Requests"),
- * Infura's -32005 "project ID request rate exceeded", Alchemy's "exceeded its compute units per
- * second capacity".
- */
-const rateLimitWords = /too many requests|rate limit|request rate|rate exceeded|compute units|throughput/i;
-
-/** Retry-After is honoured up to this long; a longer one is waited this long, then asked again. */
-const MAX_RETRY_AFTER_MS = 60_000;
 /** The longest wait between retries of a failed request, however many failures in a row. */
 const MAX_RETRY_DELAY_MS = 15_000;
-
-/** What viem's errors (an HttpRequestError and its causes) may carry. */
-interface ChainedError {
-  code?: unknown;
-  status?: unknown;
-  details?: unknown;
-  headers?: unknown;
-  cause?: unknown;
-}
-
-/** `error` and its causes, outermost first. */
-function errorChain(error: unknown): ChainedError[] {
-  const chain: ChainedError[] = [];
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
-    chain.push(e as ChainedError);
-    e = (e as ChainedError).cause;
-  }
-  return chain;
-}
-
-const isHtml = (words: unknown): boolean =>
-  typeof words === 'string' && /^\s*(?:"\s*)?<(?:!doctype|html|head|body)/i.test(words);
-
-/**
- * Whether `error` is a provider's rate limit: null when it is not, else how long its Retry-After
- * header says to wait (seconds or an HTTP date, at most MAX_RETRY_AFTER_MS; null when it says none).
- */
-export function rateLimit(error: unknown): { retryAfterMs: number | null } | null {
-  const chain = errorChain(error);
-  if (!chain.some((e) => e.status === 429) && !rateLimitWords.test(nodeWords(error))) return null;
-  for (const { headers } of chain) {
-    const value = headers instanceof Headers ? headers.get('retry-after') : null;
-    if (value === null) continue;
-    const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
-    if (Number.isFinite(ms)) return { retryAfterMs: Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) };
-  }
-  return { retryAfterMs: null };
-}
-
-/**
- * Whether `error` is the node's refusal of the request (a JSON-RPC error) that is no rate limit:
- * one the chain source does not read as a range too large is retried as it stands.
- */
-export function isNodeRefusal(error: unknown): boolean {
-  return errorChain(error).some((e) => typeof e.code === 'number') && rateLimit(error) === null;
-}
 
 /** Which blocks one eth_getLogs asks for: those numbered [from, to], or one by its hash. */
 type LogBlocks = { from: number; to: number } | { blockHash: Hex };
@@ -350,179 +110,10 @@ type LogBlocks = { from: number; to: number } | { blockHash: Hex };
 /** An answer no node should give (not a list of logs, a log not asked for): retried, never a refusal. */
 class NodeAnswerError extends Error {}
 
-/**
- * `logs` in chain order, each (block hash, log index) once. graph-node sorts and de-duplicates a
- * block's triggers (block_stream.rs) since a node may repeat a log in one answer, and the parts of a
- * split filter match the same logs; a log run twice would write its entities twice. Two logs at one
- * position with different block hashes are both kept: one disagrees with its block's header, which
- * makes the follower fetch the range again.
- */
-export function inChainOrderOnce(logs: Log[]): Log[] {
-  let ordered = true;
-  for (let i = 1; i < logs.length && ordered; i++) ordered = chainOrder(logs[i - 1]!, logs[i]!) < 0;
-  if (ordered) return logs;
-  logs.sort(chainOrder);
-  return logs.filter(
-    (log, i) => i === 0 || chainOrder(logs[i - 1]!, log) !== 0 || logs[i - 1]!.blockHash !== log.blockHash,
-  );
-}
-
-/** Bit positions a value sets in a logs bloom, as [byte, mask] × 3, by value (see bloomMayHold). */
-const bloomBitsOf = new Map<string, number[]>();
-const BLOOM_BITS_KEPT = 100_000;
-
-/** Whether the bloom (256 bytes) holds the three bits of `value` (the yellow paper's M3:2048). */
-function bloomHas(bloom: Uint8Array, value: Hex): boolean {
-  let bits = bloomBitsOf.get(value);
-  if (!bits) {
-    const hash = hexToBytes(keccak256(value));
-    bits = [];
-    for (let i = 0; i < 6; i += 2) {
-      const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047;
-      bits.push(255 - (bit >> 3), 1 << (bit & 7));
-    }
-    if (bloomBitsOf.size >= BLOOM_BITS_KEPT) bloomBitsOf.clear();
-    bloomBitsOf.set(value, bits);
-  }
-  return (
-    (bloom[bits[0]!]! & bits[1]!) !== 0 &&
-    (bloom[bits[2]!]! & bits[3]!) !== 0 &&
-    (bloom[bits[4]!]! & bits[5]!) !== 0
-  );
-}
-
-/**
- * Whether a block whose header carries `logsBloom` may hold a log `filter` matches (as geth tests
- * a filter against a bloom): an address and a topic0 of the filter are both in it, or every position
- * of one of its anyAddressTopics has a value in it. True when the header carries no bloom.
- */
-export function bloomMayHold(logsBloom: Hex | undefined, filter: LogFilter): boolean {
-  if (!logsBloom) return true;
-  const bloom = hexToBytes(logsBloom);
-  const some = (values: readonly Hex[]) =>
-    values.some((value) => bloomHas(bloom, value.toLowerCase() as Hex));
-  if (
-    filter.topics.length > 0 &&
-    (filter.addresses === null || some(filter.addresses)) &&
-    some(filter.topics)
-  )
-    return true;
-  return (filter.anyAddressTopics ?? []).some((topics) =>
-    topics.every((allowed) => allowed === null || some(allowed)),
-  );
-}
-
-/** The topic0 values a log of one of `filters` may have; null when any may (a position 0 left open). */
-export function topic0sOf(filters: readonly LogFilter[]): Hex[] | null {
-  const topic0s = new Set<Hex>();
-  for (const filter of filters) {
-    for (const topic of filter.topics) topic0s.add(topic);
-    for (const topics of filter.anyAddressTopics ?? []) {
-      const first = topics[0];
-      if (!first) return null;
-      for (const topic of first) topic0s.add(topic);
-    }
-  }
-  return [...topic0s];
-}
-
-/** Whether a log matches `filter`, as a node's eth_getLogs decides it. */
-export function logMatcher(filter: LogFilter): (log: Log) => boolean {
-  const lower = (values: readonly Hex[]) => new Set(values.map((v) => v.toLowerCase() as Hex));
-  const addresses = filter.addresses && lower(filter.addresses);
-  const topic0s = lower(filter.topics);
-  const anyAddressTopics = (filter.anyAddressTopics ?? []).map((topics) =>
-    topics.map((values) => values && lower(values)),
-  );
-  return (log) => {
-    const topics = log.topics.map((topic) => topic?.toLowerCase() as Hex);
-    if (topic0s.has(topics[0]!) && (!addresses || addresses.has(log.address.toLowerCase() as Hex)))
-      return true;
-    return anyAddressTopics.some((allowed) =>
-      allowed.every((values, i) => values === null || values.has(topics[i]!)),
-    );
-  };
-}
-
 export class StoppedError extends Error {
   constructor() {
     super('stopped');
   }
-}
-
-const optionalBigInt = (hex: Hex | undefined) => (hex === undefined ? undefined : BigInt(hex));
-
-/**
- * The price per gas a transaction paid, as graph-node gives handlers (`effective_gas_price`): the
- * gas price of legacy and access-list transactions; for fee-market ones the base fee plus the
- * priority fee, capped by the fee cap (the fee cap alone when the block has no base fee).
- */
-export function effectiveGasPrice(
-  tx: Pick<RpcTransaction, 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
-  baseFeePerGas: bigint | undefined,
-): bigint {
-  if (tx.maxFeePerGas === undefined) return BigInt(tx.gasPrice ?? 0);
-  const cap = BigInt(tx.maxFeePerGas);
-  if (baseFeePerGas === undefined) return cap;
-  const priority = BigInt(tx.maxPriorityFeePerGas ?? 0);
-  return cap - baseFeePerGas > priority ? baseFeePerGas + priority : cap;
-}
-
-function transactionFromRpc(tx: RpcTransaction, baseFeePerGas: bigint | undefined): TransactionInfo {
-  return {
-    from: tx.from.toLowerCase() as Hex,
-    to: tx.to ? (tx.to.toLowerCase() as Hex) : null, // a contract creation's is null (or absent)
-    value: BigInt(tx.value),
-    gasLimit: BigInt(tx.gas),
-    gasPrice: effectiveGasPrice(tx, baseFeePerGas),
-    nonce: BigInt(tx.nonce),
-    input: tx.input,
-    index: BigInt(tx.transactionIndex),
-  };
-}
-
-/** The header of `block`, with those of its transactions whose (lowercase) hashes are in `keep`. */
-function headerFromRpc(block: RpcBlock, keep?: ReadonlySet<Hex>): ChainHeader {
-  const header: ChainHeader = {
-    number: Number(BigInt(block.number)),
-    hash: block.hash.toLowerCase(),
-    parentHash: block.parentHash.toLowerCase(),
-    timestamp: Number(BigInt(block.timestamp)),
-    info: {
-      unclesHash: block.sha3Uncles,
-      author: block.miner,
-      stateRoot: block.stateRoot,
-      transactionsRoot: block.transactionsRoot,
-      receiptsRoot: block.receiptsRoot,
-      gasUsed: optionalBigInt(block.gasUsed),
-      gasLimit: optionalBigInt(block.gasLimit),
-      difficulty: optionalBigInt(block.difficulty),
-      totalDifficulty: optionalBigInt(block.totalDifficulty),
-      size: optionalBigInt(block.size),
-      baseFeePerGas: optionalBigInt(block.baseFeePerGas),
-    },
-    logsBloom: block.logsBloom,
-  };
-  if (keep) {
-    // a node that gave hashes where whole ones were asked for gives none
-    const whole = (block.transactions ?? []).filter((tx): tx is RpcTransaction => typeof tx === 'object');
-    header.transactions = transactionsByHash(whole, header.info.baseFeePerGas, keep);
-  }
-  return header;
-}
-
-/** Those of `txs` whose (lowercase) hashes are in `keep`, by hash, as handlers get them. */
-function transactionsByHash(
-  txs: readonly RpcTransaction[],
-  baseFeePerGas: bigint | undefined,
-  keep: ReadonlySet<Hex>,
-): Map<Hex, TransactionInfo> {
-  const kept = new Map<Hex, TransactionInfo>();
-  for (const tx of txs) {
-    const hash = tx.hash.toLowerCase() as Hex;
-    if (keep.has(hash)) kept.set(hash, transactionFromRpc(tx, baseFeePerGas));
-  }
-  return kept;
 }
 
 /**
@@ -541,44 +132,6 @@ const TRANSACTIONS_BY_HASH_MAX = 4;
 
 /** Declared eth calls made at once: 8 batches of the client's 100 (see ChainSource.ethCalls). */
 const ETH_CALLS_IN_FLIGHT = 800;
-
-/**
- * An RPC failure in one line: viem's short message, then what it says went wrong (an HTTP status
- * and body, a JSON-RPC error) and the innermost cause (e.g. `ECONNREFUSED`), which its own message
- * (`HTTP request failed.`) leaves out.
- */
-export function describeRpcError(error: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const { shortMessage, message, status, code, details } = e as Record<string, unknown>;
-    const text = String(shortMessage ?? message ?? e)
-      .split('\n')[0]!
-      .replace(/\.$/, '');
-    const said = [
-      typeof status === 'number' ? `HTTP ${status}` : '',
-      typeof code === 'string' ? code : '',
-      typeof details === 'string' && details !== text ? inBrief(details) : '',
-    ].filter((part) => part && !parts.some((seen) => seen.includes(part)));
-    if (!parts.some((seen) => seen.includes(text))) parts.push(text);
-    parts.push(...said);
-  }
-  return parts.join(': ');
-}
-
-/** The most characters of a node's or a proxy's words a log line quotes. */
-const WORDS_QUOTED = 200;
-
-/**
- * `words` short enough for a log line: an HTML page (a proxy's error page) as its title or text,
- * anything longer than WORDS_QUOTED cut there.
- */
-function inBrief(words: string): string {
-  const text = isHtml(words)
-    ? (/<title[^>]*>([^<]*)</i.exec(words)?.[1] ?? words.replace(/<[^>]*>/g, ' '))
-    : words;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > WORDS_QUOTED ? `${flat.slice(0, WORDS_QUOTED)}…` : flat;
-}
 
 /** how many times chainId() asks before it gives up */
 const CHAIN_ID_ATTEMPTS = 5;

@@ -33,17 +33,10 @@ import { declaringTriggers } from '../runtime/declared-call-prefetch.ts';
 import { callRequests } from '../runtime/declared-calls.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import type { BlockHeader, Checkpoint, IndexerStore } from '../store/sqlite-store.ts';
-import {
-  bloomMayHold,
-  logMatcher,
-  topic0sOf,
-  describeRpcError,
-  inChainOrderOnce,
-  type ChainHeader,
-  type ChainSource,
-  type LogFilter,
-  type TracedCall,
-} from './chain-source.ts';
+import type { ChainSource } from './chain-source.ts';
+import { bloomMayHold, inChainOrderOnce, logMatcher, topic0sOf, type LogFilter } from './log-filters.ts';
+import type { ChainHeader, TracedCall } from './rpc-answers.ts';
+import { describeRpcError } from './rpc-errors.ts';
 
 export interface RangeFetcherOptions {
   store: IndexerStore;

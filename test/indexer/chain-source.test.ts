@@ -7,16 +7,15 @@
 // only those asked for, a few batches at a time.
 import { HttpRequestError, type Hex, type Log } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ChainSource, StoppedError } from '../../indexer/follower/chain-source.ts';
+import type { LogFilter } from '../../indexer/follower/log-filters.ts';
+import { effectiveGasPrice } from '../../indexer/follower/rpc-answers.ts';
 import {
-  ChainSource,
-  StoppedError,
   describeRpcError,
-  effectiveGasPrice,
   rateLimit,
   statedBlockLimit,
   statedResultLimit,
-  type LogFilter,
-} from '../../indexer/follower/chain-source.ts';
+} from '../../indexer/follower/rpc-errors.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { startLogDensityNode, transactionHashOf, type LogDensityNode } from './log-density-node.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
