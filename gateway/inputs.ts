@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto';
 import { badInput } from './errors.ts';
 import { EVENT_NAMES, nameMeant } from './event-names.ts';
+import type { ChainLoaders } from './sources/chain.ts';
+import { NodesBehindError } from './sources/subgraph.ts';
 
 export const NAV_HISTORY_LIMIT = { minimum: 1, maximum: 500, default: 90 } as const;
 export const PAGE_LIMIT = { minimum: 1, maximum: 100, default: 20 } as const;
@@ -221,4 +223,41 @@ export function decodeDividendsCursor(
     );
   }
   return { epoch, block };
+}
+
+/**
+ * `read`, a page read at or past `cursorBlock`, the block the page before it was read at (from the
+ * cursor in `argument`). When every query node asked has not indexed that block, the subgraph
+ * source fails with a 503 saying to retry with the same cursor: behind a load balancer, another
+ * replica of this service may have read that page from a node ahead of the ones reached now, and
+ * the nodes catch up within seconds. That holds only for a block the chain has made: no node
+ * indexes past the chain head, so a cursor whose block is beyond it was read by no node (it is
+ * forged, or of another chain, or of a devnet since restarted), and a retry would wait forever.
+ * Such a cursor is bad input, asking to start again without it. The head is asked of the chain
+ * RPC only then, on the way to a 503, and only where one is configured: without it the two cannot
+ * be told apart, and the 503 stands. An RPC node lagging the one the indexer follows could put a
+ * genuine cursor of the newest page past the head it answers; its client then starts again from
+ * the newest page, a lost position rather than a wrong answer.
+ */
+export async function pageAfterCursor<T>(
+  chain: ChainLoaders | undefined,
+  argument: string,
+  cursorBlock: number | undefined,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (cursorBlock === undefined || !chain) throw error;
+    if (!(error instanceof NodesBehindError) || error.floor.reason !== 'cursor') throw error;
+    // a head the RPC cannot tell now leaves the 503 as it was
+    const head = await chain.headBlock().catch(() => {
+      throw error;
+    });
+    if (BigInt(cursorBlock) <= head) throw error;
+    throw badInput(
+      argument,
+      `${argument} continues from block ${cursorBlock}, which the chain has not reached (its head is block ${head}), so it is no cursor this service returned. Start again from the first page: omit ${argument}.`,
+    );
+  }
 }

@@ -94,7 +94,7 @@ export interface IndexedState {
  * The lowest block a query may read, and why: the newest block an answer to this process showed,
  * or the block a cursor's page was read at, whichever is higher.
  */
-interface BlockFloor {
+export interface BlockFloor {
   number: number;
   reason: 'seen' | 'cursor';
 }
@@ -158,18 +158,24 @@ function errorsKind(errors: unknown): 'none' | 'indexing' | 'behind' | 'other' {
 /**
  * The 503 for a query every try of which reached a node that has not indexed `floor` yet. Its
  * words are the service's own (the upstream's stay in the cause), and say why the block is needed
- * and that a retry is the remedy: the nodes catch up within seconds.
+ * and that a retry is the remedy: the nodes catch up within seconds. It keeps the floor, so that a
+ * resolver can tell a cursor's block no node will ever reach (inputs.ts, pageAfterCursor).
  */
-function nodesBehind(floor: BlockFloor, cause: unknown): GatewayError {
-  const [needed, retry] =
-    floor.reason === 'cursor'
-      ? [`block ${floor.number}, which the cursor's page was read at`, ' with the same cursor']
-      : [`block ${floor.number}, the newest this service has read`, ''];
-  return new GatewayError(
-    'UPSTREAM_UNAVAILABLE',
-    `The subgraph's query nodes are behind: the node that answered has not indexed ${needed}, and older data is not served in its place. Retry in a few seconds${retry}.`,
-    { upstream: 'subgraph', cause },
-  );
+export class NodesBehindError extends GatewayError {
+  constructor(
+    readonly floor: BlockFloor,
+    cause: unknown,
+  ) {
+    const [needed, retry] =
+      floor.reason === 'cursor'
+        ? [`block ${floor.number}, which the cursor's page was read at`, ' with the same cursor']
+        : [`block ${floor.number}, the newest this service has read`, ''];
+    super(
+      'UPSTREAM_UNAVAILABLE',
+      `The subgraph's query nodes are behind: the node that answered has not indexed ${needed}, and older data is not served in its place. Retry in a few seconds${retry}.`,
+      { upstream: 'subgraph', cause },
+    );
+  }
 }
 
 /**
@@ -367,7 +373,7 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
     if (errorsKind(answer.errors) === 'behind') answer = await send(document);
     const { data, errors } = answer;
     const kind = errorsKind(errors);
-    if (kind === 'behind' && asked) throw nodesBehind(asked, new Error(JSON.stringify(errors)));
+    if (kind === 'behind' && asked) throw new NodesBehindError(asked, new Error(JSON.stringify(errors)));
     if (kind !== 'none' && kind !== 'indexing')
       throw upstreamUnavailable(
         'subgraph',

@@ -11,6 +11,7 @@ import {
   NAV_HISTORY_LIMIT,
   noDividendRoundMessage,
   PAGE_LIMIT,
+  pageAfterCursor,
   pageLimit,
   pageOf,
 } from '../inputs.ts';
@@ -197,12 +198,14 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         const after = args.cursor
           ? decodeDividendsCursor('cursor', args.cursor, f, ctx.registry.registry.funds)
           : undefined;
-        const { rows, block } = await ctx.subgraph.dividendRounds({
-          vault: f.vault.toLowerCase(),
-          beforeEpoch: after?.epoch,
-          atLeast: after?.block,
-          first: limit + 1,
-        });
+        const { rows, block } = await pageAfterCursor(ctx.chain, 'cursor', after?.block, () =>
+          ctx.subgraph.dividendRounds({
+            vault: f.vault.toLowerCase(),
+            beforeEpoch: after?.epoch,
+            atLeast: after?.block,
+            first: limit + 1,
+          }),
+        );
         const page = pageOf(rows, limit, (last) => dividendsCursor(f.vault, { epoch: last.epoch, block }));
         return { items: page.items.map((row) => ({ fund: f, row })), nextCursor: page.nextCursor };
       },

@@ -8,6 +8,7 @@ import {
   MAX_INT,
   type NamedEntry,
   PAGE_LIMIT,
+  pageAfterCursor,
   pageLimit,
   pageOf,
   slugArgumentDescription,
@@ -16,6 +17,7 @@ import {
 } from '../inputs.ts';
 import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
 import { eventFilter } from '../event-filters.ts';
+import { blockOfSortKey } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
 import { FundRef } from './fund.ts';
 import { HealthRef } from './health.ts';
@@ -131,13 +133,17 @@ builder.queryType({
             `toBlock (${toBlock}) must be greater than or equal to fromBlock (${fromBlock}).`,
           );
         }
-        const rows = await ctx.subgraph.events({
-          ...eventFilter(ctx.registry, args),
-          fromBlock,
-          toBlock,
-          beforeSortKey: args.cursor ? decodeEventsCursor('cursor', args.cursor) : undefined,
-          first: limit + 1,
-        });
+        const beforeSortKey = args.cursor ? decodeEventsCursor('cursor', args.cursor) : undefined;
+        const cursorBlock = beforeSortKey === undefined ? undefined : blockOfSortKey(beforeSortKey);
+        const rows = await pageAfterCursor(ctx.chain, 'cursor', cursorBlock, () =>
+          ctx.subgraph.events({
+            ...eventFilter(ctx.registry, args),
+            fromBlock,
+            toBlock,
+            beforeSortKey,
+            first: limit + 1,
+          }),
+        );
         return pageOf(rows, limit, (last) => encodeCursor('e', BigInt(last.sortKey)));
       },
     }),

@@ -4,8 +4,10 @@
 // first page's block, nor does a dividends cursor page another fund; a service that has served a
 // block never answers from an older one (a node behind is asked again, then 503), whether the data
 // is read fresh or a cached body is checked against the subgraph's block; and one /graphql answer
-// reads every part at or past the same block.
+// reads every part at or past the same block. A cursor from a block the chain has not reached is no
+// such case: no node will ever reach it, and it is refused as bad input rather than retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dividendsCursor, encodeCursor } from '../../gateway/inputs.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
 import {
@@ -41,10 +43,16 @@ afterAll(async () => {
   await nodeB?.stop();
 });
 
-/** One replica of the service over the balancer: a process of its own, which has seen no block yet. */
-async function replica(options: { cached?: boolean } = {}): Promise<string> {
+/**
+ * One replica of the service over the balancer: a process of its own, which has seen no block yet.
+ * `withoutChain`: it has no chain RPC; `logged`: where its errors go.
+ */
+async function replica(
+  options: { cached?: boolean; withoutChain?: boolean; logged?: unknown[] } = {},
+): Promise<string> {
   const gateway = testGateway(stack, {
     subgraph: { url: balancer.url, timeoutMs: 10_000, maxBatch: 1000 },
+    ...(options.withoutChain ? { chain: undefined } : {}),
   });
   const app = createRestApp({
     gateway,
@@ -53,7 +61,7 @@ async function replica(options: { cached?: boolean } = {}): Promise<string> {
     // with the cache, every hit asks for the subgraph's block: the test need not wait out an interval
     responseCacheEntries: options.cached ? 100 : 0,
     blockCheckMs: 0,
-    logError: () => {},
+    logError: (error) => options.logged?.push(error),
   });
   const { url, close } = await listen(app);
   closers.push(close);
@@ -145,6 +153,48 @@ describe('dividends cursor paging across query nodes', () => {
     expectNodesBehind(
       await getJson(second, `/v1/funds/${FUND}/dividends?limit=1&cursor=${cursor}`),
       behindCursor(head()),
+    );
+  });
+});
+
+describe('a cursor from a block past the chain head', () => {
+  /** a block the devnet's chain has not reached */
+  const beyondHead = 999_999;
+  const vault = () => stack.registry.funds.find((f) => f.slug === FUND)!.vault;
+  const pastHead = (head: number) =>
+    `cursor continues from block ${beyondHead}, which the chain has not reached (its head is block ${head}), so it is no cursor this service returned. Start again from the first page: omit cursor.`;
+
+  it('answers a dividends cursor from there with 400 asking to start again, and logs nothing', async () => {
+    balancer.route(onlyA);
+    const logged: unknown[] = [];
+    const service = await replica({ logged });
+    const cursor = dividendsCursor(vault(), { epoch: 180, block: beyondHead });
+    const { status, body } = await getJson(service, `/v1/funds/${FUND}/dividends?cursor=${cursor}`);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      type: expect.stringMatching(/\/problems\/invalid-parameter$/),
+      parameter: 'cursor',
+      detail: pastHead(head()),
+    });
+    expect(logged).toEqual([]);
+  });
+
+  it('answers an events cursor from there with 400 asking to start again', async () => {
+    balancer.route(onlyA);
+    const service = await replica();
+    const cursor = encodeCursor('e', BigInt(beyondHead) << 32n);
+    const { status, body } = await getJson(service, `/v1/events?cursor=${cursor}`);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ parameter: 'cursor', detail: pastHead(head()) });
+  });
+
+  it('keeps the 503 of nodes behind where the service has no chain RPC to tell the head', async () => {
+    balancer.route(onlyA);
+    const service = await replica({ withoutChain: true });
+    const cursor = dividendsCursor(vault(), { epoch: 180, block: beyondHead });
+    expectNodesBehind(
+      await getJson(service, `/v1/funds/${FUND}/dividends?cursor=${cursor}`),
+      behindCursor(beyondHead),
     );
   });
 });
