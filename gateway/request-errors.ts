@@ -5,6 +5,10 @@ import { getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { badRequest, classifyGraphQLError } from './errors.ts';
 
+/** the answer to a request that names a persisted query instead of sending the document */
+export const PERSISTED_QUERY_REFUSED =
+  'Persisted queries (extensions.persistedQuery) are not supported: send the query text itself, as "query" in the JSON body of a POST or as the query parameter of a GET.';
+
 export function useRequestErrors(schema: GraphQLSchema): Plugin {
   return {
     // Yoga's parsers fail on a body that is not JSON with the JSON parser's error attached, and on
@@ -27,6 +31,14 @@ export function useRequestErrors(schema: GraphQLSchema): Plugin {
       };
       // the same contract as Yoga's parser: one request's parameters, or a batch's (refused later)
       setRequestParser(parseOrRefuse as typeof parse);
+    },
+    // Yoga reads no persisted query (extensions.persistedQuery, sent by Apollo clients in place of
+    // the document) and would answer its absence with "Must provide query string.", which says
+    // neither why nor what to send instead. A query sent beside the extension is run as it is.
+    onParams({ params }) {
+      const extensions: unknown = params.extensions;
+      if (!params.query && typeof extensions === 'object' && extensions && 'persistedQuery' in extensions)
+        throw badRequest(PERSISTED_QUERY_REFUSED);
     },
     // Yoga refuses a document without the operation to run before graphql-js can say which
     // (unknown name, several without a name), in words that name neither: graphql-js's instead.

@@ -173,13 +173,16 @@ export interface Gateway {
  * armor words every limit as a "Syntax Error" although the document parsed; the client gets the
  * limit and what to do instead (armor's own error is dropped: it is never thrown after this). It
  * stays a bare GraphQL error, which the masking answers as BAD_INPUT and 400 like graphql-js's own.
+ * armor states the cost it found as the float it computed (5970.982941065935): it is rounded up to a
+ * whole number, which stays over the limit as the cost was.
  */
 const refuseOverLimit = {
   onReject: [
     (_context: unknown, error: GraphQLError) => {
-      throw new GraphQLError(
-        `${error.message.replace(/^Syntax Error: /, '')} Send it as several smaller queries.`,
-      );
+      const limit = error.message
+        .replace(/^Syntax Error: /, '')
+        .replace(/\d+\.\d+/g, (found) => String(Math.ceil(Number(found))));
+      throw new GraphQLError(`${limit} Send it as several smaller queries.`);
     },
   ],
 };

@@ -3,6 +3,7 @@
 // BAD_INPUT, graphql-js's (or our) message naming what to fix, HTTP 400 whatever the client
 // accepts, and nothing from inside (no originalError, no stack). None of them reaches an upstream,
 // so the gateway has the registry only.
+import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
@@ -102,6 +103,20 @@ describe('client mistakes on /graphql', () => {
     );
   });
 
+  it('answers a document over the cost limit with 400, the limit and the cost found as a whole number', async () => {
+    // the standard introspection query fills most of the budget: asking for its types twice is over it
+    const doubled = getIntrospectionQuery().replace(
+      '__schema {',
+      'again: __schema { types { ...FullType } } __schema {',
+    );
+    const { status, body } = await postQuery(doubled);
+    expect(status).toBe(400);
+    const [error] = (body as { errors: { message: string }[] }).errors;
+    expect(error?.message).toMatch(
+      /^Query Cost limit of 5000 exceeded, found \d+\. Send it as several smaller queries\.$/,
+    );
+  });
+
   it('answers a document over the token limit with 400, the limit and what to do', async () => {
     const fields = Array.from({ length: 1000 }, () => 'name').join(' ');
     expect(await postQuery(`{ protocol { ${fields} } }`)).toEqual(
@@ -150,6 +165,37 @@ describe('client mistakes on /graphql', () => {
 
   it('answers a request without a query with BAD_INPUT and 400', async () => {
     expect(await post(JSON.stringify({ variables: {} }))).toEqual(badInput('Must provide query string.'));
+  });
+
+  it('answers a persisted query sent without its text, by POST or GET, with BAD_INPUT saying to send the text', async () => {
+    const refused = badInput(
+      'Persisted queries (extensions.persistedQuery) are not supported: send the query text itself, as "query" in the JSON body of a POST or as the query parameter of a GET.',
+    );
+    const extensions = {
+      persistedQuery: {
+        version: 1,
+        sha256Hash: 'ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38',
+      },
+    };
+    expect(await post(JSON.stringify({ extensions }))).toEqual(refused);
+    const response = await fetch(
+      `${base}/graphql?extensions=${encodeURIComponent(JSON.stringify(extensions))}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(await answer(response)).toEqual(refused);
+  });
+
+  it('runs a query sent with its text beside a persisted-query extension', async () => {
+    const extensions = {
+      persistedQuery: {
+        version: 1,
+        sha256Hash: 'ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38',
+      },
+    };
+    expect(await postQuery('{ protocol { name } }', { extensions })).toEqual({
+      status: 200,
+      body: { data: { protocol: { name: 'Meridian Fund Protocol' } } },
+    });
   });
 
   it('answers a body that is not JSON with BAD_INPUT saying it must be JSON, and nothing from inside', async () => {
