@@ -11,6 +11,7 @@ import {
   CLAIM_SIGNATURE,
   CLAIMED_FRESHNESS,
 } from '../gateway/types/claim-call.ts';
+import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
 import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';
 import {
   API_TITLE,
@@ -172,7 +173,7 @@ export function llmsFullTxt(
     '## States',
     '',
     '- NAV record status: Draft -> PendingVerification (submitted) -> Verified (by a verifier) -> Published (final). A rejection from PendingVerification or Verified returns the record to Draft, where it may be re-drafted. Epoch N is published only after N-1.',
-    '- Fund status: open (every module runs), paused (at least one of subscriptions, redemptions, claims is paused), closed (the vault is closed for good).',
+    `- Fund status: open (${FUND_STATUS_MEANINGS.open}), paused (${FUND_STATUS_MEANINGS.paused}; GET /v1/health pausedModules names which), closed (${FUND_STATUS_MEANINGS.closed}).`,
     `- Health status: ok, or degraded when the indexer reports indexing errors, lags the chain head by more than HEALTH_MAX_LAG_BLOCKS blocks (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth unhealthy or failed), or live chain reads fail.`,
     '',
     '## Errors',

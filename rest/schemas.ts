@@ -7,6 +7,7 @@ import { ADDRESS_PATTERN } from '../gateway/inputs.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
 import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
+import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
 import { RESERVE_OVER_ASSETS } from '../gateway/types/reserve.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -258,8 +259,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   }),
   FundStatus: {
     enum: ['open', 'paused', 'closed'],
-    description:
-      'open: every module runs; paused: at least one of subscriptions, redemptions, claims is paused; closed: the vault is closed for good.',
+    description: `open: ${FUND_STATUS_MEANINGS.open}; paused: ${FUND_STATUS_MEANINGS.paused} (GET /v1/health pausedModules names which); closed: ${FUND_STATUS_MEANINGS.closed}.`,
   },
   PolicyKind: { enum: [...POLICY_KINDS] },
   ContractItem: object({

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { printSchema } from 'graphql';
+import { printSchema, type GraphQLEnumType } from 'graphql';
 import { schema } from '../../gateway/schema.ts';
 import { CLAIM_SENDER } from '../../gateway/types/claim-call.ts';
 import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
@@ -189,6 +189,18 @@ describe('agents.json and llms documents', () => {
     const sepolia = llmsFullTxt(base, `${base}/problems`, documentExamples(registry));
     expect(sepolia).toContain('indexer.chainHeadBlock advances');
     expect(sepolia).not.toContain('clock is synthetic');
+  });
+
+  it("say what a closed fund is in the GraphQL enum's words, in openapi.json and llms-full.txt: closed to subscriptions, redemptions going on", () => {
+    const closed = (schema.getType('FundStatus') as GraphQLEnumType).getValue('closed')?.description;
+    expect(closed).toBe(
+      'closed to new subscriptions for good (FundClosed), whatever is paused; redemptions and settlement go on so holders can exit',
+    );
+    const { components } = doc as unknown as {
+      components: { schemas: Record<string, { description: string }> };
+    };
+    expect(components.schemas.FundStatus?.description).toContain(`closed: ${closed}.`);
+    expect(llmsFullTxt(base, `${base}/problems`)).toContain(`closed (${closed}).`);
   });
 
   it('llms-full.txt says how old a cached fund status or claimed may be and how to revalidate', () => {
