@@ -34,7 +34,7 @@ export const PROBLEM_KINDS = {
     explanation:
       'The path names no resource: an unknown fund or strategy slug, an epoch without a record, an address without a dividend leaf, or an unknown path.',
     remedy:
-      'List fund slugs with GET /v1/funds and strategy slugs with GET /v1/strategies; list dividend epochs with GET /v1/funds/{slug}/dividends.',
+      'List fund slugs with GET /v1/funds and strategy slugs with GET /v1/strategies; list dividend epochs with GET /v1/funds/{slug}/dividends. The endpoints are listed in /openapi.json and /llms.txt.',
   },
   'method-not-allowed': {
     status: 405,
@@ -102,7 +102,7 @@ export const PROBLEM_KINDS = {
     explanation:
       'More requests came from your IP address than one of the rate limits allows: a burst limit and a sustained per-minute limit, stated in the RateLimit-Policy header and in /llms-full.txt.',
     remedy:
-      'Wait the number of seconds in the `Retry-After` header, then retry. Without `Retry-After`, the detail says retrying will not help: the upstream (a dividend distribution file) is wrong until the operator fixes it.',
+      'Wait the number of seconds in the `Retry-After` header (every 429 carries it), then retry. To stay under the limits, pace your requests by the RateLimit header of each answer, which says how many each limit has left.',
   },
   'internal-error': {
     status: 500,
