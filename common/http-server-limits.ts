@@ -11,7 +11,7 @@
 // its client gets a 502: behind one, the server's timeout must be the longer. Node's headersTimeout
 // does not cut an idle keep-alive connection short (its clock starts with a request's first byte),
 // so the two limits are independent.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 
 /** How long a client may take to send a request's headers, and the whole request. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -25,14 +25,21 @@ export const KEEP_ALIVE_TIMEOUT_BOUNDS = { min: 1_000, max: 3_600_000 } as const
 
 /**
  * A Node http server answering with `listener`, with the limits above, closing a keep-alive
- * connection idle for `keepAliveTimeoutMs`.
+ * connection idle for `keepAliveTimeoutMs`. `requireHostHeader: false` lets an HTTP/1.1 request
+ * without a Host through to `listener`, for a server that refuses it in its own words (Node's 400
+ * has an empty body).
  */
-export function createLimitedServer(listener: RequestListener, keepAliveTimeoutMs: number): Server {
+export function createLimitedServer(
+  listener: RequestListener,
+  keepAliveTimeoutMs: number,
+  options: Pick<ServerOptions, 'requireHostHeader'> = {},
+): Server {
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      ...options,
     },
     listener,
   );

@@ -85,7 +85,8 @@ export function createRestApp(config: RestConfig): Express {
     cacheBytes: config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
     blockCheckMs: config.blockCheckMs ?? DEFAULT_BLOCK_CHECK_MS,
   });
-  for (const route of routeTable(examples)) app.get(expressPath(route.path), routeHandler(route));
+  const routes = routeTable(examples);
+  for (const route of routes) app.get(expressPath(route.path), routeHandler(route));
   for (const old of DEPRECATED_ROUTES) app.get(expressPath(old.path), removedRoute(old, replies));
 
   serveDocuments(app, replies, { examples, registry: registry.registry, rateLimit: config.rateLimit });
@@ -93,12 +94,13 @@ export function createRestApp(config: RestConfig): Express {
 
   app.all(
     gateway.yoga.graphqlEndpoint,
-    checkGraphqlRequest(replies.problem),
+    checkGraphqlRequest(replies.problem, gateway.yoga.graphqlEndpoint),
     gateway.yoga as unknown as RequestHandler,
   );
 
   app.use(notFound(replies));
-  app.use(errorHandler(replies, logError));
+  const routePaths = [...routes, ...DEPRECATED_ROUTES].map((route) => route.path);
+  app.use(errorHandler(replies, logError, routePaths));
   return app;
 }
 
@@ -137,7 +139,44 @@ function notFound(replies: Replies): RequestHandler {
   };
 }
 
-function errorHandler(replies: Replies, logError: (error: unknown) => void): ErrorRequestHandler {
+/** Whether `segment` is valid percent-encoding, as the router decodes a path parameter. */
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The parameter of a route (`routePaths`, as `/v1/funds/{slug}`) whose segment of `path` is not valid
+ * percent-encoding; undefined when no route has `path`'s shape with a parameter there.
+ */
+function undecodableParameter(path: string, routePaths: string[]): string | undefined {
+  // Express matches a path in any case and with a trailing slash
+  const segments = path.replace(/(?<=.)\/$/, '').split('/');
+  for (const routePath of routePaths) {
+    const parts = routePath.split('/');
+    if (parts.length !== segments.length) continue;
+    let parameter: string | undefined;
+    const matches = parts.every((part, i) => {
+      const segment = segments[i]!;
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined) return part === segment.toLowerCase();
+      if (parameter === undefined && !decodes(segment)) parameter = name;
+      return true;
+    });
+    if (matches && parameter !== undefined) return parameter;
+  }
+  return undefined;
+}
+
+function errorHandler(
+  replies: Replies,
+  logError: (error: unknown) => void,
+  routePaths: string[],
+): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
       logError(error);
@@ -146,12 +185,12 @@ function errorHandler(replies: Replies, logError: (error: unknown) => void): Err
     }
     // the router refuses a path segment that is not valid percent-encoding: the client's fault
     if (error instanceof URIError) {
-      replies.problem(
-        req,
-        res,
-        'invalid-parameter',
-        'A path segment is not valid percent-encoding (RFC 3986).',
-      );
+      const segment = req.path.split('/').find((part) => !decodes(part)) ?? '';
+      const wrong = `'${segment.slice(0, 80)}' is not valid percent-encoding (RFC 3986): follow each % with two hex digits, and send a % itself as %25.`;
+      const parameter = undecodableParameter(req.path, routePaths);
+      if (parameter === undefined)
+        replies.problem(req, res, 'malformed-request', `The path segment ${wrong}`);
+      else replies.problem(req, res, 'invalid-parameter', `Parameter '${parameter}': ${wrong}`, parameter);
       return;
     }
     replies.errorProblem(req, res, error);

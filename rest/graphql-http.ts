@@ -1,7 +1,9 @@
 // The HTTP rules of /graphql, checked before Yoga runs: which methods it answers, how large and of
-// which media type a request body may be, which media types an answer can take. Yoga refuses what
-// breaks them with an empty body (405, 406, 415) or not at all (HEAD); here each refusal is a
-// problem+json naming what to send instead, as every other refusal of the service is.
+// which media type a request body may be, which media types an answer can take, that a GET gives
+// each of its parameters once. Yoga refuses what breaks them with an empty body (405, 406, 415), not
+// at all (HEAD) or misleadingly (a repeated parameter's values joined with commas); here each
+// refusal is a problem+json naming what to send instead, as every other refusal of the service is.
+// The path is matched in any case, as Express matches /v1's, and handed to Yoga as its endpoint.
 import type { Request, RequestHandler, Response } from 'express';
 import type { ProblemKindName } from './problems.ts';
 
@@ -33,7 +35,21 @@ export function unsupportedGraphqlBody(contentType: string | undefined): string 
   return `${sent} is not accepted: send {"query": "..."} as application/json (or the document alone as application/graphql).`;
 }
 
-type Refuse = (req: Request, res: Response, kind: ProblemKindName, detail: string) => void;
+/** the parameters of a GraphQL GET (GraphQL over HTTP), each of which Yoga reads once */
+const GRAPHQL_GET_PARAMETERS = ['query', 'variables', 'operationName', 'extensions'];
+
+type Refuse = (
+  req: Request,
+  res: Response,
+  kind: ProblemKindName,
+  detail: string,
+  parameter?: string,
+) => void;
+
+/** Whether `path` is `endpoint` as Express routes it: in any case, with or without a trailing slash. */
+export function isGraphqlPath(path: string, endpoint: string): boolean {
+  return path.toLowerCase().replace(/(?<=.)\/$/, '') === endpoint;
+}
 
 /**
  * Yoga's own test of a Content-Type (case and all): the first of a list, the media type alone or
@@ -44,7 +60,7 @@ function parsedByYoga(contentType: string): boolean {
   return GRAPHQL_REQUEST_TYPES.some((type) => first === type || first.startsWith(`${type};`));
 }
 
-export function checkGraphqlRequest(refuse: Refuse): RequestHandler {
+export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHandler {
   return (req, res, next) => {
     // HEAD is GET without the body: Node's response already knows to send none
     if (req.method === 'HEAD') req.method = 'GET';
@@ -62,6 +78,13 @@ export function checkGraphqlRequest(refuse: Refuse): RequestHandler {
       refuse(req, res, 'not-acceptable', GRAPHQL_NOT_ACCEPTABLE);
       return;
     }
+    if (req.method === 'GET') {
+      const repeated = GRAPHQL_GET_PARAMETERS.find((name) => Array.isArray(req.query[name]));
+      if (repeated !== undefined) {
+        refuse(req, res, 'invalid-parameter', `Parameter '${repeated}' must be given once.`, repeated);
+        return;
+      }
+    }
     if (req.method === 'POST') {
       const contentType = req.get('Content-Type');
       if (contentType === undefined || !parsedByYoga(contentType)) {
@@ -78,6 +101,9 @@ export function checkGraphqlRequest(refuse: Refuse): RequestHandler {
         return;
       }
     }
+    // Yoga serves its endpoint's path only as written, and reads the path from originalUrl
+    const query = req.originalUrl.indexOf('?');
+    req.url = req.originalUrl = endpoint + (query === -1 ? '' : req.originalUrl.slice(query));
     next();
   };
 }

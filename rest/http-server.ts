@@ -1,14 +1,17 @@
 // The service's HTTP server: the REST app behind Node's http server, with the limits Node leaves
 // open (common/http-server-limits.ts: a client sending its headers or body slowly would hold a
-// connection for minutes) and a problem+json answer to the requests Node refuses before the app sees them (a malformed request
-// line or header, headers over 16 KiB, a request too slow to arrive), which Node answers with an
-// empty body.
-import type { Server } from 'node:http';
+// connection for minutes) and a problem+json answer to the requests Node answers itself before the
+// app sees them, with an empty body or none at all: a malformed request line or header, headers
+// over 16 KiB, a request too slow to arrive, an Expect other than 100-continue, and CONNECT. A
+// request without a Host, which Node would refuse as well, goes on to the app's request guard
+// (rest/request-guards.ts), which refuses it with a problem.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { createLimitedServer, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../common/http-server-limits.ts';
 import { problemBody, type ProblemKindName } from './problems.ts';
+import { READ_METHODS } from './request-guards.ts';
 
 const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -32,12 +35,20 @@ function refusalBase(problemBase: string | undefined, socket: Duplex): string {
   return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}/problems`;
 }
 
-/** A refusal's status line, headers and problem+json body. */
+interface Refusal {
+  status: number;
+  title: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A refusal's status line, headers (`extraHeaders` added) and problem+json body. */
 function refusal(
   kind: ProblemKindName,
   detail: string,
   problemBase: string,
-): { status: number; title: string; headers: Record<string, string>; body: string } {
+  extraHeaders: Record<string, string> = {},
+): Refusal {
   // no request path is known to put in `instance`
   const { instance: _unknown, ...problem } = problemBody(problemBase, kind, detail, '');
   const body = JSON.stringify(problem);
@@ -50,9 +61,20 @@ function refusal(
       'Cache-Control': 'no-store',
       'Access-Control-Allow-Origin': '*',
       Connection: 'close',
+      ...extraHeaders,
     },
     body,
   };
+}
+
+/** A refusal as the raw HTTP written to a socket that no ServerResponse answers on. */
+function rawAnswer({ status, title, headers, body }: Refusal): string {
+  return [
+    `HTTP/1.1 ${status} ${title}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    body,
+  ].join('\r\n');
 }
 
 /** The raw HTTP answer to a request Node's parser refused with `error`. */
@@ -61,13 +83,7 @@ function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): s
     kind: 'malformed-request',
     detail: `The HTTP request is malformed (${error.code ?? 'unreadable'}): check its request line, headers and framing.`,
   };
-  const { status, title, headers, body } = refusal(kind, detail, problemBase);
-  return [
-    `HTTP/1.1 ${status} ${title}`,
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    '',
-    body,
-  ].join('\r\n');
+  return rawAnswer(refusal(kind, detail, problemBase));
 }
 
 /** An absolute-form request target (RFC 9112 3.2.2: `GET http://host/path`), which Express cannot route. */
@@ -77,29 +93,52 @@ const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\//i;
  * `app` served by a Node http server with the limits above, keeping an idle connection open for
  * `keepAliveTimeoutMs`; `problemBase` (else the address the client connected to) types its refusals.
  * An absolute-form target is routed by its path, as RFC 9112 asks a server to accept it; one that is
- * no URL is refused.
+ * no URL is refused. An expectation other than 100-continue is refused as a malformed header (RFC
+ * 9110 10.1.1 lets a server answer 417, which no problem kind has; 400 names the header to drop),
+ * and CONNECT with a 405: the service is read-only and no proxy.
  */
 export function createServiceServer(
   app: Express,
   problemBase: string | undefined,
   keepAliveTimeoutMs: number,
 ): Server {
-  const server = createLimitedServer((req, res) => {
-    if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
-      const target = URL.parse(req.url);
-      if (target === null) {
-        const { status, headers, body } = refusal(
-          'malformed-request',
-          'The request target is not a URL: send a path such as /v1/funds.',
-          refusalBase(problemBase, req.socket),
-        );
-        res.writeHead(status, headers).end(body);
-        return;
+  const server = createLimitedServer(
+    (req, res) => {
+      if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
+        const target = URL.parse(req.url);
+        if (target === null) {
+          const { status, headers, body } = refusal(
+            'malformed-request',
+            'The request target is not a URL: send a path such as /v1/funds.',
+            refusalBase(problemBase, req.socket),
+          );
+          res.writeHead(status, headers).end(body);
+          return;
+        }
+        req.url = `${target.pathname}${target.search}`;
       }
-      req.url = `${target.pathname}${target.search}`;
-    }
-    void app(req, res);
-  }, keepAliveTimeoutMs);
+      void app(req, res);
+    },
+    keepAliveTimeoutMs,
+    { requireHostHeader: false },
+  );
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const { status, headers, body } = refusal(
+      'malformed-request',
+      `The Expect header '${String(req.headers.expect).slice(0, 80)}' asks for what this server does not do (it meets only 100-continue): send the request without it.`,
+      refusalBase(problemBase, req.socket),
+    );
+    res.writeHead(status, headers).end(body);
+  });
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const answer = refusal(
+      'method-not-allowed',
+      'CONNECT is not allowed: this service is no proxy, and it is read-only; use GET.',
+      refusalBase(problemBase, socket),
+      { Allow: READ_METHODS },
+    );
+    socket.end(rawAnswer(answer));
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // a connection reset or already answered has no one to tell
     if (error.code === 'ECONNRESET' || !socket.writable) {

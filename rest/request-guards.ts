@@ -1,17 +1,22 @@
 // What the REST app does to every request before any route sees it: the security, CORS and Link
-// headers every answer carries, the refusal of a Host header that is no host, the answer to a CORS
-// preflight, the 405 that keeps the service read-only, and the 414 for an oversized URL. They run
-// first (rest/app.ts mounts them ahead of the rate limiters), so a refused request costs no work.
+// headers every answer carries, the refusal of a missing Host or one that is no host, the answer to
+// a CORS preflight, the 405 that keeps the service read-only, and the 414 for an oversized URL. They
+// run first (rest/app.ts mounts them ahead of the rate limiters), so a refused request costs no work.
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { DOCUMENT_PATHS } from './documents.ts';
-import { GRAPHQL_METHODS } from './graphql-http.ts';
+import { GRAPHQL_METHODS, isGraphqlPath } from './graphql-http.ts';
 import { MAX_URL_LENGTH, problemBody, sendProblem, uriTooLongDetail } from './problems.ts';
 import type { Replies } from './replies.ts';
 
-const READ_METHODS = 'GET, HEAD, OPTIONS';
+export const READ_METHODS = 'GET, HEAD, OPTIONS';
 /** A Host header: a name or IPv4 address, or an IPv6 address in brackets, with an optional port */
 const HOST_HEADER = /^(?:[\w-]+(?:\.[\w-]+)*\.?|\[[\da-f:.]+\])(?::\d{1,5})?$/i;
+/**
+ * The headers the service sets for its clients that a page of another origin could not read
+ * otherwise (Cache-Control, Content-Type and Content-Length it always can): every header a route,
+ * /graphql or the rate limiter sets beyond the security and CORS headers themselves.
+ */
 const EXPOSED_HEADERS = [
   'ETag',
   'Age',
@@ -20,6 +25,7 @@ const EXPOSED_HEADERS = [
   'RateLimit',
   'RateLimit-Policy',
   'Retry-After',
+  'X-Chain-Block',
   'X-Indexed-Block',
   'X-Indexed-At',
   'X-Indexed-Block-Lag',
@@ -45,8 +51,8 @@ function securityHeaders(): [string, string][] {
 }
 
 /**
- * Sets the headers of every answer, then refuses a malformed Host, answers a CORS preflight and
- * refuses a write; anything else goes on.
+ * Sets the headers of every answer, then refuses a missing or malformed Host, answers a CORS
+ * preflight and refuses a write; anything else goes on.
  */
 export function requestGuard(
   config: { publicBaseUrl?: string; problemBase?: string },
@@ -61,14 +67,21 @@ export function requestGuard(
   ];
   return (req, res, next) => {
     for (const [name, value] of everyResponse) res.setHeader(name, value);
-    // the Host names the links and problem types of the answer (without PUBLIC_BASE_URL): one that is
-    // no host would put a non-URI in them, and in documents caches keep
     const host = req.get('host');
-    if (config.publicBaseUrl === undefined && host !== undefined && !HOST_HEADER.test(host)) {
-      refuseHost(req, res, host, config.problemBase);
+    // an HTTP/1.1 request must carry one (RFC 9112 3.2): the service's server lets a request without
+    // through, to be refused here with a problem where Node's refusal has an empty body
+    if (host === undefined && req.httpVersion === '1.1') {
+      refuseHost(req, res, MISSING_HOST, config.problemBase);
       return;
     }
-    const methods = req.path === graphqlEndpoint ? GRAPHQL_METHODS : READ_METHODS;
+    // the Host names the links and problem types of the answer (without PUBLIC_BASE_URL): one that is
+    // no host would put a non-URI in them, and in documents caches keep
+    if (config.publicBaseUrl === undefined && host !== undefined && !HOST_HEADER.test(host)) {
+      const detail = `The Host header '${host.slice(0, 80)}' is not a host name or address with an optional port.`;
+      refuseHost(req, res, detail, config.problemBase);
+      return;
+    }
+    const methods = isGraphqlPath(req.path, graphqlEndpoint) ? GRAPHQL_METHODS : READ_METHODS;
     if (req.method === 'OPTIONS') {
       answerPreflight(req, res, methods);
       return;
@@ -91,17 +104,12 @@ export function requestGuard(
   };
 }
 
+const MISSING_HOST =
+  'The request has no Host header: an HTTP/1.1 request must name the host it is sent to (RFC 9112, section 3.2), as in Host: api.example.com.';
+
 /** its problem type cannot be based on the Host it refuses: it is relative unless configured */
-function refuseHost(req: Request, res: Response, host: string, problemBase: string | undefined): void {
-  sendProblem(
-    res,
-    problemBody(
-      problemBase ?? '/problems',
-      'malformed-request',
-      `The Host header '${host.slice(0, 80)}' is not a host name or address with an optional port.`,
-      req.path,
-    ),
-  );
+function refuseHost(req: Request, res: Response, detail: string, problemBase: string | undefined): void {
+  sendProblem(res, problemBody(problemBase ?? '/problems', 'malformed-request', detail, req.path));
 }
 
 /** CORS preflight: any origin, the read methods, whatever headers the client asks for */
@@ -123,7 +131,7 @@ function answerPreflight(req: Request, res: Response, methods: string): void {
 export function urlLengthGuard(replies: Replies, graphqlEndpoint = '/graphql'): RequestHandler {
   return (req, res, next) => {
     if (req.originalUrl.length > MAX_URL_LENGTH) {
-      const detail = uriTooLongDetail(req.originalUrl.length, req.path === graphqlEndpoint);
+      const detail = uriTooLongDetail(req.originalUrl.length, isGraphqlPath(req.path, graphqlEndpoint));
       replies.problem(req, res, 'uri-too-long', detail);
       return;
     }

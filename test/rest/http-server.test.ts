@@ -1,6 +1,8 @@
-// The service's HTTP server over raw sockets: the requests Node's parser refuses before the app sees
-// them get a problem+json answer (Node's own is an empty body), and an absolute-form request target
-// is routed by its path. The app is the real REST app over the registry alone.
+// The service's HTTP server over raw sockets: the requests Node answers itself before the app sees
+// them (refused by its parser, an Expect other than 100-continue, CONNECT) and an HTTP/1.1 request
+// without a Host get a problem+json answer (Node's own is an empty body, or none), and an
+// absolute-form request target is routed by its path. The app is the real REST app over the
+// registry alone.
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +123,52 @@ describe('the service HTTP server', () => {
     const answer = await exchange('GET /v1/contracts HTTP/1.1\r\nHost: a\r\nX-Bad: a\x01b\r\n\r\n');
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://api.example/problems/malformed-request' });
+  });
+
+  it('answers an HTTP/1.1 request without a Host with a malformed-request problem', async () => {
+    const answer = await exchange('GET /v1/contracts HTTP/1.1\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toContain('content-type: application/problem+json');
+    expect(JSON.parse(answer.body)).toEqual({
+      type: '/problems/malformed-request',
+      title: 'Bad Request',
+      status: 400,
+      detail:
+        'The request has no Host header: an HTTP/1.1 request must name the host it is sent to (RFC 9112, section 3.2), as in Host: api.example.com.',
+      instance: '/v1/contracts',
+    });
+  });
+
+  it('serves an HTTP/1.0 request without a Host, which HTTP/1.0 does not require', async () => {
+    const answer = await exchange('GET /v1/contracts HTTP/1.0\r\n\r\n');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ count: expect.any(Number) });
+  });
+
+  it('answers an Expect other than 100-continue with a malformed-request problem naming it', async () => {
+    const answer = await exchange('GET /v1/contracts HTTP/1.1\r\nHost: a\r\nExpect: foo\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toContain('content-type: application/problem+json');
+    expect(JSON.parse(answer.body)).toEqual({
+      type: 'https://api.example/problems/malformed-request',
+      title: 'Bad Request',
+      status: 400,
+      detail:
+        "The Expect header 'foo' asks for what this server does not do (it meets only 100-continue): send the request without it.",
+    });
+  });
+
+  it('answers CONNECT with a method-not-allowed problem and the methods it allows', async () => {
+    const answer = await exchange('CONNECT /v1/funds HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(answer.status).toBe(405);
+    expect(answer.headers).toContain('content-type: application/problem+json');
+    expect(answer.headers).toContain('allow: get, head, options');
+    expect(JSON.parse(answer.body)).toEqual({
+      type: 'https://api.example/problems/method-not-allowed',
+      title: 'Method Not Allowed',
+      status: 405,
+      detail: 'CONNECT is not allowed: this service is no proxy, and it is read-only; use GET.',
+    });
   });
 
   it('routes an absolute-form request target by its path', async () => {

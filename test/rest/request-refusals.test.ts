@@ -1,6 +1,8 @@
 // Requests the REST layer refuses before any query, over the registry alone (no upstream is
-// reached): an empty query value, a non-GET method whatever the path's case, and a Host header that
-// is no host, which would otherwise be copied into problem types and document links.
+// reached): an empty query value, a non-GET method whatever the path's case, a Host header that is
+// no host, which would otherwise be copied into problem types and document links, a path segment
+// that is not percent-encoding, and a GraphQL GET parameter given twice; and /graphql served in any
+// case of its path, as /v1 is.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
@@ -60,6 +62,93 @@ describe('a Host header', () => {
       expect(response.status).toBe(200);
     },
   );
+});
+
+describe('a path segment that is not valid percent-encoding', () => {
+  it.each([
+    ['/v1/funds/%ZZ', 'slug', '%ZZ'],
+    ['/V1/FUNDS/harbor-stable-yield/dividends/%E0%A4%A/', 'epoch', '%E0%A4%A'],
+  ])('is refused with 400 naming the route parameter it is (%s)', async (path, parameter, segment) => {
+    const { status, body } = await call(server.url, path);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      type: expect.stringMatching(/\/problems\/invalid-parameter$/),
+      parameter,
+      detail: `Parameter '${parameter}': '${segment}' is not valid percent-encoding (RFC 3986): follow each % with two hex digits, and send a % itself as %25.`,
+    });
+  });
+
+  it('is refused as a malformed request where it is no route parameter', async () => {
+    const { status, body } = await call(server.url, '/problems/%ZZ');
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      type: expect.stringMatching(/\/problems\/malformed-request$/),
+      detail:
+        "The path segment '%ZZ' is not valid percent-encoding (RFC 3986): follow each % with two hex digits, and send a % itself as %25.",
+    });
+    expect(body).not.toHaveProperty('parameter');
+  });
+});
+
+describe('/graphql in another case', () => {
+  const protocolVersion = encodeURIComponent('{ protocol { version } }');
+
+  it.each(['/GraphQL', '/GRAPHQL', '/graphQL/'])(
+    'answers a GET query as /graphql does (%s)',
+    async (path) => {
+      const response = await fetch(`${server.url}${path}?query=${protocolVersion}`, {
+        headers: { accept: 'application/json' },
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+    },
+  );
+
+  it('answers a POST query as /graphql does', async () => {
+    const response = await fetch(`${server.url}/GraphQL`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ protocol { version } }' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+  });
+
+  it('advertises POST in a preflight as /graphql does', async () => {
+    const preflight = await fetch(`${server.url}/GraphQL`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
+    expect(preflight.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+  });
+});
+
+describe('a GraphQL GET parameter given twice', () => {
+  const twice = (name: string, value: string) =>
+    `query=${encodeURIComponent('query A { protocol { version } }')}&${name}=${encodeURIComponent(value)}&${name}=${encodeURIComponent(value)}`;
+
+  it.each([
+    [
+      'query',
+      `query=${encodeURIComponent('{ protocol { version } }')}&query=${encodeURIComponent('{ protocol { version } }')}`,
+    ],
+    ['variables', twice('variables', '{}')],
+    ['operationName', twice('operationName', 'A')],
+    ['extensions', twice('extensions', '{}')],
+  ])('is refused with 400 naming it, not joined with a comma (%s)', async (parameter, search) => {
+    const response = await fetch(`${server.url}/graphql?${search}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({
+      type: expect.stringMatching(/\/problems\/invalid-parameter$/),
+      parameter,
+      detail: `Parameter '${parameter}' must be given once.`,
+    });
+  });
 });
 
 /** A GET with `host` as its Host header, which fetch does not let a client set. */
