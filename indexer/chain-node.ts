@@ -31,7 +31,10 @@ export async function checkChain(rpcUrl: string, network: string): Promise<void>
 
 /** The follower's ChainSource for one start(), stopped by `signal`, telling `log` what it retries and learns. */
 export function createChainSource(
-  config: Pick<IndexerConfig, 'rpcUrl' | 'initialRange' | 'maxRange' | 'maxAddressesPerRequest'>,
+  config: Pick<
+    IndexerConfig,
+    'rpcUrl' | 'initialRange' | 'maxRange' | 'maxAddressesPerRequest' | 'rpcTimeoutMs'
+  >,
   signal: AbortSignal,
   log: (line: string) => void,
 ): ChainSource {
@@ -40,6 +43,7 @@ export function createChainSource(
     initialRange: config.initialRange,
     maxRange: config.maxRange,
     maxAddressesPerRequest: config.maxAddressesPerRequest,
+    requestTimeoutMs: config.rpcTimeoutMs,
     signal,
     onRetry: (what, error, delay) =>
       log(
@@ -64,9 +68,13 @@ export function createChainSource(
 }
 
 /** The handlers' ChainReader for one start(), telling `log` the batch limit it learns. */
-export function createHandlerChainReader(rpcUrl: string, log: (line: string) => void): ClosableChainReader {
+export function createHandlerChainReader(
+  config: Pick<IndexerConfig, 'rpcUrl' | 'rpcTimeoutMs'>,
+  log: (line: string) => void,
+): ClosableChainReader {
   return createChainReader({
-    rpcUrl,
+    rpcUrl: config.rpcUrl,
+    timeoutMs: config.rpcTimeoutMs,
     onBatchLimit: (limit, words) => log(batchLimitLine("handlers' declared calls", limit, words)),
   });
 }

@@ -14,6 +14,7 @@ import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './deployment.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';
 import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
+import { DEFAULT_RPC_TIMEOUT_MS } from './follower/chain-source.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './query/server.ts';
 
 export interface IndexerEnvConfig {
@@ -43,6 +44,8 @@ export interface IndexerEnvConfig {
   queryMaxResultBytes: number;
   /** how long the query server keeps an idle keep-alive connection (longer than a load balancer's) */
   keepAliveTimeoutMs: number;
+  /** how long one JSON-RPC request may take before it fails and is retried */
+  rpcTimeoutMs: number;
   /** what handlers get in event.transaction */
   transactions: TransactionFetch;
   /** where file data sources read their files (IPFS_URL, ARWEAVE_URL), and the bounds on it */
@@ -186,6 +189,7 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
       1_000,
       Number.MAX_SAFE_INTEGER,
     ),
+    rpcTimeoutMs: integer(env, 'INDEXER_RPC_TIMEOUT_MS', DEFAULT_RPC_TIMEOUT_MS, 1_000, 3_600_000),
     keepAliveTimeoutMs: integer(
       env,
       'HTTP_KEEP_ALIVE_TIMEOUT_MS',

@@ -106,7 +106,7 @@ export class FollowerSupervisor {
     // ahead, their batches and receipts may well be more than Node's default of 10 listeners
     setMaxListeners(0, signal);
     const chain = createChainSource(this.config, signal, this.log);
-    const reader = createHandlerChainReader(this.config.rpcUrl, this.log);
+    const reader = createHandlerChainReader(this.config, this.log);
     this.chainReader = reader;
     return this.run({ store, chain, reader, signal });
   }

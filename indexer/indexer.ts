@@ -35,6 +35,11 @@ export interface IndexerConfig {
   subgraphName?: string;
   /** the most one query may read, in bytes of entities (default DEFAULT_MAX_RESULT_BYTES) */
   queryMaxResultBytes?: number;
+  /**
+   * how long one JSON-RPC request, the follower's or a handler's chain read, may take before it
+   * fails and is retried (default DEFAULT_RPC_TIMEOUT_MS)
+   */
+  rpcTimeoutMs?: number;
   /** how long the query server keeps an idle keep-alive connection (default Node's 5 s) */
   keepAliveTimeoutMs?: number;
   pollIntervalMs?: number;

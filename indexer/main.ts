@@ -174,6 +174,7 @@ try {
     subgraphName: config.subgraphName,
     queryMaxResultBytes: config.queryMaxResultBytes,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    rpcTimeoutMs: config.rpcTimeoutMs,
     onProgress: (progress) => {
       committed = progress.checkpoint;
       display(progress);

@@ -24,11 +24,12 @@ import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
 import { rpcEndpoint } from '../../common/url.ts';
+import { DEFAULT_RPC_TIMEOUT_MS } from './chain-source.ts';
 import { BatchLimit, batchRefusal } from './rpc-fetch.ts';
 
 interface ChainReaderOptions {
   rpcUrl: string;
-  /** how long one request may take before it is a ChainAccessError (default 10 s) */
+  /** how long one request may take before it is a ChainAccessError (default DEFAULT_RPC_TIMEOUT_MS) */
   timeoutMs?: number;
   /**
    * Called the first time the node refuses a batch of declared calls, with the calls per batch
@@ -182,7 +183,7 @@ class WorkerChainReader implements ClosableChainReader {
   private readonly maxBatch: BatchLimit;
 
   constructor(private readonly options: ChainReaderOptions) {
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.maxBatch = new BatchLimit(CALLS_PER_BATCH, (limit, words) => options.onBatchLimit?.(limit, words));
   }
 

@@ -85,9 +85,17 @@ interface ChainSourceOptions {
   onBatchLimit?: (limit: number, words: string) => void;
   /** called when a refusal of an answer's size lowers the logs ranges aim at, with the node's words */
   onLogLimit?: (logs: number, reason: string) => void;
+  /**
+   * how long one request (or batch) may take before it fails and is retried (default
+   * DEFAULT_RPC_TIMEOUT_MS); an archive node may take long over old blocks
+   */
+  requestTimeoutMs?: number;
   /** aborts waits, retries and the requests under way (they then throw StoppedError) */
   signal?: AbortSignal;
 }
+
+/** How long one JSON-RPC request may take unless INDEXER_RPC_TIMEOUT_MS says otherwise. */
+export const DEFAULT_RPC_TIMEOUT_MS = 60_000;
 
 /** What the retries of trace_filter are logged as: a node that does not serve it cannot be used. */
 const TRACE_FILTER =
@@ -165,7 +173,7 @@ export class ChainSource {
     const { url, headers } = rpcEndpoint(options.rpcUrl);
     // one for every client: a batch limit the node states holds for them all
     const fetchFn = rpcFetch((limit, words) => options.onBatchLimit?.(limit, words), options.signal);
-    const client = (batchSize: number, timeout = 60_000) =>
+    const client = (batchSize: number, timeout = options.requestTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS) =>
       createPublicClient({
         transport: http(url, {
           batch: { batchSize, wait: 0 },
