@@ -21,6 +21,8 @@ import {
   GRAPHQL_LIMITS,
   GRAPHQL_SUMMARY,
   NETWORK_EXAMPLES_NOTE,
+  notFoundWhen,
+  routeProblemKinds,
 } from './openapi.ts';
 import { DISCOVERY_DOCUMENTS } from './document-table.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
@@ -264,7 +266,12 @@ export function llmsFullTxt(
     if (route.example !== undefined)
       out.push('Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '');
     out.push(
-      `Errors: 400 invalid-parameter, 404 not-found${route.notFoundWhen ? ` (${route.notFoundWhen})` : ''}${rateLimit ? ', 429 rate-limited' : ''}, 500 internal-error, 503 upstream-unavailable.`,
+      `Errors: ${routeProblemKinds(rateLimit)
+        .map(
+          (kind) =>
+            `${PROBLEM_KINDS[kind].status} ${kind}${kind === 'not-found' ? ` (${notFoundWhen(route)})` : ''}`,
+        )
+        .join(', ')}.`,
       `Cache: ${route.tier} tier, max-age ${tier.maxAge} seconds.`,
       '',
     );

@@ -2,7 +2,7 @@
 // bounds, its 200 schema and example, every problem response with an example, and the
 // caching, rate-limit and freshness headers. The committed openapi.json is this output for
 // the default base URL (`npm run openapi:print`); a test fails when they drift apart.
-import { ERROR_CODES } from '../gateway/errors.ts';
+import { ERROR_CODES, internalError } from '../gateway/errors.ts';
 import { unknownSlugMessage } from '../gateway/inputs.ts';
 import { MAX_LIST_ITEMS, UNPAGED_LIST_ITEMS } from '../gateway/list-item-budget.ts';
 import { API_VERSION, DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
@@ -15,6 +15,7 @@ import {
 } from './graphql-http.ts';
 import {
   MAX_URL_LENGTH,
+  noEndpointDetail,
   PROBLEM_KINDS,
   problemBody,
   UPSTREAM_RETRY_AFTER_SECONDS,
@@ -34,6 +35,7 @@ import {
   DEPRECATED_ROUTES,
   removedDetail,
   routeTable,
+  ROUTES,
   isRequired,
   type ParamSpec,
   type RouteSpec,
@@ -125,6 +127,20 @@ export function exampleRequest(route: RouteSpec, examples: DocumentExamples): st
   return query ? `${path}?${query}` : path;
 }
 
+/** the problem+json of a response: the Problem schema, and an example of `kind` */
+function problemMedia(
+  problemBase: string,
+  kind: ProblemKindName,
+  detail: string,
+  instance: string,
+  parameter?: string,
+): JsonSchema {
+  return {
+    schema: { $ref: '#/components/schemas/Problem' },
+    example: problemBody(problemBase, kind, detail, instance, parameter),
+  };
+}
+
 function problemResponse(
   problemBase: string,
   kind: ProblemKindName,
@@ -141,46 +157,138 @@ function problemResponse(
       ...(retry ? { 'Retry-After': headerRef('Retry-After') } : {}),
     },
     content: {
-      'application/problem+json': {
-        schema: { $ref: '#/components/schemas/Problem' },
-        example: problemBody(problemBase, kind, detail, instance, parameter),
-      },
+      'application/problem+json': problemMedia(problemBase, kind, detail, instance, parameter),
     },
   };
 }
 
 /** The 429 a client over the burst limit gets, where the deployment limits requests at all. */
-function rateLimitedResponse(
+function rateLimitedResponse(problemBase: string, instance: string, rateLimit: RateLimitConfig): JsonSchema {
+  return problemResponse(
+    problemBase,
+    'rate-limited',
+    'Rate limit exceeded; wait Retry-After seconds.',
+    rateLimitedDetail(rateLimit.burst, rateLimit.burstWindowSeconds, '12'),
+    instance,
+  );
+}
+
+/** The 414 a request over MAX_URL_LENGTH gets, on any path; `graphql`: the one of a GET /graphql. */
+function uriTooLongResponse(problemBase: string, instance: string, graphql = false): JsonSchema {
+  return problemResponse(
+    problemBase,
+    'uri-too-long',
+    `The request URL is over ${MAX_URL_LENGTH} characters.`,
+    uriTooLongDetail(MAX_URL_LENGTH + 1, graphql),
+    instance,
+  );
+}
+
+/** the paths the service answers, as patterns of their templates (`/v1/funds/{slug}`) */
+const SERVED_PATHS = [
+  ...ROUTES,
+  ...DEPRECATED_ROUTES,
+  ...Object.values(DISCOVERY_DOCUMENTS),
+  { path: '/graphql' },
+].map(({ path }) => new RegExp(`^${path.replace(/\./g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`));
+
+/**
+ * A path below `path` that is no endpoint: the 404 example of a path that names no resource. One
+ * segment below a list can be an item of it (/v1/funds/x is a fund), so it goes deeper until no
+ * path the service answers matches.
+ */
+function pathBelow(path: string): string {
+  let below = `${path.replace(/\/$/, '')}/x`;
+  while (SERVED_PATHS.some((served) => served.test(below))) below += '/x';
+  return below;
+}
+
+/** when a path that names no resource answers 404 */
+const noEndpointWhen = (path: string) => `a path below it, such as ${pathBelow(path)}, is no endpoint`;
+
+/**
+ * The 404 of a path that names no resource (a list, a document, /graphql): never of the path
+ * itself, but of one below it, which the example asks for.
+ */
+function noEndpointResponse(problemBase: string, path: string): JsonSchema {
+  return problemResponse(
+    problemBase,
+    'not-found',
+    `Not found: never this path itself, but a path below it, such as ${pathBelow(path)}, is no endpoint.`,
+    noEndpointDetail(pathBelow(path)),
+    pathBelow(path),
+  );
+}
+
+/** the example of a request refused before any endpoint reads it (rest/request-guards.ts) */
+const BAD_HOST_DETAIL =
+  "The Host header 'api example.com' is not a host name or address with an optional port.";
+
+/** The 400 of a request refused before any endpoint reads it. `also`: the endpoint's own 400s. */
+function malformedRequestResponse(problemBase: string, instance: string, also = ''): JsonSchema {
+  return problemResponse(
+    problemBase,
+    'malformed-request',
+    `The request itself is malformed: no Host header, a Host header that is no host name or address, or a request line or header that cannot be read.${also}`,
+    BAD_HOST_DETAIL,
+    instance,
+  );
+}
+
+function internalErrorResponse(problemBase: string, instance: string): JsonSchema {
+  return problemResponse(
+    problemBase,
+    'internal-error',
+    'Server failure (details are logged, not disclosed).',
+    'The service failed while answering; retry later.',
+    instance,
+  );
+}
+
+/**
+ * The problems of the discovery documents and the removed routes, beside their own: SPEC's 400,
+ * 404, 429 and 500 of every endpoint, and the 414 of any path.
+ */
+function everyPathProblems(
   problemBase: string,
   instance: string,
   rateLimit: RateLimitConfig | false,
+  also400?: string,
 ): Record<string, JsonSchema> {
-  if (!rateLimit) return {};
   return {
-    '429': problemResponse(
-      problemBase,
-      'rate-limited',
-      'Rate limit exceeded; wait Retry-After seconds.',
-      rateLimitedDetail(rateLimit.burst, rateLimit.burstWindowSeconds, '12'),
-      instance,
-    ),
+    '400': malformedRequestResponse(problemBase, instance, also400),
+    '404': noEndpointResponse(problemBase, instance),
+    '414': uriTooLongResponse(problemBase, instance),
+    ...(rateLimit && { '429': rateLimitedResponse(problemBase, instance, rateLimit) }),
+    '500': internalErrorResponse(problemBase, instance),
   };
 }
 
-/** The 414 a request over MAX_URL_LENGTH gets, on any path. */
-function uriTooLongResponse(problemBase: string, instance: string): Record<string, JsonSchema> {
-  return {
-    '414': problemResponse(
-      problemBase,
-      'uri-too-long',
-      `The request URL is over ${MAX_URL_LENGTH} characters.`,
-      uriTooLongDetail(MAX_URL_LENGTH + 1),
-      instance,
-    ),
-  };
+/** the problems every /v1 route can answer, in the order openapi.json and llms-full.txt list them */
+const ROUTE_PROBLEM_KINDS = [
+  'invalid-parameter',
+  'not-found',
+  'uri-too-long',
+  'rate-limited',
+  'internal-error',
+  'upstream-unavailable',
+] as const satisfies readonly ProblemKindName[];
+type RouteProblemKind = (typeof ROUTE_PROBLEM_KINDS)[number];
+
+/** the problems a /v1 route answers on a deployment that enforces `rateLimit` */
+export const routeProblemKinds = (rateLimit: RateLimitConfig | false): RouteProblemKind[] =>
+  ROUTE_PROBLEM_KINDS.filter((kind) => rateLimit || kind !== 'rate-limited');
+
+/** only a path naming a resource (a slug, an epoch) can name none */
+const namesResource = (route: RouteSpec) => route.params.some((p) => p.in === 'path');
+
+/** when a route answers 404: its own cases where its path names a resource, else a path below it */
+export function notFoundWhen(route: RouteSpec): string {
+  if (!namesResource(route)) return noEndpointWhen(route.path);
+  return route.notFoundWhen ?? 'the path names no resource';
 }
 
-function commonProblems(
+function routeProblems(
   problemBase: string,
   route: RouteSpec,
   instance: string,
@@ -191,16 +299,11 @@ function commonProblems(
   const firstParam =
     route.params.find((p) => p.in === 'query') ?? route.params.find((p) => p.names === undefined);
   const badParam = firstParam?.name ?? 'limit';
-  // the request the 400 example answers: the bad value 'x' in its place
-  const badInstance =
-    firstParam?.in === 'path'
-      ? instance.replace(`/${firstParam.example}`, '/x')
-      : `${instance}?${badParam}=x`;
-  const notFound = route.notFoundWhen ?? 'the path names no resource';
-  // only a path naming a resource (a slug, an epoch) can name none
-  const namesResource = route.params.some((p) => p.in === 'path');
-  return {
-    '400': problemResponse(
+  // the request the 400 example answers has the bad value 'x' in its place; its `instance` is the
+  // request path, without the query string
+  const badInstance = firstParam?.in === 'path' ? instance.replace(`/${firstParam.example}`, '/x') : instance;
+  const responses: Record<RouteProblemKind, JsonSchema | false> = {
+    'invalid-parameter': problemResponse(
       problemBase,
       'invalid-parameter',
       'A parameter is malformed or not accepted; `parameter` names it.',
@@ -210,25 +313,19 @@ function commonProblems(
       badInstance,
       badParam,
     ),
-    ...(namesResource && {
-      '404': problemResponse(
-        problemBase,
-        'not-found',
-        `Not found: ${notFound}.`,
-        unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown'),
-        instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
-      ),
-    }),
-    ...uriTooLongResponse(problemBase, instance),
-    ...rateLimitedResponse(problemBase, instance, rateLimit),
-    '500': problemResponse(
-      problemBase,
-      'internal-error',
-      'Server failure (details are logged, not disclosed).',
-      'The service failed while answering; retry later.',
-      instance,
-    ),
-    '503': problemResponse(
+    'not-found': namesResource(route)
+      ? problemResponse(
+          problemBase,
+          'not-found',
+          `Not found: ${notFoundWhen(route)}.`,
+          unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown'),
+          instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
+        )
+      : noEndpointResponse(problemBase, route.path),
+    'uri-too-long': uriTooLongResponse(problemBase, instance),
+    'rate-limited': rateLimit && rateLimitedResponse(problemBase, instance, rateLimit),
+    'internal-error': internalErrorResponse(problemBase, instance),
+    'upstream-unavailable': problemResponse(
       problemBase,
       'upstream-unavailable',
       'An upstream (indexer, chain RPC or distribution) is unavailable; wait Retry-After seconds. A 503 without Retry-After (a distribution file that is wrong) says retrying will not help.',
@@ -236,6 +333,12 @@ function commonProblems(
       instance,
     ),
   };
+  return Object.fromEntries(
+    routeProblemKinds(rateLimit).flatMap((kind) => {
+      const response = responses[kind];
+      return response ? [[String(PROBLEM_KINDS[kind].status), response]] : [];
+    }),
+  );
 }
 
 function operation(
@@ -280,7 +383,7 @@ function operation(
           'Not Modified: If-None-Match matched the current ETag; same ETag and Cache-Control, no body.',
         headers: { ETag: headerRef('ETag'), 'Cache-Control': successHeaders['Cache-Control'] },
       },
-      ...commonProblems(problemBase, route, instance, examples, rateLimit),
+      ...routeProblems(problemBase, route, instance, examples, rateLimit),
     },
   };
 }
@@ -356,7 +459,7 @@ function graphqlPath(
     },
     '400': {
       description:
-        'A request that cannot run (a body or variables that are not JSON, a syntax or validation error, a limit exceeded, an unknown operation, a variable of the wrong type): `errors` only, each with extensions.code BAD_INPUT and a message naming what to fix',
+        'A request that cannot run (a body or variables that are not JSON, a syntax or validation error, a limit exceeded, an unknown operation, a variable of the wrong type): `errors` only, each with extensions.code BAD_INPUT and a message naming what to fix. A request refused before GraphQL reads it (no Host header, or one that is no host) gets a problem+json instead.',
       content: {
         'application/json': {
           schema: result,
@@ -369,8 +472,15 @@ function graphqlPath(
             ],
           },
         },
+        'application/problem+json': problemMedia(
+          problemBase,
+          'malformed-request',
+          BAD_HOST_DETAIL,
+          '/graphql',
+        ),
       },
     },
+    '404': noEndpointResponse(problemBase, '/graphql'),
     '406': problemResponse(
       problemBase,
       'not-acceptable',
@@ -378,7 +488,19 @@ function graphqlPath(
       GRAPHQL_NOT_ACCEPTABLE,
       '/graphql',
     ),
-    ...rateLimitedResponse(problemBase, '/graphql', rateLimit),
+    // a long document belongs in a POST body; a POST with a long query string is refused alike
+    '414': uriTooLongResponse(problemBase, '/graphql', true),
+    ...(rateLimit && { '429': rateLimitedResponse(problemBase, '/graphql', rateLimit) }),
+    '500': {
+      description:
+        'The service failed before it could run the request (details are logged, not disclosed); retry later. A field that fails on its own is null beside an INTERNAL error in a 200 instead.',
+      content: {
+        'application/json': {
+          schema: result,
+          example: { errors: [{ message: internalError().message, extensions: { code: 'INTERNAL' } }] },
+        },
+      },
+    },
   };
   const bodyResponses = {
     '411': problemResponse(
@@ -480,6 +602,12 @@ export function buildOpenApi(
           },
         ],
         responses: {
+          ...everyPathProblems(
+            problemBase,
+            instance,
+            rateLimit,
+            ' A slug that is not valid percent-encoding is an invalid-parameter.',
+          ),
           '410': problemResponse(
             problemBase,
             'gone',
@@ -487,17 +615,15 @@ export function buildOpenApi(
             removedDetail(old, examples.fund.slug),
             instance,
           ),
-          ...uriTooLongResponse(problemBase, instance),
-          ...rateLimitedResponse(problemBase, instance, rateLimit),
         },
       },
     };
   }
   for (const document of Object.values(DISCOVERY_DOCUMENTS)) {
-    paths[document.path] = documentOperation(document, {
-      ...uriTooLongResponse(problemBase, document.path),
-      ...rateLimitedResponse(problemBase, document.path, rateLimit),
-    });
+    paths[document.path] = documentOperation(
+      document,
+      everyPathProblems(problemBase, document.path, rateLimit),
+    );
   }
   Object.assign(paths, {
     '/graphql': graphqlPath(problemBase, examples, rateLimit),

@@ -139,6 +139,10 @@ export const MAX_URL_LENGTH = 2048;
 export const uriTooLongDetail = (length: number, graphql = false) =>
   `The request URL has ${length} characters; at most ${MAX_URL_LENGTH} are accepted.${graphql ? ' Send a query this long with POST /graphql, as a JSON body {"query": "...", "variables": {...}} (up to the body limit), instead of in the URL.' : ' Every valid /v1 request fits well within the limit.'}`;
 
+/** The `detail` of the 404 for a path that is no endpoint: one below an endpoint's, or unknown. */
+export const noEndpointDetail = (path: string) =>
+  `No endpoint at ${path}. The endpoints are listed in /openapi.json and /llms.txt.`;
+
 /** seconds a client waits after a 503 */
 export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
 

@@ -392,7 +392,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
       deployment: {
         ...nullable(string),
         description:
-          'id of the subgraph deployment serving the data (_meta.deployment); it changes when a new version is deployed under the same name',
+          "id of the subgraph deployment serving the data (_meta.deployment); it changes when a new version is deployed under the same name. graph-node's ids are IPFS hashes (Qm…, as in the example); the embedded indexer's (devnet mode) are an L and 45 hex digits, a hash of its build and network addresses, so they change with every build of the subgraph",
       },
       maxIndexedBlock: { ...integer, minimum: 0 },
       lastUpdatedAt: { ...nullable(dateTime), description: 'time of the last indexed block' },

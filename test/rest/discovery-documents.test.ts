@@ -14,6 +14,7 @@ import { claimableDividendsQuery, llmsFullTxt, llmsTxt } from '../../rest/llms.t
 import { DISCOVERY_DOCUMENTS } from '../../rest/document-table.ts';
 import { buildOpenApi, DEFAULT_BASE_URL } from '../../rest/openapi.ts';
 import { OPENAPI_FILE, printedOpenApi } from '../../rest/print-openapi.ts';
+import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
 import { ROUTES } from '../../rest/routes.ts';
 
 type Doc = {
@@ -42,39 +43,110 @@ describe('openapi.json', () => {
     expect(ROUTES).toHaveLength(16);
     for (const route of ROUTES) {
       const responses = doc.paths[route.path]?.get.responses ?? {};
-      // only a path naming a resource (a slug, an epoch) can name none
-      const notFound = route.params.some((p) => p.in === 'path') ? ['404'] : [];
-      expect(Object.keys(responses).sort(), route.path).toEqual(
-        ['200', '304', '400', ...notFound, '414', '429', '500', '503'].sort(),
-      );
+      expect(Object.keys(responses), route.path).toEqual([
+        '200',
+        '304',
+        '400',
+        '404',
+        '414',
+        '429',
+        '500',
+        '503',
+      ]);
     }
   });
 
-  it('documents the 304, 414 and 429 of every discovery document', () => {
-    for (const path of [
-      '/',
-      '/openapi.json',
-      '/llms.txt',
-      '/llms-full.txt',
-      DISCOVERY_DOCUMENTS.graphqlSchema.path,
-    ]) {
+  it('lists 400, 404, 429 and 500 for every operation, as SPEC.md requires of every endpoint', () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { responses: Record<string, unknown> }>).map(
+        ([method, operation]) => ({ name: `${method} ${path}`, statuses: Object.keys(operation.responses) }),
+      ),
+    );
+    expect(operations).toHaveLength(27);
+    for (const { name, statuses } of operations)
+      expect(statuses, name).toEqual(expect.arrayContaining(['400', '404', '429', '500']));
+  });
+
+  it('documents the 304, 400, 404, 414, 429 and 500 of every discovery document', () => {
+    for (const { path } of Object.values(DISCOVERY_DOCUMENTS)) {
       const responses = doc.paths[path]?.get.responses ?? {};
-      expect(Object.keys(responses).sort(), path).toEqual(['200', '304', '414', '429']);
+      expect(Object.keys(responses), path).toEqual(['200', '304', '400', '404', '414', '429', '500']);
     }
   });
 
-  it("gives each 400 example the request whose parameter it refuses, and each 410 the service's words", () => {
-    type Example = { content: Record<string, { example: { instance: string; detail: string } }> };
+  it('documents the 410 of a removed route beside the 400, 404, 414, 429 and 500 of any path', () => {
+    for (const path of ['/v1/nav/{slug}', '/v1/funds/{slug}/navs']) {
+      const responses = doc.paths[path]?.get.responses ?? {};
+      expect(Object.keys(responses), path).toEqual(['400', '404', '410', '414', '429', '500']);
+    }
+  });
+
+  it('documents the 414 a long GET /graphql gets, saying to POST it, and the 404 and 500 of /graphql', () => {
+    const graphql = doc.paths['/graphql'] as unknown as Record<
+      'get' | 'post',
+      { responses: Record<string, { content: Record<string, { example: { detail: string } }> }> }
+    >;
+    expect(Object.keys(graphql.get.responses)).toEqual(['200', '400', '404', '406', '414', '429', '500']);
+    expect(Object.keys(graphql.post.responses)).toEqual([
+      '200',
+      '400',
+      '404',
+      '406',
+      '411',
+      '413',
+      '414',
+      '415',
+      '429',
+      '500',
+    ]);
+    expect(graphql.get.responses['414']!.content['application/problem+json']!.example.detail).toContain(
+      'Send a query this long with POST /graphql',
+    );
+  });
+
+  it("gives each 400 example the path of the request whose parameter it refuses, as the service does, and each 410 the service's words", () => {
+    type Example = {
+      content: Record<string, { example: { instance: string; detail: string; parameter: string } }>;
+    };
     const example = (path: string, status: string) =>
       (doc.paths[path]!.get.responses[status] as Example).content['application/problem+json']!.example;
     expect(example('/v1/funds/{slug}/dividends/{epoch}', '400')).toMatchObject({
       instance: '/v1/funds/harbor-stable-yield/dividends/x',
       detail: expect.stringContaining("got 'x'"),
     });
-    expect(example('/v1/events', '400').instance).toBe('/v1/events?contract=x');
+    expect(example('/v1/events', '400')).toMatchObject({ instance: '/v1/events', parameter: 'contract' });
+    expect(example('/v1/protocol', '400')).toMatchObject({ instance: '/v1/protocol', parameter: 'limit' });
     expect(example('/v1/nav/{slug}', '410').detail).toBe(
       '/v1/nav/{slug} was removed in 1.0.0; use GET /v1/funds/harbor-stable-yield/nav.',
     );
+  });
+
+  it("says the health example's deployment id is graph-node's, unlike the embedded indexer's, which changes with each build", () => {
+    const health = doc.paths['/v1/health']!.get.responses['200'] as {
+      content: Record<string, { example: { indexer: { deployment: string } } }>;
+    };
+    expect(health.content['application/json']!.example.indexer.deployment).toMatch(
+      /^Qm[1-9A-HJ-NP-Za-km-z]{44}$/,
+    );
+    const { components } = doc as unknown as {
+      components: {
+        schemas: Record<
+          string,
+          { properties: { indexer: { properties: Record<string, { description: string }> } } }
+        >;
+      };
+    };
+    expect(components.schemas.HealthRecord!.properties.indexer.properties.deployment!.description).toContain(
+      "graph-node's ids are IPFS hashes (Qm…, as in the example); the embedded indexer's (devnet mode) are an L and 45 hex digits, a hash of its build and network addresses, so they change with every build of the subgraph",
+    );
+  });
+
+  it('gives no problem example a query string in its instance, which is the request path', () => {
+    const instances = [...JSON.stringify(doc).matchAll(/"instance":"([^"]*)"/g)].map(
+      ([, instance]) => instance,
+    );
+    expect(instances.length).toBeGreaterThan(100);
+    expect(instances.filter((instance) => instance!.includes('?'))).toEqual([]);
   });
 
   it('documents every request body /graphql parses, and says /graphql takes POST', () => {
@@ -135,6 +207,30 @@ describe('agents.json and llms documents', () => {
     expect(plugin.description_for_human!.length).toBeLessThanOrEqual(100);
     expect(plugin.description_for_model!.length).toBeLessThanOrEqual(8000);
     expect(plugin).toMatchObject({ auth: { type: 'none' }, api: { is_user_authenticated: false } });
+  });
+
+  it('llms-full.txt lists for each endpoint the problem statuses openapi.json documents', () => {
+    for (const rateLimit of [DEFAULT_RATE_LIMIT, false] as const) {
+      const full = llmsFullTxt(base, `${base}/problems`, DEVNET_EXAMPLES, rateLimit);
+      const documented = buildOpenApi(base, `${base}/problems`, DEVNET_EXAMPLES, rateLimit) as unknown as Doc;
+      for (const route of ROUTES) {
+        const section = full.slice(full.indexOf(`### GET ${route.path}\n`));
+        const errors = /^Errors: (.*)$/m.exec(section)?.[1] ?? '';
+        const listed = [...errors.matchAll(/(?:^|, )(\d{3}) /g)].map(([, status]) => status);
+        const problems = Object.keys(documented.paths[route.path]!.get.responses).filter(
+          (status) => status >= '400',
+        );
+        expect(listed, `${route.path} ${rateLimit ? 'limited' : 'unlimited'}`).toEqual(problems);
+      }
+    }
+  });
+
+  it('llms-full.txt says what a 404 of an endpoint that names no resource is: a path below it', () => {
+    const full = llmsFullTxt(base, `${base}/problems`);
+    expect(full).toContain(
+      'Errors: 400 invalid-parameter, 404 not-found (a path below it, such as /v1/protocol/x, is no endpoint), 414 uri-too-long, 429 rate-limited, 500 internal-error, 503 upstream-unavailable.',
+    );
+    expect(full).toContain('404 not-found (a path below it, such as /v1/funds/x/x, is no endpoint)');
   });
 
   it('llms.txt links every endpoint and llms-full.txt documents each one', () => {

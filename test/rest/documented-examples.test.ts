@@ -4,6 +4,8 @@
 // indexed devnet. An example meant to show an error is marked in the document itself: a
 // deprecated operation documents only its 410, and that is the status expected of it.
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import {
   buildSchema,
   getNullableType,
@@ -22,7 +24,9 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
+import { buildOpenApi } from '../../rest/openapi.ts';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
+import { MAX_URL_LENGTH } from '../../rest/problems.ts';
 import { startRestService } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
@@ -243,6 +247,114 @@ describe('openapi.json response examples', () => {
     const { body } = await call(base, '/v1/contracts');
     const [example] = (example200('/v1/contracts') as { items: unknown[] }).items;
     expect(body.items).toContainEqual(example);
+  });
+});
+
+describe('openapi.json problem examples', () => {
+  interface Problem {
+    type: string;
+    detail: string;
+    instance: string;
+    parameter?: string;
+  }
+  interface ProblemExample {
+    operation: Operation;
+    status: string;
+    example: Problem;
+  }
+
+  /**
+   * Every problem example of the document this service serves (its base in `type`), built from the
+   * route table as it is now rather than read from the committed openapi.json, of GET operations
+   * (POST /graphql shares GET's).
+   */
+  function problemExamples(): ProblemExample[] {
+    const served = buildOpenApi(base, `${base}/problems`) as unknown as {
+      paths: Record<string, { get: Operation }>;
+    };
+    return Object.values(served.paths).flatMap(({ get: operation }) =>
+      Object.entries(operation.responses).flatMap(([status, response]) => {
+        const content = (response as { content?: Record<string, { example?: Problem }> }).content;
+        const example = content?.['application/problem+json']?.example;
+        return example ? [{ operation, status, example }] : [];
+      }),
+    );
+  }
+
+  /** `path` with the operation's required query parameters, but `except`, at their examples */
+  function withRequiredQuery(path: string, operation: Operation, except?: string): string {
+    const query = (operation.parameters ?? [])
+      .filter((p) => p.in === 'query' && p.required && p.name !== except)
+      .map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`);
+    return query.length ? `${path}?${query.join('&')}` : path;
+  }
+
+  /** where what the service answers to each request differs from the example it documents */
+  async function differences(requests: [string, Problem][]): Promise<string[]> {
+    const found: string[] = [];
+    for (const [request, example] of requests) {
+      const body = (await (await fetch(`${base}${request}`)).json()) as Problem;
+      if (!isDeepStrictEqual(body, example))
+        found.push(`${request}: ${JSON.stringify(body)} documented as ${JSON.stringify(example)}`);
+    }
+    return found;
+  }
+
+  it('every 404 example is what the service answers to the path in its instance', async () => {
+    const requests = problemExamples()
+      .filter(({ status }) => status === '404')
+      .map(({ operation, example }): [string, Problem] => [
+        withRequiredQuery(example.instance, operation),
+        example,
+      ]);
+    expect(requests.length).toBe(26);
+    expect(await differences(requests)).toEqual([]);
+  });
+
+  it('every invalid-parameter example is what the service answers to its parameter at x', async () => {
+    const requests = problemExamples()
+      .filter(({ status, example }) => status === '400' && example.parameter !== undefined)
+      .map(({ operation, example }): [string, Problem] => {
+        const { instance, parameter } = example;
+        const inPath = instance.split('/').includes('x');
+        const request = withRequiredQuery(instance, operation, parameter);
+        return [inPath ? request : `${request}${request.includes('?') ? '&' : '?'}${parameter}=x`, example];
+      });
+    expect(requests.length).toBe(16);
+    expect(await differences(requests)).toEqual([]);
+  });
+
+  it('every 414 example is what the service answers to a URL one character over the limit', async () => {
+    const requests = problemExamples()
+      .filter(({ status }) => status === '414')
+      .map(({ example }): [string, Problem] => {
+        const url = `${example.instance}?pad=`;
+        return [`${url}${'x'.repeat(MAX_URL_LENGTH + 1 - url.length)}`, example];
+      });
+    expect(requests.length).toBe(26);
+    expect(await differences(requests)).toEqual([]);
+  });
+
+  it('every malformed-request example is what the service answers to a Host that is no host, its type aside', async () => {
+    const examples = problemExamples().filter(({ example }) => example.type.endsWith('/malformed-request'));
+    expect(examples.length).toBe(10);
+    const { port } = new URL(base);
+    for (const { example } of examples) {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, path: example.instance, headers: { host: 'api example.com' } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () => resolve(text));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      // refused before the Host can name a base, its type is relative (rest/request-guards.ts)
+      expect(JSON.parse(body), example.instance).toEqual({ ...example, type: '/problems/malformed-request' });
+    }
   });
 });
 
