@@ -20,7 +20,7 @@ import type { Gateway } from '../gateway/server.ts';
 import { serveDocuments } from './documents.ts';
 import { documentExamples } from './examples.ts';
 import { checkGraphqlRequest } from './graphql-http.ts';
-import { PROBLEM_KINDS, problemPage, type ProblemKindName } from './problems.ts';
+import { noEndpointDetail, PROBLEM_KINDS, problemPage, type ProblemKindName } from './problems.ts';
 import { createRateLimiters, type RateLimitConfig, type RedisCommander } from './rate-limit.ts';
 import { createReplies, type Replies } from './replies.ts';
 import { requestGuard, urlLengthGuard } from './request-guards.ts';
@@ -130,12 +130,7 @@ function problemPages(req: Request, res: Response, next: NextFunction): void {
 
 function notFound(replies: Replies): RequestHandler {
   return (req, res) => {
-    replies.problem(
-      req,
-      res,
-      'not-found',
-      `No endpoint at ${req.path}. The endpoints are listed in /openapi.json and /llms.txt.`,
-    );
+    replies.problem(req, res, 'not-found', noEndpointDetail(req.path));
   };
 }
 

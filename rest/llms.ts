@@ -181,7 +181,7 @@ export function llmsFullTxt(
     '## Errors',
     '',
     'Errors are application/problem+json (RFC 9457) with `type`, `title`, `status`, `detail` (what to fix) and `instance` (the request path); invalid-parameter problems add `parameter`. ' +
-      `Every endpoint can answer ${rateLimit ? '400, 404, 429, 500 and 503' : '400, 404, 500 and 503'}. Problem types:`,
+      `Every endpoint can answer ${rateLimit ? '400, 404, 414, 429 and 500' : '400, 404, 414 and 500'}; the /v1 endpoints that read the subgraph, a distribution file or the chain also 503 (/graphql says so in an error with extensions.code UPSTREAM_UNAVAILABLE). Problem types:`,
     '',
     ...Object.entries(PROBLEM_KINDS).map(
       ([kind, k]) => `- ${problemBase}/${kind}: ${k.status} ${k.title}. ${k.explanation} ${k.remedy}`,
@@ -225,7 +225,7 @@ export function llmsFullTxt(
     '',
     GRAPHQL_SUMMARY,
     '',
-    `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only.`,
+    `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only. In a GET give each of query, variables, operationName and extensions once: a repeated one is refused with 400 invalid-parameter naming it.`,
     `- Example: GET ${graphqlExampleUrl(baseUrl, examples)}`,
     '- The same data in the same units as the endpoints below, each of which names the query it runs; field and argument names are the same. One difference: ProtocolEvent.args carries raw on-chain integers (base units), as the schema describes.',
     `- Answers are {"data", "errors"}. Each error has a message saying what to fix, its path and locations, and extensions.code: ${ERROR_CODES.join(', ')}; a BAD_INPUT from an argument also names extensions.argument. Not-found messages name the query (and the REST request) listing the valid values.`,

@@ -14,6 +14,7 @@ import {
   unsupportedGraphqlBody,
 } from './graphql-http.ts';
 import {
+  badHostDetail,
   MAX_URL_LENGTH,
   noEndpointDetail,
   PROBLEM_KINDS,
@@ -221,8 +222,7 @@ function noEndpointResponse(problemBase: string, path: string): JsonSchema {
 }
 
 /** the example of a request refused before any endpoint reads it (rest/request-guards.ts) */
-const BAD_HOST_DETAIL =
-  "The Host header 'api example.com' is not a host name or address with an optional port.";
+const BAD_HOST_DETAIL = badHostDetail('api example.com');
 
 /** The 400 of a request refused before any endpoint reads it. `also`: the endpoint's own 400s. */
 function malformedRequestResponse(problemBase: string, instance: string, also = ''): JsonSchema {

@@ -143,6 +143,10 @@ export const uriTooLongDetail = (length: number, graphql = false) =>
 export const noEndpointDetail = (path: string) =>
   `No endpoint at ${path}. The endpoints are listed in /openapi.json and /llms.txt.`;
 
+/** The `detail` of the refusal of a Host header that is no host (rest/request-guards.ts). */
+export const badHostDetail = (host: string) =>
+  `The Host header '${host.slice(0, 80)}' is not a host name or address with an optional port.`;
+
 /** seconds a client waits after a 503 */
 export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
 

@@ -6,7 +6,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { DOCUMENT_PATHS } from './documents.ts';
 import { GRAPHQL_METHODS, isGraphqlPath } from './graphql-http.ts';
-import { MAX_URL_LENGTH, problemBody, sendProblem, uriTooLongDetail } from './problems.ts';
+import { badHostDetail, MAX_URL_LENGTH, problemBody, sendProblem, uriTooLongDetail } from './problems.ts';
 import type { Replies } from './replies.ts';
 
 export const READ_METHODS = 'GET, HEAD, OPTIONS';
@@ -77,8 +77,7 @@ export function requestGuard(
     // the Host names the links and problem types of the answer (without PUBLIC_BASE_URL): one that is
     // no host would put a non-URI in them, and in documents caches keep
     if (config.publicBaseUrl === undefined && host !== undefined && !HOST_HEADER.test(host)) {
-      const detail = `The Host header '${host.slice(0, 80)}' is not a host name or address with an optional port.`;
-      refuseHost(req, res, detail, config.problemBase);
+      refuseHost(req, res, badHostDetail(host), config.problemBase);
       return;
     }
     const methods = isGraphqlPath(req.path, graphqlEndpoint) ? GRAPHQL_METHODS : READ_METHODS;

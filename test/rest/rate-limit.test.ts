@@ -147,7 +147,7 @@ describe('the discovery documents of a deployment', () => {
     const { llms, short, openapi } = await documents(await start({ rateLimit: false }));
     expect(short).toContain('Rate limits: This deployment enforces no rate limit.');
     expect(llms).toContain('- This deployment enforces no rate limit.');
-    expect(llms).toContain('Every endpoint can answer 400, 404, 500 and 503.');
+    expect(llms).toContain('Every endpoint can answer 400, 404, 414 and 500;');
     expect(llms).not.toContain('429 rate-limited');
     expect(openapi.info.description).toContain('Rate limits: This deployment enforces no rate limit.');
     expect(Object.keys(openapi.paths['/v1/contracts']!.get.responses)).not.toContain('429');
