@@ -1,5 +1,5 @@
 // What the project does with a URL that may carry a secret (an RPC provider's API key in its path or
-// query, a password in its user info): send it (rpcEndpoint) and print it (redactUrl). The indexer's
+// query, a password in its user info): send it (httpEndpoint) and print it (redactUrl). The indexer's
 // follower, the gateway's chain and subgraph sources, the service's start-up checks and the subgraph
 // deploy scripts all need both, and a third: keeping those secrets out of text that quotes URLs
 // (scrubUrls). It lives in common/ because those are separate processes and scripts
@@ -7,20 +7,20 @@
 // scripts imported the indexer (and with indexer/config.ts loaded SQLite and the wasm runtime) to
 // redact a URL. It imports nothing.
 
-/** An RPC URL as the node's clients send it. */
-interface RpcEndpoint {
+/** An http(s) URL as a client sends to it: without credentials, which travel in `headers`. */
+interface HttpEndpoint {
   url: string;
   headers: Record<string, string>;
 }
 
 /**
- * Fetch refuses a URL holding credentials (https://user:secret@host/…), which some hosted nodes hand
- * out; as curl and other clients do, they travel instead as an HTTP Basic Authorization header to the
- * URL without them.
+ * Fetch refuses a URL holding credentials (https://user:secret@host/…), which some hosted nodes,
+ * indexers and gateways hand out; as curl and other clients do, they travel instead as an HTTP Basic
+ * Authorization header to the URL without them.
  */
-export function rpcEndpoint(rpcUrl: string): RpcEndpoint {
-  const url = new URL(rpcUrl);
-  if (url.username === '' && url.password === '') return { url: rpcUrl, headers: {} };
+export function httpEndpoint(endpointUrl: string): HttpEndpoint {
+  const url = new URL(endpointUrl);
+  if (url.username === '' && url.password === '') return { url: endpointUrl, headers: {} };
   const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   url.username = '';
   url.password = '';

@@ -12,7 +12,7 @@
 // bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal names the cause.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
-import { rpcEndpoint, scrubUrls } from '../common/url.ts';
+import { httpEndpoint, scrubUrls } from '../common/url.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import {
   indexingStatusIn,
@@ -78,7 +78,7 @@ interface CheckQuery {
  * is not JSON and GraphQL errors. A failure that waiting may end is Unreachable.
  */
 async function askEndpoint(endpoint: SubgraphEndpoint, check: CheckQuery): Promise<unknown> {
-  const { url, headers } = rpcEndpoint(endpoint.url);
+  const { url, headers } = httpEndpoint(endpoint.url);
   const scrub = (message: string) => scrubUrls(message, [endpoint.url]);
   let response: Response;
   try {

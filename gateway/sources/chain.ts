@@ -17,7 +17,7 @@ import {
   type Address,
   type PublicClient,
 } from 'viem';
-import { rpcEndpoint } from '../../common/url.ts';
+import { httpEndpoint } from '../../common/url.ts';
 import { internalError, upstreamUnavailable, type GatewayError } from '../errors.ts';
 
 const vaultAbi = parseAbi([
@@ -64,7 +64,7 @@ export interface ChainSource {
 
 export function createChainSource(config: ChainConfig): ChainSource {
   // a URL with credentials, which fetch refuses, sends them as Basic authorization instead
-  const endpoint = rpcEndpoint(config.rpcUrl);
+  const endpoint = httpEndpoint(config.rpcUrl);
   const client = createPublicClient({
     transport: http(endpoint.url, {
       fetchOptions: { headers: endpoint.headers },

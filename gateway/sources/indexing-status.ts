@@ -5,7 +5,7 @@
 // it. The status API says `failed` and why, so health can. It is optional (a hosted graph-node's is
 // usually private), and an answer it cannot give leaves health's verdict to the other signals.
 import { ClientError, GraphQLClient } from 'graphql-request';
-import { redactUrl, rpcEndpoint, scrubUrls } from '../../common/url.ts';
+import { redactUrl, httpEndpoint, scrubUrls } from '../../common/url.ts';
 
 interface IndexingStatusConfig {
   /** the status API's GraphQL URL */
@@ -91,7 +91,7 @@ function failureOf(error: unknown): string {
 }
 
 export function createIndexingStatusSource(config: IndexingStatusConfig): IndexingStatusSource {
-  const endpoint = rpcEndpoint(config.url);
+  const endpoint = httpEndpoint(config.url);
   const client = new GraphQLClient(endpoint.url, { headers: endpoint.headers });
   const where = `SUBGRAPH_STATUS_URL (${redactUrl(config.url)})`;
   /** what the last failure was, so each outage is told once */

@@ -14,7 +14,7 @@
 // one upstream query sized with `first`, and nothing is shared between requests.
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
-import { rpcEndpoint } from '../../common/url.ts';
+import { httpEndpoint } from '../../common/url.ts';
 import { GatewayError, upstreamUnavailable } from '../errors.ts';
 
 export interface SubgraphConfig {
@@ -329,7 +329,7 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
   // errorPolicy 'all': an answer's GraphQL errors come back with its data instead of being
   // thrown, so that graph-node's `indexing_error` can be told apart from real failures
   // a URL with credentials, which fetch refuses, sends them as Basic authorization instead
-  const endpoint = rpcEndpoint(config.url);
+  const endpoint = httpEndpoint(config.url);
   const client = new GraphQLClient(endpoint.url, {
     errorPolicy: 'all',
     headers: endpoint.headers,

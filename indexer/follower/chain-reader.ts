@@ -23,7 +23,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { Hex } from 'viem';
 import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
-import { rpcEndpoint } from '../../common/url.ts';
+import { httpEndpoint } from '../../common/url.ts';
 import { DEFAULT_RPC_TIMEOUT_MS } from './chain-source.ts';
 import { BatchLimit, batchRefusal } from './rpc-fetch.ts';
 
@@ -194,7 +194,7 @@ class WorkerChainReader implements ClosableChainReader {
       eval: true,
       workerData: {
         port: port2,
-        ...rpcEndpoint(this.options.rpcUrl),
+        ...httpEndpoint(this.options.rpcUrl),
         timeoutMs: this.timeoutMs,
         arrival: this.arrival.buffer,
       },

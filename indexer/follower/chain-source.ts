@@ -28,7 +28,7 @@ import { callKey } from '../runtime/declared-calls.ts';
 import { traceOrder } from '../runtime/ethereum-call.ts';
 import { ETH_CALL_GAS, isRevert } from './chain-reader.ts';
 import { backoffMs, type Backoff } from '../../common/backoff.ts';
-import { rpcEndpoint } from '../../common/url.ts';
+import { httpEndpoint } from '../../common/url.ts';
 import { rpcFetch } from './rpc-fetch.ts';
 import { inChainOrderOnce, type LogFilter, type TopicsFilter } from './log-filters.ts';
 import {
@@ -170,7 +170,7 @@ export class ChainSource {
   private readonly retryBackoff: Backoff;
 
   constructor(private readonly options: ChainSourceOptions) {
-    const { url, headers } = rpcEndpoint(options.rpcUrl);
+    const { url, headers } = httpEndpoint(options.rpcUrl);
     // one for every client: a batch limit the node states holds for them all
     const fetchFn = rpcFetch((limit, words) => options.onBatchLimit?.(limit, words), options.signal);
     const client = (batchSize: number, timeout = options.requestTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS) =>

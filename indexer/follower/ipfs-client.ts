@@ -3,7 +3,7 @@
 // that answers. Every request is bounded in time and size, body included, so a server that never
 // finds the content or streams too much cannot hold the indexer.
 import { urlRefusal } from '../../common/env.ts';
-import { redactUrl, rpcEndpoint } from '../../common/url.ts';
+import { redactUrl, httpEndpoint } from '../../common/url.ts';
 import { bounded, describeFailure, readLimited, statusError } from './bounded-http.ts';
 
 export interface IpfsClientOptions {
@@ -71,7 +71,7 @@ export function createIpfsClient(options: IpfsClientOptions): IpfsClient {
   const refusal = urlRefusal('the IPFS server URL', options.url, ['http:', 'https:']);
   if (refusal) throw new Error(refusal);
   // fetch refuses URLs with credentials: they go in an Authorization header, and stay out of messages
-  const { url, headers } = rpcEndpoint(options.url);
+  const { url, headers } = httpEndpoint(options.url);
   const { origin, pathname } = new URL(url);
   const base = `${origin}${pathname.replace(/\/+$/, '')}`;
   const displayUrl = redactUrl(url);

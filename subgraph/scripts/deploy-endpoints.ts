@@ -2,7 +2,7 @@
 // GRAPH_IPFS_URL are asked whether they are what they should be: graph-cli's own words for a wrong
 // one were "HTTP error creating the subgraph: ECONNREFUSED" or "…: 501", naming neither variable
 // nor URL, above an oclif stack. These requests change nothing on either server.
-import { redactUrl, rpcEndpoint } from '../../common/url.ts';
+import { redactUrl, httpEndpoint } from '../../common/url.ts';
 
 export interface NodeEndpoints {
   /** graph-node's admin JSON-RPC URL (GRAPH_NODE_URL) */
@@ -16,7 +16,7 @@ const TIMEOUT_MS = 10_000;
 /** What `url` answers a POST of `body` with, or an error naming `variable`, the URL and the cause. */
 async function post(variable: string, url: string, body: string): Promise<{ status: number; text: string }> {
   // credentials in the URL, which fetch refuses, go as Basic authorization
-  const endpoint = rpcEndpoint(url);
+  const endpoint = httpEndpoint(url);
   try {
     const response = await fetch(endpoint.url, {
       method: 'POST',
