@@ -20,6 +20,16 @@ const ADDRESS = `0x${'12'.repeat(20)}` as const;
 
 let silentNode: FaultProxyProcess;
 
+/** What `read` throws; undefined when it returns. */
+function errorOf(read: () => unknown): unknown {
+  try {
+    read();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 beforeAll(async () => {
   // the proxy's upstream is never reached: it hangs every request it takes
   silentNode = await startFaultProxyProcess(`http://127.0.0.1:${await closedPort()}`);
@@ -59,12 +69,8 @@ describe('INDEXER_RPC_TIMEOUT_MS', () => {
   it("fails a handler's chain read to a node that never answers after that long, as a chain access failure", async () => {
     const reader = createHandlerChainReader({ rpcUrl: silentNode.url, rpcTimeoutMs: 1_500 }, () => {});
     try {
-      let pending: unknown;
-      try {
-        reader.call(ADDRESS, '0x12345678', BLOCK_HASH);
-      } catch (error) {
-        pending = error;
-      }
+      const read = () => reader.call(ADDRESS, '0x12345678', BLOCK_HASH);
+      const pending = errorOf(read);
       // the read is cut short after a second, and its block waits for the answer with the event loop turning
       expect(pending).toBeInstanceOf(ChainReadPending);
       const waited = new AbortController();
@@ -74,12 +80,7 @@ describe('INDEXER_RPC_TIMEOUT_MS', () => {
       clearTimeout(timer);
       expect(waited.signal.aborted).toBe(false);
       // run again, the read takes the failure its request ended with
-      let failure: unknown;
-      try {
-        reader.call(ADDRESS, '0x12345678', BLOCK_HASH);
-      } catch (error) {
-        failure = error;
-      }
+      const failure = errorOf(read);
       expect(failure).toBeInstanceOf(ChainAccessError);
       expect(failure).not.toBeInstanceOf(ChainReadPending);
       expect((failure as Error).message).toBe('eth_call: The operation was aborted due to timeout');
