@@ -128,13 +128,3 @@ function packageVersion(): string {
   };
   return pkg.version;
 }
-
-/** A command for printing: the deploy key masked, the URLs as redactUrl shows them. */
-export function printableCommand(args: string[]): string {
-  const masked = args.map((arg, i) => {
-    const flag = i > 0 ? args[i - 1] : undefined;
-    if (flag === '--deploy-key' || flag === '--access-token') return '***';
-    return flag === '--node' || flag === '--ipfs' ? redactUrl(arg) : arg;
-  });
-  return `graph ${masked.join(' ')}`;
-}

@@ -7,12 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkNodeEndpoints } from './deploy-endpoints.ts';
-import { GraphCliError, networkManifestCopy, runGraph } from './graph-cli.ts';
+import { GraphCliError, networkManifestCopy, printableCommand, runGraph } from './graph-cli.ts';
 import {
   manifestPlaceholder,
   outputDirPlaceholder,
   planDeployment,
-  printableCommand,
   type DeployTarget,
 } from './deploy-plan.ts';
 

@@ -1,9 +1,12 @@
 // Runs the project's pinned graph-cli (node_modules/.bin/graph) non-interactively, and
 // prepares the per-network copy of the manifest that graph-cli's `--network` rewrites, so
-// the committed subgraph.yaml is never modified by a build or a deploy.
+// the committed subgraph.yaml is never modified by a build or a deploy. A deploy's arguments carry
+// secrets (the deploy key or access token, credentials and keys in the node and IPFS URLs), and CI
+// keeps deploy logs: nothing this prints, the command, graph-cli's output or a failure, shows them.
 import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactUrl, scrubUrls } from '../../common/url.ts';
 import { manifestPath, subgraphDir } from '../manifest.ts';
 
 const graphBin = join(subgraphDir, '..', 'node_modules', '.bin', 'graph');
@@ -21,6 +24,30 @@ export class GraphCliError extends Error {
   ) {
     super(message);
   }
+}
+
+const SECRET_FLAGS = new Set(['--deploy-key', '--access-token']);
+const URL_FLAGS = new Set(['--node', '--ipfs']);
+
+/** The value of each of `flags` in `args`. */
+const flagValues = (args: readonly string[], flags: ReadonlySet<string>) =>
+  args.filter((_, i) => i > 0 && flags.has(args[i - 1]!));
+
+/** A command for printing: the deploy key masked, the URLs as redactUrl shows them. */
+export function printableCommand(args: readonly string[]): string {
+  const masked = args.map((arg, i) => {
+    const flag = i > 0 ? args[i - 1]! : '';
+    if (SECRET_FLAGS.has(flag)) return '***';
+    return URL_FLAGS.has(flag) ? redactUrl(arg) : arg;
+  });
+  return `graph ${masked.join(' ')}`;
+}
+
+/** `text` (graph-cli's output) without the secrets of `args`: the keys masked, the URLs scrubbed. */
+function withoutSecrets(text: string, args: readonly string[]): string {
+  let shown = text;
+  for (const secret of flagValues(args, SECRET_FLAGS)) if (secret) shown = shown.replaceAll(secret, '***');
+  return scrubUrls(shown, flagValues(args, URL_FLAGS));
 }
 
 /**
@@ -44,7 +71,7 @@ export function runGraph(args: string[], options: GraphRunOptions = {}): Promise
       const dumpStart = DUMP_START.exec(ready);
       if (!final && dumpStart && !DUMP_END.test(ready.slice(dumpStart.index)))
         ready = ready.slice(0, dumpStart.index);
-      process.stdout.write(withoutExitDump(ready));
+      process.stdout.write(withoutSecrets(withoutExitDump(ready), args));
       printed += ready.length;
     };
     const collect = (chunk: Buffer): void => {
@@ -57,8 +84,8 @@ export function runGraph(args: string[], options: GraphRunOptions = {}): Promise
     child.on('close', (code) => {
       if (options.stream) printNew(true);
       if (code === 0) return resolve(output);
-      const reason = graphErrorLines(output);
-      const failed = `\`graph ${args.join(' ')}\` failed (exit ${code})`;
+      const reason = withoutSecrets(graphErrorLines(output), args);
+      const failed = `\`${printableCommand(args)}\` failed (exit ${code})`;
       reject(
         new GraphCliError(
           options.stream ? `${failed}; its output is above` : `${failed}:\n${reason}`,

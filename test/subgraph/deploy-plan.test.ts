@@ -2,11 +2,11 @@
 // these tests check what they refuse and which commands they plan, without deploying.
 import { describe, expect, it } from 'vitest';
 import { buildSubgraph } from '../../subgraph/scripts/build-subgraph.ts';
+import { printableCommand } from '../../subgraph/scripts/graph-cli.ts';
 import {
   manifestPlaceholder,
   outputDirPlaceholder,
   planDeployment,
-  printableCommand,
 } from '../../subgraph/scripts/deploy-plan.ts';
 
 describe('subgraph deploy plan', () => {

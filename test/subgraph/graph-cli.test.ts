@@ -3,9 +3,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { graphErrorLines, networkManifestCopy, runGraph } from '../../subgraph/scripts/graph-cli.ts';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  GraphCliError,
+  graphErrorLines,
+  networkManifestCopy,
+  runGraph,
+} from '../../subgraph/scripts/graph-cli.ts';
 import { subgraphDir } from '../../subgraph/manifest.ts';
+import { closedPort } from '../reliability/servers/ports.ts';
 
 /** graph-cli 0.98's output for `graph create` against a closed port: its reason, then Node's dump of oclif's exit */
 const CREATE_REFUSED = `- Creating subgraph in Graph node: http://127.0.0.1:18933/
@@ -53,5 +59,35 @@ describe('graph-cli runner', () => {
       copy.remove();
       rmSync(outputDir, { recursive: true, force: true });
     }
+  });
+
+  it('shows no access token and no secret of the node URL when graph create fails, streamed or not', async () => {
+    const port = await closedPort();
+    const args = ['create', 'fund-protocol', '--node', `http://deployer:pw777@127.0.0.1:${port}/key123/`];
+    const withToken = [...args, '--access-token', 'TOKEN999'];
+    const printed: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    let streamed: unknown;
+    let quiet: unknown;
+    try {
+      streamed = await runGraph(withToken, { stream: true }).catch((error: unknown) => error);
+      quiet = await runGraph(withToken).catch((error: unknown) => error);
+    } finally {
+      write.mockRestore();
+    }
+    for (const failure of [streamed, quiet]) {
+      expect(failure).toBeInstanceOf(GraphCliError);
+      expect((failure as Error).message).toContain(
+        `\`graph create fund-protocol --node http://127.0.0.1:${port}/… --access-token ***\` failed (exit 1)`,
+      );
+    }
+    expect((quiet as Error).message).toContain('ECONNREFUSED');
+    expect(printed.join('')).toContain('ECONNREFUSED');
+    const everything = [printed.join(''), (streamed as Error).message, (quiet as Error).message].join('\n');
+    for (const secret of ['TOKEN999', 'pw777', 'deployer', 'key123'])
+      expect(everything).not.toContain(secret);
   });
 });
