@@ -35,6 +35,10 @@ describe('the environment variables', () => {
     expect([...read].filter((name) => !listed.includes(name))).toEqual([]);
   });
 
+  it('are each set once in .env.example: a second, empty line would override a value set in the first when the file is loaded', () => {
+    expect(listed.filter((name, i) => listed.indexOf(name) !== i)).toEqual([]);
+  });
+
   it('that .env.example lists are each read by the code', () => {
     expect(listed.filter((name) => !sources.includes(`'${name}'`))).toEqual([]);
   });
