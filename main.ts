@@ -3,12 +3,12 @@
 // the REST facade, and prints the URLs. With SUBGRAPH_URL and REGISTRY (and optionally RPC_URL)
 // it serves a real network. Every piece is built by its own builder; this file wires them and
 // turns what the configuration gets wrong into one line each (exit 2 before start-up, 1 during).
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { LONG_RUNNING_PERSISTED_STATES } from './devnet/anvil.ts';
 import { isDefaultScenario, ScenarioConfigError, scenarioParamsFromEnv } from './devnet/scenario-params.ts';
-import { startDevnet } from './devnet/start-devnet.ts';
+import { DevnetDirError, startDevnet } from './devnet/start-devnet.ts';
 import { summarizeLedger } from './devnet/summary.ts';
 import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
@@ -70,9 +70,13 @@ try {
       dataDir,
       // read from SCENARIO_* (with this data dir) before start-up, where a bad value exits 2
       scenario: () => scenario,
+    }).catch((error: unknown) => {
+      // the data dir is the configuration's; any other failure is a bug and keeps its stack
+      if (error instanceof DevnetDirError)
+        throw new StartupError(`cannot use DATA_DIR (${config.dataDir}): ${error.message}`);
+      throw error;
     });
     cleanups.push(stop);
-    writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
     console.log(summarizeLedger(deployment, ledger));
     // a fresh chain every start: an index of a previous chain would not match it
     rmSync(join(dataDir, 'indexer'), { recursive: true, force: true });

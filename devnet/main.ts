@@ -7,7 +7,7 @@ import { envValue } from '../common/env.ts';
 import { LONG_RUNNING_PERSISTED_STATES } from './anvil.ts';
 import { compileContracts } from './compile.ts';
 import { ScenarioConfigError, scenarioParamsFromEnv, type ScenarioParams } from './scenario-params.ts';
-import { startDevnet } from './start-devnet.ts';
+import { DevnetDirError, startDevnet, type SeededDevnet } from './start-devnet.ts';
 import { summarizeLedger } from './summary.ts';
 
 const dataDir = resolve(envValue(process.env, 'DEVNET_DATA_DIR') ?? join('data', 'devnet'));
@@ -29,14 +29,20 @@ const stop = (): void => {
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
 
-const devnet = await startDevnet({
-  anvil: { homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES },
-  dataDir,
-  scenario: () => params,
-});
+let devnet: SeededDevnet;
+try {
+  devnet = await startDevnet({
+    anvil: { homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES },
+    dataDir,
+    scenario: () => params,
+  });
+} catch (error) {
+  if (!(error instanceof DevnetDirError)) throw error;
+  console.error(`start-up error: cannot use DEVNET_DATA_DIR (${dataDir}): ${error.message}`);
+  process.exit(1);
+}
 stopDevnet = devnet.stop;
 const { anvil, deployment, ledger } = devnet;
-writeFileSync(join(dataDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
 writeFileSync(join(dataDir, 'ledger.json'), JSON.stringify(ledger));
 console.log(summarizeLedger(deployment, ledger));
 console.log(`\nwrote ${join(dataDir, 'deployment.json')} and ledger.json; distributions under ${dataDir}`);

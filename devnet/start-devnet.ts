@@ -3,7 +3,13 @@
 // same three steps and, if one fails, the same undoing of the ones before; each wrote it out itself.
 // stop() takes down everything this made (anvil, its home, a temporary data dir) and nothing the
 // caller made; a failing step does the same before its error is thrown.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+//
+// A data dir of the caller's (npm start's <DATA_DIR>/devnet, npm run devnet's DEVNET_DATA_DIR, by
+// default the same data/devnet) gets the deployment.json that says which chain runs from it, which
+// `npm run indexer` reads to find the devnet. Starting another devnet there while one runs would
+// point that file at the new chain, and at a dead one once it stops: a devnet whose deployment.json
+// names a chain that answers is refused.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
@@ -21,8 +27,9 @@ interface DevnetOptions {
    */
   scenario?: (dataDir: string) => ScenarioParams;
   /**
-   * A data dir of the caller's: made (before anvil, which may keep its home in it) if missing, and
-   * kept by stop(). Without it a seeded devnet writes to a temporary dir that stop() removes.
+   * A data dir of the caller's: made (before anvil, which may keep its home in it) if missing, given
+   * the deployment.json of the devnet, and kept by stop(); refused while another devnet runs from it.
+   * Without it a seeded devnet writes to a temporary dir that stop() removes.
    */
   dataDir?: string;
   /** Name prefix of that temporary dir, made in the OS temp directory (default 'devnet-'). */
@@ -47,7 +54,14 @@ export function startDevnet(
 ): Promise<SeededDevnet>;
 export function startDevnet(options?: DevnetOptions): Promise<Devnet>;
 export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet | SeededDevnet> {
-  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir !== undefined) {
+    const running = await runningDevnetIn(options.dataDir);
+    if (running)
+      throw new DevnetDirError(
+        `${options.dataDir} is the data dir of a devnet that is running: its ${DEPLOYMENT_FILE} names ${running}, which answers. Stop that devnet (npm run devnet or npm start), or use another directory`,
+      );
+    inDataDir(options.dataDir, 'create', () => mkdirSync(options.dataDir as string, { recursive: true }));
+  }
   const anvil = await startAnvil(options.anvil);
   let temporaryDir: string | undefined;
   const stop = async (): Promise<void> => {
@@ -56,6 +70,11 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet |
   };
   try {
     const deployment = await deployProtocol(anvil.rpcUrl);
+    const deploymentFile = options.dataDir === undefined ? undefined : join(options.dataDir, DEPLOYMENT_FILE);
+    if (deploymentFile)
+      inDataDir(deploymentFile, 'write', () =>
+        writeFileSync(deploymentFile, `${JSON.stringify(deployment, null, 2)}\n`),
+      );
     if (!options.scenario) return { anvil, deployment, stop };
     let dataDir = options.dataDir;
     if (dataDir === undefined)
@@ -65,5 +84,47 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet |
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** The caller's data dir cannot be used: running from it already, or not a directory this process can write. */
+export class DevnetDirError extends Error {}
+
+/** `step` on `path` in the caller's data dir, its failure a DevnetDirError naming what was done. */
+function inDataDir(path: string, what: string, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    throw new DevnetDirError(`cannot ${what} ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** What a devnet's data dir holds to say which chain runs from it: the deployment, its rpcUrl included. */
+export const DEPLOYMENT_FILE = 'deployment.json';
+
+/** How long a chain named in a deployment.json has to answer to count as running. */
+const RUNNING_CHECK_MS = 1_000;
+
+/** The RPC URL of the devnet running from `dataDir` (its deployment.json names one that answers), or null. */
+async function runningDevnetIn(dataDir: string): Promise<string | null> {
+  let rpcUrl: unknown;
+  try {
+    rpcUrl = (JSON.parse(readFileSync(join(dataDir, DEPLOYMENT_FILE), 'utf8')) as { rpcUrl?: unknown } | null)
+      ?.rpcUrl;
+  } catch {
+    // none, or not one a devnet wrote: nothing to protect
+    return null;
+  }
+  if (typeof rpcUrl !== 'string') return null;
+  try {
+    const answer = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(RUNNING_CHECK_MS),
+    });
+    return answer.ok ? rpcUrl : null;
+  } catch {
+    return null;
   }
 }

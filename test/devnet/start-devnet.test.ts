@@ -2,13 +2,13 @@
 // that fails does the same before its error is thrown (a test run or a start that fails must not
 // leave anvils and directories behind), and a data dir of the caller's is left where it is.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileContracts } from '../../devnet/compile.ts';
 import { defaultScenarioParams, type ScenarioParams } from '../../devnet/scenario-params.ts';
-import { startDevnet } from '../../devnet/start-devnet.ts';
+import { DevnetDirError, startDevnet } from '../../devnet/start-devnet.ts';
 
 /** A small scenario: under a second to seed, with dividend rounds that write distribution files. */
 const small = (dataDir: string): ScenarioParams => ({
@@ -52,8 +52,47 @@ describe('a seeded devnet', () => {
     const devnet = await startDevnet({ anvil: { homeParent: dataDir }, dataDir, scenario: small });
     await devnet.stop();
     expect(runningAnvils()).toEqual([]);
-    // anvil's home went with anvil; what the scenario wrote stays
-    expect(readdirSync(dataDir)).toEqual(['distributions']);
+    // anvil's home went with anvil; what the scenario wrote and the deployment stay
+    expect(readdirSync(dataDir).sort()).toEqual(['deployment.json', 'distributions']);
+    expect(JSON.parse(readFileSync(join(dataDir, 'deployment.json'), 'utf8'))).toMatchObject({
+      rpcUrl: devnet.anvil.rpcUrl,
+      chainId: 31337,
+    });
+  });
+});
+
+describe("a caller's data dir", () => {
+  it('is refused while a devnet runs from it, before an anvil starts, and taken once that devnet stopped', async () => {
+    const dataDir = join(scratch, 'shared');
+    const first = await startDevnet({ dataDir });
+    try {
+      const second = startDevnet({ dataDir });
+      await expect(second).rejects.toThrow(DevnetDirError);
+      await expect(second).rejects.toThrow(
+        `${dataDir} is the data dir of a devnet that is running: its deployment.json names ${first.anvil.rpcUrl}, which answers. Stop that devnet (npm run devnet or npm start), or use another directory`,
+      );
+      expect(runningAnvils()).toEqual([first.anvil.pid]);
+    } finally {
+      await first.stop();
+    }
+    // its deployment.json now names a chain that is gone
+    const third = await startDevnet({ dataDir });
+    try {
+      expect(JSON.parse(readFileSync(join(dataDir, 'deployment.json'), 'utf8')).rpcUrl).toBe(
+        third.anvil.rpcUrl,
+      );
+    } finally {
+      await third.stop();
+    }
+  });
+
+  it('is refused, naming it, when it cannot be made, before an anvil starts', async () => {
+    const file = join(scratch, 'a-file');
+    writeFileSync(file, '');
+    const started = startDevnet({ dataDir: join(file, 'devnet') });
+    await expect(started).rejects.toThrow(DevnetDirError);
+    await expect(started).rejects.toThrow(`cannot create ${join(file, 'devnet')}: ENOTDIR`);
+    expect(runningAnvils()).toEqual([]);
   });
 });
 

@@ -5,7 +5,9 @@
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startAnvil } from '../../devnet/anvil.ts';
@@ -118,6 +120,22 @@ describe('the service start-up', () => {
     expect(run.stderr.trim()).toMatch(
       /^start-up error: cannot load REGISTRY: Cannot read registry .*nowhere\.json: ENOENT/,
     );
+  });
+
+  it('stops devnet mode with one line naming DATA_DIR when its devnet directory cannot be made', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'service-data-dir-')), 'a-file');
+    writeFileSync(file, '');
+    try {
+      const run = await runService({ DATA_DIR: file });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toMatch(
+        new RegExp(
+          `^start-up error: cannot use DATA_DIR \\(${file}\\): cannot create ${file}/devnet: ENOTDIR[^\\n]*$`,
+        ),
+      );
+    } finally {
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
   });
 
   it('refuses a SCENARIO_ value that is not decimal digits as a configuration error', async () => {
