@@ -12,8 +12,10 @@ import { DevnetDirError, startDevnet } from './devnet/start-devnet.ts';
 import { summarizeLedger } from './devnet/summary.ts';
 import { createGateway } from './gateway/server.ts';
 import { loadRegistry } from './gateway/sources/registry.ts';
+import { isUrlBase } from './gateway/sources/distributions.ts';
 import {
   checkChainMatchesRegistry,
+  checkDistributionsDirectory,
   checkIndexingStatusEndpoint,
   checkSubgraphEndpoint,
   DEFAULT_UPSTREAM_WAIT,
@@ -138,6 +140,11 @@ try {
           registryPath,
           wait,
         ),
+      );
+    const directory = distributionsBase;
+    if (directory !== undefined && !isUrlBase(directory))
+      await starting(`cannot use DISTRIBUTIONS_BASE (${directory})`, () =>
+        checkDistributionsDirectory(directory),
       );
     if (distributionsBase === undefined) {
       console.log(

@@ -2,7 +2,7 @@
 // and chain, which cannot disagree): that SUBGRAPH_URL serves a graph-node-dialect subgraph, that
 // SUBGRAPH_STATUS_URL, if set, is the status API of the indexer of that subgraph's deployment, and
 // that RPC_URL serves the chain REGISTRY describes, with contract code at every address the
-// registry names. Without these, a wrong URL or registry still started and answered every request
+// registry names, and that a DISTRIBUTIONS_BASE directory can be read. Without these, a wrong URL or registry still started and answered every request
 // with a plausible but wrong body, or a 503 "retry later" that no retry could fix.
 //
 // An upstream that cannot be reached at all is waited for, within a bound, rather than refused at
@@ -10,6 +10,8 @@
 // a graph-node that is still starting or restarting is an outage of seconds, not a configuration
 // error; refusing would turn it into a dead service wherever nothing restarts it. Waiting without a
 // bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal names the cause.
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
 import { httpEndpoint, scrubUrls } from '../common/url.ts';
@@ -237,6 +239,23 @@ export async function checkChainMatchesRegistry(
     throw new Error(
       `REGISTRY ${registryFile} names addresses without contract code on chain ${chainId}: ${codeless.sort().join(', ')}; it describes another deployment than the one RPC_URL serves`,
     );
+}
+
+/**
+ * A DISTRIBUTIONS_BASE that is a directory exists and this process can read it. A mistyped one
+ * started, and then every proof answered 503 blaming the round's file.
+ */
+export async function checkDistributionsDirectory(dir: string): Promise<void> {
+  const fix =
+    'set it to the directory holding distributions/<fund>/<epoch>.json (the parent of distributions/), or to an http(s) base URL';
+  try {
+    if (!(await stat(dir)).isDirectory()) throw new Error(`it is not a directory: ${fix}`);
+    await access(dir, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new Error(`it cannot be read (${code === 'ENOENT' ? 'no such directory' : code}): ${fix}`);
+  }
 }
 
 /** A viem failure as Unreachable when waiting may end it, otherwise as an error saying `refusal`. */

@@ -27,6 +27,9 @@ import {
   type VerifierOutcome,
 } from './distribution-verifier.ts';
 
+/** Whether a DISTRIBUTIONS_BASE is an http(s) base URL, rather than a directory. */
+export const isUrlBase = (base: string): boolean => /^https?:\/\//i.test(base);
+
 export interface DistributionsConfig {
   /** a local directory or an http(s) base URL; undefined when proofs are not served */
   base: string | undefined;
@@ -434,9 +437,7 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
       config.timeoutMs,
     );
     const { signal } = controller;
-    const reading = /^https?:\/\//i.test(base)
-      ? () => fetchDump(base, uri, signal)
-      : () => readDumpFile(base, uri);
+    const reading = isUrlBase(base) ? () => fetchDump(base, uri, signal) : () => readDumpFile(base, uri);
     const verifying = readers.run(signal, async () => {
       let file: Buffer;
       try {

@@ -138,6 +138,14 @@ describe('the service start-up', () => {
     }
   });
 
+  it('stops with one line naming DISTRIBUTIONS_BASE when it is a directory that does not exist', async () => {
+    const run = await runService({ ...NETWORK, DISTRIBUTIONS_BASE: '/nonexistent/distributions' });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      'start-up error: cannot use DISTRIBUTIONS_BASE (/nonexistent/distributions): it cannot be read (no such directory): set it to the directory holding distributions/<fund>/<epoch>.json (the parent of distributions/), or to an http(s) base URL',
+    );
+  });
+
   it('refuses a SCENARIO_ value that is not decimal digits as a configuration error', async () => {
     const run = await runService({ SCENARIO_EPOCHS: '1e3' });
     expect(run.code).toBe(2);
