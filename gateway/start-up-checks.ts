@@ -208,6 +208,12 @@ export async function checkChainMatchesRegistry(
       try {
         return await client.getChainId();
       } catch (error) {
+        // viem's own errors say what the node answered; anything else is an answer viem could not
+        // even read as one (a GraphQL endpoint's JSON has no result: "Cannot convert undefined to a BigInt")
+        if (!(error instanceof BaseError))
+          throw new Error(
+            `its answer to eth_chainId is no JSON-RPC result (${causeOf(error)}): point RPC_URL at the chain's JSON-RPC endpoint`,
+          );
         throw unreachableOr(error, chain.rpcUrl, 'it does not answer eth_chainId');
       }
     },

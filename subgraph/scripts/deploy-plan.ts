@@ -70,6 +70,10 @@ export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
       problems.push((error as Error).message);
     }
   }
+  const nameRefusal = name ? subgraphNameRefusal(name) : undefined;
+  if (nameRefusal) problems.push(`SUBGRAPH_NAME "${name}" ${nameRefusal}`);
+  if (/\s/.test(versionLabel))
+    problems.push(`SUBGRAPH_VERSION_LABEL "${versionLabel}" holds white space: use e.g. v1.2.0`);
   if (problems.length > 0) {
     throw new Error(`cannot deploy the subgraph to ${target}:\n- ${problems.join('\n- ')}`);
   }
@@ -115,6 +119,23 @@ export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
         ];
   const endpoints = target === 'node' ? { nodeUrl, ipfsUrl } : undefined;
   return { target, network, name, versionLabel, endpoints, summary, commands };
+}
+
+/**
+ * Why graph-node refuses `name` as a subgraph name (graph/src/data/subgraph/mod.rs SubgraphName::new),
+ * undefined when it takes it: up to 255 letters, digits, '-', '_' and '/', each '/'-separated part
+ * starting and ending with a letter or digit, holding a letter, and not "graphql".
+ */
+function subgraphNameRefusal(name: string): string | undefined {
+  const rule =
+    "graph-node takes up to 255 letters, digits, '-', '_' and '/', each part between slashes starting and ending with a letter or digit and holding a letter (e.g. fund-protocol/sepolia)";
+  if (name.length > 255 || !/^[A-Za-z0-9_/-]+$/.test(name)) return `is not a subgraph name: ${rule}`;
+  for (const part of name.split('/')) {
+    if (part === 'graphql') return 'names a part "graphql", which graph-node reserves';
+    if (!/^[A-Za-z0-9](?:.*[A-Za-z0-9])?$/.test(part) || !/[A-Za-z]/.test(part))
+      return `is not a subgraph name: ${rule}`;
+  }
+  return undefined;
 }
 
 /** `graph create` names the token flag --access-token. */

@@ -40,8 +40,12 @@ export function printableCommand(args: readonly string[]): string {
     if (SECRET_FLAGS.has(flag)) return '***';
     return URL_FLAGS.has(flag) ? redactUrl(arg) : arg;
   });
-  return `graph ${masked.join(' ')}`;
+  return `graph ${masked.map(shellWord).join(' ')}`;
 }
+
+/** `arg` as a shell reads it back: quoted when it holds anything but plain word characters. */
+const shellWord = (arg: string): string =>
+  /^[\w./:@%+=,…*-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 
 /** `text` (graph-cli's output) without the secrets of `args`: the keys masked, the URLs scrubbed. */
 function withoutSecrets(text: string, args: readonly string[]): string {

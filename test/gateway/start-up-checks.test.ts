@@ -114,6 +114,12 @@ describe('the RPC_URL check and the chain at request time', () => {
     await expect(chain(stack.devnet.rpcUrl)).resolves.toBeUndefined();
   });
 
+  it('refuses an endpoint whose answer to eth_chainId is no JSON-RPC result, such as a subgraph’s, saying what RPC_URL should be', async () => {
+    await expect(chain(stack.subgraphUrl)).rejects.toThrow(
+      "its answer to eth_chainId is no JSON-RPC result (Cannot convert undefined to a BigInt): point RPC_URL at the chain's JSON-RPC endpoint",
+    );
+  });
+
   it('refuses a chain without code at the registry’s addresses, naming the file, fields and addresses', async () => {
     const refusal = chain(anvil.rpcUrl);
     await expect(refusal).rejects.toThrow(

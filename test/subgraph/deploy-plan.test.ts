@@ -44,6 +44,40 @@ describe('subgraph deploy plan', () => {
     ).toThrow(/GRAPH_DEPLOY_KEY is not set/);
   });
 
+  it.each([
+    ['bad name!', 'is not a subgraph name'],
+    ['fund-protocol/', 'is not a subgraph name'],
+    ['-fund', 'is not a subgraph name'],
+    ['fund/123', 'is not a subgraph name'],
+    ['fund/graphql', 'names a part "graphql", which graph-node reserves'],
+  ])('refuses a SUBGRAPH_NAME graph-node would refuse (%s), before running graph-cli', (name, why) => {
+    expect(() =>
+      planDeployment('node', {
+        SUBGRAPH_NETWORK: 'devnet',
+        SUBGRAPH_NAME: name,
+        GRAPH_NODE_URL: 'http://127.0.0.1:8020',
+        GRAPH_IPFS_URL: 'http://127.0.0.1:5001',
+      }),
+    ).toThrow(`SUBGRAPH_NAME "${name}" ${why}`);
+  });
+
+  it('refuses a SUBGRAPH_VERSION_LABEL holding white space', () => {
+    expect(() =>
+      planDeployment('studio', {
+        SUBGRAPH_NETWORK: 'devnet',
+        SUBGRAPH_NAME: 'fund-protocol',
+        GRAPH_DEPLOY_KEY: 'k',
+        SUBGRAPH_VERSION_LABEL: 'x y',
+      }),
+    ).toThrow('SUBGRAPH_VERSION_LABEL "x y" holds white space: use e.g. v1.2.0');
+  });
+
+  it('prints an argument a shell would split or expand in quotes', () => {
+    expect(printableCommand(['deploy', 'fund', '--version-label', "it's $HOME"])).toBe(
+      "graph deploy fund --version-label 'it'\\''s $HOME'",
+    );
+  });
+
   it('requires http(s) URLs for the graph-node and its IPFS', () => {
     expect(() =>
       planDeployment('node', {
