@@ -7,7 +7,7 @@ import { envValue } from '../common/env.ts';
 import { LONG_RUNNING_PERSISTED_STATES } from './anvil.ts';
 import { compileContracts } from './compile.ts';
 import { ScenarioConfigError, scenarioParamsFromEnv, type ScenarioParams } from './scenario-params.ts';
-import { DevnetDirError, startDevnet, type SeededDevnet } from './start-devnet.ts';
+import { DEPLOYMENT_FILE, DevnetDirError, startDevnet, type SeededDevnet } from './start-devnet.ts';
 import { summarizeLedger } from './summary.ts';
 
 const dataDir = resolve(envValue(process.env, 'DEVNET_DATA_DIR') ?? join('data', 'devnet'));
@@ -45,5 +45,5 @@ stopDevnet = devnet.stop;
 const { anvil, deployment, ledger } = devnet;
 writeFileSync(join(dataDir, 'ledger.json'), JSON.stringify(ledger));
 console.log(summarizeLedger(deployment, ledger));
-console.log(`\nwrote ${join(dataDir, 'deployment.json')} and ledger.json; distributions under ${dataDir}`);
+console.log(`\nwrote ${join(dataDir, DEPLOYMENT_FILE)} and ledger.json; distributions under ${dataDir}`);
 console.log(`devnet RPC: ${anvil.rpcUrl} (chain id ${deployment.chainId}) - Ctrl-C to stop`);

@@ -54,13 +54,14 @@ export function startDevnet(
 ): Promise<SeededDevnet>;
 export function startDevnet(options?: DevnetOptions): Promise<Devnet>;
 export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet | SeededDevnet> {
-  if (options.dataDir !== undefined) {
-    const running = await runningDevnetIn(options.dataDir);
+  const callerDir = options.dataDir;
+  if (callerDir !== undefined) {
+    const running = await runningDevnetIn(callerDir);
     if (running)
       throw new DevnetDirError(
-        `${options.dataDir} is the data dir of a devnet that is running: its ${DEPLOYMENT_FILE} names ${running}, which answers. Stop that devnet (npm run devnet or npm start), or use another directory`,
+        `${callerDir} is the data dir of a devnet that is running: its ${DEPLOYMENT_FILE} names ${running}, which answers. Stop that devnet (npm run devnet or npm start), or use another directory`,
       );
-    inDataDir(options.dataDir, 'create', () => mkdirSync(options.dataDir as string, { recursive: true }));
+    inDataDir(callerDir, 'create', () => mkdirSync(callerDir, { recursive: true }));
   }
   const anvil = await startAnvil(options.anvil);
   let temporaryDir: string | undefined;
@@ -70,13 +71,12 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet |
   };
   try {
     const deployment = await deployProtocol(anvil.rpcUrl);
-    const deploymentFile = options.dataDir === undefined ? undefined : join(options.dataDir, DEPLOYMENT_FILE);
-    if (deploymentFile)
-      inDataDir(deploymentFile, 'write', () =>
-        writeFileSync(deploymentFile, `${JSON.stringify(deployment, null, 2)}\n`),
-      );
+    if (callerDir !== undefined) {
+      const file = join(callerDir, DEPLOYMENT_FILE);
+      inDataDir(file, 'write', () => writeFileSync(file, `${JSON.stringify(deployment, null, 2)}\n`));
+    }
     if (!options.scenario) return { anvil, deployment, stop };
-    let dataDir = options.dataDir;
+    let dataDir = callerDir;
     if (dataDir === undefined)
       dataDir = temporaryDir = mkdtempSync(join(tmpdir(), options.tempDirPrefix ?? 'devnet-'));
     const ledger = await runScenario(anvil.rpcUrl, deployment, options.scenario(dataDir));
