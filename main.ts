@@ -193,6 +193,8 @@ try {
   // an IPv6 host (HOST=::) goes in brackets in a URL
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const base = config.publicBaseUrl ?? `http://${host}:${port}`;
+  // devnet mode's upstreams are its own loopback servers, which hold no secret to hide
+  const shown = (url: string) => (config.mode === 'devnet' ? url : redactUrl(url));
   console.log(`
 service (${config.mode}) listening on ${base}
   REST          ${base}/v1/funds
@@ -200,9 +202,9 @@ service (${config.mode}) listening on ${base}
   OpenAPI       ${base}/openapi.json
   LLM guide     ${base}/llms.txt  (full: ${base}/llms-full.txt)
   agents.json   ${base}/.well-known/agents.json
-  subgraph      ${redactUrl(subgraphUrl as string)}
-  status API    ${subgraphStatusUrl ? redactUrl(subgraphStatusUrl) : 'not configured (health cannot see a halted indexer; SUBGRAPH_STATUS_URL)'}
-  chain RPC     ${rpcUrl ? redactUrl(rpcUrl) : 'not configured (live reads answer available: false)'}
+  subgraph      ${shown(subgraphUrl as string)}
+  status API    ${subgraphStatusUrl ? shown(subgraphStatusUrl) : 'not configured (health cannot see a halted indexer; SUBGRAPH_STATUS_URL)'}
+  chain RPC     ${rpcUrl ? shown(rpcUrl) : 'not configured (live reads answer available: false)'}
   rate limits   ${rateLimitSummary(config.rateLimit, config.redisUrl)}
 Ctrl-C to stop.`);
 } catch (error) {
