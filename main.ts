@@ -16,6 +16,7 @@ import { isUrlBase } from './gateway/sources/distributions.ts';
 import {
   checkChainMatchesRegistry,
   checkDistributionsDirectory,
+  checkIndexedNetwork,
   checkIndexingStatusEndpoint,
   checkSubgraphEndpoint,
   DEFAULT_UPSTREAM_WAIT,
@@ -125,6 +126,9 @@ try {
           deployment,
           wait,
         ),
+      );
+      await starting(`cannot use SUBGRAPH_URL (${redactUrl(url)})`, async () =>
+        checkIndexedNetwork(status, deployment as string, registry, registryPath),
       );
       // a halted indexer is no reason to refuse the start (its data is served), but it is news
       if (status.fatalError)

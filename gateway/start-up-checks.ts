@@ -177,6 +177,24 @@ export async function checkIndexingStatusEndpoint(
   );
 }
 
+/**
+ * The network the status API says the deployment indexes is the one `registry` describes: without
+ * RPC_URL nothing else checks that REGISTRY is of the subgraph's chain, and health would report the
+ * registry's chain id over another chain's data. Graph-node names networks as the manifest does,
+ * and so does a registry (subgraph/networks.json's names); a status that names none is let be.
+ */
+export function checkIndexedNetwork(
+  status: IndexingStatus,
+  deployment: string,
+  registry: Registry,
+  registryFile: string,
+): void {
+  if (status.network === null || status.network === registry.network) return;
+  throw new Error(
+    `its deployment ${deployment} indexes network "${status.network}" (SUBGRAPH_STATUS_URL says), but REGISTRY ${registryFile} is for network "${registry.network}" (network): point SUBGRAPH_URL at the subgraph of ${registry.network}, or REGISTRY at the registry of ${status.network}`,
+  );
+}
+
 /** The registry fields holding an address the service reads or describes, the gateway's own reads first. */
 function registryAddresses(registry: Registry): { field: string; address: string }[] {
   return [

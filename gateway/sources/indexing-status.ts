@@ -29,6 +29,8 @@ export interface IndexingFailure {
 export interface IndexingStatus {
   health: IndexingHealth;
   fatalError: IndexingFailure | null;
+  /** the network the deployment indexes (its first chain's), as the manifest names it; null if not said */
+  network: string | null;
 }
 
 export interface IndexingStatusSource {
@@ -38,13 +40,18 @@ export interface IndexingStatusSource {
 
 /** what is asked of the status API: the health of one deployment, by its id */
 export const STATUS_QUERY = `query status($deployment: String!) {
-  indexingStatuses(subgraphs: [$deployment]) { health fatalError { message deterministic block { number } } }
+  indexingStatuses(subgraphs: [$deployment]) {
+    health
+    fatalError { message deterministic block { number } }
+    chains { network }
+  }
 }`;
 
 export interface StatusAnswer {
   indexingStatuses?: {
     health?: unknown;
     fatalError?: { message?: unknown; deterministic?: unknown; block?: { number?: unknown } | null } | null;
+    chains?: { network?: unknown }[] | null;
   }[];
 }
 
@@ -66,12 +73,16 @@ export function indexingStatusIn(answer: StatusAnswer, deployment: string): Inde
   const [status] = statuses;
   if (status === undefined) return `it does not know deployment ${deployment}, which SUBGRAPH_URL serves`;
   if (!HEALTHS.has(status.health)) return `it answered health ${JSON.stringify(status.health)}`;
+  const network = status.chains?.[0]?.network;
+  const known = {
+    health: status.health as IndexingHealth,
+    network: typeof network === 'string' ? network : null,
+  };
   const error = status.fatalError;
-  if (error === null || error === undefined)
-    return { health: status.health as IndexingHealth, fatalError: null };
+  if (error === null || error === undefined) return { ...known, fatalError: null };
   const number = error.block?.number;
   return {
-    health: status.health as IndexingHealth,
+    ...known,
     fatalError: {
       message: publicMessage(String(error.message ?? '')),
       blockNumber: typeof number === 'string' || typeof number === 'number' ? Number(number) : null,

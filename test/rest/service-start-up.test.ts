@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -182,6 +182,31 @@ describe('the service start-up', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`status API    http://${statusHost}/…`);
     expect(run.stdout + run.stderr).not.toContain('key789');
+  });
+
+  it("stops with one line naming SUBGRAPH_URL and REGISTRY when the subgraph indexes another network than the registry's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-registry-'));
+    const registryFile = join(dir, 'sepolia-named.json');
+    const devnetRegistry = JSON.parse(
+      readFileSync(resolve(repoRoot, 'registry/devnet.json'), 'utf8'),
+    ) as object;
+    writeFileSync(registryFile, JSON.stringify({ ...devnetRegistry, network: 'sepolia' }));
+    try {
+      // no RPC_URL, whose chain id would otherwise tell
+      const run = await runService({
+        SUBGRAPH_URL: NETWORK.SUBGRAPH_URL,
+        SUBGRAPH_STATUS_URL: STATUS_URL,
+        REGISTRY: registryFile,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toMatch(
+        new RegExp(
+          `^start-up error: cannot use SUBGRAPH_URL \\(.*\\): its deployment \\S+ indexes network "devnet" \\(SUBGRAPH_STATUS_URL says\\), but REGISTRY ${registryFile} is for network "sepolia" \\(network\\): point SUBGRAPH_URL at the subgraph of sepolia, or REGISTRY at the registry of devnet$`,
+        ),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('stops with one line naming SUBGRAPH_STATUS_URL when it is no index-node status API', async () => {
