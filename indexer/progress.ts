@@ -172,7 +172,7 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
     if (p.caughtUp) {
       following = true;
       open = null;
-      const done = `synced to block ${fmt(p.checkpoint)} (head ${fmt(p.head)}), ${fmt(p.events)} events; following the head${awaited(p)}`;
+      const done = `synced to block ${fmt(p.checkpoint)} (head ${fmt(p.head)}), ${fmt(p.events)} events this run; following the head${awaited(p)}`;
       write(tty ? `${CLEAR_LINE}${done}\n` : `${done}\n`);
       return;
     }

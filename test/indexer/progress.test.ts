@@ -84,7 +84,7 @@ describe('progress display', () => {
     show(progress(1000, 42, true, 3));
     expect(stream.writes).toEqual([
       'indexing block 100 of 1,000 (10.0%) | 0 events/s | 0 events | ETA ? | 1,200 files awaited\n',
-      'synced to block 1,000 (head 1,000), 42 events; following the head | 3 files awaited\n',
+      'synced to block 1,000 (head 1,000), 42 events this run; following the head | 3 files awaited\n',
     ]);
   });
 
@@ -93,7 +93,7 @@ describe('progress display', () => {
     show(progress(1000, 42, true));
     show(progress(1000, 42, true));
     expect(stream.writes).toEqual([
-      `${CLEAR}synced to block 1,000 (head 1,000), 42 events; following the head\n`,
+      `${CLEAR}synced to block 1,000 (head 1,000), 42 events this run; following the head\n`,
     ]);
   });
 
@@ -203,7 +203,7 @@ describe('progress display', () => {
         const { stream, clock, show } = display(120, tty);
         followFastHead(show, clock);
         expect(stream.writes.map(visible)).toEqual([
-          'synced to block 30,700 (head 30,700), 100 events; following the head',
+          'synced to block 30,700 (head 30,700), 100 events this run; following the head',
         ]);
       },
     );
@@ -242,8 +242,8 @@ describe('progress display', () => {
       show(progress(1500, 9, false, 0, 1520));
       show(progress(1520, 9, true, 0, 1520));
       expect(stream.writes.filter((t) => t.includes('synced')).map(visible)).toEqual([
-        'synced to block 1,000 (head 1,000), 0 events; following the head',
-        'synced to block 1,500 (head 1,500), 9 events; following the head',
+        'synced to block 1,000 (head 1,000), 0 events this run; following the head',
+        'synced to block 1,500 (head 1,500), 9 events this run; following the head',
       ]);
       expect(stream.writes.at(-1)!.startsWith(`${CLEAR}synced to block 1,500`)).toBe(true);
     });
