@@ -9,9 +9,10 @@
 // `npm run indexer` reads to find the devnet. Starting another devnet there while one runs would
 // point that file at the new chain, and at a dead one once it stops: a devnet whose deployment.json
 // names a chain that answers is refused.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeDirectory } from '../common/directory.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { deployProtocol, type Deployment } from './deploy.ts';
 import type { Ledger } from './ledger.ts';
@@ -61,7 +62,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet |
       throw new DevnetDirError(
         `${callerDir} is the data dir of a devnet that is running: its ${DEPLOYMENT_FILE} names ${running}, which answers. Stop that devnet (npm run devnet or npm start), or use another directory`,
       );
-    inDataDir(callerDir, 'create', () => mkdirSync(callerDir, { recursive: true }));
+    inDataDir(callerDir, 'create', () => makeDirectory(callerDir));
   }
   const anvil = await startAnvil(options.anvil);
   let temporaryDir: string | undefined;

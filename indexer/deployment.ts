@@ -4,7 +4,8 @@
 // networks.json that cannot be used (a network not listed, a data source at the zero address) is
 // refused by createIndexer itself, before start() asks anything of the node.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { makeDirectory } from '../common/directory.ts';
 import { join, relative, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/range-fetcher.ts';
 import type { IndexerConfig } from './indexer.ts';
@@ -46,7 +47,7 @@ export async function loadDeployment(
   const id = deploymentId(buildDir, config.network, subgraph, config.transactions ?? 'full');
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
   const storeDir = join(resolve(config.dataDir), 'indexer');
-  mkdirSync(storeDir, { recursive: true });
+  makeDirectory(storeDir);
   const storePath = join(storeDir, `${config.network}-${id}.sqlite`);
   const historyBlocks = historyToKeep(config, subgraph, log);
   warnOfFileTemplates(fileTemplates, schema, config, log);

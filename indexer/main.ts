@@ -79,8 +79,8 @@ function startupProblem(error: SystemError, storePath: string | null): string | 
       EROFS: 'the file system is read-only',
       SQLITE_CANTOPEN: 'it cannot be created or opened',
       SQLITE_READONLY: 'it is read-only',
-      // what Node's recursive mkdir reports for a directory it could not make, read-only or not
-      ENOENT: error.syscall === 'mkdir' ? 'it cannot be made: is the file system read-only?' : undefined,
+      // what mkdir answers where the file system makes no directories (procfs), the parent being there
+      ENOENT: error.syscall === 'mkdir' ? 'the file system there makes no directories' : undefined,
     }[code];
     return dataDirProblem(`cannot create or write ${target} (${why ?? code})`);
   }

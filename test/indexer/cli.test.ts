@@ -251,11 +251,19 @@ describe('npm run indexer', () => {
       const { code, message } = await refusal(run({ DATA_DIR: disk.dir }));
       expect(code).toBe(1);
       expect(message).toBe(
-        `start-up error: DATA_DIR: cannot create or write ${join(disk.dir, 'indexer')} (it cannot be made: is the file system read-only?); DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${disk.dir}`,
+        `start-up error: DATA_DIR: cannot create or write ${join(disk.dir, 'indexer')} (the file system is read-only); DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${disk.dir}`,
       );
     } finally {
       disk.remove();
     }
+  });
+
+  it('refuses a DATA_DIR under /proc in one line, where Node would try to make it forever, exit 1', async () => {
+    const { code, message } = await refusal(run({ DATA_DIR: '/proc/no-such-dir' }));
+    expect(code).toBe(1);
+    expect(message).toBe(
+      'start-up error: DATA_DIR: cannot create or write /proc/no-such-dir (the file system there makes no directories); DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now /proc/no-such-dir',
+    );
   });
 
   it('says to run npm run build:subgraph when the subgraph build is missing, exit 1', async () => {
