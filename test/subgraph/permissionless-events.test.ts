@@ -1,8 +1,10 @@
-// The subgraph's mappings over contract values that do not fit the schema's Int (a uint64 epoch or
-// uint32 leaf count of 2^31 or more): the event is skipped with a warning naming it, and indexing goes on.
-// graph-ts's toI32 would abort the handler, which stops a subgraph for good, and a dividend round
-// with such values can be posted by anyone (DividendDistributor.postRound checks only that the
-// sender is the named contract's owner()). Runs the real subgraph wasm over synthetic logs.
+// The subgraph's mappings over events anyone can cause: DividendDistributor.postRound checks only that
+// the sender is the named contract's owner(), so one transaction can post a round for any contract,
+// with any values. A value that does not fit the schema's Int (a uint64 epoch or uint32 leaf count
+// of 2^31 or more) is skipped with a warning naming it, and indexing goes on: graph-ts's toI32 would
+// abort the handler, which stops a subgraph for good. A round of a contract the FundRegistry never
+// registered is skipped too, with its claims: its `fund` would name no Fund and fail every query
+// listing rounds with their fund. Runs the real subgraph wasm over synthetic logs.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAbi, type Hex } from 'viem';
@@ -11,7 +13,9 @@ import { makeLog, RuntimeHarness } from '../indexer/runtime/runtime-harness.ts';
 const buildDir = new URL('../../subgraph/build', import.meta.url).pathname;
 
 const abi = parseAbi([
+  'event FundRegistered(address indexed vault, address indexed shareToken, address indexed policy, string slug)',
   'event DividendRoundPosted(address indexed fund, uint64 indexed epoch, bytes32 merkleRoot, uint256 total, uint32 leafCount, string uri)',
+  'event DividendClaimed(address indexed fund, uint64 indexed epoch, address indexed account, uint256 amount)',
   'event NavDrafted(address indexed fund, uint64 indexed epoch, uint256 navPerShare, uint256 totalAssets, uint256 totalSupply)',
 ]);
 
@@ -35,6 +39,18 @@ function roundPosted(block: number, epoch: bigint, leafCount: number) {
   );
 }
 
+/** The FundRegistry's registration of `fund` in block 1: rounds of unregistered contracts are skipped. */
+function registerFund() {
+  harness.runBlock(1, [
+    makeLog(
+      abi,
+      'FundRegistered',
+      { vault: fund, shareToken: `0x${'88'.repeat(20)}`, policy: `0x${'77'.repeat(20)}`, slug: 'test-fund' },
+      { address: address('FundRegistry'), block: 1, logIndex: 0 },
+    ),
+  ]);
+}
+
 const warnings = () => harness.logged.filter((l) => l.level === 'warning').map((l) => l.message);
 
 beforeAll(() => {
@@ -46,6 +62,7 @@ afterEach(() => harness?.close());
 describe('a contract value beyond the schema Int', () => {
   it('skips a dividend round whose epoch is 2^32, with a warning, and indexes the next block', async () => {
     harness = await RuntimeHarness.open(buildDir);
+    registerFund();
     harness.runBlock(2, [roundPosted(2, 2n ** 32n, 1)]);
     expect(harness.store.getCurrent('DividendRound', `${fund}-${2n ** 32n}`)).toBeNull();
     expect(warnings()).toEqual([
@@ -60,6 +77,7 @@ describe('a contract value beyond the schema Int', () => {
 
   it('skips a dividend round whose leaf count is 2^31 rather than storing it wrapped negative', async () => {
     harness = await RuntimeHarness.open(buildDir);
+    registerFund();
     harness.runBlock(2, [roundPosted(2, 7n, 2 ** 31)]);
     expect(harness.store.getCurrent('DividendRound', `${fund}-7`)).toBeNull();
     expect(warnings()).toEqual([
@@ -69,6 +87,7 @@ describe('a contract value beyond the schema Int', () => {
 
   it('stores a dividend round whose epoch and leaf count are exactly the Int maximum', async () => {
     harness = await RuntimeHarness.open(buildDir);
+    registerFund();
     harness.runBlock(2, [roundPosted(2, INT_MAX, Number(INT_MAX))]);
     const round = harness.store.getCurrent('DividendRound', `${fund}-${INT_MAX}`);
     expect(round?.get('epoch')).toEqual({ kind: 'Int', value: Number(INT_MAX) });
@@ -90,5 +109,43 @@ describe('a contract value beyond the schema Int', () => {
     expect(warnings()).toEqual([
       expect.stringMatching(/^NavDrafted skipped: epoch 2147483648 does not fit a schema Int/),
     ]);
+  });
+});
+
+describe('a dividend round of a contract the FundRegistry never registered', () => {
+  it('is skipped with a warning, and so are its claims, while both stay in the event stream', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    const claimed = makeLog(
+      abi,
+      'DividendClaimed',
+      { fund, epoch: 7n, account: `0x${'66'.repeat(20)}`, amount: 5n },
+      { address: address('DividendDistributor'), block: 3, logIndex: 0 },
+    );
+    const posted = roundPosted(2, 7n, 3);
+    harness.runBlock(2, [posted]);
+    harness.runBlock(3, [claimed]);
+    expect(harness.store.getCurrent('DividendRound', `${fund}-7`)).toBeNull();
+    expect(warnings()).toEqual([
+      `DividendRoundPosted skipped: ${fund} is no fund the FundRegistry registered, tx ${posted.transactionHash}`,
+      `DividendClaimed for unposted round ${fund}-7 in tx ${claimed.transactionHash}`,
+    ]);
+    // an event's id: its transaction hash, then its log index (0) as 4 little-endian bytes
+    const eventName = (log: typeof posted) =>
+      harness.store.getCurrent('ProtocolEvent', `${log.transactionHash}00000000`)?.get('eventName');
+    expect([eventName(posted), eventName(claimed)]).toEqual([
+      { kind: 'String', value: 'DividendRoundPosted' },
+      { kind: 'String', value: 'DividendClaimed' },
+    ]);
+  });
+
+  it('is indexed once the contract is registered', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    registerFund();
+    harness.runBlock(2, [roundPosted(2, 7n, 3)]);
+    expect(harness.store.getCurrent('DividendRound', `${fund}-7`)?.get('fund')).toEqual({
+      kind: 'Bytes',
+      value: expect.anything(),
+    });
+    expect(warnings()).toEqual([]);
   });
 });
