@@ -41,6 +41,8 @@ export interface FieldModel {
   itemNonNull: boolean;
   /** set for @derivedFrom fields, which are never stored */
   derivedFrom: string | undefined;
+  /** its description in schema.graphql, which the query API carries as graph-node's does */
+  description: string | undefined;
 }
 
 export type IdKind = 'String' | 'Bytes' | 'Int8';
@@ -61,6 +63,7 @@ export interface EntityTypeModel {
   interfaces: string[];
   /** the other entity types that implement one of its interfaces: no two of them may hold the same id */
   sharesIdsWith: string[];
+  description: string | undefined;
 }
 
 export interface InterfaceModel {
@@ -71,6 +74,7 @@ export interface InterfaceModel {
   implementers: string[];
   /** its implementers' id kind; String when nothing implements it, as graph-node assumes */
   idKind: IdKind;
+  description: string | undefined;
 }
 
 export interface SubgraphSchema {
@@ -222,6 +226,7 @@ export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSI
         nonNull: t.nonNull,
         itemNonNull: t.itemNonNull,
         derivedFrom: derivedFromField(field),
+        description: field.description?.value,
       });
     }
     return fields;
@@ -253,6 +258,7 @@ export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSI
       fields,
       interfaces,
       sharesIdsWith: [],
+      description: def.description?.value,
     });
   }
 
@@ -271,6 +277,7 @@ export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSI
       fields: fieldsOf(def),
       implementers: implementerNames,
       idKind: idKinds[0] ?? 'String',
+      description: def.description?.value,
     });
     for (const entity of implementers) {
       for (const other of implementerNames)

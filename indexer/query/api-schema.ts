@@ -395,11 +395,12 @@ class ApiSchemaBuilder {
         intf.name,
         new GraphQLInterfaceType({
           name: intf.name,
+          description: intf.description,
           fields: () =>
             Object.fromEntries(
               [...intf.fields.values()].map((f) => [
                 f.name,
-                { type: this.outputType(f), args: this.fieldArgs(f) },
+                { type: this.outputType(f), args: this.fieldArgs(f), description: f.description },
               ]),
             ),
           resolveType: (src: EntitySource) => src.table.entity.name,
@@ -411,9 +412,15 @@ class ApiSchemaBuilder {
         entity.name,
         new GraphQLObjectType<EntitySource, QueryContext>({
           name: entity.name,
+          description: entity.description,
           interfaces: () => entity.interfaces.map((name) => this.interfaceTypes.get(name)!),
           fields: () =>
-            Object.fromEntries([...entity.fields.values()].map((f) => [f.name, this.fieldConfig(entity, f)])),
+            Object.fromEntries(
+              [...entity.fields.values()].map((f) => [
+                f.name,
+                { ...this.fieldConfig(entity, f), description: f.description },
+              ]),
+            ),
         }),
       );
     }
