@@ -21,10 +21,45 @@ describe("the query API's descriptions", () => {
     expect(__type.description).toBe('A fund: one vault and its share token, registered in the FundRegistry.');
   });
 
-  it('give a field its description, and none to a field schema.graphql leaves undescribed', async () => {
+  it('give each field the description schema.graphql gives it', async () => {
     const described = new Map((await fund()).__type.fields.map((f) => [f.name, f.description]));
     expect(described.get('latestNav')).toBe('the highest epoch drafted, whatever its status');
     expect(described.get('id')).toBe('vault address');
-    expect(described.get('slug')).toBeNull();
+    expect(described.get('closed')).toBe(
+      'true once the vault closed to new subscriptions, for good; redemptions and settlement go on',
+    );
+  });
+
+  it('leave no entity type or field of the subgraph undescribed', async () => {
+    const { __schema } = await queryIndexer<{
+      __schema: {
+        types: {
+          name: string;
+          kind: string;
+          description: string | null;
+          fields: { name: string; description: string | null }[] | null;
+        }[];
+      };
+    }>(
+      inject('indexer').queryUrl,
+      '{ __schema { types { name kind description fields { name description } } } }',
+    );
+    const entityNames = [
+      'Fund',
+      'NavRecord',
+      'DividendRound',
+      'DividendClaim',
+      'StrategyAllocation',
+      'AllocationChange',
+      'Settlement',
+      'ProtocolEvent',
+    ];
+    const undescribed = __schema.types
+      .filter((t) => entityNames.includes(t.name))
+      .flatMap((t) => [
+        ...(t.description ? [] : [t.name]),
+        ...(t.fields ?? []).filter((f) => !f.description).map((f) => `${t.name}.${f.name}`),
+      ]);
+    expect(undescribed).toEqual([]);
   });
 });
