@@ -355,13 +355,24 @@ function executeChecked(
   return options.subgraphErrors ? asGraphNodeAnswer(answer, reads, latest) : answer;
 }
 
+/** graphql-js's words for a null where the schema promises a value: the data's fault, not a bug */
+const NON_NULL_COMPLETION = /^Cannot return null for non-nullable field [^.]+\.(\w+)\.$/;
+
 /**
  * An error the query did not cause is logged and answered without its details; graphql-js passes
- * some errors through that are no GraphQLError (a stack overflow while coercing variables).
+ * some errors through that are no GraphQLError (a stack overflow while coercing variables). A null
+ * where the schema promises a value (a reference to an entity that does not exist) is said as
+ * graph-node says it (NonNullError), naming the field, at the field's path.
  */
 function hideInternalError(error: GraphQLError): GraphQLError {
   if (!(error instanceof GraphQLError)) return unexpectedError(error);
   const original = error.originalError;
+  const nonNull = original && NON_NULL_COMPLETION.exec(original.message);
+  if (nonNull)
+    return new GraphQLError(`Null value resolved for non-null field \`${nonNull[1]}\``, {
+      nodes: error.nodes,
+      path: error.path,
+    });
   if (!original || original instanceof QueryError || original instanceof GraphQLError) return error;
   const hidden = unexpectedError(original);
   return new GraphQLError(hidden.message, { nodes: error.nodes, path: error.path });

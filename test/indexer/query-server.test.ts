@@ -20,7 +20,11 @@ import { buildLayouts } from '../../indexer/store/layout.ts';
 import {
   createFixture,
   deployment,
+  nav,
+  navId,
   schema,
+  serveHistory,
+  vault3,
   writeFixture,
   type Fixture,
   fixtureQueryService,
@@ -189,6 +193,41 @@ describe('query server: idle keep-alive connections', () => {
       await answer.arrayBuffer();
     } finally {
       await longer.close();
+    }
+  });
+});
+
+describe('query server: a reference to an entity that does not exist', () => {
+  it("is answered as graph-node answers it, naming the field, at the field's path", async () => {
+    // a NAV record whose fund was never stored: the store holds what the mappings wrote
+    const served = await serveHistory({
+      schema,
+      history: {
+        10: (w) =>
+          w.set(
+            'NavRecord',
+            navId(vault3, 1),
+            nav({ vault: vault3, epoch: 1, status: 'Draft', navPerShare: 1n, block: 10 }),
+          ),
+      },
+      startBlock: 10,
+      headSeen: 10,
+      deployment: 'QmDanglingFund',
+      subgraphName: 'dangling',
+    });
+    try {
+      const answer = await fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ navRecords { epoch fund { slug } } }' }),
+      });
+      expect(await answer.json()).toMatchObject({
+        errors: [
+          { message: 'Null value resolved for non-null field `fund`', path: ['navRecords', 0, 'fund'] },
+        ],
+      });
+    } finally {
+      await served.close();
     }
   });
 });
