@@ -77,10 +77,18 @@ export interface InterfaceModel {
   description: string | undefined;
 }
 
+export interface EnumModel {
+  /** its values in declaration order */
+  values: string[];
+  description: string | undefined;
+  /** each value's description, by value */
+  valueDescriptions: ReadonlyMap<string, string | undefined>;
+}
+
 export interface SubgraphSchema {
   entities: Map<string, EntityTypeModel>;
   interfaces: Map<string, InterfaceModel>;
-  enums: Map<string, string[]>;
+  enums: Map<string, EnumModel>;
 }
 
 /** The id kind of the entities a reference to `typeName` (an entity type or an interface) holds. */
@@ -189,15 +197,17 @@ export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSI
   const document = parse(sdl);
   refuseUnsupported(document);
   validateSchemaDocument(document, specVersion);
-  const enums = new Map<string, string[]>();
+  const enums = new Map<string, EnumModel>();
   const interfaceDefs = new Map<string, InterfaceTypeDefinitionNode>();
   const entityDefs: ObjectTypeDefinitionNode[] = [];
   for (const def of document.definitions) {
     if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
-      enums.set(
-        def.name.value,
-        (def.values ?? []).map((v) => v.name.value),
-      );
+      const values = def.values ?? [];
+      enums.set(def.name.value, {
+        values: values.map((v) => v.name.value),
+        description: def.description?.value,
+        valueDescriptions: new Map(values.map((v) => [v.name.value, v.description?.value])),
+      });
     } else if (def.kind === Kind.INTERFACE_TYPE_DEFINITION) {
       interfaceDefs.set(def.name.value, def);
     } else if (

@@ -312,10 +312,14 @@ class ApiSchemaBuilder {
   }
 
   build(): GraphQLSchema {
-    for (const [name, values] of this.model.schema.enums) {
+    for (const [name, enumModel] of this.model.schema.enums) {
+      const values = enumModel.values.map((v) => [
+        v,
+        { value: v, description: enumModel.valueDescriptions.get(v) },
+      ]);
       this.enums.set(
         name,
-        new GraphQLEnumType({ name, values: Object.fromEntries(values.map((v) => [v, { value: v }])) }),
+        new GraphQLEnumType({ name, description: enumModel.description, values: Object.fromEntries(values) }),
       );
     }
     for (const entity of this.queryable) this.addFilterAndOrderBy(entity);

@@ -131,7 +131,7 @@ export function validateEntity(
 }
 
 function checkEnumValue(schema: SubgraphSchema, where: string, field: FieldModel, value: StoreValue): void {
-  const allowed = schema.enums.get(field.typeName) ?? [];
+  const allowed = schema.enums.get(field.typeName)?.values ?? [];
   const items = value.kind === 'List' ? value.value : [value];
   for (const item of items) {
     if (item.kind === 'String' && !allowed.includes(item.value)) {

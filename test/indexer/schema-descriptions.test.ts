@@ -1,4 +1,4 @@
-// The query API carries schema.graphql's descriptions of entity types and fields, as graph-node's
+// The query API carries schema.graphql's descriptions of entity types, fields and enums, as graph-node's
 // API schema does (it clones the subgraph's type definitions): a user or agent introspecting the
 // subgraph reads what each entity and documented field means. Asked of the harness's indexer, which
 // serves the project's subgraph.
@@ -27,6 +27,16 @@ describe("the query API's descriptions", () => {
     expect(described.get('id')).toBe('vault address');
     expect(described.get('closed')).toBe(
       'true once the vault closed to new subscriptions, for good; redemptions and settlement go on',
+    );
+  });
+
+  it('give an enum type the description schema.graphql gives it', async () => {
+    const { __type } = await queryIndexer<{ __type: { description: string | null } }>(
+      inject('indexer').queryUrl,
+      '{ __type(name: "NavStatus") { description } }',
+    );
+    expect(__type.description).toBe(
+      "Where a NAV record is: Draft (drafted, or sent back), PendingVerification (submitted), Verified (by the verifier), Published (final, the fund's NAV).",
     );
   });
 
