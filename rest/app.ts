@@ -26,7 +26,14 @@ import { createReplies, type Replies } from './replies.ts';
 import { requestGuard, urlLengthGuard } from './request-guards.ts';
 import { DEFAULT_BLOCK_CHECK_MS, DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
 import { createRouteHandlers } from './route-handler.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, removedDetail, routeTable, type DeprecatedRoute } from './routes.ts';
+import {
+  CACHE_TIERS,
+  DEPRECATED_ROUTES,
+  removedDetail,
+  routeTable,
+  templatePattern,
+  type DeprecatedRoute,
+} from './routes.ts';
 
 export interface RestConfig {
   gateway: Gateway;
@@ -99,8 +106,8 @@ export function createRestApp(config: RestConfig): Express {
   );
 
   app.use(notFound(replies));
-  const routePaths = [...routes, ...DEPRECATED_ROUTES].map((route) => route.path);
-  app.use(errorHandler(replies, logError, routePaths));
+  const routePatterns = [...routes, ...DEPRECATED_ROUTES].map((route) => templatePattern(route.path));
+  app.use(errorHandler(replies, logError, routePatterns));
   return app;
 }
 
@@ -145,24 +152,14 @@ function decodes(segment: string): boolean {
 }
 
 /**
- * The parameter of a route (`routePaths`, as `/v1/funds/{slug}`) whose segment of `path` is not valid
- * percent-encoding; undefined when no route has `path`'s shape with a parameter there.
+ * The parameter of a route (`routePatterns`, see templatePattern) whose segment of `path` is not
+ * valid percent-encoding; undefined when no route has `path`'s shape with a parameter there.
  */
-function undecodableParameter(path: string, routePaths: string[]): string | undefined {
-  // Express matches a path in any case and with a trailing slash
-  const segments = path.replace(/(?<=.)\/$/, '').split('/');
-  for (const routePath of routePaths) {
-    const parts = routePath.split('/');
-    if (parts.length !== segments.length) continue;
-    let parameter: string | undefined;
-    const matches = parts.every((part, i) => {
-      const segment = segments[i]!;
-      const name = /^\{(\w+)\}$/.exec(part)?.[1];
-      if (name === undefined) return part === segment.toLowerCase();
-      if (parameter === undefined && !decodes(segment)) parameter = name;
-      return true;
-    });
-    if (matches && parameter !== undefined) return parameter;
+function undecodableParameter(path: string, routePatterns: RegExp[]): string | undefined {
+  for (const pattern of routePatterns) {
+    const segments = Object.entries(pattern.exec(path)?.groups ?? {});
+    const undecodable = segments.find(([, segment]) => !decodes(segment));
+    if (undecodable) return undecodable[0];
   }
   return undefined;
 }
@@ -170,7 +167,7 @@ function undecodableParameter(path: string, routePaths: string[]): string | unde
 function errorHandler(
   replies: Replies,
   logError: (error: unknown) => void,
-  routePaths: string[],
+  routePatterns: RegExp[],
 ): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
@@ -182,7 +179,7 @@ function errorHandler(
     if (error instanceof URIError) {
       const segment = req.path.split('/').find((part) => !decodes(part)) ?? '';
       const wrong = `'${segment.slice(0, 80)}' is not valid percent-encoding (RFC 3986): follow each % with two hex digits, and send a % itself as %25.`;
-      const parameter = undecodableParameter(req.path, routePaths);
+      const parameter = undecodableParameter(req.path, routePatterns);
       if (parameter === undefined)
         replies.problem(req, res, 'malformed-request', `The path segment ${wrong}`);
       else replies.problem(req, res, 'invalid-parameter', `Parameter '${parameter}': ${wrong}`, parameter);

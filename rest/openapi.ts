@@ -38,6 +38,7 @@ import {
   routeTable,
   ROUTES,
   isRequired,
+  templatePattern,
   type ParamSpec,
   type RouteSpec,
 } from './routes.ts';
@@ -191,7 +192,7 @@ const SERVED_PATHS = [
   ...DEPRECATED_ROUTES,
   ...Object.values(DISCOVERY_DOCUMENTS),
   { path: '/graphql' },
-].map(({ path }) => new RegExp(`^${path.replace(/\./g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`));
+].map(({ path }) => templatePattern(path));
 
 /**
  * A path below `path` that is no endpoint: the 404 example of a path that names no resource. One
@@ -212,12 +213,13 @@ const noEndpointWhen = (path: string) => `a path below it, such as ${pathBelow(p
  * itself, but of one below it, which the example asks for.
  */
 function noEndpointResponse(problemBase: string, path: string): JsonSchema {
+  const below = pathBelow(path);
   return problemResponse(
     problemBase,
     'not-found',
-    `Not found: never this path itself, but a path below it, such as ${pathBelow(path)}, is no endpoint.`,
-    noEndpointDetail(pathBelow(path)),
-    pathBelow(path),
+    `Not found: never this path itself, but ${noEndpointWhen(path)}.`,
+    noEndpointDetail(below),
+    below,
   );
 }
 

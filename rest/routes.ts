@@ -50,6 +50,15 @@ export interface ParamSpec {
 }
 
 /** Whether a request without `param` is refused: every path parameter, and the query ones marked so. */
+/**
+ * The paths `template` (`/v1/funds/{slug}`) names, as Express routes them (in any case, with or
+ * without a trailing slash), each parameter a named group of one segment.
+ */
+export function templatePattern(template: string): RegExp {
+  const segments = template.replace(/\./g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
+  return new RegExp(`^${segments}/?$`, 'i');
+}
+
 export const isRequired = (param: ParamSpec): boolean => param.in === 'path' || param.required === true;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL data is shaped by each route's own document */
