@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
-import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BOUNDS } from '../common/http-server-limits.ts';
+import { keepAliveTimeoutFromEnv } from '../common/http-server-limits.ts';
 import type { TransactionFetch } from './follower/range-fetcher.ts';
 import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './deployment.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
@@ -190,13 +190,7 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
       Number.MAX_SAFE_INTEGER,
     ),
     rpcTimeoutMs: integer(env, 'INDEXER_RPC_TIMEOUT_MS', DEFAULT_RPC_TIMEOUT_MS, 1_000, 3_600_000),
-    keepAliveTimeoutMs: integer(
-      env,
-      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
-      DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-      KEEP_ALIVE_TIMEOUT_BOUNDS.min,
-      KEEP_ALIVE_TIMEOUT_BOUNDS.max,
-    ),
+    keepAliveTimeoutMs: keepAliveTimeoutFromEnv(env, Error),
     transactions,
     files: {
       ipfsUrl:

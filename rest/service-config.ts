@@ -6,7 +6,7 @@
 // process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { fileURLToPath } from 'node:url';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
-import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_BOUNDS } from '../common/http-server-limits.ts';
+import { keepAliveTimeoutFromEnv } from '../common/http-server-limits.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
@@ -49,11 +49,6 @@ export class ConfigError extends Error {
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   return envInteger(env, name, fallback, { min, max }, ConfigError);
-}
-
-function keepAliveTimeout(env: Env): number {
-  const { min, max } = KEEP_ALIVE_TIMEOUT_BOUNDS;
-  return integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, min, max);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -129,6 +124,6 @@ export function loadServiceConfig(env: Env): ServiceConfig {
       0,
       1_000_000_000,
     ),
-    keepAliveTimeoutMs: keepAliveTimeout(env),
+    keepAliveTimeoutMs: keepAliveTimeoutFromEnv(env, ConfigError),
   };
 }
