@@ -1,9 +1,10 @@
 // What the service checks in network mode before it listens (devnet mode builds its own subgraph
 // and chain, which cannot disagree): that SUBGRAPH_URL serves a graph-node-dialect subgraph, that
-// SUBGRAPH_STATUS_URL, if set, is the status API of the indexer of that subgraph's deployment, and
-// that RPC_URL serves the chain REGISTRY describes, with contract code at every address the
-// registry names, and that a DISTRIBUTIONS_BASE directory can be read. Without these, a wrong URL or registry still started and answered every request
-// with a plausible but wrong body, or a 503 "retry later" that no retry could fix.
+// SUBGRAPH_STATUS_URL, if set, is the status API of the indexer of that subgraph's deployment (on
+// the network REGISTRY names), and that RPC_URL serves the chain REGISTRY describes, with contract code at every address the
+// registry names, and that a DISTRIBUTIONS_BASE directory can be read. Without these, a wrong URL
+// or registry still started and answered every request with a plausible but wrong body, or a 503
+// "retry later" that no retry could fix.
 //
 // An upstream that cannot be reached at all is waited for, within a bound, rather than refused at
 // once: the service usually starts beside its graph-node and node (one compose file, one pod), and
