@@ -14,7 +14,8 @@ export function allocationId(fund: Address, strategy: Address): string {
 
 /**
  * Transaction hash ++ log index (4 bytes, little-endian, the graph-ts `concatI32` layout):
- * the id of every per-log immutable entity (ProtocolEvent, DividendClaim, AllocationChange).
+ * the id of every per-log immutable entity (ProtocolEvent, DividendClaim, AllocationChange, Request,
+ * PauseChange).
  */
 export function eventId(event: ethereum.Event): Bytes {
   return event.transaction.hash.concatI32(event.logIndex.toI32());

@@ -1,7 +1,7 @@
 // Mappings of a FundVault (one template instance per registered fund; the vault address is
-// the Fund id): settlements, strategy allocations with their change history, module pauses
-// and closure. Subscription and redemption requests are kept only as ProtocolEvent records.
-import { Bytes, log } from '@graphprotocol/graph-ts';
+// the Fund id): subscription and redemption requests, settlements, strategy allocations with their
+// change history, module pauses with their history, and closure.
+import { BigInt, Bytes, ethereum, log } from '@graphprotocol/graph-ts';
 import {
   EpochSettled,
   FundClosed,
@@ -12,7 +12,14 @@ import {
   StrategyAllocationSet,
   SubscriptionRequested,
 } from '../generated/templates/FundVault/FundVault';
-import { AllocationChange, Fund, Settlement, StrategyAllocation } from '../generated/schema';
+import {
+  AllocationChange,
+  Fund,
+  PauseChange,
+  Request,
+  Settlement,
+  StrategyAllocation,
+} from '../generated/schema';
 import { allocationId, eventId, fundEpochId } from './entity-ids';
 import { recordProtocolEvent } from './protocol-event';
 
@@ -23,10 +30,36 @@ export function handleOwnershipTransferred(event: OwnershipTransferred): void {
 
 export function handleSubscriptionRequested(event: SubscriptionRequested): void {
   recordProtocolEvent(event, 'SubscriptionRequested', event.address);
+  recordRequest(event, 'Subscription', event.params.investor, event.params.epoch, event.params.assets);
 }
 
 export function handleRedemptionRequested(event: RedemptionRequested): void {
   recordProtocolEvent(event, 'RedemptionRequested', event.address);
+  recordRequest(event, 'Redemption', event.params.investor, event.params.epoch, event.params.shares);
+}
+
+/**
+ * The request names its epoch's Settlement by id before that settlement exists: the vault settles
+ * every request of an epoch in the one EpochSettled, so the reference resolves from then on.
+ */
+function recordRequest(
+  event: ethereum.Event,
+  kind: string,
+  account: Bytes,
+  epoch: BigInt,
+  amount: BigInt,
+): void {
+  const request = new Request(eventId(event));
+  request.fund = event.address;
+  request.kind = kind;
+  request.account = account;
+  request.epoch = epoch.toI32();
+  request.amount = amount;
+  request.settlement = fundEpochId(event.address, epoch);
+  request.blockNumber = event.block.number;
+  request.timestamp = event.block.timestamp;
+  request.txHash = event.transaction.hash;
+  request.save();
 }
 
 export function handleEpochSettled(event: EpochSettled): void {
@@ -79,12 +112,12 @@ export function handleStrategyAllocationSet(event: StrategyAllocationSet): void 
 
 export function handleModulePaused(event: ModulePaused): void {
   recordProtocolEvent(event, 'ModulePaused', event.address);
-  setModulePaused(event.address, event.params.module, true);
+  setModulePaused(event, event.params.module, true);
 }
 
 export function handleModuleUnpaused(event: ModuleUnpaused): void {
   recordProtocolEvent(event, 'ModuleUnpaused', event.address);
-  setModulePaused(event.address, event.params.module, false);
+  setModulePaused(event, event.params.module, false);
 }
 
 export function handleFundClosed(event: FundClosed): void {
@@ -104,10 +137,22 @@ function moduleName(module: i32): string {
   return 'claims';
 }
 
-/** Rewrites the fund's paused list in module-id order, so it reads the same however it was reached. */
-function setModulePaused(vault: Bytes, module: i32, paused: boolean): void {
-  const fund = loadFund(vault);
+/**
+ * Records the change, and rewrites the fund's paused list in module-id order, so it reads the same
+ * however it was reached.
+ */
+function setModulePaused(event: ethereum.Event, module: i32, paused: boolean): void {
+  const fund = loadFund(event.address);
   if (fund == null) return;
+  const change = new PauseChange(eventId(event));
+  change.fund = event.address;
+  change.module = moduleName(module);
+  change.paused = paused;
+  change.blockNumber = event.block.number;
+  change.timestamp = event.block.timestamp;
+  change.txHash = event.transaction.hash;
+  change.save();
+
   const current = fund.pausedModules;
   const next = new Array<string>(0);
   for (let id = 0; id < MODULE_COUNT; id++) {

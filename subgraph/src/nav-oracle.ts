@@ -1,7 +1,9 @@
 // Mappings of the NavOracle: one NavRecord per fund and epoch, following the record through
 // Draft -> PendingVerification -> Verified -> Published (and back to Draft on rejection),
 // with the time and transaction of each transition, and the fund's latest NAV pointers. A draft whose
-// epoch does not fit the schema's Int is skipped with a warning (int-range.ts).
+// epoch does not fit the schema's Int is skipped with a warning (int-range.ts), and so is a draft for
+// an address the FundRegistry never registered: the oracle checks no registry, and a record whose
+// `fund` names no Fund would fail every query that lists NAV records with their fund.
 import { Address, BigInt, ethereum, log } from '@graphprotocol/graph-ts';
 import {
   NavDrafted,
@@ -19,8 +21,17 @@ export { handleRoleAdminChanged, handleRoleGranted, handleRoleRevoked } from './
 
 export function handleNavDrafted(event: NavDrafted): void {
   recordProtocolEvent(event, 'NavDrafted', event.params.fund);
-  // its later transitions find no record, and say so (loadRecord)
-  if (!fitsInt(event.params.epoch, 'epoch', 'NavDrafted', event.transaction.hash.toHexString())) return;
+  // a skipped draft's later transitions find no record, and say so (loadRecord)
+  const tx = event.transaction.hash.toHexString();
+  const fund = Fund.load(event.params.fund);
+  if (fund == null) {
+    log.warning('NavDrafted skipped: {} is no fund the FundRegistry registered, tx {}', [
+      event.params.fund.toHexString(),
+      tx,
+    ]);
+    return;
+  }
+  if (!fitsInt(event.params.epoch, 'epoch', 'NavDrafted', tx)) return;
   const id = fundEpochId(event.params.fund, event.params.epoch);
   let record = NavRecord.load(id);
   if (record == null) {
@@ -39,8 +50,6 @@ export function handleNavDrafted(event: NavDrafted): void {
   record.updatedAtBlock = event.block.number;
   record.save();
 
-  const fund = Fund.load(event.params.fund);
-  if (fund == null) return;
   if (isLaterEpoch(fund.latestNav, record.epoch)) {
     fund.latestNav = id;
     fund.save();

@@ -4,7 +4,9 @@
 // of 2^31 or more) is skipped with a warning naming it, and indexing goes on: graph-ts's toI32 would
 // abort the handler, which stops a subgraph for good. A round of a contract the FundRegistry never
 // registered is skipped too, with its claims: its `fund` would name no Fund and fail every query
-// listing rounds with their fund. Runs the real subgraph wasm over synthetic logs.
+// listing rounds with their fund. So is a NAV draft for an address the FundRegistry never registered
+// (the NavOracle checks no registry; only its NAV operator can draft). Runs the real subgraph wasm
+// over synthetic logs.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAbi, type Hex } from 'viem';
@@ -49,6 +51,15 @@ function registerFund() {
       { address: address('FundRegistry'), block: 1, logIndex: 0 },
     ),
   ]);
+}
+
+function navDrafted(block: number, epoch: bigint) {
+  return makeLog(
+    abi,
+    'NavDrafted',
+    { fund, epoch, navPerShare: 1_000_000n, totalAssets: 1n, totalSupply: 1n },
+    { address: address('NavOracle'), block, logIndex: 0 },
+  );
 }
 
 const warnings = () => harness.logged.filter((l) => l.level === 'warning').map((l) => l.message);
@@ -97,14 +108,8 @@ describe('a contract value beyond the schema Int', () => {
 
   it('skips a NAV draft whose epoch is 2^31, with a warning', async () => {
     harness = await RuntimeHarness.open(buildDir);
-    harness.runBlock(2, [
-      makeLog(
-        abi,
-        'NavDrafted',
-        { fund, epoch: INT_MAX + 1n, navPerShare: 1_000_000n, totalAssets: 1n, totalSupply: 1n },
-        { address: address('NavOracle'), block: 2, logIndex: 0 },
-      ),
-    ]);
+    registerFund();
+    harness.runBlock(2, [navDrafted(2, INT_MAX + 1n)]);
     expect(harness.store.getCurrent('NavRecord', `${fund}-${INT_MAX + 1n}`)).toBeNull();
     expect(warnings()).toEqual([
       expect.stringMatching(/^NavDrafted skipped: epoch 2147483648 does not fit a schema Int/),
@@ -145,6 +150,36 @@ describe('a dividend round of a contract the FundRegistry never registered', () 
     expect(harness.store.getCurrent('DividendRound', `${fund}-7`)?.get('fund')).toEqual({
       kind: 'Bytes',
       value: expect.anything(),
+    });
+    expect(warnings()).toEqual([]);
+  });
+});
+
+describe('a NAV draft for an address the FundRegistry never registered', () => {
+  it('is skipped with a warning, while it stays in the event stream', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    const drafted = navDrafted(2, 7n);
+    harness.runBlock(2, [drafted]);
+    expect(harness.store.getCurrent('NavRecord', `${fund}-7`)).toBeNull();
+    expect(warnings()).toEqual([
+      `NavDrafted skipped: ${fund} is no fund the FundRegistry registered, tx ${drafted.transactionHash}`,
+    ]);
+    expect(
+      harness.store.getCurrent('ProtocolEvent', `${drafted.transactionHash}00000000`)?.get('eventName'),
+    ).toEqual({ kind: 'String', value: 'NavDrafted' });
+  });
+
+  it("is indexed once the address is registered, and becomes the fund's latest NAV", async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    registerFund();
+    harness.runBlock(2, [navDrafted(2, 7n)]);
+    expect(harness.store.getCurrent('NavRecord', `${fund}-7`)?.get('status')).toEqual({
+      kind: 'String',
+      value: 'Draft',
+    });
+    expect(harness.store.getCurrent('Fund', fund)?.get('latestNav')).toEqual({
+      kind: 'String',
+      value: `${fund}-7`,
     });
     expect(warnings()).toEqual([]);
   });

@@ -28,6 +28,10 @@ export interface ExpectedSubgraph {
   /** without ids, sorted by canonicalKey */
   allocationChanges: Row[];
   settlements: Row[];
+  /** without ids, sorted by canonicalKey */
+  requests: Row[];
+  /** without ids, sorted by canonicalKey */
+  pauseChanges: Row[];
   /** every event the deployment and the scenario wrote, sorted by canonicalKey */
   events: ExpectedEvent[];
   /** ProtocolEvent count per contract (lowercase) and event name: the ledger's census of tracked contracts */
@@ -300,19 +304,40 @@ export function expectedSubgraph(deployment: Deployment, ledger: Ledger): Expect
       txHash: lower(s.txHash),
     };
   });
-  for (const request of ledger.requests) {
+  const settlementIds = new Set(settlements.map((s) => s.id));
+  const requests = ledger.requests.map((request) => {
     const subscription = request.kind === 'subscription';
     event(request.vault, subscription ? 'SubscriptionRequested' : 'RedemptionRequested', request, {
       investor: lower(request.investor),
       epoch: String(request.epoch),
       [subscription ? 'assets' : 'shares']: request.amount,
     });
-  }
-  for (const change of ledger.moduleChanges) {
+    const settlementId = fundEpochId(request.vault, request.epoch);
+    return {
+      fund: ref(lower(request.vault)),
+      kind: subscription ? 'Subscription' : 'Redemption',
+      account: lower(request.investor),
+      epoch: request.epoch,
+      amount: request.amount,
+      settlement: settlementIds.has(settlementId) ? ref(settlementId) : null,
+      blockNumber: String(request.blockNumber),
+      timestamp: String(request.timestamp),
+      txHash: lower(request.txHash),
+    };
+  });
+  const pauseChanges = ledger.moduleChanges.map((change) => {
     event(change.vault, change.paused ? 'ModulePaused' : 'ModuleUnpaused', change, {
       module: String(change.module),
     });
-  }
+    return {
+      fund: ref(lower(change.vault)),
+      module: change.moduleName,
+      paused: change.paused,
+      blockNumber: String(change.blockNumber),
+      timestamp: String(change.timestamp),
+      txHash: lower(change.txHash),
+    };
+  });
   for (const fund of ledger.funds) {
     if (fund.closedAt) event(fund.vault, 'FundClosed', fund.closedAt, {});
   }
@@ -384,6 +409,8 @@ export function expectedSubgraph(deployment: Deployment, ledger: Ledger): Expect
     strategyAllocations: byId(strategyAllocations),
     allocationChanges: byKey(allocationChanges),
     settlements: byId(settlements),
+    requests: byKey(requests),
+    pauseChanges: byKey(pauseChanges),
     events: byKey(events),
     eventCounts,
   };

@@ -4,7 +4,7 @@
 // indexer's graph-node-dialect GraphQL endpoint (subgraph-reader.ts).
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { canonicalKey, expectedSubgraph, type ExpectedSubgraph, type Row } from './scenario-expectations.ts';
-import { readSubgraph, type SubgraphContents } from './subgraph-reader.ts';
+import { queryGraphQL, readSubgraph, type SubgraphContents } from './subgraph-reader.ts';
 
 /** Transaction hash ++ log index as 4 little-endian bytes (graph-ts `concatI32`). */
 function eventId(txHash: string, logIndex: number): string {
@@ -69,6 +69,61 @@ describe('subgraph over the devnet scenario', () => {
 
   it('holds every settlement of every fund', () => {
     expect(actual.settlements).toEqual(expected.settlements);
+  });
+
+  it('holds every subscription and redemption request, with the settlement of its epoch once there is one', () => {
+    expect(new Set(expected.requests.map((request) => request.kind))).toEqual(
+      new Set(['Subscription', 'Redemption']),
+    );
+    expect(sortedByKey(actual.requests.map(withoutId))).toEqual(expected.requests);
+  });
+
+  it("fills a settlement's requests at its NAV per share, as the schema describes, to exactly its totals", () => {
+    const NAV_ONE = 10n ** 6n;
+    const settled = actual.settlements.filter(
+      (s) => BigInt(String(s.assetsIn)) + BigInt(String(s.sharesBurned)) > 0n,
+    );
+    expect(settled.length).toBeGreaterThan(0);
+    for (const settlement of settled) {
+      const nav = BigInt(String(settlement.navPerShare));
+      const requests = actual.requests.filter((r) => (r.settlement as Row | null)?.id === settlement.id);
+      const sum = (kind: string, fill: (amount: bigint) => bigint): string =>
+        requests
+          .filter((r) => r.kind === kind)
+          .reduce((total, r) => total + fill(BigInt(String(r.amount))), 0n)
+          .toString();
+      expect({
+        assetsIn: sum('Subscription', (assets) => assets),
+        sharesMinted: sum('Subscription', (assets) => (assets * NAV_ONE) / nav),
+        sharesBurned: sum('Redemption', (shares) => shares),
+        assetsOut: sum('Redemption', (shares) => (shares * nav) / NAV_ONE),
+      }).toEqual({
+        assetsIn: settlement.assetsIn,
+        sharesMinted: settlement.sharesMinted,
+        sharesBurned: settlement.sharesBurned,
+        assetsOut: settlement.assetsOut,
+      });
+    }
+  });
+
+  it('lists the requests each settlement filled through its derived requests field', async () => {
+    const byField = (await queryGraphQL(
+      inject('indexer').queryUrl,
+      '{ settlements(first: 1000, orderBy: id) { id requests(first: 1000, orderBy: id) { id } } }',
+    )) as { settlements: { id: string; requests: { id: string }[] }[] };
+    const byReference = actual.settlements.map((settlement) => ({
+      id: settlement.id,
+      requests: actual.requests
+        .filter((r) => (r.settlement as Row | null)?.id === settlement.id)
+        .map((r) => ({ id: r.id })),
+    }));
+    expect(byReference.some((settlement) => settlement.requests.length > 0)).toBe(true);
+    expect(byField.settlements).toEqual(byReference);
+  });
+
+  it('holds every pause and unpause of a module, never rewritten', () => {
+    expect(expected.pauseChanges.length).toBeGreaterThan(0);
+    expect(sortedByKey(actual.pauseChanges.map(withoutId))).toEqual(expected.pauseChanges);
   });
 
   it('records as many events per tracked contract and event name as the chain holds', () => {

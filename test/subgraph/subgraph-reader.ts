@@ -18,6 +18,8 @@ const selections = {
   allocationChanges: `id allocation { id } fund { id } strategy targetBps capBps active blockNumber timestamp txHash`,
   settlements: `id fund { id } epoch navPerShare assetsIn sharesMinted sharesBurned assetsOut totalAssets
     totalSupply reserveBalance blockNumber timestamp txHash`,
+  requests: `id fund { id } kind account epoch amount settlement { id } blockNumber timestamp txHash`,
+  pauseChanges: `id fund { id } module paused blockNumber timestamp txHash`,
   protocolEvents: `id contract eventName blockNumber timestamp txHash logIndex sortKey args fund`,
 } as const;
 

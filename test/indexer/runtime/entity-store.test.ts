@@ -284,13 +284,13 @@ describe('store.set validation', () => {
 
   it('rejects a scalar where the schema has a list', () => {
     expect(setFund(fundData({ pausedModules: S('claims') }))).toThrow(
-      `${where}: the value \`claims\` for field \`pausedModules\` must have type [String!]! but has type String`,
+      `${where}: the value \`claims\` for field \`pausedModules\` must have type [FundModule!]! but has type String`,
     );
   });
 
   it('rejects a list element of the wrong type, naming its index', () => {
     expect(setFund(fundData({ pausedModules: L([S('claims'), I(5)]) }))).toThrow(
-      `${where}: field \`pausedModules\` is of type [String!]!, but the value \`[claims, 5]\` contains a Int at index 1`,
+      `${where}: field \`pausedModules\` is of type [FundModule!]!, but the value \`[claims, 5]\` contains a Int at index 1`,
     );
   });
 
