@@ -22,7 +22,8 @@ import { REORG_THRESHOLD, type Deployment } from './deployment.ts';
 import type { IndexerConfig, IndexerStatus } from './indexer.ts';
 import { createBlockProcessor } from './runtime/block-processor.ts';
 import type { TemplateSpec } from './runtime/manifest.ts';
-import { isTransientStoreError, type IndexerStore } from './store/sqlite-store.ts';
+import type { IndexerStore } from './store/sqlite-store.ts';
+import { isTransientStoreError } from './store/store-errors.ts';
 
 /** first and longest wait before indexing starts again after a failure (a store that could not be written) */
 const RESTART: Backoff = { minMs: 1_000, maxMs: 60_000 };

@@ -21,7 +21,7 @@ import { HandlerError } from '../runtime/handler-error.ts';
 import { ChainAccessError } from '../runtime/host-context.ts';
 import type { Subgraph } from '../runtime/manifest.ts';
 import { entityFromJson } from '../store/entity-json.ts';
-import type { BlockHeader, Checkpoint } from '../store/sqlite-store.ts';
+import type { BlockHeader, Checkpoint } from '../store/meta-tables.ts';
 import type { FileFetcher } from './file-fetcher.ts';
 import { FileDataSources } from './file-data-sources.ts';
 import { StoppedError } from './chain-source.ts';

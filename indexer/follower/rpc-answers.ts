@@ -5,7 +5,7 @@
 import type { Hex } from 'viem';
 import type { ContractCall } from '../runtime/ethereum-call.ts';
 import type { BlockHeaderInfo, TransactionInfo } from '../runtime/ethereum-event.ts';
-import type { BlockHeader } from '../store/sqlite-store.ts';
+import type { BlockHeader } from '../store/meta-tables.ts';
 
 /** A call as a trace reports it, with its block (whether its transaction succeeded is not known). */
 export interface TracedCall extends Omit<ContractCall, 'transactionSucceeded'> {

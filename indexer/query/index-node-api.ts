@@ -7,7 +7,7 @@
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import type { Subgraph } from '../runtime/manifest.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
-import type { BlockHeader } from '../store/sqlite-store.ts';
+import type { BlockHeader } from '../store/meta-tables.ts';
 import { sqlToJson, idFromSql, type TableLayout } from '../store/layout.ts';
 import type { QueryContext } from './api-schema.ts';
 import { QueryError } from './sql-query.ts';

@@ -16,7 +16,7 @@ import {
   readSynced,
   type HandlerErrorRecord,
   type BlockHeader,
-} from '../store/sqlite-store.ts';
+} from '../store/meta-tables.ts';
 import { compileById, QueryError, type SqlFragment } from './sql-query.ts';
 
 /** A `block` argument graph-node cannot locate: it fails the whole query (resolver.rs locate_blocks). */

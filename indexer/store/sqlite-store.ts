@@ -5,11 +5,13 @@
 // SQLite transaction, so a crash at any instant leaves either all of a block or none of it. File
 // data sources are kept with the block that created them and the block whose pass ran their
 // handler, so a reorg forgets the one and fetches the file again for the other.
+//
+// Beside it: meta-tables.ts (the meta tables and their reads, shared with the query API),
+// table-statements.ts (each entity table's statements), block-write-buffer.ts (a block's writes
+// before they reach SQL), wal-limit.ts (the WAL kept within its limit) and store-errors.ts.
 import Database from 'better-sqlite3';
-import { statfsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
-import type { Entity, EntityStoreTx } from './entity.ts';
+import type { Entity } from './entity.ts';
 import {
   OPEN_BLOCK,
   buildLayouts,
@@ -21,16 +23,25 @@ import {
   tableDdl,
   type TableLayout,
 } from './layout.ts';
-import { relatedEntities } from './related-entities.ts';
-import { MapJournal } from './map-journal.ts';
-import { startWalCheckpointer, type CheckpointFailure, type WalCheckpointer } from './wal-checkpointer.ts';
-
-export interface BlockHeader {
-  number: number;
-  hash: string;
-  parentHash: string;
-  timestamp: number;
-}
+import { BlockWriteBuffer } from './block-write-buffer.ts';
+import {
+  STORE_LAYOUT,
+  checkLayout,
+  headerFromRow,
+  metaDdl,
+  readCheckpoint,
+  readEarliestBlock,
+  readFatalErrorContext,
+  readInfo,
+  readPausedAt,
+  readStoredBlock,
+  readSynced,
+  type BlockHeader,
+  type Checkpoint,
+} from './meta-tables.ts';
+import { ImmutableEntityConflict } from './store-errors.ts';
+import { prepareTableStatements, type TableStatements } from './table-statements.ts';
+import { WAL_LIMIT_BYTES, WalLimit } from './wal-limit.ts';
 
 /** A data source instantiated from a template while indexing (graph-node's dynamic data source). */
 interface DynamicDataSourceRecord {
@@ -56,19 +67,6 @@ interface FileDataSourceRecord {
   createdAtBlock: number;
 }
 
-export interface Checkpoint {
-  /** the last block whose writes are committed; startBlock - 1 before the first block */
-  number: number;
-  /** null before the first block */
-  block: BlockHeader | null;
-  /** the chain head the follower saw at that commit */
-  headSeen: number | null;
-  /** wall-clock time (ms) of that commit */
-  updatedAt: number | null;
-  /** set when a handler failed deterministically and indexing stopped */
-  fatalError: string | null;
-}
-
 interface StoreOptions {
   /** the SQLite file */
   path: string;
@@ -88,232 +86,50 @@ interface StoreOptions {
 }
 
 /**
- * The WAL's size past which the writer, between two transactions, checkpoints it in full and
- * truncates it (or past a quarter of the disk's free space, if that is less), and the size SQLite
- * trims it to when it starts it over. The checkpointer thread copies the commits into the database
- * file meanwhile, but a writer that begins again as soon as it commits leaves it no moment to start
- * the WAL over, and the WAL grew without end (twice the database, ten times with a commit per
- * range), until a disk that had room for the data was full.
- */
-const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
-
-/**
- * The version of the tables and `__info` keys this code writes, kept in `__info` as
- * `layout`. A store of another layout is refused, naming it, rather than failing at the first
- * statement that finds a column missing. Raise it with any change to what the store holds.
- */
-export const STORE_LAYOUT = 1;
-
-/**
  * How far the history held may exceed the history kept before it is pruned: graph-node's
  * GRAPH_STORE_HISTORY_SLACK_FACTOR default, so that pruning runs every fifth of the history kept.
  */
 const HISTORY_SLACK_FACTOR = 1.2;
 
-const metaDdl = [
-  `CREATE TABLE IF NOT EXISTS "__info" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS "__checkpoint" ("only" INTEGER PRIMARY KEY CHECK ("only" = 1),
-     "number" INTEGER NOT NULL, "hash" BLOB, "parent_hash" BLOB, "timestamp" INTEGER,
-     "head_seen" INTEGER, "updated_at" INTEGER, "fatal_error" TEXT)`,
-  `CREATE TABLE IF NOT EXISTS "__blocks" ("number" INTEGER PRIMARY KEY, "hash" BLOB NOT NULL,
-     "parent_hash" BLOB NOT NULL, "timestamp" INTEGER NOT NULL)`,
-  `CREATE INDEX IF NOT EXISTS "__blocks_hash" ON "__blocks" ("hash")`,
-  `CREATE TABLE IF NOT EXISTS "__data_sources" ("seq" INTEGER PRIMARY KEY, "template" TEXT NOT NULL,
-     "address" BLOB NOT NULL, "context" TEXT, "created_block" INTEGER NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS "__file_data_sources" ("region" INTEGER PRIMARY KEY, "template" TEXT NOT NULL,
-     "source" TEXT NOT NULL, "context" TEXT, "created_block" INTEGER NOT NULL, "done_at" INTEGER)`,
-  `CREATE INDEX IF NOT EXISTS "__file_data_sources_source" ON "__file_data_sources" ("source")`,
-  // what a start, a rollback or a reorg reads: the few awaited among possibly millions done
-  `CREATE INDEX IF NOT EXISTS "__file_data_sources_awaited" ON "__file_data_sources" ("region") WHERE "done_at" IS NULL`,
-  // handler errors a subgraph with nonFatalErrors indexed past, by block (graph-node's subgraph_error)
-  `CREATE TABLE IF NOT EXISTS "__errors" ("block" INTEGER NOT NULL, "hash" BLOB NOT NULL,
-     "data_source" TEXT NOT NULL, "handler" TEXT NOT NULL, "message" TEXT NOT NULL)`,
-  `CREATE INDEX IF NOT EXISTS "__errors_block" ON "__errors" ("block")`,
-];
-
-function headerFromRow(row: Record<string, unknown>): BlockHeader {
-  return {
-    number: Number(row.number),
-    hash: bytesToHex(row.hash as Uint8Array),
-    parentHash: bytesToHex(row.parent_hash as Uint8Array),
-    timestamp: Number(row.timestamp),
-  };
-}
-
-/** The checkpoint row, read by the writer and by the query API's read-only connection alike. */
-export function readCheckpoint(db: Database.Database): Checkpoint {
-  const row = db.prepare(`SELECT * FROM "__checkpoint"`).get() as Record<string, unknown>;
-  const block =
-    row.hash === null
-      ? null
-      : headerFromRow({
-          number: row.number,
-          hash: row.hash,
-          parent_hash: row.parent_hash,
-          timestamp: row.timestamp,
-        });
-  return {
-    number: Number(row.number),
-    block,
-    headSeen: row.head_seen === null ? null : Number(row.head_seen),
-    updatedAt: row.updated_at === null ? null : Number(row.updated_at),
-    fatalError: (row.fatal_error as string | null) ?? null,
-  };
+/** Opens the writer's connection to the file at `path`, set up as the writer needs it. */
+function openWriterConnection(path: string): Database.Database {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // WAL with synchronous=NORMAL is durable against process crashes (the case we guard against);
+  // only an OS crash could lose the last commits, which the follower then re-indexes.
+  db.pragma('synchronous = NORMAL');
+  // Checkpoints (copying the WAL into the database file, then fsync) run on a worker thread rather
+  // than inside the writer's commits. 8 MiB of page cache keeps hot index pages (16 MiB was no faster).
+  db.pragma('wal_autocheckpoint = 0');
+  db.pragma('cache_size = -8192');
+  // the statement journal of writeChanges' savepoint stays in memory, not in a file under TMPDIR
+  db.pragma('temp_store = MEMORY');
+  db.defaultSafeIntegers(true);
+  return db;
 }
 
 /**
- * A value the store keeps in `__info` (its deployment, its earliest block, the failure, sync and
- * pause marks); undefined if unset.
+ * Creates the meta tables and the entity tables of `layouts` in a new store, or checks that an
+ * existing one was made by this layout for this deployment; called inside a transaction.
  */
-function readInfo(db: Database.Database, key: string): string | undefined {
-  return db.prepare(`SELECT "value" FROM "__info" WHERE "key" = ?`).pluck().get(key) as string | undefined;
-}
-
-/**
- * Refuses a store of another layout than STORE_LAYOUT, naming it, before `ddl` (what this code
- * creates) runs. A store made before the layout was kept is taken for this one if each of its
- * tables is as `ddl` creates it (the constructor then records its layout).
- */
-function checkLayout(db: Database.Database, path: string, ddl: readonly string[]): void {
-  const tables = new Map(
-    db.prepare(`SELECT "name", "sql" FROM sqlite_master WHERE "type" = 'table'`).raw().all() as [
-      string,
-      string,
-    ][],
-  );
-  if (tables.size === 0) return;
-  const refuse = (what: string) =>
-    new Error(
-      `the store ${path} ${what}: delete it and its -wal and -shm files to index again from the start block, or give this indexer another DATA_DIR`,
+function createOrCheckTables(
+  db: Database.Database,
+  layouts: ReadonlyMap<string, TableLayout>,
+  options: StoreOptions,
+): void {
+  const ddl = [...metaDdl, ...[...layouts.values()].flatMap(tableDdl)];
+  checkLayout(db, options.path, ddl);
+  for (const statement of ddl) db.exec(statement);
+  const stored = readInfo(db, 'deployment');
+  if (stored === undefined) {
+    db.prepare(`INSERT INTO "__info" VALUES ('deployment', ?)`).run(options.deployment);
+    db.prepare(`INSERT INTO "__checkpoint" ("only", "number") VALUES (1, ?)`).run(options.startBlock - 1);
+  } else if (stored !== options.deployment) {
+    throw new Error(
+      `${options.path} holds deployment ${stored}, not ${options.deployment}; use another DATA_DIR or delete the file`,
     );
-  const stored = tables.has('__info') ? readInfo(db, 'layout') : undefined;
-  if (stored !== undefined) {
-    if (stored !== String(STORE_LAYOUT)) {
-      throw refuse(`has layout ${stored}, and this indexer keeps layout ${STORE_LAYOUT}`);
-    }
-    return;
   }
-  for (const statement of ddl) {
-    const table = /^CREATE TABLE IF NOT EXISTS "((?:[^"]|"")*)"/.exec(statement)?.[1]?.replaceAll('""', '"');
-    if (table === undefined || !tables.has(table)) continue;
-    // SQLite keeps a statement's text without its IF NOT EXISTS
-    if (tables.get(table) !== statement.replace('CREATE TABLE IF NOT EXISTS', 'CREATE TABLE')) {
-      throw refuse(`was made by an earlier indexer: its table "${table}" is not as this one makes it`);
-    }
-  }
-}
-
-/** An `__info` value that is a block number; null if unset. */
-function readInfoBlock(db: Database.Database, key: string): number | null {
-  const value = readInfo(db, key);
-  return value === undefined ? null : Number(value);
-}
-
-/** The first block whose state the store still holds, once pruning has removed older history; else null. */
-export function readEarliestBlock(db: Database.Database): number | null {
-  return readInfoBlock(db, 'earliest_block');
-}
-
-/** The block and handler of the failure that stopped indexing, as recordFatalError stored them. */
-export function readFatalErrorContext(db: Database.Database): {
-  block: number | null;
-  handler: string | null;
-} {
-  return { block: readInfoBlock(db, 'fatal_block'), handler: readInfo(db, 'fatal_handler') ?? null };
-}
-
-/** A handler error indexing went on past (nonFatalErrors): its changes were discarded. */
-export interface HandlerErrorRecord {
-  block: number;
-  hash: string;
-  dataSource: string;
-  handler: string;
-  message: string;
-}
-
-/** The handler errors indexing went on past, in block order. */
-export function readHandlerErrors(db: Database.Database): HandlerErrorRecord[] {
-  const rows = db.prepare(`SELECT * FROM "__errors" ORDER BY "block", rowid`).all() as Record<
-    string,
-    unknown
-  >[];
-  return rows.map((row) => ({
-    block: Number(row.block),
-    hash: bytesToHex(row.hash as Uint8Array),
-    dataSource: row.data_source as string,
-    handler: row.handler as string,
-    message: row.message as string,
-  }));
-}
-
-/**
- * The first block with an indexing error, fatal or not; null if none. Queries at it or later see
- * `hasIndexingErrors`, and their entity fields the `indexing_error` (graph-node's first_error_block).
- */
-export function readFirstErrorBlock(db: Database.Database, checkpoint: Checkpoint): number | null {
-  const nonFatal = db.prepare(`SELECT min("block") FROM "__errors"`).pluck().get() as bigint | number | null;
-  const fatal = checkpoint.fatalError === null ? null : readFatalErrorContext(db).block;
-  const blocks = [nonFatal, fatal].filter((b) => b !== null).map(Number);
-  return blocks.length === 0 ? null : Math.min(...blocks);
-}
-
-/**
- * Whether the subgraph has ever caught up with the chain head, to within graph-node's 10 blocks
- * (graph-node's `synced`, which stays true).
- */
-export function readSynced(db: Database.Database): boolean {
-  return readInfo(db, 'synced_at') !== undefined;
-}
-
-/**
- * Where indexing stopped after a handler error that nonFatalErrors would have let it go past: the
- * subgraph had not yet caught up with the chain head (graph-node's fail-fast pause); null if not paused.
- */
-export function readPausedAt(db: Database.Database): number | null {
-  return readInfoBlock(db, 'paused_at');
-}
-
-/** The stored header of a block, if it had triggers or ended a batch. */
-export function readStoredBlock(db: Database.Database, number: number): BlockHeader | null {
-  const row = db.prepare(`SELECT * FROM "__blocks" WHERE "number" = ?`).get(number) as
-    | Record<string, unknown>
-    | undefined;
-  return row ? headerFromRow(row) : null;
-}
-
-interface TableStatements {
-  layout: TableLayout;
-  /**
-   * the reads (chain handlers') see causality region 0 of a regioned layout; close takes the
-   * region after the id, and insert before the fields
-   */
-  getCurrent: Database.Statement;
-  hasCurrent: Database.Statement;
-  close: Database.Statement;
-  insert: Database.Statement;
-  /** regioned layouts: the region of a current version of the id written by another region */
-  otherRegion: Database.Statement | null;
-}
-
-/** An immutable entity written again by a later block: the store holds its id already. */
-export class ImmutableEntityConflict extends Error {
-  constructor(
-    readonly entityType: string,
-    readonly id: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`Entity ${entityType}[${id}] is immutable and was inserted at an earlier block`, options);
-  }
-}
-
-/**
- * Whether a store failure came from the disk or the file system rather than from what was written:
- * a full disk, an I/O error, a file made read-only or locked. Writing again later can succeed, as
- * it cannot after a constraint failure.
- */
-export function isTransientStoreError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM)/.test(code);
+  db.prepare(`INSERT OR IGNORE INTO "__info" VALUES ('layout', ?)`).run(String(STORE_LAYOUT));
 }
 
 /** Opens (creating if needed) the store at `options.path` and prepares its statements. */
@@ -322,7 +138,6 @@ export function openStore(options: StoreOptions): IndexerStore {
 }
 
 export class IndexerStore {
-  private readonly path: string;
   readonly db: Database.Database;
   readonly layouts: Map<string, TableLayout>;
   readonly startBlock: number;
@@ -339,58 +154,22 @@ export class IndexerStore {
     done: Database.Statement;
   };
   private readonly updateCheckpoint: Database.Statement;
-  private readonly checkpointer: WalCheckpointer;
-  private readonly walPath: string;
-  private readonly walLimit: number;
-  /** the WAL size past which begin() checkpoints and truncates it first */
-  private walCheckpointAt: number;
-  private readonly log: (line: string) => void;
-  /** the kinds (SQLite codes) of checkpoint failure told already */
-  private readonly checkpointFailuresTold = new Set<string>();
+  private readonly wal: WalLimit;
   private committedCheckpoint: Checkpoint;
   private readonly historyBlocks: number;
   private earliest: number;
 
   constructor(options: StoreOptions) {
-    this.path = options.path;
-    this.db = new Database(options.path);
-    this.db.pragma('journal_mode = WAL');
-    // WAL with synchronous=NORMAL is durable against process crashes (the case we guard against);
-    // only an OS crash could lose the last commits, which the follower then re-indexes.
-    this.db.pragma('synchronous = NORMAL');
-    // Checkpoints (copying the WAL into the database file, then fsync) run on a worker thread rather
-    // than inside the writer's commits. 8 MiB of page cache keeps hot index pages (16 MiB was no faster).
-    this.db.pragma('wal_autocheckpoint = 0');
-    this.db.pragma('cache_size = -8192');
-    // the statement journal of writeChanges' savepoint stays in memory, not in a file under TMPDIR
-    this.db.pragma('temp_store = MEMORY');
-    // the writer's own checkpoints keep the WAL within its limit (WAL_LIMIT_BYTES)
-    this.walPath = `${options.path}-wal`;
-    this.walLimit = options.walLimitBytes ?? WAL_LIMIT_BYTES;
-    this.walCheckpointAt = this.walLimitNow();
-    this.db.pragma(`journal_size_limit = ${this.walLimit}`);
-    this.log = options.log ?? ((line) => console.error(line));
-    this.db.defaultSafeIntegers(true);
+    this.db = openWriterConnection(options.path);
     this.layouts = buildLayouts(options.schema, options.fileEntityTypes);
     this.startBlock = options.startBlock;
-    this.db.transaction(() => {
-      const ddl = [...metaDdl, ...[...this.layouts.values()].flatMap(tableDdl)];
-      checkLayout(this.db, options.path, ddl);
-      for (const statement of ddl) this.db.exec(statement);
-      const stored = readInfo(this.db, 'deployment');
-      if (stored === undefined) {
-        this.db.prepare(`INSERT INTO "__info" VALUES ('deployment', ?)`).run(options.deployment);
-        this.db
-          .prepare(`INSERT INTO "__checkpoint" ("only", "number") VALUES (1, ?)`)
-          .run(options.startBlock - 1);
-      } else if (stored !== options.deployment) {
-        throw new Error(
-          `${options.path} holds deployment ${stored}, not ${options.deployment}; use another DATA_DIR or delete the file`,
-        );
-      }
-      this.db.prepare(`INSERT OR IGNORE INTO "__info" VALUES ('layout', ?)`).run(String(STORE_LAYOUT));
-    })();
-    this.checkpointer = startWalCheckpointer(options.path, (failure) => this.checkpointFailed(failure));
+    this.db.transaction(() => createOrCheckTables(this.db, this.layouts, options))();
+    this.wal = new WalLimit(
+      this.db,
+      options.path,
+      options.walLimitBytes ?? WAL_LIMIT_BYTES,
+      options.log ?? ((line) => console.error(line)),
+    );
     this.committedCheckpoint = this.checkpoint();
     this.historyBlocks = options.historyBlocks ?? Infinity;
     this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
@@ -410,30 +189,7 @@ export class IndexerStore {
          "head_seen" = ?, "updated_at" = ?`,
     );
     for (const layout of this.layouts.values()) {
-      const cols = ['"__from"', '"__to"'];
-      if (layout.regioned) cols.push('"__region"');
-      for (const c of layout.columns) {
-        cols.push(c.sql);
-        if (c.keySql) cols.push(c.keySql);
-      }
-      const current = `"id" = ? AND "__to" = ${OPEN_BLOCK}`;
-      const region = (sql: string) => (layout.regioned ? ` AND "__region" = ${sql}` : '');
-      this.tables.set(layout.entity.name, {
-        layout,
-        getCurrent: this.db.prepare(`SELECT * FROM ${layout.sql} WHERE ${current}${region('0')}`),
-        hasCurrent: this.db.prepare(`SELECT 1 FROM ${layout.sql} WHERE ${current}${region('0')}`).pluck(),
-        close: this.db.prepare(`UPDATE ${layout.sql} SET "__to" = ? WHERE ${current}${region('?')}`),
-        insert: this.db.prepare(
-          `INSERT INTO ${layout.sql} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
-        ),
-        otherRegion: layout.regioned
-          ? this.db
-              .prepare(
-                `SELECT "__region" FROM ${layout.sql} WHERE "id" = ? AND "__to" = ${OPEN_BLOCK} AND "__region" <> ?`,
-              )
-              .pluck()
-          : null,
-      });
+      this.tables.set(layout.entity.name, prepareTableStatements(this.db, layout));
     }
   }
 
@@ -517,10 +273,7 @@ export class IndexerStore {
   /** Starts the SQL transaction that the following blocks are written into. */
   begin(): void {
     if (this.inTransaction) throw new Error('a store transaction is already open');
-    // a stat, between two transactions: the WAL can be started over only when none is open
-    if ((statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0) > this.walCheckpointAt) {
-      this.truncateWal();
-    }
+    this.wal.truncateIfPastLimit();
     this.db.exec('BEGIN IMMEDIATE');
     this.inTransaction = true;
   }
@@ -628,47 +381,7 @@ export class IndexerStore {
     this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
     // what a failed transaction wrote stays in the WAL file: on a full disk, truncating it
     // (its commits are in the database file already, but for the last few) is what frees room
-    this.walCheckpointAt = 0;
-  }
-
-  /**
-   * Checkpoints the whole WAL into the database file and truncates it, between two of the
-   * checkpointer thread's passes. A reader in another process may keep the WAL from being truncated:
-   * it is tried again once the WAL has grown by the limit once more.
-   */
-  private truncateWal(): void {
-    try {
-      const [{ busy }] = this.checkpointer.between(
-        () => this.db.pragma('wal_checkpoint(TRUNCATE)') as [{ busy: bigint }],
-      );
-      const size = statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0;
-      this.walCheckpointAt = (busy === 0n ? 0 : size) + this.walLimitNow();
-    } catch (error) {
-      if (!(error instanceof Database.SqliteError)) throw error;
-      this.checkpointFailed(error);
-    }
-  }
-
-  /**
-   * How far the WAL may grow from here: the limit, or a quarter of the disk's free space if that is
-   * less, so that on a small disk the WAL leaves room for what it is folded into.
-   */
-  private walLimitNow(): number {
-    const { bavail, bsize } = statfsSync(dirname(this.path));
-    return Math.min(this.walLimit, (bavail * bsize) / 4);
-  }
-
-  /** Tells a failed WAL checkpoint, the first of its kind only: one per commit would flood the log. */
-  private checkpointFailed({ code, message }: CheckpointFailure): void {
-    if (this.checkpointFailuresTold.has(code)) return;
-    this.checkpointFailuresTold.add(code);
-    const fix =
-      code === 'SQLITE_FULL'
-        ? 'free space on its disk'
-        : 'check that the file and its directory can be written';
-    this.log(
-      `store: the WAL of ${this.path} could not be checkpointed into it (${message}, ${code}); it grows until a checkpoint succeeds: ${fix}. Failures of this kind are told once`,
-    );
+    this.wal.truncateAtNextBegin();
   }
 
   /**
@@ -760,27 +473,9 @@ export class IndexerStore {
     if (this.inTransaction) throw new Error('revertTo() with a store transaction open');
     const number = ancestor ? ancestor.number : this.startBlock - 1;
     this.db.transaction(() => {
-      for (const { layout } of this.tables.values()) {
-        this.db.prepare(`DELETE FROM ${layout.sql} WHERE "__from" > ?`).run(number);
-        this.db
-          .prepare(
-            `UPDATE ${layout.sql} SET "__to" = ${OPEN_BLOCK} WHERE "__to" > ? AND "__to" <> ${OPEN_BLOCK}`,
-          )
-          .run(number);
-      }
-      this.db.prepare(`DELETE FROM "__blocks" WHERE "number" > ?`).run(number);
-      // back before the history kept (a reorg deeper than it): everything is indexed again
-      if (number < this.earliest) this.db.exec(`DELETE FROM "__info" WHERE "key" = 'earliest_block'`);
-      this.db.prepare(`DELETE FROM "__data_sources" WHERE "created_block" > ?`).run(number);
-      this.db.prepare(`DELETE FROM "__file_data_sources" WHERE "created_block" > ?`).run(number);
-      this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = NULL WHERE "done_at" > ?`).run(number);
-      this.db.prepare(`DELETE FROM "__errors" WHERE "block" > ?`).run(number);
-      // a failed (or paused) block reverted is run again, as graph-node unfails a reverted failure
-      if ((readFatalErrorContext(this.db).block ?? -Infinity) > number) {
-        this.db.exec(`UPDATE "__checkpoint" SET "fatal_error" = NULL`);
-        this.db.exec(`DELETE FROM "__info" WHERE "key" IN ('fatal_block', 'fatal_handler')`);
-      }
-      if ((readPausedAt(this.db) ?? -Infinity) > number) this.setPausedAt(null);
+      this.revertEntityVersions(number);
+      this.forgetRecordsAfter(number);
+      this.unfailAfter(number);
       this.db
         .prepare(`UPDATE "__checkpoint" SET "number" = ?, "hash" = ?, "parent_hash" = ?, "timestamp" = ?`)
         .run(
@@ -792,6 +487,42 @@ export class IndexerStore {
     })();
     this.committedCheckpoint = this.checkpoint();
     this.earliest = readEarliestBlock(this.db) ?? this.startBlock;
+  }
+
+  /** Deletes the versions written after block `number` and reopens those closed after it. */
+  private revertEntityVersions(number: number): void {
+    for (const { layout } of this.tables.values()) {
+      this.db.prepare(`DELETE FROM ${layout.sql} WHERE "__from" > ?`).run(number);
+      this.db
+        .prepare(
+          `UPDATE ${layout.sql} SET "__to" = ${OPEN_BLOCK} WHERE "__to" > ? AND "__to" <> ${OPEN_BLOCK}`,
+        )
+        .run(number);
+    }
+  }
+
+  /**
+   * Forgets what the blocks after `number` recorded beside their entities: their headers, the data
+   * sources they created, the file handlers their passes ran, and their handler errors.
+   */
+  private forgetRecordsAfter(number: number): void {
+    this.db.prepare(`DELETE FROM "__blocks" WHERE "number" > ?`).run(number);
+    // back before the history kept (a reorg deeper than it): everything is indexed again
+    if (number < this.earliest) this.db.exec(`DELETE FROM "__info" WHERE "key" = 'earliest_block'`);
+    this.db.prepare(`DELETE FROM "__data_sources" WHERE "created_block" > ?`).run(number);
+    this.db.prepare(`DELETE FROM "__file_data_sources" WHERE "created_block" > ?`).run(number);
+    this.db.prepare(`UPDATE "__file_data_sources" SET "done_at" = NULL WHERE "done_at" > ?`).run(number);
+    this.db.prepare(`DELETE FROM "__errors" WHERE "block" > ?`).run(number);
+  }
+
+  /** Clears the failure and the pause of a block after `number`, so that it is run again. */
+  private unfailAfter(number: number): void {
+    // a failed (or paused) block reverted is run again, as graph-node unfails a reverted failure
+    if ((readFatalErrorContext(this.db).block ?? -Infinity) > number) {
+      this.db.exec(`UPDATE "__checkpoint" SET "fatal_error" = NULL`);
+      this.db.exec(`DELETE FROM "__info" WHERE "key" IN ('fatal_block', 'fatal_handler')`);
+    }
+    if ((readPausedAt(this.db) ?? -Infinity) > number) this.setPausedAt(null);
   }
 
   /**
@@ -870,100 +601,8 @@ export class IndexerStore {
   close(): void {
     if (!this.db.open) return;
     this.rollback();
-    this.truncateWal();
-    this.checkpointer.stop();
+    this.wal.truncate();
+    this.wal.stop();
     this.db.close();
-  }
-}
-
-/** Lowercase 0x hex of a Bytes id, validated without allocating. */
-function normalizeHex(id: string): string {
-  let valid = id.length % 2 === 0 && id.charCodeAt(0) === 48 && id.charCodeAt(1) === 120; // "0x"
-  for (let i = 2; valid && i < id.length; i++) {
-    const c = id.charCodeAt(i) | 0x20; // ASCII lowercase
-    valid = (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
-  }
-  if (!valid) throw new Error(`invalid Bytes id: ${id}`);
-  return id.toLowerCase();
-}
-
-/**
- * One block's view of the store (EntityStoreTx): writes are buffered per (type, id) and reads see
- * them first, so handlers observe their own block's changes; flush() hands the net changes to SQL.
- */
-export class BlockWriteBuffer implements EntityStoreTx {
-  private readonly changes = new Map<string, Map<string, Entity | null>>();
-  /** what set and remove replaced since mark(), to put back on undo(); null when not marked */
-  private journal: MapJournal | null = null;
-
-  constructor(
-    private readonly store: IndexerStore,
-    readonly blockNumber: number,
-    /** the causality region writing: 0 for chain handlers, whose reads see the store; a file data source's own, whose do not */
-    readonly region: number,
-  ) {}
-
-  private key(entityType: string, id: string): { byId: Map<string, Entity | null>; key: string } {
-    const layout = this.store.layouts.get(entityType);
-    if (!layout) throw new Error(`unknown entity type ${entityType}`);
-    let byId = this.changes.get(entityType);
-    if (!byId) {
-      byId = new Map();
-      this.changes.set(entityType, byId);
-    }
-    // Bytes ids compare by value, so their hex spelling is normalised
-    return { byId, key: layout.idKind === 'Bytes' ? normalizeHex(id) : id };
-  }
-
-  /** The entity as the block sees it; callers copy it before changing it (the runtime's merge does). */
-  get(entityType: string, id: string): Entity | null {
-    const { byId, key } = this.key(entityType, id);
-    if (byId.has(key)) return byId.get(key)!;
-    return this.region === 0 ? this.store.getCurrent(entityType, key) : null;
-  }
-
-  has(entityType: string, id: string): boolean {
-    const { byId, key } = this.key(entityType, id);
-    if (byId.has(key)) return byId.get(key) !== null;
-    return this.region === 0 && this.store.hasCurrent(entityType, key);
-  }
-
-  otherRegionHolding(entityType: string, id: string): number | null {
-    const { key } = this.key(entityType, id);
-    return this.store.otherRegionHolding(entityType, key, this.region);
-  }
-
-  /** Takes ownership of `entity`: the caller does not change it afterwards. */
-  set(entityType: string, id: string, entity: Entity): void {
-    this.write(entityType, id, entity);
-  }
-
-  remove(entityType: string, id: string): void {
-    this.write(entityType, id, null);
-  }
-
-  private write(entityType: string, id: string, entity: Entity | null): void {
-    const { byId, key } = this.key(entityType, id);
-    this.journal?.record(byId, key);
-    byId.delete(key); // keep insertion order = last write order
-    byId.set(key, entity);
-  }
-
-  mark(): void {
-    this.journal = new MapJournal();
-  }
-
-  undo(): void {
-    this.journal?.undo();
-    this.journal = null;
-  }
-
-  loadRelated(entityType: string, field: string, id: string): Entity[] {
-    return relatedEntities(this.store, this.changes, entityType, field, id, this.region);
-  }
-
-  flush(): void {
-    this.store.writeChanges(this.blockNumber, this.changes, this.region);
-    this.changes.clear();
   }
 }

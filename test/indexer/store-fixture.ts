@@ -13,12 +13,9 @@ import {
   type QueryServiceOptions,
 } from '../../indexer/query/create-query-service.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
-import {
-  openStore,
-  type BlockHeader,
-  type BlockWriteBuffer,
-  type IndexerStore,
-} from '../../indexer/store/sqlite-store.ts';
+import type { BlockWriteBuffer } from '../../indexer/store/block-write-buffer.ts';
+import type { BlockHeader } from '../../indexer/store/meta-tables.ts';
+import { openStore, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema, type SubgraphSchema } from '../../indexer/subgraph-schema.ts';
 
 export const schema: SubgraphSchema = parseSubgraphSchema(

@@ -9,12 +9,11 @@ import Database from 'better-sqlite3';
 import { OPEN_BLOCK } from '../../indexer/store/layout.ts';
 import {
   STORE_LAYOUT,
-  openStore,
   readEarliestBlock,
   readFirstErrorBlock,
   readHandlerErrors,
-  type IndexerStore,
-} from '../../indexer/store/sqlite-store.ts';
+} from '../../indexer/store/meta-tables.ts';
+import { openStore, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
 import {
   BI,
   I,

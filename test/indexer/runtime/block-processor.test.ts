@@ -10,7 +10,8 @@ import { parseAbi, type Hex } from 'viem';
 import { createBlockProcessor } from '../../../indexer/runtime/block-processor.ts';
 import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
 import { HandlerError } from '../../../indexer/runtime/handler-error.ts';
-import { ImmutableEntityConflict, openStore } from '../../../indexer/store/sqlite-store.ts';
+import { openStore } from '../../../indexer/store/sqlite-store.ts';
+import { ImmutableEntityConflict } from '../../../indexer/store/store-errors.ts';
 import { makeLog, processBlock, RuntimeHarness, txHash } from './runtime-harness.ts';
 
 const buildDir = new URL('../../../subgraph/build', import.meta.url).pathname;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
 import { relatedEntities } from '../../../indexer/store/related-entities.ts';
-import type { BlockWriteBuffer } from '../../../indexer/store/sqlite-store.ts';
+import type { BlockWriteBuffer } from '../../../indexer/store/block-write-buffer.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import { useProbeHarness } from './runtime-harness.ts';
