@@ -7,10 +7,8 @@
 // The sources' ABIs say which arguments are addresses: the subgraph stores them as graph-ts writes
 // them, lowercase, and the API gives every address checksummed (EIP-55) as /v1/contracts does, so an
 // agent comparing an event's address with another response's compares equal strings.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { getAddress } from 'viem';
-import { readManifest, subgraphDir } from '../subgraph/manifest.ts';
+import { abiPath, readAbi, readManifest } from '../subgraph/manifest.ts';
 
 export interface EventSource {
   /** data source or template name, e.g. NavOracle, FundVault */
@@ -32,12 +30,6 @@ export const EVENT_SOURCES: EventSource[] = MANIFEST.map((source) => ({
   events: source.eventHandlers.map((handler) => nameOf(handler.event)),
 }));
 
-interface AbiEvent {
-  type: string;
-  name?: string;
-  inputs?: { name: string; type: string }[];
-}
-
 /**
  * Per event name, the names of its address parameters, from the ABIs the sources are decoded with.
  * Keyed by name alone as the stream's rows are: two contracts' events of one name must agree on
@@ -46,17 +38,15 @@ interface AbiEvent {
 const ADDRESS_PARAMS: ReadonlyMap<string, readonly string[]> = (() => {
   const params = new Map<string, readonly string[]>();
   for (const source of MANIFEST) {
-    const file = join(subgraphDir, source.abiFiles.get(source.abi) as string);
-    const abi = JSON.parse(readFileSync(file, 'utf8')) as AbiEvent[];
-    for (const item of abi) {
-      if (item.type !== 'event' || item.name === undefined) continue;
-      const addresses = (item.inputs ?? [])
-        .filter((input) => input.type === 'address')
-        .map((input) => input.name);
+    for (const item of readAbi(source)) {
+      if (item.type !== 'event') continue;
+      const addresses = item.inputs.flatMap((input) =>
+        input.type === 'address' && input.name ? [input.name] : [],
+      );
       const known = params.get(item.name);
       if (known && known.join() !== addresses.join()) {
         throw new Error(
-          `${file}: event ${item.name} has address parameters (${addresses.join(', ')}) other than another ABI's event of that name (${known.join(', ')})`,
+          `${abiPath(source)}: event ${item.name} has address parameters (${addresses.join(', ')}) other than another ABI's event of that name (${known.join(', ')})`,
         );
       }
       params.set(item.name, addresses);

@@ -1,18 +1,22 @@
 // Reads what the project needs from a subgraph manifest (subgraph.yaml, or the one `graph build`
 // writes): each data source and template, its ABI, its address and start block, its mapping file and
-// its event handlers. It is a YAML parse (the `yaml` package the embedded indexer's runtime uses too),
-// so key order, quoting, comments and flow style do not matter: an earlier reader matched lines of the
-// committed file's layout and found no handler whose `handler:` came before its `event:`.
+// its event handlers; and the ABIs those sources declare, where their files are (abiPath) and what
+// they hold (readAbi). It is a YAML parse (the `yaml` package the embedded indexer's runtime uses
+// too), so key order, quoting, comments and flow style do not matter: an earlier reader matched
+// lines of the committed file's layout and found no handler whose `handler:` came before its `event:`.
 //
 // It lives in subgraph/, beside the manifest it describes, because the service reads it at run time
-// (gateway/event-names.ts: the event names of the indexed stream are the manifest's) and the
-// subgraph's build and deploy scripts (subgraph/scripts/) read it too: the gateway may depend on the
-// subgraph's description but not on its deploy tooling. It imports nothing of the project.
+// (gateway/event-names.ts: the event names of the indexed stream are the manifest's, and their
+// address parameters its ABIs'; the claim call a dividend proof makes is the DividendDistributor
+// ABI's) and the subgraph's build and deploy scripts (subgraph/scripts/) read it too: the gateway
+// may depend on the subgraph's description but not on its deploy tooling. It imports nothing of the
+// project.
 // (indexer/runtime/manifest.ts loads the built manifest in full for the runtime: handlers' topics and
 // filters, declared calls, the wasm; this reader is for everything else.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Abi } from 'viem';
 import { parse as parseYaml } from 'yaml';
 
 export const subgraphDir = fileURLToPath(new URL('.', import.meta.url));
@@ -66,6 +70,36 @@ export function readManifest(text: string = readFileSync(manifestPath, 'utf8')):
     );
   }
   return sources;
+}
+
+/**
+ * The absolute path of the ABI file `source` declares as `name` (by default `source.abi`, the ABI its
+ * events are decoded with), resolved against subgraph/ as the committed manifest's paths are.
+ */
+export function abiPath(source: ManifestSource, name: string = source.abi): string {
+  const file = source.abiFiles.get(name);
+  if (file === undefined) {
+    throw new Error(
+      `subgraph.yaml: data source "${source.name}" declares no ABI named ${name} in mapping.abis`,
+    );
+  }
+  return join(subgraphDir, file);
+}
+
+/** The ABI `source` declares as `name` (by default `source.abi`), read from its file. */
+export function readAbi(source: ManifestSource, name: string = source.abi): Abi {
+  const path = abiPath(source, name);
+  let abi: unknown;
+  try {
+    abi = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(
+      `${path} cannot be read as JSON (${(error as Error).message}): run \`npm run subgraph:abis\``,
+    );
+  }
+  if (!Array.isArray(abi))
+    throw new Error(`${path} is no ABI (not a JSON array): run \`npm run subgraph:abis\``);
+  return abi as Abi;
 }
 
 function readSource(entry: unknown, where: string, template: boolean): ManifestSource {

@@ -2,27 +2,19 @@
 // so its signature, selector, arguments and calldata come from the distributor's ABI as the
 // subgraph ships it, never from a hand-written signature (one that took epoch for a uint256 would
 // name another function). The wording every document uses for claims lives here too.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  encodeFunctionData,
-  toFunctionSelector,
-  toFunctionSignature,
-  type Abi,
-  type AbiFunction,
-} from 'viem';
-import { readManifest, subgraphDir } from '../../subgraph/manifest.ts';
+import { encodeFunctionData, toFunctionSelector, toFunctionSignature, type AbiFunction } from 'viem';
+import { abiPath, readAbi, readManifest } from '../../subgraph/manifest.ts';
 import { builder } from '../builder.ts';
 import { ClaimArgumentRef, type ClaimArgumentShape } from './claim-argument.ts';
 
 /** DividendDistributor's `claim` as its ABI declares it (subgraph/abis, copied from the compile output) */
 function distributorClaimFunction(): AbiFunction {
   const source = readManifest().find((s) => s.name === 'DividendDistributor');
-  const file = source && source.abiFiles.get(source.abi);
-  if (!file) throw new Error('subgraph.yaml has no DividendDistributor data source with an ABI file');
-  const abi = JSON.parse(readFileSync(join(subgraphDir, file), 'utf8')) as Abi;
-  const claim = abi.find((item): item is AbiFunction => item.type === 'function' && item.name === 'claim');
-  if (!claim) throw new Error(`subgraph/${file} declares no claim function`);
+  if (!source) throw new Error('subgraph.yaml has no DividendDistributor data source');
+  const claim = readAbi(source).find(
+    (item): item is AbiFunction => item.type === 'function' && item.name === 'claim',
+  );
+  if (!claim) throw new Error(`${abiPath(source)} declares no claim function`);
   return claim;
 }
 

@@ -3,7 +3,7 @@
 // declares, compares them with the compile output, and rewrites them.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readManifest, subgraphDir } from '../manifest.ts';
+import { abiPath, readManifest, subgraphDir } from '../manifest.ts';
 
 export const compileOutputDir = join(subgraphDir, '..', 'devnet', 'build');
 
@@ -18,7 +18,7 @@ interface AbiFile {
 export function manifestAbis(): AbiFile[] {
   const files = new Map<string, string>();
   for (const source of readManifest()) {
-    for (const [name, file] of source.abiFiles) files.set(name, join(subgraphDir, file));
+    for (const name of source.abiFiles.keys()) files.set(name, abiPath(source, name));
   }
   return [...files].map(([name, path]) => ({ name, path }));
 }
