@@ -94,7 +94,7 @@ export interface IndexedState {
  * The lowest block a query may read, and why: the newest block an answer to this process showed,
  * or the block a cursor's page was read at, whichever is higher.
  */
-export interface BlockFloor {
+interface BlockFloor {
   number: number;
   reason: 'seen' | 'cursor';
 }
