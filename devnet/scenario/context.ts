@@ -4,7 +4,7 @@
 // the day loop in ../scenario.ts shows the order in which they touch the chain and the random source.
 import { encodeFunctionData, toEventSelector, type Abi, type AbiEvent, type Address, type Hex } from 'viem';
 import { abiOf, type Deployment } from '../deploy.ts';
-import { createEventDecoder, type EventDecoder } from '../event-decoder.ts';
+import { createAbiLogDecoder, type AbiLogDecoder } from '../abi-log-decoder.ts';
 import type { Ledger, TxRef } from '../ledger.ts';
 import { createRandom, type Random } from '../random.ts';
 import { createRpcClient, type RpcClient } from '../rpc.ts';
@@ -28,8 +28,8 @@ export interface ScenarioContext {
   /** Investors are shared between funds and use the faucet once, before their first subscription. */
   fundedInvestors: Set<Address>;
   abis: Record<'usdc' | 'vault' | 'share' | 'oracle' | 'distributor', Abi>;
-  decodeVaultLog: EventDecoder;
-  decodeDistributorLog: EventDecoder;
+  decodeVaultLog: AbiLogDecoder;
+  decodeDistributorLog: AbiLogDecoder;
   ledger: Ledger;
 }
 
@@ -57,8 +57,8 @@ export function createScenarioContext(
     funds: createFunds(random, deployment, params),
     fundedInvestors: new Set(),
     abis,
-    decodeVaultLog: createEventDecoder(abis.vault),
-    decodeDistributorLog: createEventDecoder(abis.distributor),
+    decodeVaultLog: createAbiLogDecoder(abis.vault),
+    decodeDistributorLog: createAbiLogDecoder(abis.distributor),
     ledger: {
       params,
       startBlock: deployment.startBlock,

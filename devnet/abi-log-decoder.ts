@@ -1,6 +1,7 @@
 // Decodes logs of one ABI by their topic0 with the selectors computed once. viem's
 // decodeEventLog re-hashes every event signature of the ABI on each call, which dominates the
-// scenario's bookkeeping over tens of thousands of logs.
+// scenario's bookkeeping over tens of thousands of logs. (The indexer's event decoder,
+// indexer/runtime/event-decoder.ts, decodes one event into a handler's parameters.)
 import { decodeAbiParameters, toEventSelector, type Abi, type AbiEvent, type Hex } from 'viem';
 
 interface DecodedLog {
@@ -8,9 +9,9 @@ interface DecodedLog {
   args: Record<string, unknown>;
 }
 
-export type EventDecoder = (log: { topics: readonly Hex[]; data: Hex }) => DecodedLog | null;
+export type AbiLogDecoder = (log: { topics: readonly Hex[]; data: Hex }) => DecodedLog | null;
 
-export function createEventDecoder(abi: Abi): EventDecoder {
+export function createAbiLogDecoder(abi: Abi): AbiLogDecoder {
   const events = new Map<string, AbiEvent>();
   for (const item of abi) if (item.type === 'event') events.set(toEventSelector(item), item);
   return (log) => {
