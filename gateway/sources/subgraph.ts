@@ -26,53 +26,6 @@ export interface SubgraphConfig {
   fetch?: typeof fetch;
 }
 
-export interface NavRow {
-  epoch: number;
-  status: 'Draft' | 'PendingVerification' | 'Verified' | 'Published';
-  navPerShare: string;
-  totalAssets: string;
-  totalSupply: string;
-  publishedAt: string | null;
-  publishedTxHash: string | null;
-}
-
-export interface FundRow {
-  id: string;
-  slug: string;
-  closed: boolean;
-  pausedModules: string[];
-  latestPublishedNav: NavRow | null;
-  latestNav: NavRow | null;
-}
-
-export interface DividendRoundRow {
-  id: string;
-  epoch: number;
-  merkleRoot: string;
-  total: string;
-  leafCount: number;
-  uri: string;
-  claimedCount: number;
-  claimedAmount: string;
-  postedAtBlock: string;
-  postedAt: string;
-  postedTxHash: string;
-}
-
-export interface ProtocolEventRow {
-  id: string;
-  contract: string;
-  eventName: string;
-  blockNumber: string;
-  timestamp: string;
-  txHash: string;
-  logIndex: string;
-  sortKey: string;
-  args: string;
-  /** the vault of the fund the event concerns, lowercase; null for none */
-  fund: string | null;
-}
-
 interface SubgraphMeta {
   block: { number: number; hash: string | null; timestamp: number | null };
   /** the deployment id that answered: a new version deployed under the same name shows here */
@@ -117,12 +70,6 @@ export class Freshness {
     this.hasIndexingErrors ||= meta.hasIndexingErrors;
   }
 }
-
-const NAV_FIELDS = 'epoch status navPerShare totalAssets totalSupply publishedAt publishedTxHash';
-const FUND_FIELDS = `id slug closed pausedModules latestPublishedNav { ${NAV_FIELDS} } latestNav { ${NAV_FIELDS} }`;
-const ROUND_FIELDS =
-  'id epoch merkleRoot total leafCount uri claimedCount claimedAmount postedAtBlock postedAt postedTxHash';
-const EVENT_FIELDS = 'id contract eventName blockNumber timestamp txHash logIndex sortKey args fund';
 
 /**
  * `_meta`, read at or past block `minimum`. graph-node runs consecutive top-level fields with the
@@ -198,7 +145,7 @@ function literal(value: unknown): string {
 
 /**
  * A field's expected JSON type in the subgraph's answer ('?': may be null). BigInt fields
- * arrive as decimal strings ('uint'); `args` is JSON text ('json').
+ * arrive as decimal strings ('uint'); `args` is JSON text ('json'); `oneOf`: an enum's values.
  */
 type FieldRule =
   | 'string'
@@ -209,48 +156,112 @@ type FieldRule =
   | 'int'
   | 'boolean'
   | 'strings'
-  | { row: RowShape };
-type RowShape = Record<string, FieldRule>;
+  | { oneOf: readonly string[] }
+  | EntityRule;
+/** a related entity, or null */
+interface EntityRule {
+  row: RowShape;
+}
+type RowShape = Readonly<Record<string, FieldRule>>;
 
-const NAV_SHAPE: RowShape = {
+/** The value a rule lets through. */
+type ValueOf<R> = R extends 'string' | 'uint' | 'json'
+  ? string
+  : R extends 'string?' | 'uint?'
+    ? string | null
+    : R extends 'int'
+      ? number
+      : R extends 'boolean'
+        ? boolean
+        : R extends 'strings'
+          ? string[]
+          : R extends { oneOf: readonly (infer V)[] }
+            ? V
+            : R extends { row: infer S extends RowShape }
+              ? RowOf<S> | null
+              : never;
+
+/** A row as its shape lets it through: the shapes below are the one description of each entity. */
+type RowOf<S extends RowShape> = { -readonly [F in keyof S]: ValueOf<S[F]> };
+
+/** The NavStatus values of the subgraph schema, in lifecycle order. */
+export const NAV_STATUSES = ['Draft', 'PendingVerification', 'Verified', 'Published'] as const;
+
+const NAV_SHAPE = {
   epoch: 'int',
-  status: 'string',
+  status: { oneOf: NAV_STATUSES },
   navPerShare: 'uint',
   totalAssets: 'uint',
   totalSupply: 'uint',
   publishedAt: 'uint?',
   publishedTxHash: 'string?',
-};
-const fieldsOf = (rule: FieldRule, fields: string): RowShape =>
-  Object.fromEntries(fields.split(' ').map((f) => [f, rule]));
+} as const satisfies RowShape;
+
+const FUND_SHAPE = {
+  id: 'string',
+  slug: 'string',
+  closed: 'boolean',
+  pausedModules: 'strings',
+  latestPublishedNav: { row: NAV_SHAPE },
+  latestNav: { row: NAV_SHAPE },
+} as const satisfies RowShape;
+
+const DIVIDEND_ROUND_SHAPE = {
+  id: 'string',
+  epoch: 'int',
+  merkleRoot: 'string',
+  total: 'uint',
+  leafCount: 'int',
+  uri: 'string',
+  claimedCount: 'int',
+  claimedAmount: 'uint',
+  postedAtBlock: 'uint',
+  postedAt: 'uint',
+  postedTxHash: 'string',
+} as const satisfies RowShape;
+
+const PROTOCOL_EVENT_SHAPE = {
+  id: 'string',
+  contract: 'string',
+  eventName: 'string',
+  blockNumber: 'uint',
+  timestamp: 'uint',
+  txHash: 'string',
+  logIndex: 'uint',
+  sortKey: 'uint',
+  args: 'json',
+  /** the vault of the fund the event concerns, lowercase; null for none */
+  fund: 'string?',
+} as const satisfies RowShape;
+
+export type NavRow = RowOf<typeof NAV_SHAPE>;
+export type FundRow = RowOf<typeof FUND_SHAPE>;
+export type DividendRoundRow = RowOf<typeof DIVIDEND_ROUND_SHAPE>;
+export type ProtocolEventRow = RowOf<typeof PROTOCOL_EVENT_SHAPE>;
 
 /**
- * The rows each collection must hold. An answer of another shape (a proxy's error page, a
+ * The rows each collection must hold, which are also the fields its queries ask for (selection()),
+ * so that nothing is asked that is not checked. An answer of another shape (a proxy's error page, a
  * different schema) is the upstream's fault: it becomes UPSTREAM_UNAVAILABLE, never a crash
  * reported as an internal error nor a wrong body.
  */
-const COLLECTION_SHAPES: Record<string, RowShape> = {
-  funds: {
-    ...fieldsOf('string', 'id slug'),
-    closed: 'boolean',
-    pausedModules: 'strings',
-    latestPublishedNav: { row: NAV_SHAPE },
-    latestNav: { row: NAV_SHAPE },
-  },
+const COLLECTION_SHAPES = {
+  funds: FUND_SHAPE,
   navRecords: NAV_SHAPE,
-  dividendRounds: {
-    ...fieldsOf('string', 'id merkleRoot uri postedTxHash'),
-    ...fieldsOf('uint', 'total claimedAmount postedAtBlock postedAt'),
-    epoch: 'int',
-    leafCount: 'int',
-    claimedCount: 'int',
-  },
-  protocolEvents: {
-    ...fieldsOf('string', 'id contract eventName txHash'),
-    ...fieldsOf('uint', 'blockNumber timestamp logIndex sortKey'),
-    args: 'json',
-  },
-};
+  dividendRounds: DIVIDEND_ROUND_SHAPE,
+  protocolEvents: PROTOCOL_EVENT_SHAPE,
+} as const;
+type Collection = keyof typeof COLLECTION_SHAPES;
+type CollectionRow<C extends Collection> = RowOf<(typeof COLLECTION_SHAPES)[C]>;
+
+/** The GraphQL selection asking for a shape's fields. */
+function selection(shape: RowShape): string {
+  return Object.entries(shape)
+    .map(([field, rule]) =>
+      typeof rule === 'string' || 'oneOf' in rule ? field : `${field} { ${selection(rule.row)} }`,
+    )
+    .join(' ');
+}
 
 const isUint = (v: unknown) => typeof v === 'string' && /^\d{1,78}$/.test(v);
 
@@ -276,20 +287,18 @@ function fits(value: unknown, shape: RowShape): boolean {
     if (rule === 'int') return Number.isSafeInteger(v);
     if (rule === 'boolean') return typeof v === 'boolean';
     if (rule === 'strings') return Array.isArray(v) && v.every((x) => typeof x === 'string');
+    if ('oneOf' in rule) return typeof v === 'string' && rule.oneOf.includes(v);
     return v === null || fits(v, rule.row);
   });
 }
 
-/** Checks every collection the document asks for against its row shape. */
-function checkShape<T>(document: string, data: T): T {
-  for (const [name, shape] of Object.entries(COLLECTION_SHAPES)) {
-    if (!new RegExp(`^\\{\\s*${name}\\(`).test(document)) continue;
-    const rows = (data as Record<string, unknown>)[name];
-    if (!Array.isArray(rows) || !rows.every((row) => fits(row, shape))) {
-      throw upstreamUnavailable('subgraph', new Error(`the subgraph answered malformed ${name}`));
-    }
+/** The rows of `collection` in an answer, checked against the collection's shape. */
+function checkedRows<C extends Collection>(collection: C, data: Record<string, unknown>): CollectionRow<C>[] {
+  const rows = data[collection];
+  if (!Array.isArray(rows) || !rows.every((row) => fits(row, COLLECTION_SHAPES[collection]))) {
+    throw upstreamUnavailable('subgraph', new Error(`the subgraph answered malformed ${collection}`));
   }
-  return data;
+  return rows as CollectionRow<C>[];
 }
 
 /**
@@ -463,24 +472,24 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
   const freshness = new Freshness();
   const { maxBatch } = client.config;
   /**
-   * One collection, read at or past the floor (see SubgraphClient.floor), with `subgraphError:
-   * allow`, its answer checked against the collection's row shape.
+   * One collection's rows (the fields its shape lists), read at or past the floor (see
+   * SubgraphClient.floor), with `subgraphError: allow`, checked against that shape; and the block
+   * they were read at (`_meta` follows the field, which graph-node runs first: its block is the
+   * rows' or a later one).
    */
-  const read = async <T>(collection: string, args: string, fields: string, cursorBlock?: number) => {
+  const read = async <C extends Collection>(collection: C, args: string, cursorBlock?: number) => {
     const floor = client.floor(cursorBlock);
     const block = floor ? `block: { number_gte: ${floor.number} }, ` : '';
+    const fields = selection(COLLECTION_SHAPES[collection]);
     const document = `{ ${collection}(${block}${args}, subgraphError: allow) { ${fields} } }`;
-    return checkShape(document, await client.query<T>(document, freshness, floor));
+    const data = await client.query<Record<string, unknown>>(document, freshness, floor);
+    return { rows: checkedRows(collection, data), block: data._meta.block.number };
   };
   const fund = new DataLoader<string, FundRow | null>(
     async (keys) => {
       const where = literal({ id_in: keys });
-      const data = await read<{ funds: FundRow[] }>(
-        'funds',
-        `first: ${keys.length}, where: ${where}`,
-        FUND_FIELDS,
-      );
-      return byId(keys, data.funds);
+      const { rows } = await read('funds', `first: ${keys.length}, where: ${where}`);
+      return byId(keys, rows);
     },
     { maxBatchSize: maxBatch },
   );
@@ -491,12 +500,8 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
     dividendRound: new DataLoader(
       async (keys) => {
         const where = literal({ id_in: keys });
-        const data = await read<{ dividendRounds: DividendRoundRow[] }>(
-          'dividendRounds',
-          `first: ${keys.length}, where: ${where}`,
-          ROUND_FIELDS,
-        );
-        return byId(keys, data.dividendRounds);
+        const { rows } = await read('dividendRounds', `first: ${keys.length}, where: ${where}`);
+        return byId(keys, rows);
       },
       { maxBatchSize: maxBatch },
     ),
@@ -504,23 +509,19 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
       // With `from`, the first `limit` epochs from it; otherwise the last `limit` up to `to`.
       const ascending = from !== undefined;
       const where = literal({ fund: vault, epoch_gte: from, epoch_lte: to });
-      const data = await read<{ navRecords: NavRow[] }>(
+      const { rows } = await read(
         'navRecords',
         `first: ${Math.min(limit, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: ${ascending ? 'asc' : 'desc'}`,
-        NAV_FIELDS,
       );
-      return ascending ? data.navRecords : data.navRecords.reverse();
+      return ascending ? rows : rows.reverse();
     },
     async dividendRounds({ vault, beforeEpoch, atLeast, first }) {
       const where = literal({ fund: vault, epoch_lt: beforeEpoch });
-      const data = await read<{ dividendRounds: DividendRoundRow[] }>(
+      return read(
         'dividendRounds',
         `first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: epoch, orderDirection: desc`,
-        ROUND_FIELDS,
         atLeast,
       );
-      // `_meta` follows the field, which graph-node runs first: its block is the rows' or a later one
-      return { rows: data.dividendRounds, block: data._meta.block.number };
     },
     async events({ contract, eventName, fund, fromBlock, toBlock, beforeSortKey, first }) {
       const where = literal({
@@ -531,22 +532,20 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
         blockNumber_lte: toBlock === undefined ? undefined : String(toBlock),
         sortKey_lt: beforeSortKey,
       });
-      const data = await read<{ protocolEvents: ProtocolEventRow[] }>(
+      const { rows } = await read(
         'protocolEvents',
         `first: ${Math.min(first, maxBatch)}, where: ${where}, orderBy: sortKey, orderDirection: desc`,
-        EVENT_FIELDS,
         beforeSortKey === undefined ? undefined : blockOfSortKey(beforeSortKey),
       );
-      return data.protocolEvents;
+      return rows;
     },
     async allFunds() {
-      const data = await read<{ funds: FundRow[] }>(
+      const { rows } = await read(
         'funds',
         `first: ${maxBatch}, orderBy: registeredAtBlock, orderDirection: asc`,
-        FUND_FIELDS,
       );
-      for (const row of data.funds) fund.prime(row.id.toLowerCase(), row);
-      return data.funds;
+      for (const row of rows) fund.prime(row.id.toLowerCase(), row);
+      return rows;
     },
   };
 }
