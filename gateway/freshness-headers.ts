@@ -3,6 +3,7 @@
 // and for values read live from the chain, the block they were read at.
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from './context.ts';
+import { isoFromSeconds } from './format.ts';
 
 /** The headers fixed when the data is read; X-Data-Lag-Seconds is set as each answer is sent. */
 export async function freshnessHeaders(context: GatewayContext): Promise<Record<string, string>> {
@@ -12,7 +13,7 @@ export async function freshnessHeaders(context: GatewayContext): Promise<Record<
   if (readsFrom != null) headers['X-Chain-Block'] = String(readsFrom);
   if (indexedBlock === null) return headers;
   headers['X-Indexed-Block'] = String(indexedBlock);
-  if (indexedAt !== null) headers['X-Indexed-At'] = new Date(indexedAt * 1000).toISOString();
+  if (indexedAt !== null) headers['X-Indexed-At'] = isoFromSeconds(indexedAt);
   if (context.chain) {
     try {
       const head = Number(await context.chain.headBlock());
