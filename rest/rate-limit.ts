@@ -260,10 +260,6 @@ class OutageTolerantRedisStore extends CounterStore {
     this.redis.counted();
     return counts;
   }
-
-  override async decrement(key: string): Promise<void> {
-    await super.decrement(key).catch(() => {});
-  }
 }
 
 /** An IPv4 client as a dual-stack socket (HOST=::) reports it: ::ffff:a.b.c.d */
