@@ -58,7 +58,7 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
   }
   let latest: { epoch: number; publishedAt: string } | null = null;
   for (const row of indexed) {
-    const nav = row.latestPublishedNav;
+    const nav = row.latestNav;
     if (nav?.publishedAt && (!latest || BigInt(nav.publishedAt) > BigInt(latest.publishedAt))) {
       latest = { epoch: nav.epoch, publishedAt: nav.publishedAt };
     }

@@ -158,9 +158,13 @@ type FieldRule =
   | 'strings'
   | { oneOf: readonly string[] }
   | EntityRule;
-/** a related entity, or null */
+/**
+ * A related entity, or null. `from`: the subgraph's name for the field where the row's differs
+ * (the query asks for it under the row's name, as an alias).
+ */
 interface EntityRule {
   row: RowShape;
+  from?: string;
 }
 type RowShape = Readonly<Record<string, FieldRule>>;
 
@@ -202,8 +206,10 @@ const FUND_SHAPE = {
   slug: 'string',
   closed: 'boolean',
   pausedModules: 'strings',
-  latestPublishedNav: { row: NAV_SHAPE },
-  latestNav: { row: NAV_SHAPE },
+  /** the record of the highest Published epoch (the subgraph's `latestPublishedNav`) */
+  latestNav: { row: NAV_SHAPE, from: 'latestPublishedNav' },
+  /** the record of the highest epoch drafted, whatever its status (the subgraph's `latestNav`) */
+  latestRecordedNav: { row: NAV_SHAPE, from: 'latestNav' },
 } as const satisfies RowShape;
 
 const DIVIDEND_ROUND_SHAPE = {
@@ -254,12 +260,14 @@ const COLLECTION_SHAPES = {
 type Collection = keyof typeof COLLECTION_SHAPES;
 type CollectionRow<C extends Collection> = RowOf<(typeof COLLECTION_SHAPES)[C]>;
 
-/** The GraphQL selection asking for a shape's fields. */
+/** The GraphQL selection asking for a shape's fields, a renamed entity under its alias. */
 function selection(shape: RowShape): string {
   return Object.entries(shape)
-    .map(([field, rule]) =>
-      typeof rule === 'string' || 'oneOf' in rule ? field : `${field} { ${selection(rule.row)} }`,
-    )
+    .map(([field, rule]) => {
+      if (typeof rule === 'string' || 'oneOf' in rule) return field;
+      const asked = rule.from === undefined ? field : `${field}: ${rule.from}`;
+      return `${asked} { ${selection(rule.row)} }`;
+    })
     .join(' ');
 }
 

@@ -73,7 +73,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       description: 'the record of the highest Published epoch; null before the first publication',
       resolve: async (f, _a, ctx) => {
         const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
-        return row?.latestPublishedNav ? { fund: f, row: row.latestPublishedNav } : null;
+        return row?.latestNav ? { fund: f, row: row.latestNav } : null;
       },
     }),
     latestRecordedNav: t.field({
@@ -83,7 +83,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         'the record of the highest epoch drafted on the NavOracle, whatever its status; null before the first draft',
       resolve: async (f, _a, ctx) => {
         const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
-        return row?.latestNav ? { fund: f, row: row.latestNav } : null;
+        return row?.latestRecordedNav ? { fund: f, row: row.latestRecordedNav } : null;
       },
     }),
     navHistory: t.field({

@@ -1,8 +1,8 @@
 // The gateway behind a loopback subgraph that answers what each test sets: an answer whose rows
 // break their collection's shape (a field of the wrong type) is refused as UPSTREAM_UNAVAILABLE,
-// never passed on as null or as an internal error. The fake answers every field under the name it
-// was asked as (aliases included), as graph-node does, so it checks what the gateway asks for as
-// well as what it reads.
+// never passed on as null or as an internal error; and a fund's NAV records reach the public
+// fields they stand for. The fake answers every field under the name it was asked as (aliases
+// included), as graph-node does, so it checks what the gateway asks for as well as what it reads.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Kind, parse, type OperationDefinitionNode, type SelectionNode } from 'graphql';
@@ -145,6 +145,19 @@ describe("the subgraph's protocol events", () => {
 });
 
 describe("a fund's NAV records", () => {
+  it("answer latestNav from the subgraph's latestPublishedNav and latestRecordedNav from its latestNav", async () => {
+    collections.funds = [fundEntity(navRecord(3, 'Published'), navRecord(5, 'Draft'))];
+    const { data, errors } = await graphql(
+      gateway,
+      `{ fund(slug: "${fund.slug}") { latestNav { epoch status } latestRecordedNav { epoch status } } }`,
+    );
+    expect(errors).toBeUndefined();
+    expect(data?.fund).toEqual({
+      latestNav: { epoch: 3, status: 'Published' },
+      latestRecordedNav: { epoch: 5, status: 'Draft' },
+    });
+  });
+
   it('are refused as UPSTREAM_UNAVAILABLE when one has a status that is no NavStatus', async () => {
     collections.funds = [fundEntity(navRecord(3, 'Published'), navRecord(5, 'Rejected'))];
     const { data, errors } = await graphql(gateway, `{ fund(slug: "${fund.slug}") { latestNav { epoch } } }`);
