@@ -15,6 +15,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
+import { innermostCause, innermostMessage } from '../common/error-causes.ts';
 import { httpEndpoint, scrubUrls } from '../common/url.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import {
@@ -302,8 +303,6 @@ function unreachableOr(error: unknown, url: string, refusal: string): Error {
 function causeOf(error: unknown): string {
   const http = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : null;
   if (http instanceof HttpRequestError && http.status !== undefined) return `HTTP ${http.status}`;
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  if (current instanceof BaseError) return current.shortMessage;
-  return current instanceof Error ? current.message : String(current);
+  const cause = innermostCause(error);
+  return cause instanceof BaseError ? cause.shortMessage : innermostMessage(cause);
 }

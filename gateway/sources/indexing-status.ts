@@ -5,6 +5,7 @@
 // it. The status API says `failed` and why, so health can. It is optional (a hosted graph-node's is
 // usually private), and an answer it cannot give leaves health's verdict to the other signals.
 import { ClientError, GraphQLClient } from 'graphql-request';
+import { innermostMessage } from '../../common/error-causes.ts';
 import { redactUrl, httpEndpoint, scrubUrls } from '../../common/url.ts';
 
 interface IndexingStatusConfig {
@@ -97,8 +98,7 @@ function failureOf(error: unknown): string {
     const messages = error.response.errors?.map((e) => e.message).join('; ');
     return messages ? `it answered the errors ${JSON.stringify(messages)}` : `HTTP ${error.response.status}`;
   }
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return publicMessage(cause instanceof Error ? cause.message : String(cause));
+  return publicMessage(innermostMessage(error));
 }
 
 export function createIndexingStatusSource(config: IndexingStatusConfig): IndexingStatusSource {

@@ -2,6 +2,7 @@
 // GRAPH_IPFS_URL are asked whether they are what they should be: graph-cli's own words for a wrong
 // one were "HTTP error creating the subgraph: ECONNREFUSED" or "…: 501", naming neither variable
 // nor URL, above an oclif stack. These requests change nothing on either server.
+import { innermostMessage } from '../../common/error-causes.ts';
 import { redactUrl, httpEndpoint } from '../../common/url.ts';
 
 export interface NodeEndpoints {
@@ -26,10 +27,7 @@ async function post(variable: string, url: string, body: string): Promise<{ stat
     });
     return { status: response.status, text: await response.text() };
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    throw new Error(
-      `${variable} (${redactUrl(url)}) cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`,
-    );
+    throw new Error(`${variable} (${redactUrl(url)}) cannot be reached: ${innermostMessage(error)}`);
   }
 }
 
