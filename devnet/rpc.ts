@@ -30,7 +30,11 @@ export interface RpcClient {
   batch<T = unknown>(calls: RpcCall[], chunkSize?: number): Promise<T[]>;
 }
 
-export function createRpcClient(url: string): RpcClient {
+/**
+ * A client of the node at `url`. `timeoutMs` bounds each HTTP request (a batch's chunk is one); by
+ * default a request waits as long as the node takes, as seeding's large batches may.
+ */
+export function createRpcClient(url: string, { timeoutMs }: { timeoutMs?: number } = {}): RpcClient {
   let nextId = 1;
 
   async function post(body: unknown): Promise<unknown> {
@@ -38,6 +42,7 @@ export function createRpcClient(url: string): RpcClient {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
+      ...(timeoutMs !== undefined && { signal: AbortSignal.timeout(timeoutMs) }),
     });
     if (!response.ok)
       throw new Error(`RPC ${url} answered HTTP ${response.status}: ${await response.text()}`);

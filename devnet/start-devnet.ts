@@ -16,6 +16,7 @@ import { makeDirectory } from '../common/directory.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { deployProtocol, type Deployment } from './deploy.ts';
 import type { Ledger } from './ledger.ts';
+import { createRpcClient } from './rpc.ts';
 import { runScenario } from './scenario.ts';
 import type { ScenarioParams } from './scenario-params.ts';
 
@@ -106,7 +107,7 @@ export const DEPLOYMENT_FILE = 'deployment.json';
 /** How long a chain named in a deployment.json has to answer to count as running. */
 const RUNNING_CHECK_MS = 1_000;
 
-/** The RPC URL of the devnet running from `dataDir` (its deployment.json names one that answers), or null. */
+/** The RPC URL of the devnet running from `dataDir` (its deployment.json names a chain that answers), or null. */
 async function runningDevnetIn(dataDir: string): Promise<string | null> {
   let rpcUrl: unknown;
   try {
@@ -118,14 +119,10 @@ async function runningDevnetIn(dataDir: string): Promise<string | null> {
   }
   if (typeof rpcUrl !== 'string') return null;
   try {
-    const answer = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(RUNNING_CHECK_MS),
-    });
-    return answer.ok ? rpcUrl : null;
+    await createRpcClient(rpcUrl, { timeoutMs: RUNNING_CHECK_MS }).request('eth_chainId', []);
+    return rpcUrl;
   } catch {
+    // no answer, or none a chain gives: nothing runs from there
     return null;
   }
 }
