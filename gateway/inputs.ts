@@ -107,18 +107,31 @@ export function checkAddress(argument: string, value: string): `0x${string}` {
   return value.toLowerCase() as `0x${string}`;
 }
 
+/** The rule an event name follows, in the words both surfaces state it. */
+export const EVENT_NAME_RULE = `one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}`;
+
 /**
- * An event name of the stream's closed list (event-names.ts), as written; another spelling of one
- * (another case, snake_case, kebab-case, words) is named, since an agent guessing the spelling would
+ * Why `value` is none of `names`, a closed list matched exactly, in the words both surfaces use:
+ * `subject` names the input as its surface does (REST "Parameter 'eventName'", GraphQL
+ * "eventName"), `rule` states the list. Another spelling of a listed name (another case,
+ * snake_case, kebab-case, words) gets the name meant, since an agent guessing the spelling would
  * otherwise read an empty page as "no such events".
  */
+export function notListedMessage(
+  subject: string,
+  rule: string,
+  names: readonly string[],
+  value: string,
+): string {
+  const meant = nameMeant(names, value);
+  const hint = meant ? ` Did you mean '${meant}'? Names are case-sensitive and written as listed.` : '';
+  return `${subject} must be ${rule}; got '${value.slice(0, 80)}'.${hint}`;
+}
+
+/** An event name of the stream's closed list (event-names.ts), as written. */
 export function checkEventName(argument: string, value: string): string {
   if (EVENT_NAMES.includes(value)) return value;
-  const meant = nameMeant(EVENT_NAMES, value);
-  throw badInput(
-    argument,
-    `${argument} must be one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}; got '${value.slice(0, 80)}'.${meant ? ` Did you mean '${meant}'?` : ''}`,
-  );
+  throw badInput(argument, notListedMessage(argument, EVENT_NAME_RULE, EVENT_NAMES, value));
 }
 
 /** A page's `limit` argument (PAGE_LIMIT's default when absent), checked against PAGE_LIMIT. */

@@ -2,8 +2,7 @@
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
 // A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
-import { nameMeant } from '../gateway/event-names.ts';
-import { unknownSlugMessage, type NamedEntry } from '../gateway/inputs.ts';
+import { notListedMessage, unknownSlugMessage, type NamedEntry } from '../gateway/inputs.ts';
 import { isRequired, type ParamSpec, type RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -33,9 +32,7 @@ function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { 
   }
   if ('enum' in schema) {
     if (schema.enum.includes(raw)) return { value: raw };
-    const meant = nameMeant(schema.enum, raw);
-    const hint = meant ? ` Did you mean '${meant}'? Names are case-sensitive and written as listed.` : '';
-    return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw.slice(0, 80)}'.${hint}` };
+    return { detail: notListedMessage(`Parameter '${spec.name}'`, spec.rule, schema.enum, raw) };
   }
   if (
     (schema.maxLength !== undefined && raw.length > schema.maxLength) ||

@@ -1,6 +1,6 @@
 // The events route on its own: the one route over every tracked contract rather than one
 // resource, with filters (contract, event name, block range) no other route takes.
-import { MAX_INT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
+import { EVENT_NAME_RULE, MAX_INT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
 import { EVENT_NAMES, EVENT_NAMES_BY_CONTRACT } from '../../gateway/event-names.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
@@ -34,7 +34,7 @@ export function listEventsRoute({ contract, fund, scenario }: DocumentExamples):
         in: 'query',
         description: 'name of the event',
         schema: { type: 'string', enum: EVENT_NAMES },
-        rule: `one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}`,
+        rule: EVENT_NAME_RULE,
         example: 'NavPublished',
       },
       {
