@@ -124,73 +124,70 @@ class CounterStore extends RedisStore {
 }
 
 /**
- * A node-redis client for the counters. The first connection must succeed within
- * FIRST_CONNECT_DEADLINE_MS and run the counters' script (a REDIS_URL that cannot be reached, or
- * whose Redis refuses the script, fails the start, saying what to fix). After it, every command
- * waits at most REDIS_COMMAND_TIMEOUT_MS, and none is queued while the connection is down or
- * behind one that got no answer (Redis answers in order), so no request waits longer for Redis.
- * A failure starts an outage, logged once with its cause: requests pass uncounted until one is
- * counted again, which is logged too. A lost connection is retried with backoff.
+ * The outage log of one connection. An outage is whatever keeps requests from being counted, so
+ * only a counted request ends it: a connection that is back may still be refused (NOAUTH after a
+ * restart with a password). Its causes are logged once each: the lost connection, and the first
+ * failure to count since (re)connecting or since the last counted request.
  */
-export async function connectRedis(url: string, log: (line: string) => void): Promise<RedisConnection> {
-  if (!/^\/?\d*$/.test(new URL(url).pathname))
-    throw new Error(
-      'its path is the database number, which must be digits (redis://host:port/0 for database 0)',
-    );
-  let connected = false;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      // the first connection is retried for a Redis still starting, which refuses it at once; one
-      // that timed out is not: the host does not answer, or does not speak TLS to rediss://
-      reconnectStrategy: (retries, cause) =>
-        connected
-          ? backoffMs(retries, RECONNECT)
-          : !(cause instanceof ConnectionTimeoutError) && retries + 1 < FIRST_CONNECT_TRIES && 200,
-    },
-  });
+class OutageLog {
+  /** requests pass uncounted: the next counted one is logged as the end of the outage */
+  private outage = false;
+  /** the connection was lost and is not ready again: its failures to count are that loss */
+  private connectionLost = false;
+  /** a failure to count was logged since the connection was ready or a request was counted */
+  private failureLogged = false;
 
-  // An outage is whatever keeps requests from being counted, so only a counted request ends it: a
-  // connection that is back may still be refused (NOAUTH after a restart with a password). Its
-  // causes are logged once each: the lost connection, and the first failure since (re)connecting.
-  let outage = false;
-  let connectionLost = false;
-  let failureLogged = false;
-  const outageBegins = (cause: string) => {
-    outage = true;
-    log(`redis: ${cause}; rate limits are not enforced (requests pass uncounted) until counting works again`);
-  };
-  const counted = (failure?: unknown) => {
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly describe: (failure: unknown) => string,
+  ) {}
+
+  /** The connection is (re)established: its next failure is news again. */
+  ready(): void {
+    this.connectionLost = false;
+    this.failureLogged = false;
+  }
+
+  /** The connection dropped (node-redis retries it): logged once until it is ready again. */
+  lost(error: unknown): void {
+    if (this.connectionLost) return;
+    this.connectionLost = true;
+    this.begin(`connection lost (${this.describe(error)})`);
+  }
+
+  /** A request was counted (no argument), or was not because of `failure`. */
+  counted(failure?: unknown): void {
     if (failure === undefined) {
-      failureLogged = false;
-      if (outage) log('redis: counting works again; rate limits are enforced again');
-      outage = false;
-    } else if (!connectionLost && !failureLogged) {
-      failureLogged = true;
-      outageBegins(`counting failed (${describeRedisFailure(failure, url)})`);
+      this.failureLogged = false;
+      if (this.outage) this.log('redis: counting works again; rate limits are enforced again');
+      this.outage = false;
+    } else if (!this.connectionLost && !this.failureLogged) {
+      this.failureLogged = true;
+      this.begin(`counting failed (${this.describe(failure)})`);
     }
-  };
-  // node-redis emits every socket error; with no listener, Node would end the process on the first
-  client.on('error', (error: Error) => {
-    if (!connected || connectionLost) return;
-    connectionLost = true;
-    outageBegins(`connection lost (${describeRedisFailure(error, url)})`);
-  });
-  client.on('ready', () => {
-    connectionLost = false;
-    failureLogged = false;
-  });
+  }
 
-  /** commands that timed out and are not answered yet: any other would wait behind them */
+  private begin(cause: string): void {
+    this.outage = true;
+    this.log(
+      `redis: ${cause}; rate limits are not enforced (requests pass uncounted) until counting works again`,
+    );
+  }
+}
+
+/**
+ * `send` (a connection's sendCommand) with each command waiting at most REDIS_COMMAND_TIMEOUT_MS
+ * for its answer. Redis answers in order, so a command sent behind one that timed out and is still
+ * unanswered would wait for it too: while there is such a command, others fail at once, unsent.
+ */
+function boundedSender(send: (args: string[]) => Promise<unknown>): (args: string[]) => Promise<unknown> {
   let unanswered = 0;
-  const sendCommand = async (args: string[]): Promise<unknown> => {
+  return async (args) => {
     if (unanswered > 0)
       throw new RedisTimeout(
         `no answer from Redis within ${REDIS_COMMAND_TIMEOUT_MS} ms (hung or overloaded?): ${unanswered} commands still wait for theirs, so this one was not sent`,
       );
-    const reply = client.sendCommand(args);
+    const reply = send(args);
     try {
       return await answerWithin(
         reply,
@@ -206,19 +203,62 @@ export async function connectRedis(url: string, log: (line: string) => void): Pr
       throw error;
     }
   };
+}
+
+/** Counts once as every request will, on a key of its own: a Redis that refuses it is a start-up error. */
+async function probeCounting(sendCommand: (args: string[]) => Promise<unknown>): Promise<void> {
+  const probe = new CounterStore({
+    prefix: 'rl:start-up-probe:',
+    sendCommand: (...args) => sendCommand(args) as Promise<RedisReply>,
+  });
+  // express-rate-limit would give the window (init); the probe's counter expires in a second
+  probe.windowMs = 1_000;
+  await probe.increment('check');
+}
+
+/**
+ * A node-redis client for the counters. The first connection must succeed within
+ * FIRST_CONNECT_DEADLINE_MS and run the counters' script (a REDIS_URL that cannot be reached, or
+ * whose Redis refuses the script, fails the start, saying what to fix). After it, every command
+ * waits at most REDIS_COMMAND_TIMEOUT_MS, and none is queued while the connection is down or
+ * behind one that got no answer (boundedSender), so no request waits longer for Redis. A failure
+ * starts an outage, logged once with its cause (OutageLog): requests pass uncounted until one is
+ * counted again, which is logged too. A lost connection is retried with backoff.
+ */
+export async function connectRedis(url: string, log: (line: string) => void): Promise<RedisConnection> {
+  if (!/^\/?\d*$/.test(new URL(url).pathname))
+    throw new Error(
+      'its path is the database number, which must be digits (redis://host:port/0 for database 0)',
+    );
+  /** the first connection was made and probed: from then on the service counts in this Redis */
+  let started = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // the first connection is retried for a Redis still starting, which refuses it at once; one
+      // that timed out is not: the host does not answer, or does not speak TLS to rediss://
+      reconnectStrategy: (retries, cause) =>
+        started
+          ? backoffMs(retries, RECONNECT)
+          : !(cause instanceof ConnectionTimeoutError) && retries + 1 < FIRST_CONNECT_TRIES && 200,
+    },
+  });
+  const outages = new OutageLog(log, (failure) => describeRedisFailure(failure, url));
+  // node-redis emits every socket error; with no listener, Node would end the process on the first.
+  // Before the start, the failure is the start's own error.
+  client.on('error', (error: Error) => {
+    if (started) outages.lost(error);
+  });
+  client.on('ready', () => outages.ready());
+  const sendCommand = boundedSender((args) => client.sendCommand(args));
 
   try {
     await answerWithin(
       (async () => {
         await client.connect();
-        // what every request will do, on a key of its own: a Redis that refuses it is a start-up error
-        const probe = new CounterStore({
-          prefix: 'rl:start-up-probe:',
-          sendCommand: (...args) => sendCommand(args) as Promise<RedisReply>,
-        });
-        // express-rate-limit would give the window (init); the probe's counter expires in a second
-        probe.windowMs = 1_000;
-        await probe.increment('check');
+        await probeCounting(sendCommand);
       })(),
       FIRST_CONNECT_DEADLINE_MS,
       `no answer within ${FIRST_CONNECT_DEADLINE_MS / 1000} s: check that REDIS_URL's host and port are right and its Redis is running (not stopped)`,
@@ -227,10 +267,10 @@ export async function connectRedis(url: string, log: (line: string) => void): Pr
     if (client.isOpen) client.destroy();
     throw new Error(describeRedisFailure(error, url), { cause: error });
   }
-  connected = true;
+  started = true;
   return {
     sendCommand,
-    counted,
+    counted: (failure) => outages.counted(failure),
     close: async () => {
       if (client.isOpen) client.destroy();
     },
