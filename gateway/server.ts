@@ -187,40 +187,46 @@ const refuseOverLimit = {
   ],
 };
 
-/**
- * graphql-js's executor: Yoga's own (@graphql-tools/executor 1.5) puts a result's keys in the order
- * their resolvers finish, not in the order of the selection set as the GraphQL spec requires.
- */
-const useGraphqlJsExecutor: Plugin = {
-  onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
-};
+/** armor's limits on a document's shape, introspection included, each refused with refuseOverLimit's words */
+function useArmor(limits: ArmorLimits): Plugin {
+  return EnvelopArmorPlugin({
+    maxDepth: { n: limits.maxDepth, ignoreIntrospection: false, ...refuseOverLimit },
+    costLimit: {
+      maxCost: limits.maxCost,
+      depthCostFactor: limits.depthCostFactor,
+      ignoreIntrospection: false,
+      ...refuseOverLimit,
+    },
+    maxAliases: { n: limits.maxAliases, ...refuseOverLimit },
+    maxTokens: { n: limits.maxTokens, ...refuseOverLimit },
+    maxDirectives: refuseOverLimit,
+    // introspection is open, so hiding "Did you mean" protects nothing and costs clients the hint
+    blockFieldSuggestion: { enabled: false },
+  });
+}
 
-export function createGateway(config: GatewayConfig): Gateway {
-  const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
-  const sources: GatewaySources = {
-    registry: indexRegistry(config.registry),
-    subgraph: createSubgraphClient(config.subgraph),
-    chain: config.chain ? createChainSource(config.chain) : undefined,
-    distributions: createDistributionSource(config.distributions),
-    indexingStatus:
-      config.indexingStatus && createIndexingStatusSource({ ...config.indexingStatus, log: logError }),
-    apiVersion: API_VERSION,
-    healthMaxLagBlocks: config.healthMaxLagBlocks ?? DEFAULT_HEALTH_MAX_LAG_BLOCKS,
-  };
-  const limits = DEFAULT_ARMOR_LIMITS;
-  const documentCache = new ParseCache<DocumentNode>(PARSE_CACHE_LIMITS, (document) =>
+/** the cap on the list items a document may ask for (list-item-budget.ts), over `registry`'s lists */
+function useListItemBudget(registry: Registry): Plugin {
+  const itemBudget = listItemBudget(registry, MAX_LIST_ITEMS);
+  return { onValidate: ({ addValidationRule }) => addValidationRule(itemBudget) };
+}
+
+/** /graphql's parse cache: PARSE_CACHE_LIMITS, each document weighed by its tokens */
+function createDocumentCache(): ParseCache<DocumentNode> {
+  return new ParseCache<DocumentNode>(PARSE_CACHE_LIMITS, (document) =>
     // a document without locations (Yoga parses none so) cannot be weighed, and is not cached
     document.loc ? tokensOf(document) * BYTES_PER_TOKEN : Infinity,
   );
-  const itemBudget = listItemBudget(config.registry, MAX_LIST_ITEMS);
-  const useListItemBudget: Plugin = {
-    onValidate: ({ addValidationRule }) => addValidationRule(itemBudget),
-  };
-  // Yoga keeps each cached document's validation verdict beside it, and the errors of an invalid one
-  // weigh several times its AST (measured: ~350 KB for 120 unknown fields): a document that fails
-  // validation (errors returned, or an armor limit thrown) leaves the cache, so it is parsed and
-  // validated again each time it is sent
-  const cacheValidDocumentsOnly: Plugin = {
+}
+
+/**
+ * Yoga keeps each cached document's validation verdict beside it, and the errors of an invalid one
+ * weigh several times its AST (measured: ~350 KB for 120 unknown fields): a document that fails
+ * validation (errors returned, or an armor limit thrown) leaves `documentCache`, so it is parsed and
+ * validated again each time it is sent.
+ */
+function useValidDocumentsOnlyCache(documentCache: ParseCache<DocumentNode>): Plugin {
+  return {
     onValidate({ params, validateFn, setValidationFn }) {
       const uncache = () => {
         const text = params.documentAST.loc?.source.body;
@@ -238,6 +244,82 @@ export function createGateway(config: GatewayConfig): Gateway {
       });
     },
   };
+}
+
+/**
+ * graphql-js's executor: Yoga's own (@graphql-tools/executor 1.5) puts a result's keys in the order
+ * their resolvers finish, not in the order of the selection set as the GraphQL spec requires.
+ */
+const useGraphqlJsExecutor: Plugin = {
+  onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
+};
+
+/**
+ * Yoga's warnings go where the gateway's errors go (tests silence both). Its error lines are
+ * dropped: Yoga writes one for each error maskError changed, and maskError already logs the
+ * service's own failures (with the upstream's cause) while the client's mistakes are not logged.
+ */
+function yogaLogging(logError: (error: unknown) => void) {
+  return {
+    debug: () => {},
+    info: () => {},
+    warn: (...args: unknown[]) => logError(args),
+    error: () => {},
+  };
+}
+
+/**
+ * Every error an answer carries, classified (errors.ts): the client's own mistakes (syntax, armor
+ * limits, variables) come back unmasked as BAD_INPUT; the service's failures are logged with the
+ * upstream's cause.
+ */
+function maskErrors(logError: (error: unknown) => void) {
+  return {
+    maskError(error: unknown) {
+      const classified = classifyGraphQLError(error);
+      const cause = loggedCause(classified, error);
+      if (cause !== undefined) logError(cause);
+      return classified;
+    },
+  };
+}
+
+/** what the gateway reads from, the indexing status's failures logged where its errors go */
+function createSources(config: GatewayConfig, logError: (error: unknown) => void): GatewaySources {
+  return {
+    registry: indexRegistry(config.registry),
+    subgraph: createSubgraphClient(config.subgraph),
+    chain: config.chain ? createChainSource(config.chain) : undefined,
+    distributions: createDistributionSource(config.distributions),
+    indexingStatus:
+      config.indexingStatus && createIndexingStatusSource({ ...config.indexingStatus, log: logError }),
+    apiVersion: API_VERSION,
+    healthMaxLagBlocks: config.healthMaxLagBlocks ?? DEFAULT_HEALTH_MAX_LAG_BLOCKS,
+  };
+}
+
+/** `document` parsed, validated and compiled (graphql-jit) once; each run gets a fresh context */
+function compileOperation(document: string | DocumentNode, sources: GatewaySources): CompiledOperation {
+  const ast = typeof document === 'string' ? parse(document) : document;
+  const errors = validate(schema, ast);
+  if (errors.length > 0) throw new Error(`invalid operation: ${errors.map((e) => e.message).join('; ')}`);
+  const compiled = compileQuery(schema, ast);
+  if (!isCompiledQuery(compiled)) {
+    throw new Error(`cannot compile operation: ${(compiled.errors ?? []).map((e) => e.message).join('; ')}`);
+  }
+  return {
+    async run(variables) {
+      const context = createContext(sources);
+      const result = (await compiled.query(undefined, context, variables)) as ExecutionResult;
+      return { result, context };
+    },
+  };
+}
+
+export function createGateway(config: GatewayConfig): Gateway {
+  const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
+  const sources = createSources(config, logError);
+  const documentCache = createDocumentCache();
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -245,71 +327,28 @@ export function createGateway(config: GatewayConfig): Gateway {
     context: () => createContext(sources),
     batching: false,
     multipart: false,
-    // Yoga's warnings go where the gateway's errors go (tests silence both). Its error lines are
-    // dropped: Yoga writes one for each error maskError changed, and maskError already logs the
-    // service's own failures (with the upstream's cause) while the client's mistakes are not logged
-    logging: {
-      debug: () => {},
-      info: () => {},
-      warn: (...args: unknown[]) => logError(args),
-      error: () => {},
-    },
+    logging: yogaLogging(logError),
     cors: false,
     // Yoga keeps each cached document's validation verdict in a WeakMap: they go with the document
     parserAndValidationCache: { documentCache, errorCache: NO_ERROR_CACHE },
     graphiql: false,
     landingPage: false,
-    maskedErrors: {
-      maskError(error) {
-        // the client's own mistakes (syntax, armor limits, variables) come back unmasked as BAD_INPUT
-        const classified = classifyGraphQLError(error);
-        const cause = loggedCause(classified, error);
-        if (cause !== undefined) logError(cause);
-        return classified;
-      },
-    },
+    maskedErrors: maskErrors(logError),
     plugins: [
-      EnvelopArmorPlugin({
-        maxDepth: { n: limits.maxDepth, ignoreIntrospection: false, ...refuseOverLimit },
-        costLimit: {
-          maxCost: limits.maxCost,
-          depthCostFactor: limits.depthCostFactor,
-          ignoreIntrospection: false,
-          ...refuseOverLimit,
-        },
-        maxAliases: { n: limits.maxAliases, ...refuseOverLimit },
-        maxTokens: { n: limits.maxTokens, ...refuseOverLimit },
-        maxDirectives: refuseOverLimit,
-        // introspection is open, so hiding "Did you mean" protects nothing and costs clients the hint
-        blockFieldSuggestion: { enabled: false },
-      }),
-      useListItemBudget,
-      cacheValidDocumentsOnly,
+      useArmor(DEFAULT_ARMOR_LIMITS),
+      useListItemBudget(config.registry),
+      useValidDocumentsOnlyCache(documentCache),
       useRequestErrors(schema),
       useGraphqlJsExecutor,
       useFreshnessHeaders(),
     ],
   });
 
-  function compile(document: string | DocumentNode): CompiledOperation {
-    const ast = typeof document === 'string' ? parse(document) : document;
-    const errors = validate(schema, ast);
-    if (errors.length > 0) throw new Error(`invalid operation: ${errors.map((e) => e.message).join('; ')}`);
-    const compiled = compileQuery(schema, ast);
-    if (!isCompiledQuery(compiled)) {
-      throw new Error(
-        `cannot compile operation: ${(compiled.errors ?? []).map((e) => e.message).join('; ')}`,
-      );
-    }
-    return {
-      async run(variables) {
-        const context = createContext(sources);
-        const result = (await compiled.query(undefined, context, variables)) as ExecutionResult;
-        return { result, context };
-      },
-    };
-  }
-
-  const parseCache = () => documentCache.stats;
-  return { yoga, schema, sources, compile, parseCache };
+  return {
+    yoga,
+    schema,
+    sources,
+    compile: (document) => compileOperation(document, sources),
+    parseCache: () => documentCache.stats,
+  };
 }
