@@ -6,7 +6,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { badRequest, classifyGraphQLError } from './errors.ts';
 
 /** the answer to a request that names a persisted query instead of sending the document */
-export const PERSISTED_QUERY_REFUSED =
+const PERSISTED_QUERY_REFUSED =
   'Persisted queries (extensions.persistedQuery) are not supported: send the query text itself, as "query" in the JSON body of a POST or as the query parameter of a GET.';
 
 export function useRequestErrors(schema: GraphQLSchema): Plugin {
