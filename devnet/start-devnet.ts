@@ -38,7 +38,7 @@ interface DevnetOptions {
   tempDirPrefix?: string;
 }
 
-export interface Devnet {
+interface Devnet {
   anvil: AnvilInstance;
   deployment: Deployment;
   /** Stops anvil and removes the temporary data dir, if one was made; safe to call more than once. */
