@@ -49,7 +49,6 @@ export interface ParamSpec {
   names?: Extract<SlugResource, 'fund' | 'strategy'>;
 }
 
-/** Whether a request without `param` is refused: every path parameter, and the query ones marked so. */
 /**
  * The paths `template` (`/v1/funds/{slug}`) names, as Express routes them (in any case, with or
  * without a trailing slash), each parameter a named group of one segment.
@@ -59,6 +58,7 @@ export function templatePattern(template: string): RegExp {
   return new RegExp(`^${segments}/?$`, 'i');
 }
 
+/** Whether a request without `param` is refused: every path parameter, and the query ones marked so. */
 export const isRequired = (param: ParamSpec): boolean => param.in === 'path' || param.required === true;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL data is shaped by each route's own document */
