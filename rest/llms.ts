@@ -12,6 +12,7 @@ import {
   CLAIMED_FRESHNESS,
 } from '../gateway/types/claim-call.ts';
 import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
+import { NAV_STATUSES_DESCRIBED } from '../gateway/types/nav-status.ts';
 import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';
 import {
   API_TITLE,
@@ -174,7 +175,7 @@ export function llmsFullTxt(
     '',
     '## States',
     '',
-    '- NAV record status: Draft -> PendingVerification (submitted) -> Verified (by a verifier) -> Published (final). A rejection from PendingVerification or Verified returns the record to Draft, where it may be re-drafted. Epoch N is published only after N-1.',
+    `- NAV record status: ${NAV_STATUSES_DESCRIBED}`,
     `- Fund status: open (${FUND_STATUS_MEANINGS.open}), paused (${FUND_STATUS_MEANINGS.paused}; GET /v1/health pausedModules names which), closed (${FUND_STATUS_MEANINGS.closed}).`,
     `- Health status: ok, or degraded when the indexer reports indexing errors, lags the chain head by more than HEALTH_MAX_LAG_BLOCKS blocks (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth unhealthy or failed), or live chain reads fail.`,
     '',

@@ -5,9 +5,13 @@ import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
 import { EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, EVENT_NAMES } from '../gateway/event-names.ts';
 import { ADDRESS_PATTERN } from '../gateway/inputs.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
+import { NAV_STATUSES } from '../gateway/sources/subgraph.ts';
 import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
+import { FIXED_PLUS_FLOAT_PARAMS } from '../gateway/types/fixed-plus-float-params.ts';
+import { FRACTIONAL_KELLY_PARAMS } from '../gateway/types/fractional-kelly-params.ts';
 import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
+import { NAV_STATUSES_DESCRIBED } from '../gateway/types/nav-status.ts';
 import { RESERVE_OVER_ASSETS } from '../gateway/types/reserve.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -50,11 +54,7 @@ const navRecord = object(
     totalAssets: { ...decimal, description: 'assets under management in the base asset' },
     totalSupply: { ...nullable(decimal), description: 'shares outstanding' },
     publishedAt: { ...nullable(dateTime), description: 'null until Published' },
-    status: {
-      enum: ['Draft', 'PendingVerification', 'Verified', 'Published'],
-      description:
-        'Draft -> PendingVerification (submit) -> Verified (verify) -> Published (publish); a rejection from PendingVerification or Verified returns the record to Draft; Published is final.',
-    },
+    status: { enum: NAV_STATUSES, description: NAV_STATUSES_DESCRIBED },
     onchainTxHash: {
       ...nullable(hash),
       description: 'hash of the publishing transaction; null until Published',
@@ -63,29 +63,26 @@ const navRecord = object(
   'The NAV of a fund for one epoch.',
 );
 
-const fixedPlusFloatParams = object(
-  {
-    annualBaseBps: bps,
-    profitToHolderBps: bps,
-    profitToReserveBps: bps,
-    profitToNavBps: bps,
-    reserveTargetMaxBps: bps,
-    reserveTargetMinBps: bps,
-  },
-  'Parameters of the fixed-plus-float policy (ThreePoolPolicy).',
-);
+/**
+ * A policy's parameters, described in GraphQL's words (`params`); each is basis points unless
+ * `ranges` gives its own bounds.
+ */
+function policyParams(
+  params: { description: string; fields: Record<string, string> },
+  ranges: Record<string, JsonSchema> = {},
+): JsonSchema {
+  const properties = Object.entries(params.fields).map(([name, description]) => [
+    name,
+    { ...(ranges[name] ?? bps), description },
+  ]);
+  return object(Object.fromEntries(properties), params.description);
+}
 
-const fractionalKellyParams = object(
-  {
-    kellyFractionBps: { ...bps, description: 'fraction of full Kelly run (5000 = half Kelly)' },
-    expectedEdgeBps: { ...integer, minimum: 0, description: 'expected annual excess return, bps' },
-    varianceBps: { ...integer, minimum: 1, description: 'annual variance of the return, bps (400 = 0.04)' },
-    maxExposureBps: { ...bps, description: 'hard cap on the exposure' },
-    reserveTargetMinBps: bps,
-    reserveTargetMaxBps: bps,
-  },
-  'Parameters of the fractional-Kelly policy (KellyPolicy): exposure = min(maxExposure, kellyFraction * expectedEdge / variance); reserve target = 1 - exposure clamped to [reserveTargetMin, reserveTargetMax].',
-);
+const fixedPlusFloatParams = policyParams(FIXED_PLUS_FLOAT_PARAMS);
+const fractionalKellyParams = policyParams(FRACTIONAL_KELLY_PARAMS, {
+  expectedEdgeBps: { ...integer, minimum: 0 },
+  varianceBps: { ...integer, minimum: 1 },
+});
 
 const dividendRound = object(
   {

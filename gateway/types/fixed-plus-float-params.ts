@@ -1,39 +1,37 @@
 // On-chain parameters of the fixed-plus-float policy (ThreePoolPolicy.params()).
 import { builder } from '../builder.ts';
 
-export interface FixedPlusFloatParamsShape {
-  kind: 'fixed-plus-float';
-  annualBaseBps: number;
-  profitToHolderBps: number;
-  profitToReserveBps: number;
-  profitToNavBps: number;
-  reserveTargetMaxBps: number;
-  reserveTargetMinBps: number;
-}
+/** The type and each parameter, in the words GraphQL's FixedPlusFloatParams and the REST schema both use. */
+export const FIXED_PLUS_FLOAT_PARAMS = {
+  description:
+    'Parameters of the fixed-plus-float policy (ThreePoolPolicy.params(), read live), all integer basis points (10000 = 100%). Each day the NAV is credited the base return; profit above it is split between holders, reserve and NAV (the three shares sum to 10000).',
+  fields: {
+    annualBaseBps: 'fixed annual base return credited to the NAV, 1/365 of it each day',
+    profitToHolderBps: 'share of the profit above the base paid to holders as dividends',
+    profitToReserveBps: 'share of the profit above the base sent to the reserve',
+    profitToNavBps: 'share of the profit above the base compounded into the NAV',
+    reserveTargetMaxBps: "reserve cap, of the fund's total assets: reserve above it flows into the NAV",
+    reserveTargetMinBps: "reserve floor, of the fund's total assets: shortfalls are covered down to it",
+  },
+} as const;
+
+export type FixedPlusFloatParamsShape = { kind: 'fixed-plus-float' } & Record<
+  keyof typeof FIXED_PLUS_FLOAT_PARAMS.fields,
+  number
+>;
+
+const described = FIXED_PLUS_FLOAT_PARAMS.fields;
 
 export const FixedPlusFloatParamsRef = builder
   .objectRef<FixedPlusFloatParamsShape>('FixedPlusFloatParams')
   .implement({
-    description:
-      'Parameters of the fixed-plus-float policy (ThreePoolPolicy.params(), read live), all integer basis points (10000 = 100%). Each day the NAV is credited the base return; profit above it is split between holders, reserve and NAV (the three shares sum to 10000).',
+    description: FIXED_PLUS_FLOAT_PARAMS.description,
     fields: (t) => ({
-      annualBaseBps: t.exposeInt('annualBaseBps', {
-        description: 'fixed annual base return credited to the NAV, 1/365 of it each day',
-      }),
-      profitToHolderBps: t.exposeInt('profitToHolderBps', {
-        description: 'share of the profit above the base paid to holders as dividends',
-      }),
-      profitToReserveBps: t.exposeInt('profitToReserveBps', {
-        description: 'share of the profit above the base sent to the reserve',
-      }),
-      profitToNavBps: t.exposeInt('profitToNavBps', {
-        description: 'share of the profit above the base compounded into the NAV',
-      }),
-      reserveTargetMaxBps: t.exposeInt('reserveTargetMaxBps', {
-        description: "reserve cap, of the fund's total assets: reserve above it flows into the NAV",
-      }),
-      reserveTargetMinBps: t.exposeInt('reserveTargetMinBps', {
-        description: "reserve floor, of the fund's total assets: shortfalls are covered down to it",
-      }),
+      annualBaseBps: t.exposeInt('annualBaseBps', { description: described.annualBaseBps }),
+      profitToHolderBps: t.exposeInt('profitToHolderBps', { description: described.profitToHolderBps }),
+      profitToReserveBps: t.exposeInt('profitToReserveBps', { description: described.profitToReserveBps }),
+      profitToNavBps: t.exposeInt('profitToNavBps', { description: described.profitToNavBps }),
+      reserveTargetMaxBps: t.exposeInt('reserveTargetMaxBps', { description: described.reserveTargetMaxBps }),
+      reserveTargetMinBps: t.exposeInt('reserveTargetMinBps', { description: described.reserveTargetMinBps }),
     }),
   });

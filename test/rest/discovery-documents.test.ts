@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { printSchema, type GraphQLEnumType } from 'graphql';
+import { printSchema, type GraphQLEnumType, type GraphQLObjectType } from 'graphql';
 import { schema } from '../../gateway/schema.ts';
 import { CLAIM_SENDER } from '../../gateway/types/claim-call.ts';
 import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
@@ -297,6 +297,46 @@ describe('agents.json and llms documents', () => {
     };
     expect(components.schemas.FundStatus?.description).toContain(`closed: ${closed}.`);
     expect(llmsFullTxt(base, `${base}/problems`)).toContain(`closed (${closed}).`);
+  });
+
+  it("say what a rejection does to a NAV record in the GraphQL enum's words, in openapi.json and llms-full.txt: back to Draft, to be re-drafted", () => {
+    const navStatus = schema.getType('NavStatus') as GraphQLEnumType;
+    const lifecycle =
+      'Draft -> PendingVerification (submit) -> Verified (verify) -> Published (publish); a rejection from PendingVerification or Verified returns the record to Draft; Published is final';
+    const draft =
+      'drafted by the NAV operator (NavDrafted), or sent back by a rejection (NavRejected), where it may be re-drafted';
+    expect(navStatus.description).toBe(`${lifecycle}.`);
+    expect(navStatus.getValue('Draft')?.description).toBe(draft);
+    const { components } = doc as unknown as {
+      components: { schemas: Record<string, { properties: Record<string, { description: string }> }> };
+    };
+    const rest = components.schemas.NavRecord?.properties.status?.description;
+    expect(rest).toBe(
+      `${lifecycle}. Draft: ${draft}; PendingVerification: submitted for verification (NavSubmitted); Verified: approved by a verifier (NavVerified), waiting to be published; Published: published (NavPublished), in epoch order after the fund's previous epoch; final.`,
+    );
+    expect(llmsFullTxt(base, `${base}/problems`)).toContain(`- NAV record status: ${rest}\n`);
+  });
+
+  it("describe each policy parameter in the GraphQL type's words in openapi.json", () => {
+    const { components } = doc as unknown as {
+      components: {
+        schemas: Record<string, { description: string; properties: Record<string, { description: string }> }>;
+      };
+    };
+    for (const name of ['FixedPlusFloatParams', 'FractionalKellyParams']) {
+      const graphqlType = schema.getType(name) as GraphQLObjectType;
+      const restType = components.schemas[name]!;
+      expect(restType.description, name).toBe(graphqlType.description);
+      const described = Object.fromEntries(
+        Object.entries(restType.properties).map(([field, p]) => [field, p.description]),
+      );
+      expect(described, name).toEqual(
+        Object.fromEntries(Object.values(graphqlType.getFields()).map((f) => [f.name, f.description])),
+      );
+    }
+    expect(components.schemas.FractionalKellyParams?.properties.varianceBps?.description).toBe(
+      'annual variance of the return (400 = 0.04)',
+    );
   });
 
   it('llms-full.txt says how old a cached fund status or claimed may be and how to revalidate', () => {
