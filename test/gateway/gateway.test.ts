@@ -503,19 +503,38 @@ describe('dividend proofs', () => {
     expect(claim.data.startsWith(claim.selector)).toBe(true);
   });
 
-  it('gives NOT_FOUND for an address without a leaf and BAD_INPUT for a malformed one', async () => {
+  const firstRound = () => {
     const round = ledger().rounds[0];
     if (!round) throw new Error('scenario posted no round');
-    const query = (address: string) =>
-      graphql(
-        gateway,
-        `{ fund(slug: "${round.fund}") { dividend(epoch: ${round.epoch}) { proof(address: "${address}") { proof } } } }`,
-      );
-    expect((await query(`0x${'12'.repeat(20)}`)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    expect((await query('0x1234')).errors?.[0]?.extensions).toMatchObject({
-      code: 'BAD_INPUT',
-      argument: 'address',
-    });
+    return round;
+  };
+  const proofErrors = async (address: string) => {
+    const { fund, epoch } = firstRound();
+    const query = `{ fund(slug: "${fund}") { dividend(epoch: ${epoch}) { proof(address: "${address}") { proof } } } }`;
+    return (await graphql(gateway, query)).errors?.map(({ message, extensions }) => ({
+      message,
+      extensions,
+    }));
+  };
+
+  it('gives NOT_FOUND for an address without a leaf in the round, saying how to find its rounds', async () => {
+    const { fund, epoch } = firstRound();
+    const address = `0x${'12'.repeat(20)}`;
+    expect(await proofErrors(address)).toEqual([
+      {
+        message: `Address ${address} is not a recipient of dividend round ${epoch} of fund ${fund}: the round's distribution has no leaf for it. Check the address, or list the fund's rounds with GET /v1/funds/${fund}/dividends or the GraphQL query { fund(slug: "${fund}") { dividends { items { epoch } nextCursor } } } and ask for another epoch.`,
+        extensions: { code: 'NOT_FOUND' },
+      },
+    ]);
+  });
+
+  it('gives BAD_INPUT naming the address argument for a malformed address', async () => {
+    expect(await proofErrors('0x1234')).toEqual([
+      {
+        message: 'address must be a 0x-prefixed 20-byte hex address (40 hex digits).',
+        extensions: { code: 'BAD_INPUT', argument: 'address' },
+      },
+    ]);
   });
 
   it('refuses a distribution whose root differs from the on-chain root', async () => {
