@@ -29,7 +29,14 @@ import { DISCOVERY_DOCUMENTS } from './document-table.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
 import { PROBLEM_KINDS } from './problems.ts';
 import { DEFAULT_RATE_LIMIT, rateLimitStatement, type RateLimitConfig } from './rate-limit.ts';
-import { CACHE_TIERS, DEPRECATED_ROUTES, isRequired, routeTable, type RouteSpec } from './routes.ts';
+import {
+  CACHE_TIERS,
+  DEPRECATED_ROUTES,
+  isRequired,
+  routeTable,
+  type ParamSpec,
+  type RouteSpec,
+} from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
 const SUMMARY =
@@ -144,25 +151,12 @@ function fieldLines(schema: JsonSchema, indent: string, depth: number): string[]
   });
 }
 
-/**
- * /llms-full.txt of a service whose registry gives `examples` (default: the devnet's) and which
- * enforces `rateLimit` (default: the default limits).
- */
-export function llmsFullTxt(
-  baseUrl: string,
-  problemBase: string,
-  examples: DocumentExamples = DEVNET_EXAMPLES,
-  rateLimit: RateLimitConfig | false = DEFAULT_RATE_LIMIT,
-): string {
-  const out: string[] = [
-    `# ${API_TITLE}: full reference`,
-    '',
-    `> ${SUMMARY}`,
-    '',
-    `Base URL: ${baseUrl}. API version ${API_VERSION}, carried in the /v1/ path prefix.`,
-    '',
-    '## Conventions',
-    '',
+/** A `## title` section of llms-full.txt: its heading, a blank line, its lines and a blank line. */
+const section = (title: string, ...lines: string[]): string[] => [`## ${title}`, '', ...lines, ''];
+
+function conventionsSection(examples: DocumentExamples): string[] {
+  return section(
+    'Conventions',
     '- Every /v1 endpoint is GET (HEAD and OPTIONS also answer); no request body, no authentication, CORS allows every origin. /graphql also takes POST (see GraphQL below).',
     '- Amounts and NAV values are exact decimal strings (never floats); navPerShare has 6 decimal places; amounts carry the base asset decimals (USDC: 6).',
     '- Bps fields are integer basis points (10000 = 100%). Timestamps are ISO 8601 UTC with milliseconds. Dates are YYYY-MM-DD. Addresses are 0x hex.',
@@ -172,36 +166,54 @@ export function llmsFullTxt(
     `- NAV history: \`limit\` ${NAV_HISTORY_LIMIT.minimum}..${NAV_HISTORY_LIMIT.maximum}, default ${NAV_HISTORY_LIMIT.default}; without parameters the last ${NAV_HISTORY_LIMIT.default} epochs; ascending by epoch.`,
     '- Unknown query parameters are refused with 400, so a misspelt parameter never goes unnoticed.',
     ...(examples.scenario ? [] : [`- ${NETWORK_EXAMPLES_NOTE}`]),
-    '',
-    '## States',
-    '',
+  );
+}
+
+function statesSection(): string[] {
+  return section(
+    'States',
     `- NAV record status: ${NAV_STATUSES_DESCRIBED}`,
     `- Fund status: open (${FUND_STATUS_MEANINGS.open}), paused (${FUND_STATUS_MEANINGS.paused}; GET /v1/health pausedModules names which), closed (${FUND_STATUS_MEANINGS.closed}).`,
     `- Health status: ok, or degraded when the indexer reports indexing errors, lags the chain head by more than HEALTH_MAX_LAG_BLOCKS blocks (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth unhealthy or failed), or live chain reads fail.`,
-    '',
-    '## Errors',
-    '',
+  );
+}
+
+/** the problem format, the statuses every endpoint can answer, and every problem type */
+function errorsSection(problemBase: string, rateLimit: RateLimitConfig | false): string[] {
+  return section(
+    'Errors',
     'Errors are application/problem+json (RFC 9457) with `type`, `title`, `status`, `detail` (what to fix) and `instance` (the request path); invalid-parameter problems add `parameter`. ' +
       `Every endpoint can answer ${rateLimit ? '400, 404, 414, 429 and 500' : '400, 404, 414 and 500'}; the /v1 endpoints that read the subgraph, a distribution file or the chain also 503 (/graphql says so in an error with extensions.code UPSTREAM_UNAVAILABLE). Problem types:`,
     '',
     ...Object.entries(PROBLEM_KINDS).map(
       ([kind, k]) => `- ${problemBase}/${kind}: ${k.status} ${k.title}. ${k.explanation} ${k.remedy}`,
     ),
-    '',
-    '## Limits',
-    '',
+  );
+}
+
+function limitsSection(rateLimit: RateLimitConfig | false): string[] {
+  return section(
+    'Limits',
     `- ${rateLimitStatement(rateLimit)}${rateLimit ? ' Every response within the limits carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained"); a 429 carries those of the policy it exceeded.' : ''}`,
-    '',
-    '## Caching',
-    '',
+  );
+}
+
+/** the cache tiers, and how old a reused answer may be */
+function cachingSection(): string[] {
+  return section(
+    'Caching',
     'Every 200 carries ETag and Cache-Control: public, max-age=<tier>. Send If-None-Match with the ETag to get 304 Not Modified (same ETag and Cache-Control, no body). Errors carry Cache-Control: no-store. Tiers:',
     '',
     ...Object.entries(CACHE_TIERS).map(([name, t]) => `- ${name}: ${t.maxAge} seconds (${t.covers})`),
     '',
     `A tier's max-age is how long an HTTP cache between you and the service (browser, proxy, CDN) may reuse a response without asking: so long may a reused answer be old. The service itself answers current data: it rebuilds its own cached answer as soon as a newer block is indexed, or the chain head passes its live reads. Two fields change sooner than their tier: the fund \`status\` of GET /v1/protocol (reference tier, up to ${CACHE_TIERS.reference.maxAge} s old; GET /v1/funds carries it in the ${CACHE_TIERS['latest-nav'].maxAge} s tier and GET /v1/health's pausedModules in the ${CACHE_TIERS.live.maxAge} s one) and a proof's \`claimed\` (history tier, up to ${CACHE_TIERS.history.maxAge} s old). To get the current value through a cache, revalidate: send If-None-Match with the ETag you hold (304 if it is still current, else the new body), or Cache-Control: no-cache.`,
-    '',
-    '## Freshness headers',
-    '',
+  );
+}
+
+/** the freshness headers, and how to tell stale data: by blocks, and never by the devnet's clock */
+function freshnessSection(examples: DocumentExamples): string[] {
+  return section(
+    'Freshness headers',
     'Responses say which block their data reflects (indexed data, and values read live from the chain), so stale data is visible without calling /v1/health:',
     '',
     ...Object.entries(FRESHNESS_HEADERS).map(([name, h]) => `- ${name}: ${h.description}`),
@@ -213,17 +225,27 @@ export function llmsFullTxt(
           "This deployment's chain is the local devnet, whose clock is synthetic: block timestamps start at its genesis, 2025-01-01T00:00:00Z, and the seeded scenario mines each simulated day's blocks at that day's time; after the scenario no block is mined until a transaction asks for one. X-Indexed-At is therefore a 2025 date and X-Data-Lag-Seconds very large whatever the state of the index: here they say nothing about staleness; use the block rule above.",
         ]
       : []),
-    '',
-    '## Claiming dividends',
-    '',
+  );
+}
+
+function claimingSection(examples: DocumentExamples): string[] {
+  return section(
+    'Claiming dividends',
     `- GET /v1/funds/{slug}/dividends/{epoch}/proof?address=0x… (GraphQL: Fund.dividend(epoch).proof(address)) answers the proof and \`claim\`, the DividendDistributor transaction that pays it: \`to\` (the distributor) and \`data\` (the calldata), ready to send with no value, beside the function's signature ${CLAIM_SIGNATURE}, its 4-byte \`selector\` and its \`args\` in order (name, Solidity type, value). Encode the arguments yourself only with exactly these types: epoch is a uint64 and amount the uint256 amountRaw, and any other type makes another selector, a call to a function the contract does not have.`,
     `- ${CLAIM_SENDER}.`,
     `- ${CLAIM_REVERTS}.`,
     `- ${CLAIMED_FRESHNESS}.`,
     `- Which rounds an address can claim, in one request (over REST: a dividends page per ${PAGE_LIMIT.maximum} rounds, then a proof request per round): POST /graphql with the query \`${claimableDividendsExample(examples)}\`. ${CLAIMABLE_DIVIDENDS_ANSWER}.`,
-    '',
-    '## GraphQL',
-    '',
+  );
+}
+
+function graphqlSection(
+  baseUrl: string,
+  examples: DocumentExamples,
+  rateLimit: RateLimitConfig | false,
+): string[] {
+  return section(
+    'GraphQL',
     GRAPHQL_SUMMARY,
     '',
     `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only. In a GET give each of query, variables, operationName and extensions once: a repeated one is refused with 400 invalid-parameter naming it.`,
@@ -232,50 +254,91 @@ export function llmsFullTxt(
     `- Answers are {"data", "errors"}. Each error has a message saying what to fix, its path and locations, and extensions.code: ${ERROR_CODES.join(', ')}; a BAD_INPUT from an argument also names extensions.argument. Not-found messages name the query (and the REST request) listing the valid values.`,
     '- A field that fails on its own arguments (a slug or round that names nothing, a bad limit or cursor) is null beside its error; its sibling fields are still answered. A request that cannot run at all (syntax, validation, limits, variables) is HTTP 400 with BAD_INPUT errors only.',
     `- ${GRAPHQL_LIMITS}${rateLimit ? ' The rate limits below apply to /graphql too.' : ''}`,
-    '',
-    '## Deprecated endpoints (410 Gone)',
-    '',
+  );
+}
+
+function deprecatedSection(): string[] {
+  return section(
+    'Deprecated endpoints (410 Gone)',
     ...DEPRECATED_ROUTES.map((d) => `- GET ${d.path}: ${d.description} Use GET ${d.replacement}.`),
+  );
+}
+
+/** a route's parameter line: where it goes, whether it is required, its default, and its rule */
+function parameterLine(p: ParamSpec): string {
+  const def =
+    p.schema.type === 'integer' && p.schema.default !== undefined ? `, default ${p.schema.default}` : '';
+  const required = isRequired(p) ? 'required' : 'optional';
+  return `- ${p.name} (${p.in}, ${required}${def}): ${p.description}; ${p.rule}`;
+}
+
+/**
+ * A route's `### GET path` block, ending with a blank line: what it answers, an example request, the
+ * GraphQL query it runs, its parameters, its response fields and example, its errors and its cache.
+ */
+function endpointReference(
+  route: RouteSpec,
+  baseUrl: string,
+  examples: DocumentExamples,
+  rateLimit: RateLimitConfig | false,
+): string[] {
+  const request = exampleRequest(route, examples);
+  const errors = routeProblemKinds(rateLimit).map(
+    (kind) =>
+      `${PROBLEM_KINDS[kind].status} ${kind}${kind === 'not-found' ? ` (${notFoundWhen(route)})` : ''}`,
+  );
+  return [
+    `### GET ${route.path}`,
     '',
-    '## Endpoints',
+    `${route.summary}. ${route.description}`,
+    '',
+    ...(request ? [`Example: GET ${baseUrl}${request}`, ''] : []),
+    `GraphQL query it runs (parameters as variables): \`${oneLine(route.document)}\``,
+    '',
+    ...(route.params.length ? ['Parameters:', '', ...route.params.map(parameterLine), ''] : []),
+    'Response fields:',
+    '',
+    ...fieldLines({ $ref: `#/components/schemas/${route.responseSchema}` }, '', 0),
+    '',
+    ...(route.example !== undefined
+      ? ['Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '']
+      : []),
+    `Errors: ${errors.join(', ')}.`,
+    `Cache: ${route.tier} tier, max-age ${CACHE_TIERS[route.tier].maxAge} seconds.`,
     '',
   ];
-  for (const route of routeTable(examples)) {
-    const tier = CACHE_TIERS[route.tier];
-    const request = exampleRequest(route, examples);
-    out.push(`### GET ${route.path}`, '', `${route.summary}. ${route.description}`, '');
-    if (request) out.push(`Example: GET ${baseUrl}${request}`, '');
-    out.push(`GraphQL query it runs (parameters as variables): \`${oneLine(route.document)}\``, '');
-    if (route.params.length) {
-      out.push('Parameters:', '');
-      for (const p of route.params) {
-        const def =
-          p.schema.type === 'integer' && p.schema.default !== undefined
-            ? `, default ${p.schema.default}`
-            : '';
-        const required = isRequired(p) ? 'required' : 'optional';
-        out.push(`- ${p.name} (${p.in}, ${required}${def}): ${p.description}; ${p.rule}`);
-      }
-      out.push('');
-    }
-    out.push(
-      'Response fields:',
-      '',
-      ...fieldLines({ $ref: `#/components/schemas/${route.responseSchema}` }, '', 0),
-      '',
-    );
-    if (route.example !== undefined)
-      out.push('Example response:', '', '```json', JSON.stringify(route.example, null, 2), '```', '');
-    out.push(
-      `Errors: ${routeProblemKinds(rateLimit)
-        .map(
-          (kind) =>
-            `${PROBLEM_KINDS[kind].status} ${kind}${kind === 'not-found' ? ` (${notFoundWhen(route)})` : ''}`,
-        )
-        .join(', ')}.`,
-      `Cache: ${route.tier} tier, max-age ${tier.maxAge} seconds.`,
-      '',
-    );
-  }
-  return out.join('\n');
+}
+
+/**
+ * /llms-full.txt of a service whose registry gives `examples` (default: the devnet's) and which
+ * enforces `rateLimit` (default: the default limits): the conventions and rules every endpoint
+ * shares, then each endpoint in full.
+ */
+export function llmsFullTxt(
+  baseUrl: string,
+  problemBase: string,
+  examples: DocumentExamples = DEVNET_EXAMPLES,
+  rateLimit: RateLimitConfig | false = DEFAULT_RATE_LIMIT,
+): string {
+  return [
+    `# ${API_TITLE}: full reference`,
+    '',
+    `> ${SUMMARY}`,
+    '',
+    `Base URL: ${baseUrl}. API version ${API_VERSION}, carried in the /v1/ path prefix.`,
+    '',
+    ...conventionsSection(examples),
+    ...statesSection(),
+    ...errorsSection(problemBase, rateLimit),
+    ...limitsSection(rateLimit),
+    ...cachingSection(),
+    ...freshnessSection(examples),
+    ...claimingSection(examples),
+    ...graphqlSection(baseUrl, examples, rateLimit),
+    ...deprecatedSection(),
+    // not a section(): each endpoint's block ends with its own blank line
+    '## Endpoints',
+    '',
+    ...routeTable(examples).flatMap((route) => endpointReference(route, baseUrl, examples, rateLimit)),
+  ].join('\n');
 }
