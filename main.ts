@@ -21,7 +21,7 @@ import {
   checkSubgraphEndpoint,
   DEFAULT_UPSTREAM_WAIT,
 } from './gateway/start-up-checks.ts';
-import { redactUrl } from './common/url.ts';
+import { redactRedisUrl, redactUrl } from './common/url.ts';
 import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
 import { createServiceServer } from './rest/http-server.ts';
@@ -104,7 +104,7 @@ try {
   // with the limits off there is nothing to count, and an unused Redis must not stop the start
   const redisUrl = config.rateLimit ? config.redisUrl : undefined;
   const redis = redisUrl
-    ? await starting(`cannot connect to REDIS_URL (${redactUrl(redisUrl)})`, () =>
+    ? await starting(`cannot connect to REDIS_URL (${redactRedisUrl(redisUrl)})`, () =>
         connectRedis(redisUrl, (line) => console.error(line)),
       )
     : undefined;

@@ -1,5 +1,6 @@
 // What the project does with a URL that may carry a secret (an RPC provider's API key in its path or
-// query, a password in its user info): send it (httpEndpoint) and print it (redactUrl). The indexer's
+// query, a password in its user info): send it (httpEndpoint) and print it (redactUrl; REDIS_URL by
+// redactRedisUrl, which names the database its counters go to). The indexer's
 // follower, the gateway's chain and subgraph sources, the service's start-up checks and the subgraph
 // deploy scripts all need both, and a third: keeping those secrets out of text that quotes URLs
 // (scrubUrls). It lives in common/ because those are separate processes and scripts
@@ -49,6 +50,23 @@ export function redactUrl(value: string): string {
     url.search !== '' ||
     url.hash !== '';
   return url.host ? `${url.protocol}//${url.host}${hidden ? '/…' : ''}` : `${url.protocol}…`;
+}
+
+/**
+ * A Redis URL (REDIS_URL) as it may be printed: the server and database it names,
+ * scheme://host:port/database, with Redis's defaults (port 6379, database 0) where it leaves them
+ * out, so a replica counting elsewhere shows; its user info (the password) is never shown. A path
+ * that is not a database number prints as redactUrl prints it.
+ */
+export function redactRedisUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return redactUrl(value);
+  }
+  if (!/^\/?\d*$/.test(url.pathname) || !url.host) return redactUrl(value);
+  return `${url.protocol}//${url.hostname}:${url.port || 6379}/${url.pathname.slice(1) || 0}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Store } from 
 import { RedisStore, type Options as RedisStoreOptions, type RedisReply } from 'rate-limit-redis';
 import { ConnectionTimeoutError, createClient } from 'redis';
 import { backoffMs, type Backoff } from '../common/backoff.ts';
+import { redactRedisUrl } from '../common/url.ts';
 import { problemBody, sendProblem } from './problems.ts';
 
 export interface RateLimitConfig {
@@ -38,14 +39,8 @@ export function rateLimitSummary(config: RateLimitConfig | false, redisUrl: stri
   if (!config) return `off (RATE_LIMIT_PER_MINUTE=0${redisUrl ? '; REDIS_URL is not used' : ''})`;
   const limits = `${config.perMinute}/min + ${config.burst} per ${config.burstWindowSeconds} s per client IP`;
   return redisUrl
-    ? `${limits}, counted in Redis ${redisLocation(redisUrl)}`
+    ? `${limits}, counted in Redis ${redactRedisUrl(redisUrl)}`
     : `${limits}, counted in this process's memory (each replica apart; REDIS_URL shares them)`;
-}
-
-/** A Redis URL as it may be printed: the server and database the counters go to, no credentials. */
-function redisLocation(url: string): string {
-  const { protocol, hostname, port, pathname } = new URL(url);
-  return `${protocol}//${hostname}:${port || 6379}/${pathname.slice(1) || 0}`;
 }
 
 /** what the Redis counters need of a connection (connectRedis) */

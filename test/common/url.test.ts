@@ -1,7 +1,8 @@
 // What the project prints of text that quotes URLs (common/url.ts scrubUrls): log lines and upstream
 // errors may quote a URL whole, or only the path of the request they failed, where providers put keys.
+// And what it prints of REDIS_URL (redactRedisUrl): the server and database, never the password.
 import { describe, expect, it } from 'vitest';
-import { scrubUrls } from '../../common/url.ts';
+import { redactRedisUrl, scrubUrls } from '../../common/url.ts';
 
 describe('scrubUrls', () => {
   it('cuts every URL written out in the text to its scheme and host', () => {
@@ -31,5 +32,21 @@ describe('scrubUrls', () => {
       'via http://127.0.0.1:8545/…; store /tmp/x. See https://a.example/…, or http://b.example:80; then',
     );
     expect(scrubUrls(once)).toBe(once);
+  });
+});
+
+describe('redactRedisUrl', () => {
+  it('shows the server and database of a Redis URL without its user and password', () => {
+    expect(redactRedisUrl('rediss://counter:hunter2@redis.internal:6380/2')).toBe(
+      'rediss://redis.internal:6380/2',
+    );
+  });
+
+  it("fills in Redis's default port and database where the URL leaves them out", () => {
+    expect(redactRedisUrl('redis://:hunter2@10.0.0.5')).toBe('redis://10.0.0.5:6379/0');
+  });
+
+  it('hides a path that is not a database number, as redactUrl does', () => {
+    expect(redactRedisUrl('redis://redis.internal:6379/hunter2')).toBe('redis://redis.internal:6379/…');
   });
 });

@@ -66,7 +66,7 @@ describe('npm start with REDIS_URL', () => {
     expect(await service.exited).toBe(1);
     expect(service.stdout).not.toContain('listening');
     expect(service.stderr).toBe(
-      `start-up error: cannot connect to REDIS_URL (${redis.url}): NOAUTH Authentication required: this Redis requires a password: put it in REDIS_URL (redis://:<password>@host:port/db, or redis://<user>:<password>@host:port/db for an ACL user)\n`,
+      `start-up error: cannot connect to REDIS_URL (${redis.url}/0): NOAUTH Authentication required: this Redis requires a password: put it in REDIS_URL (redis://:<password>@host:port/db, or redis://<user>:<password>@host:port/db for an ACL user)\n`,
     );
   });
 

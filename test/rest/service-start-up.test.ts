@@ -108,7 +108,7 @@ describe('the service start-up', () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toMatch(
       new RegExp(
-        `^start-up error: cannot connect to REDIS_URL \\(redis://127\\.0\\.0\\.1:${port}/…\\): .*ECONNREFUSED`,
+        `^start-up error: cannot connect to REDIS_URL \\(redis://127\\.0\\.0\\.1:${port}/0\\): .*ECONNREFUSED`,
       ),
     );
     expect(run.stderr).not.toContain('hunter2');
