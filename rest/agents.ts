@@ -5,7 +5,7 @@
 import { API_TITLE, GRAPHQL_SUMMARY } from './openapi.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
-import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
+import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/claim-function.ts';
 import { DISCOVERY_DOCUMENTS, type DocumentName } from './document-table.ts';
 import { CLAIMABLE_DIVIDENDS_ANSWER, claimableDividendsQuery } from './llms.ts';
 // operation ids are the same in every registry's route table

@@ -18,7 +18,7 @@ import {
   type RegistryStrategy,
 } from '../gateway/sources/registry.ts';
 import { explorerAddressUrl } from '../gateway/format.ts';
-import { claimCall } from '../gateway/types/claim-call.ts';
+import { claimCall } from '../gateway/claim-function.ts';
 import { kellyParams, threePoolParams } from '../devnet/protocol-config.ts';
 import { DEVNET_REGISTRY_PATH } from './service-config.ts';
 

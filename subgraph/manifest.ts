@@ -7,10 +7,10 @@
 //
 // It lives in subgraph/, beside the manifest it describes, because the service reads it at run time
 // (gateway/event-names.ts: the event names of the indexed stream are the manifest's, and their
-// address parameters its ABIs'; the claim call a dividend proof makes is the DividendDistributor
-// ABI's) and the subgraph's build and deploy scripts (subgraph/scripts/) read it too: the gateway
-// may depend on the subgraph's description but not on its deploy tooling. It imports nothing of the
-// project.
+// address parameters its ABIs'; gateway/claim-function.ts: the claim call a dividend proof makes is
+// the DividendDistributor ABI's) and the subgraph's build and deploy scripts (subgraph/scripts/) read
+// it too: the gateway may depend on the subgraph's description but not on its deploy tooling. It
+// imports nothing of the project.
 // (indexer/runtime/manifest.ts loads the built manifest in full for the runtime: handlers' topics and
 // filters, declared calls, the wasm; this reader is for everything else.)
 import { readFileSync } from 'node:fs';

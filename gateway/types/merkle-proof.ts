@@ -6,9 +6,9 @@ import {
   CLAIM_SENDER,
   CLAIM_SIGNATURE,
   CLAIMED_FRESHNESS,
-  ClaimCallRef,
   claimCall,
-} from './claim-call.ts';
+} from '../claim-function.ts';
+import { ClaimCallRef } from './claim-call.ts';
 
 interface MerkleProofShape {
   fund: string;

@@ -6,7 +6,7 @@ import {
   CLAIM_SENDER,
   CLAIM_SIGNATURE,
   CLAIMED_FRESHNESS,
-} from '../../gateway/types/claim-call.ts';
+} from '../../gateway/claim-function.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
 import { addressParam, cursorParam, limitParam, slugParam } from './shared-params.ts';

@@ -11,7 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../../gateway/event-names.ts';
 import { schema } from '../../gateway/schema.ts';
-import { CLAIM_SENDER } from '../../gateway/types/claim-call.ts';
+import { CLAIM_SENDER } from '../../gateway/claim-function.ts';
 
 /** every schema element as "Type", "Type.field", "Type.field(argument)" or "Enum.VALUE", with its description */
 function elements(type: GraphQLNamedType): [string, string | null | undefined][] {
