@@ -10,7 +10,7 @@ import {
   CLAIM_SENDER,
   CLAIM_SIGNATURE,
   CLAIMED_FRESHNESS,
-} from '../gateway/types/claim-call.ts';
+} from '../gateway/claim-function.ts';
 import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
 import { NAV_STATUSES_DESCRIBED } from '../gateway/types/nav-status.ts';
 import { GRAPHQL_REQUEST_TYPES, MAX_GRAPHQL_BODY_BYTES } from './graphql-http.ts';

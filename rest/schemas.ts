@@ -7,7 +7,7 @@ import { ADDRESS_PATTERN } from '../gateway/inputs.ts';
 import { POLICY_KINDS } from '../gateway/sources/registry.ts';
 import { NAV_STATUSES } from '../gateway/sources/subgraph.ts';
 import { ALLOCATION_RULE } from '../gateway/types/allocations.ts';
-import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/types/claim-call.ts';
+import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/claim-function.ts';
 import { FIXED_PLUS_FLOAT_PARAMS } from '../gateway/types/fixed-plus-float-params.ts';
 import { FRACTIONAL_KELLY_PARAMS } from '../gateway/types/fractional-kelly-params.ts';
 import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';

@@ -328,7 +328,9 @@ describe('indexed types', () => {
       const { errors } = await graphql(gateway, `{ events(eventName: "${written}") { nextCursor } }`);
       expect(errors?.[0]?.extensions).toMatchObject({ code: 'BAD_INPUT', argument: 'eventName' });
       expect(errors?.[0]?.message).toMatch(
-        new RegExp(`; got '${written}'\\. Did you mean 'NavPublished'\\?$`),
+        new RegExp(
+          `; got '${written}'\\. Did you mean 'NavPublished'\\? Names are case-sensitive and written as listed\\.$`,
+        ),
       );
     },
   );

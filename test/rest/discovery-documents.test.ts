@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { printSchema, type GraphQLEnumType, type GraphQLObjectType } from 'graphql';
 import { schema } from '../../gateway/schema.ts';
-import { CLAIM_SENDER } from '../../gateway/types/claim-call.ts';
+import { CLAIM_SENDER } from '../../gateway/claim-function.ts';
 import { agentsJson, aiPluginJson } from '../../rest/agents.ts';
 import { DEVNET_EXAMPLES, documentExamples } from '../../rest/examples.ts';
 import { GRAPHQL_REQUEST_TYPES } from '../../rest/graphql-http.ts';
