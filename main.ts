@@ -26,6 +26,7 @@ import { createIndexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
 import { createServiceServer } from './rest/http-server.ts';
 import { connectRedis, rateLimitSummary } from './rest/rate-limit.ts';
+import { problemBaseFor } from './rest/replies.ts';
 import { ConfigError, loadServiceConfig } from './rest/service-config.ts';
 
 let config;
@@ -181,7 +182,7 @@ try {
   // take the address the client connected to
   const server = createServiceServer(
     app,
-    config.problemBase ?? (config.publicBaseUrl ? `${config.publicBaseUrl}/problems` : undefined),
+    problemBaseFor(config.problemBase, config.publicBaseUrl),
     config.keepAliveTimeoutMs,
   );
   await starting(

@@ -9,7 +9,7 @@ import { KIND_OF_CODE, problemBody, sendProblem, type ProblemKindName } from './
 export interface Replies {
   /** the public base URL: the configured one, else the request's protocol and Host */
   baseOf: (req: Request) => string;
-  /** the base of problem `type` URIs: the configured one, else `${baseOf(req)}/problems` */
+  /** the base of problem `type` URIs: problemBaseFor the configured one and baseOf(req) */
   problemBaseOf: (req: Request) => string;
   /** answers with a problem of `kind` about the request's path */
   problem: (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) => void;
@@ -20,13 +20,24 @@ export interface Replies {
   errorProblem: (req: Request, res: Response, error: unknown) => void;
 }
 
+/**
+ * The base of problem `type` URIs: the configured one, else the problem pages under the public base
+ * URL (undefined when neither is known: Node's refusals come before any request names a host).
+ */
+export function problemBaseFor<PublicBase extends string | undefined>(
+  problemBase: string | undefined,
+  publicBase: PublicBase,
+): string | PublicBase {
+  return problemBase ?? (publicBase === undefined ? publicBase : `${publicBase}/problems`);
+}
+
 export function createReplies(
   config: { publicBaseUrl?: string; problemBase?: string },
   logError: (error: unknown) => void,
 ): Replies {
   const baseOf = (req: Request) =>
     config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-  const problemBaseOf = (req: Request) => config.problemBase ?? `${baseOf(req)}/problems`;
+  const problemBaseOf = (req: Request) => problemBaseFor(config.problemBase, baseOf(req));
   const problem = (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) =>
     sendProblem(res, problemBody(problemBaseOf(req), kind, detail, req.path, parameter));
   const errorProblem = (req: Request, res: Response, error: unknown) => {
