@@ -146,17 +146,18 @@ try {
           wait,
         ),
       );
-    const directory = distributionsBase;
-    if (directory !== undefined && !isUrlBase(directory))
-      await starting(`cannot use DISTRIBUTIONS_BASE (${directory})`, () =>
-        checkDistributionsDirectory(directory),
-      );
     if (distributionsBase === undefined) {
       console.log(
         'service: DISTRIBUTIONS_BASE is not set: dividend proofs are not served (404); rounds and their roots are',
       );
     }
   }
+  // in either mode: devnet mode reads a DISTRIBUTIONS_BASE that is set instead of its own directory
+  const directory = distributionsBase;
+  if (directory !== undefined && !isUrlBase(directory))
+    await starting(`cannot use DISTRIBUTIONS_BASE (${directory})`, () =>
+      checkDistributionsDirectory(directory),
+    );
   const gateway = createGateway({
     registry,
     subgraph: { url: subgraphUrl as string, timeoutMs: config.subgraphTimeoutMs, maxBatch: 1000 },

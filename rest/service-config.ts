@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
 import { keepAliveTimeoutFromEnv } from '../common/http-server-limits.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
+import { isUrlBase } from '../gateway/sources/distributions.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from './rate-limit.ts';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
 
@@ -51,11 +52,16 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return envInteger(env, name, fallback, { min, max }, ConfigError);
 }
 
+/** Throws a ConfigError naming `name` unless `raw` is a URL of one of `protocols`. */
+function refuseUnlessUrl(name: string, raw: string, protocols: string[]): void {
+  const refusal = urlRefusal(name, raw, protocols);
+  if (refusal) throw new ConfigError(refusal);
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = envValue(env, name);
   if (raw === undefined) return undefined;
-  const refusal = urlRefusal(name, raw, protocols);
-  if (refusal) throw new ConfigError(refusal);
+  refuseUnlessUrl(name, raw, protocols);
   return raw.replace(/\/$/, '');
 }
 
@@ -90,9 +96,11 @@ export function loadServiceConfig(env: Env): ServiceConfig {
   }
   const perMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT.perMinute, 0, 1_000_000);
   const burst = integer(env, 'RATE_LIMIT_BURST', DEFAULT_RATE_LIMIT.burst, 1, 1_000_000);
+  // a directory or a base URL, kept as written: a URL's trailing slash does not change how a
+  // round's uri resolves against it (gateway/sources/distributions.ts)
   const distributions = envValue(env, 'DISTRIBUTIONS_BASE');
-  if (distributions !== undefined && /^[a-z]+:\/\//i.test(distributions))
-    url(env, 'DISTRIBUTIONS_BASE', ['http:', 'https:']);
+  if (distributions !== undefined && isUrlBase(distributions))
+    refuseUnlessUrl('DISTRIBUTIONS_BASE', distributions, ['http:', 'https:']);
   return {
     mode,
     host: envValue(env, 'HOST') ?? '127.0.0.1',

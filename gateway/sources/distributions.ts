@@ -27,8 +27,12 @@ import {
   type VerifierOutcome,
 } from './distribution-verifier.ts';
 
-/** Whether a DISTRIBUTIONS_BASE is an http(s) base URL, rather than a directory. */
-export const isUrlBase = (base: string): boolean => /^https?:\/\//i.test(base);
+/**
+ * Whether a DISTRIBUTIONS_BASE is a base URL, rather than a directory: it starts with a scheme and
+ * "//". The service's configuration (rest/service-config.ts) refuses one that is not http(s), so
+ * that one mistyped or of another scheme (s3://, ftp://) is not taken for a relative directory.
+ */
+export const isUrlBase = (base: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(base);
 
 export interface DistributionsConfig {
   /** a local directory or an http(s) base URL; undefined when proofs are not served */

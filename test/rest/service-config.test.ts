@@ -31,6 +31,19 @@ describe('loadServiceConfig', () => {
     expect(existsSync(registryPath)).toBe(true);
   });
 
+  it('takes a DISTRIBUTIONS_BASE with a scheme for a base URL, as written, and one without for a directory', () => {
+    expect(loadServiceConfig({ DISTRIBUTIONS_BASE: 'https://files.example/rounds/' }).distributionsBase).toBe(
+      'https://files.example/rounds/',
+    );
+    expect(loadServiceConfig({ DISTRIBUTIONS_BASE: 'data/rounds' }).distributionsBase).toBe('data/rounds');
+  });
+
+  it('refuses a DISTRIBUTIONS_BASE of a scheme with digits (s3://), which would be read as a relative directory', () => {
+    expect(() => loadServiceConfig({ DISTRIBUTIONS_BASE: 's3://bucket/rounds' })).toThrow(
+      'DISTRIBUTIONS_BASE must be an http(s) URL, got "s3://bucket/…"',
+    );
+  });
+
   it('serves a network when SUBGRAPH_URL and REGISTRY are set', () => {
     const config = loadServiceConfig({
       SUBGRAPH_URL: 'https://api.example/subgraphs/name/fund',

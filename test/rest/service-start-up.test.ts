@@ -23,6 +23,13 @@ const NETWORK = {
   RPC_URL: inject('devnet').rpcUrl,
   REGISTRY: 'registry/devnet.json',
 };
+/** devnet mode's shortest history (scenario-params.ts's minimums), for what fails once it is up */
+const SMALLEST_SCENARIO = {
+  SCENARIO_EPOCHS: '20',
+  SCENARIO_INVESTORS: '1',
+  SCENARIO_REQUESTS_PER_EPOCH: '0',
+  SCENARIO_ONBOARDING_DAYS: '1',
+};
 /** the harness indexer's index-node status API */
 const STATUS_URL = new URL('/graphql', NETWORK.SUBGRAPH_URL).href;
 
@@ -144,6 +151,24 @@ describe('the service start-up', () => {
     expect(run.stderr.trim()).toBe(
       'start-up error: cannot use DISTRIBUTIONS_BASE (/nonexistent/distributions): it cannot be read (no such directory): set it to the directory holding distributions/<fund>/<epoch>.json (the parent of distributions/), or to an http(s) base URL',
     );
+  });
+
+  it('stops devnet mode with one line naming DISTRIBUTIONS_BASE when it is a directory that does not exist', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-data-dir-'));
+    try {
+      // the smallest scenario: the check comes once the devnet and its indexer are up
+      const run = await runService({
+        ...SMALLEST_SCENARIO,
+        DATA_DIR: dataDir,
+        DISTRIBUTIONS_BASE: '/nonexistent/distributions',
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        'start-up error: cannot use DISTRIBUTIONS_BASE (/nonexistent/distributions): it cannot be read (no such directory): set it to the directory holding distributions/<fund>/<epoch>.json (the parent of distributions/), or to an http(s) base URL',
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a SCENARIO_ value that is not decimal digits as a configuration error', async () => {
