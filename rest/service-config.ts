@@ -15,7 +15,7 @@ import { DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
 // resolved from this file, so `npm start` works from any working directory
 export const DEVNET_REGISTRY_PATH = fileURLToPath(new URL('../registry/devnet.json', import.meta.url));
 
-interface ServiceConfig {
+export interface ServiceConfig {
   mode: 'devnet' | 'network';
   host: string;
   port: number;
