@@ -12,6 +12,7 @@ import type { Express } from 'express';
 import { createLimitedServer, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../common/http-server-limits.ts';
 import { problemBody, type ProblemKindName } from './problems.ts';
 import { READ_METHODS } from './request-guards.ts';
+import { problemBaseFor } from './replies.ts';
 
 const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -29,10 +30,12 @@ const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
  * address the client connected to, as the app's own problems use the Host the client sent.
  */
 function refusalBase(problemBase: string | undefined, socket: Duplex): string {
-  if (problemBase !== undefined) return problemBase;
   const { localAddress, localPort } = socket as Socket;
   const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
-  return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}/problems`;
+  return problemBaseFor(
+    problemBase,
+    `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`,
+  );
 }
 
 interface Refusal {
