@@ -123,3 +123,20 @@ export async function startRestService(
     },
   };
 }
+
+/**
+ * The REST app over a registry alone (registryOnlyGateway; the devnet's unless `registry` is given),
+ * with no rate limits and no server cache: for the suites whose answers need no upstream.
+ */
+export function registryOnlyRestApp(
+  options: Partial<Omit<RestConfig, 'gateway'>> & { registry?: Registry } = {},
+): Express {
+  const { registry, ...config } = options;
+  return createRestApp({
+    gateway: registryOnlyGateway({ registry }),
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 0,
+    ...config,
+  });
+}

@@ -3,19 +3,11 @@
 // input as its surface does. The refusal comes before any upstream is asked: the registry alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../../gateway/event-names.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { listen, registryOnlyGateway } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
 beforeAll(async () => {
-  server = await listen(
-    createRestApp({
-      gateway: registryOnlyGateway(),
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-    }),
-  );
+  server = await listen(registryOnlyRestApp());
 });
 afterAll(() => server.close());
 

@@ -11,24 +11,13 @@ import {
   HEADERS_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
 } from '../../common/http-server-limits.ts';
-import { createRestApp } from '../../rest/app.ts';
 import { createServiceServer } from '../../rest/http-server.ts';
-import { registryOnlyGateway } from '../gateway/stack.ts';
+import { registryOnlyRestApp } from '../gateway/stack.ts';
 
 const serverWithBase = (
   problemBase: string | undefined,
   keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-) =>
-  createServiceServer(
-    createRestApp({
-      gateway: registryOnlyGateway(),
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-    }),
-    problemBase,
-    keepAliveTimeoutMs,
-  );
+) => createServiceServer(registryOnlyRestApp(), problemBase, keepAliveTimeoutMs);
 const server = serverWithBase('https://api.example/problems');
 /** the same without PUBLIC_BASE_URL or PROBLEM_BASE */
 const unconfigured = serverWithBase(undefined);

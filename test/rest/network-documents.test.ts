@@ -7,9 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRegistry, type Registry } from '../../gateway/sources/registry.ts';
-import { createRestApp } from '../../rest/app.ts';
 import { DOCUMENT_PATHS } from '../../rest/documents.ts';
-import { listen, REGISTRY_FILE, registryOnlyGateway } from '../gateway/stack.ts';
+import { listen, REGISTRY_FILE, registryOnlyRestApp } from '../gateway/stack.ts';
 
 const devnet = JSON.parse(readFileSync(REGISTRY_FILE, 'utf8')) as Registry;
 
@@ -73,12 +72,7 @@ let close: () => Promise<void>;
 const served = new Map<string, string>();
 
 beforeAll(async () => {
-  const app = createRestApp({
-    gateway: registryOnlyGateway({ registry }),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 0,
-  });
+  const app = registryOnlyRestApp({ registry });
   ({ url: base, close } = await listen(app));
   for (const path of DOCUMENT_PATHS) {
     const response = await fetch(`${base}${path}`);
@@ -140,13 +134,7 @@ describe('the discovery documents of a service over another registry', () => {
 
 describe('the discovery documents of a devnet seeded with another scenario (SCENARIO_* changed)', () => {
   it('give no example of indexed data, since the default scenario is not what is served', async () => {
-    const app = createRestApp({
-      gateway: registryOnlyGateway(),
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-      defaultScenario: false,
-    });
+    const app = registryOnlyRestApp({ defaultScenario: false });
     const server = await listen(app);
     try {
       const openapi = await fetch(`${server.url}/openapi.json`).then((r) => r.text());

@@ -5,20 +5,12 @@
 // case of its path, as /v1 is.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { listen, registryOnlyGateway } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let server: { url: string; close(): Promise<void> };
 beforeAll(async () => {
-  server = await listen(
-    createRestApp({
-      gateway: registryOnlyGateway(),
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-    }),
-  );
+  server = await listen(registryOnlyRestApp());
 });
 afterAll(() => server.close());
 
