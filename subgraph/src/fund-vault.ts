@@ -1,6 +1,8 @@
 // Mappings of a FundVault (one template instance per registered fund; the vault address is
 // the Fund id): subscription and redemption requests, settlements, strategy allocations with their
-// change history, module pauses with their history, and closure.
+// change history, module pauses with their history, and closure. A request or settlement whose epoch
+// does not fit the schema's Int is skipped with a warning (int-range.ts): the FundRegistry's owner
+// registers vaults, but nothing checks what a registered contract emits.
 import { BigInt, Bytes, ethereum, log } from '@graphprotocol/graph-ts';
 import {
   EpochSettled,
@@ -21,6 +23,7 @@ import {
   StrategyAllocation,
 } from '../generated/schema';
 import { allocationId, eventId, fundEpochId } from './entity-ids';
+import { fitsInt } from './int-range';
 import { recordProtocolEvent } from './protocol-event';
 
 /** The vault's own OwnershipTransferred: unlike the protocol contracts', it concerns its fund. */
@@ -49,6 +52,7 @@ function recordRequest(
   epoch: BigInt,
   amount: BigInt,
 ): void {
+  if (!fitsInt(epoch, 'epoch', kind + 'Requested', event.transaction.hash.toHexString())) return;
   const request = new Request(eventId(event));
   request.fund = event.address;
   request.kind = kind;
@@ -64,6 +68,7 @@ function recordRequest(
 
 export function handleEpochSettled(event: EpochSettled): void {
   recordProtocolEvent(event, 'EpochSettled', event.address);
+  if (!fitsInt(event.params.epoch, 'epoch', 'EpochSettled', event.transaction.hash.toHexString())) return;
   const settlement = new Settlement(fundEpochId(event.address, event.params.epoch));
   settlement.fund = event.address;
   settlement.epoch = event.params.epoch.toI32();

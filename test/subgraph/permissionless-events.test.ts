@@ -5,8 +5,9 @@
 // abort the handler, which stops a subgraph for good. A round of a contract the FundRegistry never
 // registered is skipped too, with its claims: its `fund` would name no Fund and fail every query
 // listing rounds with their fund. So is a NAV draft for an address the FundRegistry never registered
-// (the NavOracle checks no registry; only its NAV operator can draft). Runs the real subgraph wasm
-// over synthetic logs.
+// (the NavOracle checks no registry; only its NAV operator can draft). A registered vault's epoch is
+// checked as well: the registry's owner registers vaults, but nothing checks what one emits. Runs the
+// real subgraph wasm over synthetic logs.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAbi, type Hex } from 'viem';
@@ -19,6 +20,8 @@ const abi = parseAbi([
   'event DividendRoundPosted(address indexed fund, uint64 indexed epoch, bytes32 merkleRoot, uint256 total, uint32 leafCount, string uri)',
   'event DividendClaimed(address indexed fund, uint64 indexed epoch, address indexed account, uint256 amount)',
   'event NavDrafted(address indexed fund, uint64 indexed epoch, uint256 navPerShare, uint256 totalAssets, uint256 totalSupply)',
+  'event SubscriptionRequested(address indexed investor, uint64 indexed epoch, uint256 assets)',
+  'event EpochSettled(uint64 indexed epoch, uint256 navPerShare, uint256 assetsIn, uint256 sharesMinted, uint256 sharesBurned, uint256 assetsOut, uint256 totalAssets, uint256 totalSupply, uint256 reserveBalance)',
 ]);
 
 const fund: Hex = '0x9999999999999999999999999999999999999999';
@@ -114,6 +117,47 @@ describe('a contract value beyond the schema Int', () => {
     expect(warnings()).toEqual([
       expect.stringMatching(/^NavDrafted skipped: epoch 2147483648 does not fit a schema Int/),
     ]);
+  });
+});
+
+describe("a registered vault's epoch beyond the schema Int", () => {
+  it('skips the request and the settlement of epoch 2^32, with warnings, and indexes the next block', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    registerFund();
+    const epoch = 2n ** 32n;
+    const zero = { navPerShare: 1_000_000n, assetsIn: 0n, sharesMinted: 0n, sharesBurned: 0n, assetsOut: 0n };
+    const totals = { totalAssets: 0n, totalSupply: 0n, reserveBalance: 0n };
+    const requested = makeLog(
+      abi,
+      'SubscriptionRequested',
+      { investor: `0x${'66'.repeat(20)}`, epoch, assets: 5n },
+      { address: fund, block: 2, logIndex: 0 },
+    );
+    const settled = makeLog(
+      abi,
+      'EpochSettled',
+      { epoch, ...zero, ...totals },
+      { address: fund, block: 2, logIndex: 1 },
+    );
+    harness.runBlock(2, [requested, settled]);
+    expect(harness.store.getCurrent('Settlement', `${fund}-${epoch}`)).toBeNull();
+    expect(harness.store.getCurrent('Request', `${requested.transactionHash}00000000`)).toBeNull();
+    expect(warnings()).toEqual([
+      expect.stringMatching(/^SubscriptionRequested skipped: epoch 4294967296 does not fit a schema Int/),
+      expect.stringMatching(/^EpochSettled skipped: epoch 4294967296 does not fit a schema Int/),
+    ]);
+    harness.runBlock(3, [
+      makeLog(
+        abi,
+        'EpochSettled',
+        { epoch: 7n, ...zero, ...totals },
+        { address: fund, block: 3, logIndex: 0 },
+      ),
+    ]);
+    expect(harness.store.getCurrent('Settlement', `${fund}-7`)?.get('epoch')).toEqual({
+      kind: 'Int',
+      value: 7,
+    });
   });
 });
 
