@@ -9,7 +9,8 @@ import { ChainAccessError, StoreAccessError } from './host-context.ts';
 
 /**
  * A deterministic failure of a handler: the subgraph cannot index this block. Failures of the
- * entity store are not HandlerErrors: the block processor rethrows them as they are.
+ * entity store and of chain reads (ChainAccessError) are not HandlerErrors: the block processor
+ * rethrows them as they are.
  */
 export class HandlerError extends Error {
   constructor(
@@ -26,9 +27,11 @@ export class HandlerError extends Error {
 }
 
 /**
- * The failure of a handler as the caller must see it (see HandlerError, StoreAccessError), for a
- * log's handler, a call's, a block handler or a file's. The caller discards the data source's
- * mapping instance if the handler ran in it: it may have stopped mid-way.
+ * The failure of a handler as the caller must see it (see HandlerError, StoreAccessError,
+ * ChainAccessError: its subclass ChainReadPending asks the caller to await the read's answer and
+ * run the block again from its start), for a log's handler, a call's, a block handler or a file's.
+ * The caller discards the data source's mapping instance if the handler ran in it: it may have
+ * stopped mid-way.
  */
 export function handlerFailure(
   error: unknown,
