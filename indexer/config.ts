@@ -9,12 +9,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
 import { keepAliveTimeoutFromEnv } from '../common/http-server-limits.ts';
-import type { TransactionFetch } from './follower/range-fetcher.ts';
+import { MAX_RANGES_AHEAD, type TransactionFetch } from './follower/range-fetcher.ts';
 import { DEFAULT_NETWORKS_FILE, REORG_THRESHOLD } from './deployment.ts';
 import { STATIC_FILTERS_ABOVE } from './runtime/data-sources.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from './runtime/manifest.ts';
 import { ARWEAVE_GATEWAY } from './follower/arweave-client.ts';
-import { DEFAULT_RPC_TIMEOUT_MS } from './follower/chain-source.ts';
+import {
+  DEFAULT_MAX_ADDRESSES_PER_REQUEST,
+  DEFAULT_MAX_RANGE,
+  DEFAULT_RPC_TIMEOUT_MS,
+} from './follower/chain-source.ts';
+import { DEFAULT_COMMIT_INTERVAL_MS } from './follower/block-runner.ts';
+import { DEFAULT_FILE_MAX_RETRY_MS } from './follower/file-fetcher.ts';
+import {
+  DEFAULT_FILE_TIMEOUT_MS,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_POLL_INTERVAL_MS,
+} from './follower-supervisor.ts';
+import { DEFAULT_SUBGRAPH_NAME } from './store-and-query.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './query/server.ts';
 
 export interface IndexerEnvConfig {
@@ -147,7 +159,7 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
   } else {
     httpUrl('RPC_URL', rpcUrl, 'the JSON-RPC endpoint of the chain to index');
   }
-  const subgraphName = envValue(env, 'INDEXER_SUBGRAPH_NAME') ?? 'fund-protocol';
+  const subgraphName = envValue(env, 'INDEXER_SUBGRAPH_NAME') ?? DEFAULT_SUBGRAPH_NAME;
   if (!/^[A-Za-z0-9][A-Za-z0-9_/-]*$/.test(subgraphName)) {
     throw new Error(
       `INDEXER_SUBGRAPH_NAME may hold letters, digits, '-', '_' and '/', got "${subgraphName}"`,
@@ -163,10 +175,16 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
     network,
     dataDir,
     port: integer(env, 'PORT', 8000, 0, 65535),
-    pollIntervalMs: integer(env, 'INDEXER_POLL_INTERVAL_MS', 1000, 10, 600_000),
-    maxBlockRange: integer(env, 'INDEXER_MAX_BLOCK_RANGE', 10_000, 1, 1_000_000),
-    rangesAhead: integer(env, 'INDEXER_RANGES_AHEAD', 4, 1, 16),
-    getLogsMaxAddresses: integer(env, 'INDEXER_GET_LOGS_MAX_ADDRESSES', 2_000, 1, 100_000),
+    pollIntervalMs: integer(env, 'INDEXER_POLL_INTERVAL_MS', DEFAULT_POLL_INTERVAL_MS, 10, 600_000),
+    maxBlockRange: integer(env, 'INDEXER_MAX_BLOCK_RANGE', DEFAULT_MAX_RANGE, 1, 1_000_000),
+    rangesAhead: integer(env, 'INDEXER_RANGES_AHEAD', MAX_RANGES_AHEAD, 1, 16),
+    getLogsMaxAddresses: integer(
+      env,
+      'INDEXER_GET_LOGS_MAX_ADDRESSES',
+      DEFAULT_MAX_ADDRESSES_PER_REQUEST,
+      1,
+      100_000,
+    ),
     staticFiltersThreshold: integer(
       env,
       'INDEXER_STATIC_FILTERS_THRESHOLD',
@@ -174,7 +192,7 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
       0,
       Number.MAX_SAFE_INTEGER,
     ),
-    commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', 1000, 0, 600_000),
+    commitIntervalMs: integer(env, 'INDEXER_COMMIT_INTERVAL_MS', DEFAULT_COMMIT_INTERVAL_MS, 0, 600_000),
     historyBlocks:
       envValue(env, 'INDEXER_HISTORY_BLOCKS') === undefined
         ? undefined
@@ -200,9 +218,9 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
         envValue(env, 'ARWEAVE_URL') ?? ARWEAVE_GATEWAY,
         'an Arweave gateway',
       ),
-      timeoutMs: integer(env, 'INDEXER_FILE_TIMEOUT_MS', 60_000, 100, 3_600_000),
-      maxFileBytes: integer(env, 'INDEXER_FILE_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
-      maxRetryMs: integer(env, 'INDEXER_FILE_MAX_RETRY_MS', 600_000, 1_000, 86_400_000),
+      timeoutMs: integer(env, 'INDEXER_FILE_TIMEOUT_MS', DEFAULT_FILE_TIMEOUT_MS, 100, 3_600_000),
+      maxFileBytes: integer(env, 'INDEXER_FILE_MAX_BYTES', DEFAULT_MAX_FILE_BYTES, 1, 1024 * 1024 * 1024),
+      maxRetryMs: integer(env, 'INDEXER_FILE_MAX_RETRY_MS', DEFAULT_FILE_MAX_RETRY_MS, 1_000, 86_400_000),
     },
   };
 }

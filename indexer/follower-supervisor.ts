@@ -28,6 +28,15 @@ import { isTransientStoreError } from './store/store-errors.ts';
 /** first and longest wait before indexing starts again after a failure (a store that could not be written) */
 const RESTART: Backoff = { minMs: 1_000, maxMs: 60_000 };
 
+/** How often the head is polled unless INDEXER_POLL_INTERVAL_MS says otherwise. */
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+
+/** How long one file request may take unless INDEXER_FILE_TIMEOUT_MS says otherwise. */
+export const DEFAULT_FILE_TIMEOUT_MS = 60_000;
+
+/** The largest file a file data source may read unless INDEXER_FILE_MAX_BYTES says otherwise (25 MiB). */
+export const DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024;
+
 /** What the followers of one follow() read from and write to. */
 interface FollowerInputs {
   store: IndexerStore;
@@ -194,7 +203,7 @@ export class FollowerSupervisor {
         },
       }),
       chain: inputs.chain,
-      pollIntervalMs: config.pollIntervalMs ?? 1000,
+      pollIntervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       commitIntervalMs: config.commitIntervalMs,
       maxRangesAhead: config.maxRangesAhead,
       transactions: config.transactions,
@@ -238,8 +247,8 @@ function createFileFetchers(
   log: (line: string) => void,
 ): Map<string, FileFetcher> {
   const bounds = {
-    timeoutMs: files.timeoutMs ?? 60_000,
-    maxFileBytes: files.maxFileBytes ?? 25 * 1024 * 1024,
+    timeoutMs: files.timeoutMs ?? DEFAULT_FILE_TIMEOUT_MS,
+    maxFileBytes: files.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
   };
   const retries = { minRetryMs: files.minRetryMs, maxRetryMs: files.maxRetryMs };
   const byKind = new Map<TemplateSpec['kind'], FileFetcher>();

@@ -8,6 +8,9 @@ import type { IndexerConfig } from './indexer.ts';
 import { openStore, type IndexerStore } from './store/sqlite-store.ts';
 import { lockStore } from './store/store-lock.ts';
 
+/** The name the query API serves the subgraph under unless INDEXER_SUBGRAPH_NAME says otherwise. */
+export const DEFAULT_SUBGRAPH_NAME = 'fund-protocol';
+
 export interface LockedStore {
   store: IndexerStore;
   /** closes the store, then releases its lock (store-lock.ts) */
@@ -53,7 +56,7 @@ export function createStoreQueryService(
     storePath: deployment.storePath,
     schema: deployment.schema,
     deployment: deployment.id,
-    subgraphName: config.subgraphName ?? 'fund-protocol',
+    subgraphName: config.subgraphName ?? DEFAULT_SUBGRAPH_NAME,
     network: config.network,
     startBlock: deployment.startBlock,
     historyBlocks: deployment.historyBlocks,

@@ -37,11 +37,14 @@ export interface BlockRunnerOptions {
   processor: BlockProcessor;
   /**
    * during catch-up, ranges are committed together once the oldest uncommitted one is this old
-   * (default 1000 ms; 0 commits every range); at the head every range is committed at once
+   * (default DEFAULT_COMMIT_INTERVAL_MS; 0 commits every range); at the head every range is committed at once
    */
   commitIntervalMs?: number;
   signal: AbortSignal;
 }
+
+/** How often catch-up commits unless INDEXER_COMMIT_INTERVAL_MS says otherwise. */
+export const DEFAULT_COMMIT_INTERVAL_MS = 1_000;
 
 /** Uncommitted ranges are committed once they hold this many events. */
 export const COMMIT_EVENTS = 20_000;
@@ -191,7 +194,7 @@ export class BlockRunner {
     if (
       caughtUp ||
       this.pendingEvents >= COMMIT_EVENTS ||
-      Date.now() - this.lastCommitAt >= (this.options.commitIntervalMs ?? 1000)
+      Date.now() - this.lastCommitAt >= (this.options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS)
     ) {
       this.commitPending();
     }

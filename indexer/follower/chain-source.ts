@@ -54,7 +54,7 @@ interface ChainSourceOptions {
   rpcUrl: string;
   /** first span of eth_getLogs ranges, in blocks (default 16; it then follows the log density, see targetLogsPerRange) */
   initialRange?: number;
-  /** upper bound of the span (default 10,000); lowered to the limit a node states when it refuses a range */
+  /** upper bound of the span (default DEFAULT_MAX_RANGE); lowered to the limit a node states when it refuses a range */
   maxRange?: number;
   /**
    * logs per range to aim for (default 5,000): after each range the span is scaled to the density
@@ -64,7 +64,7 @@ interface ChainSourceOptions {
    */
   targetLogsPerRange?: number;
   /**
-   * most addresses one eth_getLogs names (default 2,000, graph-node's GRAPH_ETH_GET_LOGS_MAX_CONTRACTS):
+   * most addresses one eth_getLogs names (default DEFAULT_MAX_ADDRESSES_PER_REQUEST):
    * a filter naming more (a factory's thousands of instances) goes out as several requests in one
    * batch, since providers refuse long address lists (Infura takes at most 5,000 parameters)
    */
@@ -96,6 +96,15 @@ interface ChainSourceOptions {
 
 /** How long one JSON-RPC request may take unless INDEXER_RPC_TIMEOUT_MS says otherwise. */
 export const DEFAULT_RPC_TIMEOUT_MS = 60_000;
+
+/** The widest eth_getLogs span, in blocks, unless INDEXER_MAX_BLOCK_RANGE says otherwise. */
+export const DEFAULT_MAX_RANGE = 10_000;
+
+/**
+ * Most addresses one eth_getLogs names unless INDEXER_GET_LOGS_MAX_ADDRESSES says otherwise
+ * (graph-node's GRAPH_ETH_GET_LOGS_MAX_CONTRACTS).
+ */
+export const DEFAULT_MAX_ADDRESSES_PER_REQUEST = 2_000;
 
 /** What the retries of trace_filter are logged as: a node that does not serve it cannot be used. */
 const TRACE_FILTER =
@@ -186,8 +195,8 @@ export class ChainSource {
     this.client = client(100);
     this.fullBlockClient = client(FULL_BLOCKS_PER_BATCH);
     this.startUpClient = client(1, CHAIN_ID_TIMEOUT_MS);
-    this.span = Math.min(options.initialRange ?? 16, options.maxRange ?? 10_000);
-    this.maxRange = options.maxRange ?? 10_000;
+    this.maxRange = options.maxRange ?? DEFAULT_MAX_RANGE;
+    this.span = Math.min(options.initialRange ?? 16, this.maxRange);
     this.targetLogs = options.targetLogsPerRange ?? 5_000;
     this.retryBackoff = { minMs: options.retryDelayMs ?? 250, maxMs: MAX_RETRY_DELAY_MS };
   }
@@ -475,7 +484,7 @@ export class ChainSource {
    * batch): providers refuse long address lists.
    */
   private inParts<T>(addresses: readonly Hex[], request: (part: Hex[]) => Promise<T[]>): Promise<T[][]> {
-    const chunk = this.options.maxAddressesPerRequest ?? 2_000;
+    const chunk = this.options.maxAddressesPerRequest ?? DEFAULT_MAX_ADDRESSES_PER_REQUEST;
     const parts: Promise<T[]>[] = [];
     for (let i = 0; i < addresses.length; i += chunk) parts.push(request(addresses.slice(i, i + chunk)));
     return Promise.all(parts);

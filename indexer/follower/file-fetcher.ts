@@ -11,10 +11,16 @@ export interface FileFetcherOptions {
   concurrency?: number;
   /** wait before the first retry of a path; doubles with each failure (default 5 s, graph-node's) */
   minRetryMs?: number;
-  /** longest wait between tries (default 600 s, graph-node's GRAPH_FDS_MAX_BACKOFF) */
+  /** longest wait between tries (default DEFAULT_FILE_MAX_RETRY_MS) */
   maxRetryMs?: number;
   log?: (line: string) => void;
 }
+
+/**
+ * Longest wait between tries of a file unless INDEXER_FILE_MAX_RETRY_MS says otherwise (600 s,
+ * graph-node's GRAPH_FDS_MAX_BACKOFF).
+ */
+export const DEFAULT_FILE_MAX_RETRY_MS = 600_000;
 
 interface Fetch {
   failures: number;
@@ -39,7 +45,7 @@ export class FileFetcher {
     this.client = options.client;
     this.concurrency = Math.max(1, options.concurrency ?? 10);
     const minMs = options.minRetryMs ?? 5_000;
-    this.retryBackoff = { minMs, maxMs: Math.max(minMs, options.maxRetryMs ?? 600_000) };
+    this.retryBackoff = { minMs, maxMs: Math.max(minMs, options.maxRetryMs ?? DEFAULT_FILE_MAX_RETRY_MS) };
     this.log = options.log ?? (() => {});
   }
 
