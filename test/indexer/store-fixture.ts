@@ -25,7 +25,11 @@ export const schema: SubgraphSchema = parseSubgraphSchema(
 export const S = (value: string): StoreValue => ({ kind: 'String', value });
 export const I = (value: number): StoreValue => ({ kind: 'Int', value });
 export const BI = (value: bigint): StoreValue => ({ kind: 'BigInt', value });
-export const B = (hex: string): StoreValue => ({ kind: 'Bytes', value: Buffer.from(hex.slice(2), 'hex') });
+/** Bytes as the store reads them back (a plain Uint8Array, not a Buffer), so `toEqual` can compare them. */
+export const B = (hex: string): StoreValue => ({
+  kind: 'Bytes',
+  value: Uint8Array.from(Buffer.from(hex.slice(2), 'hex')),
+});
 export const Bool = (value: boolean): StoreValue => ({ kind: 'Bool', value });
 export const L = (value: StoreValue[]): StoreValue => ({ kind: 'List', value });
 

@@ -8,24 +8,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entity, EntityStoreTx, StoreValue } from '../../../indexer/store/entity.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema, type SubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import { B, BI, Bool, I, L, S, schema } from '../store-fixture.ts';
 import type { ActiveDataSource } from '../../../indexer/runtime/data-sources.ts';
 import { BlockState, HostEnv } from '../../../indexer/runtime/host-context.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from '../../../indexer/runtime/manifest.ts';
 import { parseEntityId, storeGet, storeRemove, storeSet } from '../../../indexer/runtime/host-store.ts';
 
-const schema = parseSubgraphSchema(
-  readFileSync(new URL('../../../subgraph/schema.graphql', import.meta.url), 'utf8'),
-);
-
-const S = (value: string): StoreValue => ({ kind: 'String', value });
-const I = (value: number): StoreValue => ({ kind: 'Int', value });
-const BI = (value: bigint): StoreValue => ({ kind: 'BigInt', value });
-const B = (hex: string): StoreValue => ({
-  kind: 'Bytes',
-  value: Uint8Array.from(Buffer.from(hex.slice(2), 'hex')),
-});
-const Bool = (value: boolean): StoreValue => ({ kind: 'Bool', value });
-const L = (value: StoreValue[]): StoreValue => ({ kind: 'List', value });
 const Null: StoreValue = { kind: 'Null' };
 
 const vault = '0x' + '0a'.repeat(20);
