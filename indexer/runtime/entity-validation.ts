@@ -2,6 +2,7 @@
 // store.set), with its error wording, plus a check graph-node leaves to Postgres: enum fields
 // must hold one of the enum's values. Errors name the entity type, the id and the field.
 import type { Entity, StoreValue } from '../store/entity.ts';
+import { bytesToHex } from '../store/layout.ts';
 import {
   referencedIdKind,
   type EntityTypeModel,
@@ -12,17 +13,13 @@ import { decimalFromString, decimalToString } from './decimal.ts';
 
 export class EntityValidationError extends Error {}
 
-function bytesHex(bytes: Uint8Array): string {
-  return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
-
 /** graph-node `Value` Display. */
 export function displayValue(value: StoreValue): string {
   switch (value.kind) {
     case 'Null':
       return 'null';
     case 'Bytes':
-      return bytesHex(value.value);
+      return bytesToHex(value.value);
     case 'List':
       return `[${value.value.map(displayValue).join(', ')}]`;
     case 'BigDecimal':

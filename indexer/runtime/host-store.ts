@@ -12,9 +12,9 @@
 // same id, as an interface's queries find its entities by id across their tables.
 // The id `auto` asks for a generated one, unique in the subgraph (see generatedId).
 import type { Entity, StoreValue } from '../store/entity.ts';
+import { bytesToHex } from '../store/layout.ts';
 import type { EntityTypeModel } from '../subgraph-schema.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
-import { bytesToHex } from './host-conversion.ts';
 import {
   EntityValidationError,
   checkUndefinedFields,
@@ -66,7 +66,11 @@ export function parseEntityId(type: EntityTypeModel, id: string): { key: string;
   }
 }
 
-/** A Bytes id as lowercase 0x hex, the form it is keyed by. */
+/**
+ * A Bytes id as lowercase 0x hex, the form it is keyed by. Laxer than the store's rule (layout.ts
+ * hexToBytes, block-write-buffer.ts): this is what a mapping may pass, and graph-node takes a Bytes
+ * id with or without 0x, and refuses any other in these words; past here ids are canonical.
+ */
 function bytesIdKey(type: EntityTypeModel, id: string): string {
   const hex = id.startsWith('0x') ? id.slice(2) : id;
   if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {

@@ -3,18 +3,25 @@
 // holds no SQL: it buffers writes in memory, answers reads from them first, and hands the store the
 // net changes when flushed.
 import type { Entity, EntityStoreTx } from './entity.ts';
+import { HEX_BYTES_FORM } from './layout.ts';
 import { MapJournal } from './map-journal.ts';
 import { relatedEntities } from './related-entities.ts';
 import type { IndexerStore } from './sqlite-store.ts';
 
-/** Lowercase 0x hex of a Bytes id, validated without allocating. */
+/**
+ * Lowercase 0x hex of a Bytes id. The store's rule, layout.ts hexToBytes's, checked here by hand
+ * rather than by calling it: every get and set passes here, and the key is a string, so decoding
+ * the id to bytes would allocate a Buffer only to throw it away. (What a mapping may pass is
+ * laxer and is made canonical before it gets here: host-store.ts bytesIdKey.)
+ */
 function normalizeHex(id: string): string {
   let valid = id.length % 2 === 0 && id.charCodeAt(0) === 48 && id.charCodeAt(1) === 120; // "0x"
   for (let i = 2; valid && i < id.length; i++) {
-    const c = id.charCodeAt(i) | 0x20; // ASCII lowercase
-    valid = (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+    const c = id.charCodeAt(i);
+    const lower = c | 0x20; // ASCII lowercase, for A-F only: it would also turn 0x10-0x19 into digits
+    valid = (c >= 48 && c <= 57) || (lower >= 97 && lower <= 102);
   }
-  if (!valid) throw new Error(`invalid Bytes id: ${id}`);
+  if (!valid) throw new Error(`invalid Bytes id: ${id} (expected ${HEX_BYTES_FORM})`);
   return id.toLowerCase();
 }
 

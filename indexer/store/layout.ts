@@ -155,13 +155,20 @@ export function tableDdl(table: TableLayout): string[] {
   return ddl;
 }
 
+/** What the store takes as bytes (Bytes values and ids, hashes): block-write-buffer.ts says it too. */
+export const HEX_BYTES_FORM = '0x and an even number of hex digits';
+
+/** The bytes of `hex`, which is HEX_BYTES_FORM. */
 export function hexToBytes(hex: string): Buffer {
   const bytes = hex.startsWith('0x') && hex.length % 2 === 0 ? Buffer.from(hex.slice(2), 'hex') : null;
   // Buffer.from stops at the first non-hex digit, so a short result means invalid input
-  if (!bytes || bytes.length * 2 !== hex.length - 2) throw new Error(`invalid hex bytes: ${hex}`);
+  if (!bytes || bytes.length * 2 !== hex.length - 2) {
+    throw new Error(`invalid hex bytes: ${hex} (expected ${HEX_BYTES_FORM})`);
+  }
   return bytes;
 }
 
+/** Lowercase 0x hex of `bytes`, the one form the indexer writes bytes in. */
 export function bytesToHex(bytes: Uint8Array): string {
   return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
