@@ -1,8 +1,15 @@
 // HTTP reads bounded in time and in size, shared by the clients file data sources read their files
 // with (ipfs-client.ts, arweave-client.ts): a server that never answers, or streams without end,
 // cannot hold the indexer, and a failure says what the server answered.
+import { inBrief } from './rpc-errors.ts';
 
-/** A failure carrying the status line (and the start of the body, which often says why). */
+/**
+ * How much of a refusal's body statusError reads: enough for an HTML page's title past its head's
+ * styles and scripts, and for kubo's JSON, of which a log line quotes at most 200 characters.
+ */
+const BODY_CHARS_READ = 4096;
+
+/** A failure carrying the status line (and what the body says, which often says why). */
 class HttpStatusError extends Error {}
 
 /**
@@ -67,12 +74,15 @@ export async function readLimited(
   return bytes;
 }
 
-/** The status line, and the start of the body: kubo says why in a JSON `Message`. */
+/**
+ * The status line, and what the body says, in brief (inBrief: a proxy's HTML page by its title):
+ * kubo says why in a JSON `Message`.
+ */
 export async function statusError(response: Response): Promise<HttpStatusError> {
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   let text = '';
   try {
-    text = await readPrefix(response, 300);
+    text = await readPrefix(response, BODY_CHARS_READ);
   } catch {
     // the status says enough
   }
@@ -82,7 +92,7 @@ export async function statusError(response: Response): Promise<HttpStatusError> 
   } catch {
     // not kubo's JSON: the text as it is
   }
-  text = text.replace(/\s+/g, ' ').trim();
+  text = inBrief(text);
   return new HttpStatusError(text === '' ? status : `${status}: ${text}`);
 }
 

@@ -25,6 +25,7 @@ import { callKey } from '../runtime/declared-calls.ts';
 import { ChainAccessError, type ChainReader } from '../runtime/host-context.ts';
 import { httpEndpoint } from '../../common/url.ts';
 import { DEFAULT_RPC_TIMEOUT_MS } from './chain-source.ts';
+import { inBrief } from './rpc-errors.ts';
 import { BatchLimit, batchRefusal } from './rpc-fetch.ts';
 
 interface ChainReaderOptions {
@@ -305,11 +306,20 @@ class WorkerChainReader implements ClosableChainReader {
   private static replyOf(method: string, answer: WorkerAnswer): unknown {
     const reply = WorkerChainReader.parsedReply(method, answer);
     if (reply === undefined) {
-      throw new ChainAccessError(
-        `${method}: HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`,
-      );
+      throw new ChainAccessError(`${method}: ${WorkerChainReader.httpAnswer(answer)}`);
     }
     return reply;
+  }
+
+  /** An HTTP answer that is no JSON-RPC reply, for a message: its status and what it says, in brief. */
+  private static httpAnswer(answer: WorkerAnswer): string {
+    const said = inBrief(String(answer.text ?? ''));
+    return said === '' ? `HTTP ${answer.status}` : `HTTP ${answer.status}: ${said}`;
+  }
+
+  /** A node's JSON-RPC error, for a message: its message (else the whole error), in brief. */
+  private static nodeError(error: RpcError): string {
+    return inBrief(error.message ?? JSON.stringify(error));
   }
 
   /** The worker's answer parsed as JSON; undefined when it is not JSON (an HTML error page). */
@@ -330,9 +340,7 @@ class WorkerChainReader implements ClosableChainReader {
     };
     if (reply.error) return { error: reply.error };
     if (answer.status !== 200 || !('result' in reply)) {
-      throw new ChainAccessError(
-        `${method}: HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`,
-      );
+      throw new ChainAccessError(`${method}: ${WorkerChainReader.httpAnswer(answer)}`);
     }
     return { result: reply.result };
   }
@@ -350,14 +358,14 @@ class WorkerChainReader implements ClosableChainReader {
 
   private static failed(method: string) {
     return (error: RpcError): never => {
-      throw new ChainAccessError(`${method}: ${error.message ?? JSON.stringify(error)}`);
+      throw new ChainAccessError(`${method}: ${WorkerChainReader.nodeError(error)}`);
     };
   }
 
   private static callAnswer(to: Hex, error: RpcError): null {
     if (isRevert(error)) return null;
     throw new ChainAccessError(
-      `the node returned an error for eth_call to ${to}: ${error.message ?? JSON.stringify(error)}`,
+      `the node returned an error for eth_call to ${to}: ${WorkerChainReader.nodeError(error)}`,
     );
   }
 
@@ -431,7 +439,7 @@ class WorkerChainReader implements ClosableChainReader {
         if (!Array.isArray(reply)) {
           const error = (reply as { error?: RpcError } | null | undefined)?.error;
           throw new ChainAccessError(
-            `${method}: the node did not answer a batch of ${batch.length} declared calls: ${error?.message ?? `HTTP ${answer.status}: ${String(answer.text ?? '').slice(0, 200)}`}`,
+            `${method}: the node did not answer a batch of ${batch.length} declared calls: ${error ? WorkerChainReader.nodeError(error) : WorkerChainReader.httpAnswer(answer)}`,
           );
         }
         const byId = new Map(

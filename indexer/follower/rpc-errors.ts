@@ -171,17 +171,18 @@ export function describeRpcError(error: unknown): string {
   return parts.join(': ');
 }
 
-/** The most characters of a node's or a proxy's words a log line quotes. */
+/** The most characters of a node's or a proxy's words a log line quotes, the ellipsis included. */
 const WORDS_QUOTED = 200;
 
 /**
- * `words` short enough for a log line: an HTML page (a proxy's error page) as its title or text,
- * anything longer than WORDS_QUOTED cut there.
+ * `words` (a server's answer, or a node's error message) short enough for a log line, on one line:
+ * an HTML page (a proxy's error page) as its title or text, anything longer than WORDS_QUOTED cut
+ * there. Every message that quotes what a node or a file server answered quotes it through this.
  */
-function inBrief(words: string): string {
+export function inBrief(words: string): string {
   const text = isHtml(words)
     ? (/<title[^>]*>([^<]*)</i.exec(words)?.[1] ?? words.replace(/<[^>]*>/g, ' '))
     : words;
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > WORDS_QUOTED ? `${flat.slice(0, WORDS_QUOTED)}…` : flat;
+  return flat.length > WORDS_QUOTED ? `${flat.slice(0, WORDS_QUOTED - 1)}…` : flat;
 }
