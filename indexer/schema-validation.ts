@@ -11,7 +11,7 @@ import {
   type ObjectTypeDefinitionNode,
   type TypeNode,
 } from 'graphql';
-import { apiVersionAtLeast } from './runtime/manifest.ts';
+import { versionAtLeast } from './runtime/manifest.ts';
 
 /** The scalars a field may have, as graph-node's ValueType names them. */
 export const SCALARS: ReadonlySet<string> = new Set([
@@ -92,7 +92,7 @@ function checkIds(entities: readonly ObjectTypeDefinitionNode[], specVersion: st
     const id = entity.fields?.find((f) => f.name.value === 'id');
     if (!id) throw new Error(`Type ${entity.name.value} is missing an \`id\` field`);
     const type = baseType(id.type);
-    if (type === 'Int8' && !apiVersionAtLeast(specVersion, '1.1.0'))
+    if (type === 'Int8' && !versionAtLeast(specVersion, '1.1.0'))
       throw new Error(
         `Using Int8 as the type for the \`id\` field is not supported with spec version ${specVersion}; please migrate the subgraph to the latest version`,
       );

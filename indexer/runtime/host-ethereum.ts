@@ -17,7 +17,7 @@ import { abiDecoder, decodeAbi } from './abi-decode.ts';
 import type { AscHeap } from './asc-memory.ts';
 import type { ChainReader, HostEnv, HostFunctions } from './host-context.ts';
 import { readEthereumValue, tokenAbiParameter, tokenToAbiValue, valueWriter } from './ethereum-value.ts';
-import { apiVersionAtLeast, formatParameterType } from './manifest.ts';
+import { versionAtLeast, formatParameterType } from './manifest.ts';
 
 /** graph-node's signature_compat: `name(inputs)`, then `:(outputs)` when there are outputs. */
 export function compatSignature(fn: AbiFunction): string {
@@ -51,7 +51,7 @@ function chainOf(env: HostEnv, what: string): ChainReader {
 
 /** getBalance and hasCode exist from apiVersion 0.0.9, as in graph-node. */
 function requireApiVersion009(env: HostEnv, what: string): void {
-  if (!apiVersionAtLeast(env.dataSource.mapping.apiVersion, '0.0.9'))
+  if (!versionAtLeast(env.dataSource.mapping.apiVersion, '0.0.9'))
     throw new Error(`${what} call is not supported before API version 0.0.9`);
 }
 

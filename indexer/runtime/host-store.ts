@@ -23,7 +23,7 @@ import {
   valueTypeName,
 } from './entity-validation.ts';
 import { StoreAccessError, type HostEnv, type HostFunctions } from './host-context.ts';
-import { apiVersionAtLeast } from './manifest.ts';
+import { versionAtLeast } from './manifest.ts';
 
 /** graph-node's error for an interface named where a store call needs an entity type. */
 function notAnObjectType(name: string): EntityValidationError {
@@ -117,7 +117,7 @@ function strictFields(env: HostEnv): boolean {
   if (version === undefined) return true;
   let strict = strictByVersion.get(version);
   if (strict === undefined) {
-    strict = apiVersionAtLeast(version, '0.0.8');
+    strict = versionAtLeast(version, '0.0.8');
     strictByVersion.set(version, strict);
   }
   return strict;

@@ -224,9 +224,9 @@ function canonicalSignature(event: string): string {
     .replace(/\s/g, '');
 }
 
-/** Whether `apiVersion` (`major.minor.patch`) is `minimum` or later. */
-export function apiVersionAtLeast(apiVersion: string, minimum: string): boolean {
-  const have = apiVersion.split('.').map(Number);
+/** Whether `version` (`major.minor.patch`: a mapping's apiVersion or a specVersion) is `minimum` or later. */
+export function versionAtLeast(version: string, minimum: string): boolean {
+  const have = version.split('.').map(Number);
   const want = minimum.split('.').map(Number);
   for (let i = 0; i < 3; i++) {
     if ((have[i] ?? 0) !== (want[i] ?? 0)) return (have[i] ?? 0) > (want[i] ?? 0);
@@ -408,14 +408,14 @@ async function loadMapping(
       {
         where,
         specVersion,
-        structFields: apiVersionAtLeast(specVersion, '1.4.0'),
+        structFields: versionAtLeast(specVersion, '1.4.0'),
         event: abiEvent,
         params: handlerParameters(abiEvent),
         abis: base.abis,
       },
       h.calls,
     );
-    if (calls.length > 0 && !apiVersionAtLeast(specVersion, '1.2.0')) {
+    if (calls.length > 0 && !versionAtLeast(specVersion, '1.2.0')) {
       throw new Error(
         `${where}: declaring eth calls on handlers is only supported for specVersion >= 1.2.0 (this manifest has ${specVersion})`,
       );
@@ -455,9 +455,9 @@ async function loadMappingBase(
 ): Promise<Pick<MappingSpec, 'apiVersion' | 'wasmFile' | 'module' | 'memoryLimits' | 'abis' | 'entities'>> {
   const mapping = raw.mapping;
   if (!mapping?.file || !mapping.apiVersion) throw new Error(`${where}: mapping file or apiVersion missing`);
-  if (!apiVersionAtLeast(mapping.apiVersion, '0.0.5'))
+  if (!versionAtLeast(mapping.apiVersion, '0.0.5'))
     throw new Error(`${where}: apiVersion ${mapping.apiVersion} is not supported (0.0.5 or later)`);
-  if (!apiVersionAtLeast(MAX_API_VERSION, mapping.apiVersion))
+  if (!versionAtLeast(MAX_API_VERSION, mapping.apiVersion))
     throw new Error(
       `The maximum supported mapping API version of this indexer is ${MAX_API_VERSION}, but \`${mapping.apiVersion}\` was found`,
     );
@@ -552,7 +552,7 @@ async function loadTemplate(
 function endBlock(raw: RawDataSource, specVersion: string): bigint | null {
   const end = raw.source?.endBlock;
   if (end === undefined || end === null) return null;
-  if (!apiVersionAtLeast(specVersion, '0.0.9'))
+  if (!versionAtLeast(specVersion, '0.0.9'))
     throw new Error(
       `data source ${raw.name ?? ''}: defining \`endBlock\` in the manifest is not supported prior to 0.0.9 (this manifest has ${specVersion})`,
     );
@@ -566,7 +566,7 @@ function endBlock(raw: RawDataSource, specVersion: string): bigint | null {
 /** The blocks of history `indexerHints.prune` asks to keep: `never`, `auto` or a number of blocks. */
 function historyBlocks(manifest: RawManifest, specVersion: string): number | 'auto' {
   if (manifest.indexerHints === undefined || manifest.indexerHints === null) return UNPRUNED_HISTORY_BLOCKS;
-  if (!apiVersionAtLeast(specVersion, '1.0.0'))
+  if (!versionAtLeast(specVersion, '1.0.0'))
     throw new Error(`\`indexerHints\` are not supported prior to 1.0.0 (this manifest has ${specVersion})`);
   const prune = manifest.indexerHints.prune;
   if (prune === undefined || prune === 'never') return UNPRUNED_HISTORY_BLOCKS;
@@ -632,7 +632,7 @@ function checkHandlerSpecVersions(manifest: RawManifest, specVersion: string): v
       (h) => h.topic1 !== undefined || h.topic2 !== undefined || h.topic3 !== undefined,
     );
     const needed = topics ? '1.2.0' : filtered ? '0.0.8' : null;
-    if (needed !== null && !apiVersionAtLeast(specVersion, needed))
+    if (needed !== null && !versionAtLeast(specVersion, needed))
       throw new Error(
         `Subgraph uses spec version ${specVersion}, but data source \`${raw.name ?? ''}\` requires at least version ${needed}`,
       );
@@ -648,7 +648,7 @@ function checkManifest(manifest: RawManifest): void {
   if (dataSources.length === 0) throw new Error('subgraph has no data sources');
   for (const raw of dataSources) {
     const receipts = (raw.mapping?.eventHandlers ?? []).some((h) => h.receipt === true);
-    if (receipts && !apiVersionAtLeast(raw.mapping?.apiVersion ?? '0.0.0', '0.0.7'))
+    if (receipts && !versionAtLeast(raw.mapping?.apiVersion ?? '0.0.0', '0.0.7'))
       throw new Error(
         `data source ${raw.name ?? ''} is invalid: data source has event handlers that require transaction receipts, but this is only supported for apiVersion >= 0.0.7`,
       );
@@ -683,7 +683,7 @@ function checkFeaturesDeclared(
   features: ReadonlySet<string>,
   mappings: readonly MappingSpec[],
 ): void {
-  if (!apiVersionAtLeast(specVersion, '0.0.4')) return;
+  if (!versionAtLeast(specVersion, '0.0.4')) return;
   if (features.has('ipfsOnEthereumContracts')) return;
   const usesIpfs = mappings.some((m) =>
     WebAssembly.Module.imports(m.module).some((i) => IPFS_ON_ETHEREUM_CONTRACTS_FUNCTIONS.has(i.name)),
@@ -707,10 +707,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
     : undefined;
   if (options.network) applyNetwork(manifest, options.network.name, options.network.contracts);
   const specVersion = String(manifest.specVersion ?? '0.0.4');
-  if (
-    !apiVersionAtLeast(specVersion, MIN_SPEC_VERSION) ||
-    !apiVersionAtLeast(LATEST_SPEC_VERSION, specVersion)
-  )
+  if (!versionAtLeast(specVersion, MIN_SPEC_VERSION) || !versionAtLeast(LATEST_SPEC_VERSION, specVersion))
     throw new Error(
       `The embedded indexer, as graph-node, only supports manifest spec versions between ${MIN_SPEC_VERSION} and ${LATEST_SPEC_VERSION}, but this subgraph uses \`${specVersion}\``,
     );
@@ -723,7 +720,7 @@ export async function loadSubgraph(options: LoadSubgraphOptions): Promise<Subgra
   }
   const history = historyBlocks(manifest, specVersion);
   const fileTemplate = (manifest.templates ?? []).find((t) => t.kind?.startsWith('file/'));
-  if (fileTemplate && !apiVersionAtLeast(specVersion, '0.0.7'))
+  if (fileTemplate && !versionAtLeast(specVersion, '0.0.7'))
     throw new Error(
       `template ${fileTemplate.name ?? ''}: file data sources (kind ${fileTemplate.kind}) are only supported from specVersion 0.0.7 (this manifest has ${specVersion})`,
     );
