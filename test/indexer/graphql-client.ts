@@ -1,39 +1,47 @@
 // Posts graph-node-dialect queries to an indexer endpoint in the end-to-end tests.
 import { expect } from 'vitest';
 
-/** The messages of the errors a query is answered with (joined by newlines); fails the test if none. */
-export async function queryErrorOf(url: string, query: string): Promise<string> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  const body = (await res.json()) as { errors?: { message: string }[] };
-  expect(body.errors?.length).toBeGreaterThan(0);
-  return body.errors!.map((e) => e.message).join('\n');
-}
+/** A query's variables, by name. */
+export type Variables = Record<string, unknown>;
 
-/** The whole answer to a query: its data and its errors, as the endpoint sent them. */
+/**
+ * The whole answer to a query: its data and its errors, as the endpoint sent them. Fails the test
+ * unless the endpoint answers 200, as it does every query it parses, errors or not.
+ */
 export async function queryAnswer<T = Record<string, unknown>>(
   url: string,
   query: string,
+  variables?: Variables,
 ): Promise<{ data?: T | null; errors?: { message: string }[] }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify({ query, variables }),
   });
+  expect(res.status).toBe(200);
   return (await res.json()) as { data?: T | null; errors?: { message: string }[] };
 }
 
-export async function queryIndexer<T = Record<string, unknown>>(url: string, query: string): Promise<T> {
-  const body = await queryAnswer<T>(url, query);
+/** The messages of the errors a query is answered with (joined by newlines); fails the test if none. */
+export async function queryErrorOf(url: string, query: string, variables?: Variables): Promise<string> {
+  const body = await queryAnswer(url, query, variables);
+  expect(body.errors?.length).toBeGreaterThan(0);
+  return body.errors!.map((e) => e.message).join('\n');
+}
+
+/** The data a query is answered with; fails the test if it is answered with errors. */
+export async function queryIndexer<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables?: Variables,
+): Promise<T> {
+  const body = await queryAnswer<T>(url, query, variables);
   expect(body.errors).toBeUndefined();
   return body.data!;
 }
 
 /** The ids a query's single top-level list holds. */
-export async function idsOf(url: string, query: string): Promise<string[]> {
-  const data = await queryIndexer(url, query);
+export async function idsOf(url: string, query: string, variables?: Variables): Promise<string[]> {
+  const data = await queryIndexer(url, query, variables);
   return (Object.values(data)[0] as { id: string }[]).map((row) => row.id);
 }

@@ -4,6 +4,7 @@
 // through the real HTTP server on an OS-assigned port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryService } from '../../indexer/query/create-query-service.ts';
+import { queryAnswer, queryErrorOf, queryIndexer } from './graphql-client.ts';
 import {
   createFixture,
   deployment,
@@ -24,32 +25,9 @@ let fixture: Fixture;
 let service: QueryService;
 let url: string;
 
-interface GraphQLResponse {
-  data?: Record<string, unknown> | null;
-  errors?: { message: string }[];
-}
-
-async function query(text: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: text, variables }),
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as GraphQLResponse;
-}
-
-async function data(text: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const r = await query(text, variables);
-  expect(r.errors).toBeUndefined();
-  return r.data!;
-}
-
-async function errorOf(text: string): Promise<string> {
-  const r = await query(text);
-  expect(r.errors?.length).toBeGreaterThan(0);
-  return r.errors!.map((e) => e.message).join('\n');
-}
+const query = (text: string) => queryAnswer(url, text);
+const data = (text: string) => queryIndexer(url, text);
+const errorOf = (text: string) => queryErrorOf(url, text);
 
 beforeAll(async () => {
   fixture = createFixture();

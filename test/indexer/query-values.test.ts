@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreValue } from '../../indexer/store/entity.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
-import { Bool, I, BI, S, entity, serveHistory, type ServedHistory } from './store-fixture.ts';
+import { idsOf, queryErrorOf, type Variables } from './graphql-client.ts';
+import { B, Bool, I, BI, S, entity, serveHistory, type ServedHistory } from './store-fixture.ts';
 
 const schema = parseSubgraphSchema(`
   type Reading @entity(immutable: true) {
@@ -52,7 +53,7 @@ beforeAll(async () => {
           const fields: Record<string, StoreValue> = {
             id: S(id(i)),
             tag: S(v.tag),
-            raw: { kind: 'Bytes', value: Buffer.from(v.raw.slice(2), 'hex') },
+            raw: B(v.raw),
             flag: Bool(v.flag),
             small: I(v.small),
             count: { kind: 'Int8', value: BigInt(v.count) },
@@ -75,33 +76,13 @@ afterAll(async () => {
   await served?.close();
 });
 
-interface Answer {
-  data?: { readings: { id: string }[] } | null;
-  errors?: { message: string }[];
-}
+/** The query for the readings matching `where`, declaring the variables `types`. */
+const readingsQuery = (where: string, types = '') =>
+  `query${types ? `(${types})` : ''} { readings(first: 1000, where: ${where}) { id } }`;
 
-async function query(where: string, variables?: Record<string, unknown>, types = ''): Promise<Answer> {
-  const text = `query${types ? `(${types})` : ''} { readings(first: 1000, where: ${where}) { id } }`;
-  const res = await fetch(served.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: text, variables }),
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as Answer;
-}
-
-async function ids(where: string, variables?: Record<string, unknown>, types = ''): Promise<string[]> {
-  const answer = await query(where, variables, types);
-  expect(answer.errors).toBeUndefined();
-  return answer.data!.readings.map((r) => r.id);
-}
-
-async function errorOf(where: string): Promise<string> {
-  const answer = await query(where);
-  expect(answer.errors).toHaveLength(1);
-  return answer.errors![0]!.message;
-}
+const ids = (where: string, variables?: Variables, types = '') =>
+  idsOf(served.url, readingsQuery(where, types), variables);
+const errorOf = (where: string) => queryErrorOf(served.url, readingsQuery(where));
 
 const all = Array.from({ length: READINGS }, (_, i) => id(i));
 const allBut = (...except: number[]) => all.filter((_, i) => !except.includes(i));
