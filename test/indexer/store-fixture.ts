@@ -49,6 +49,23 @@ export function header(number: number, fork = 0, parentFork = fork): BlockHeader
   };
 }
 
+/**
+ * One block committed: a store transaction, the writes `write` makes through the block's writer,
+ * flushed, and the commit of `block` with the chain head seen at `headSeen`.
+ */
+export function commitBlock(
+  store: IndexerStore,
+  block: BlockHeader,
+  headSeen: number | null,
+  write: (writer: BlockWriteBuffer) => void,
+): void {
+  store.begin();
+  const writer = store.blockWriter(block.number);
+  write(writer);
+  writer.flush();
+  store.commit(block, headSeen);
+}
+
 export const vault1 = '0x' + '01'.repeat(20);
 export const vault2 = '0x' + 'aa'.repeat(20);
 export const vault3 = '0x' + '55'.repeat(20);
@@ -168,11 +185,11 @@ export const extraEvents = 150;
  */
 export function writeFixture(store: IndexerStore, upTo = 13, from = 10): void {
   const navs = new Map<string, NavInput>();
-  const put = (w: ReturnType<IndexerStore['blockWriter']>, n: NavInput) => {
+  const put = (w: BlockWriteBuffer, n: NavInput) => {
     navs.set(navId(n.vault, n.epoch), n);
     w.set('NavRecord', navId(n.vault, n.epoch), nav(n));
   };
-  const blocks: Record<number, (w: ReturnType<IndexerStore['blockWriter']>) => void> = {
+  const blocks: BlockWrites = {
     10: (w) => {
       w.set('Fund', vault1, fund(vault1, 'alpha-income', false, [], 10));
       put(w, { vault: vault1, epoch: 1, status: 'Draft', navPerShare: 1_000_000n, block: 10 });
@@ -222,11 +239,7 @@ export function writeFixture(store: IndexerStore, upTo = 13, from = 10): void {
     },
   };
   for (let b = from; b <= upTo; b++) {
-    store.begin();
-    const w = store.blockWriter(b);
-    blocks[b]!(w);
-    w.flush();
-    store.commit(header(b), 20);
+    commitBlock(store, header(b), 20, blocks[b]!);
     navHistory[b] = [...navs.values()];
   }
 }
@@ -272,11 +285,7 @@ export async function serveHistory(options: {
   const path = join(dir, 'store.sqlite');
   const store = openStore({ path, schema, startBlock, deployment });
   for (const [number, write] of Object.entries(history)) {
-    store.begin();
-    const writer = store.blockWriter(Number(number));
-    write(writer);
-    writer.flush();
-    store.commit(header(Number(number)), options.headSeen);
+    commitBlock(store, header(Number(number)), options.headSeen, write);
   }
   const service = createQueryService({
     storePath: path,

@@ -18,6 +18,7 @@ import {
   BI,
   I,
   S,
+  commitBlock,
   createFixture,
   entity,
   deployment,
@@ -177,11 +178,9 @@ describe('indexer store', () => {
       [11, 2],
     ];
     for (const [block, price] of writes) {
-      store.begin();
-      const w = store.blockWriter(block);
-      w.set('Sale', 's', entity({ id: S('s'), price: I(price) }));
-      w.flush();
-      store.commit(header(block), 11);
+      commitBlock(store, header(block), 11, (w) =>
+        w.set('Sale', 's', entity({ id: S('s'), price: I(price) })),
+      );
     }
     expect(store.getCurrent('Sale', 's')?.get('price')).toEqual(I(1));
     expect(store.checkpoint().number).toBe(11);
@@ -235,11 +234,9 @@ function storeChangedBy(sql: string): string {
 /** Blocks 10..`last`, each renaming fund 1 after its block (`f<block>`). */
 function renameEachBlock(store: IndexerStore, last: number): void {
   for (let block = 10; block <= last; block++) {
-    store.begin();
-    const w = store.blockWriter(block);
-    w.set('Fund', vault1, fund(vault1, `f${block}`, false, [], 10));
-    w.flush();
-    store.commit(header(block), last);
+    commitBlock(store, header(block), last, (w) =>
+      w.set('Fund', vault1, fund(vault1, `f${block}`, false, [], 10)),
+    );
   }
 }
 

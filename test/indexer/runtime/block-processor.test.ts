@@ -12,6 +12,7 @@ import { DataSourceSet } from '../../../indexer/runtime/data-sources.ts';
 import { HandlerError } from '../../../indexer/runtime/handler-error.ts';
 import { openStore } from '../../../indexer/store/sqlite-store.ts';
 import { ImmutableEntityConflict } from '../../../indexer/store/store-errors.ts';
+import { commitBlock } from '../store-fixture.ts';
 import { makeLog, processBlock, RuntimeHarness, txHash } from './runtime-harness.ts';
 
 const buildDir = new URL('../../../subgraph/build', import.meta.url).pathname;
@@ -219,8 +220,6 @@ describe('block processor on the project subgraph', () => {
     const recycling = createBlockProcessor(harness.subgraph, harness.schema, { maxInstanceMemoryBytes: 1 });
     const sources = new DataSourceSet(harness.subgraph);
     for (let block = 1; block <= 3; block++) {
-      harness.store.begin();
-      const writer = harness.store.blockWriter(block);
       const logs =
         block === 1
           ? [registration(1, 0)]
@@ -232,16 +231,23 @@ describe('block processor on the project subgraph', () => {
                 { address: vault, block, logIndex: 0 },
               ),
             ];
-      processBlock(
-        recycling,
-        { number: BigInt(block), hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100n, logs },
-        writer,
-        sources,
-      );
-      writer.flush();
-      harness.store.commit(
+      commitBlock(
+        harness.store,
         { number: block, hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100 },
         null,
+        (writer) =>
+          processBlock(
+            recycling,
+            {
+              number: BigInt(block),
+              hash: txHash(block),
+              parentHash: txHash(block - 1),
+              timestamp: 100n,
+              logs,
+            },
+            writer,
+            sources,
+          ),
       );
     }
     expect(recycling.instancesCreated).toBe(3);
@@ -257,18 +263,23 @@ describe('block processor on the project subgraph', () => {
     });
     const sources = new DataSourceSet(harness.subgraph);
     const run = (block: number, logs: ReturnType<typeof registration>[]): void => {
-      harness.store.begin();
-      const writer = harness.store.blockWriter(block);
-      processBlock(
-        recycling,
-        { number: BigInt(block), hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100n, logs },
-        writer,
-        sources,
-      );
-      writer.flush();
-      harness.store.commit(
+      commitBlock(
+        harness.store,
         { number: block, hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100 },
         null,
+        (writer) =>
+          processBlock(
+            recycling,
+            {
+              number: BigInt(block),
+              hash: txHash(block),
+              parentHash: txHash(block - 1),
+              timestamp: 100n,
+              logs,
+            },
+            writer,
+            sources,
+          ),
       );
     };
     run(1, [registration(1, 0)]);

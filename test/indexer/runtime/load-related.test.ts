@@ -11,6 +11,7 @@ import { relatedEntities } from '../../../indexer/store/related-entities.ts';
 import type { BlockWriteBuffer } from '../../../indexer/store/block-write-buffer.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import { commitBlock, header } from '../store-fixture.ts';
 import { useProbeHarness } from './runtime-harness.ts';
 
 const schema = parseSubgraphSchema(`
@@ -67,12 +68,7 @@ describe('related entities in the SQLite store', () => {
   /** Writes one committed block through the store's block write buffer. */
   function block(write: (tx: BlockWriteBuffer) => void): void {
     blockNumber += 1;
-    store.begin();
-    const tx = store.blockWriter(blockNumber);
-    write(tx);
-    tx.flush();
-    const hash = '0x' + blockNumber.toString(16).padStart(64, '0');
-    store.commit({ number: blockNumber, hash, parentHash: hash, timestamp: blockNumber }, null);
+    commitBlock(store, header(blockNumber), null, write);
   }
 
   const none = new Map<string, Map<string, Entity | null>>();
