@@ -64,18 +64,43 @@ export function refusedSpanLimit(reason: string, width: number): number | null {
   return null;
 }
 
+/** What viem's errors (an HttpRequestError, a JSON-RPC error and their causes) may carry. */
+interface ChainedError {
+  shortMessage?: unknown;
+  message?: unknown;
+  code?: unknown;
+  status?: unknown;
+  details?: unknown;
+  data?: unknown;
+  headers?: unknown;
+  cause?: unknown;
+}
+
+/** The most causes read of one error: viem wraps a failure in three or four. */
+const CAUSES_READ = 8;
+
+/**
+ * `error` and its causes, outermost first, as far as they are objects: every reading of a failure
+ * below walks the chain through this.
+ */
+function errorChain(error: unknown): ChainedError[] {
+  const chain: ChainedError[] = [];
+  for (let e = error; e && typeof e === 'object' && chain.length < CAUSES_READ; ) {
+    chain.push(e as ChainedError);
+    e = (e as ChainedError).cause;
+  }
+  return chain;
+}
+
 /**
  * What the node said of a failed request: its message and any data it attached (Tenderly, for one,
  * answers "invalid params" and gives the reason in the data), from viem's chain of errors.
  */
 export function nodeWords(error: unknown): string {
   const words: string[] = [];
-  let cause = error as { details?: unknown; data?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; cause && typeof cause === 'object' && depth < 4; depth++) {
-    if (typeof cause.details === 'string' && !words.includes(cause.details)) words.push(cause.details);
-    if (cause.data !== undefined)
-      words.push(typeof cause.data === 'string' ? cause.data : JSON.stringify(cause.data));
-    cause = cause.cause as typeof cause;
+  for (const { details, data } of errorChain(error)) {
+    if (typeof details === 'string' && !words.includes(details)) words.push(details);
+    if (data !== undefined) words.push(typeof data === 'string' ? data : JSON.stringify(data));
   }
   return words.join('; ') || String((error as Error)?.message ?? error);
 }
@@ -102,24 +127,6 @@ const rateLimitWords = /too many requests|rate limit|request rate|rate exceeded|
 
 /** Retry-After is honoured up to this long; a longer one is waited this long, then asked again. */
 const MAX_RETRY_AFTER_MS = 60_000;
-/** What viem's errors (an HttpRequestError and its causes) may carry. */
-interface ChainedError {
-  code?: unknown;
-  status?: unknown;
-  details?: unknown;
-  headers?: unknown;
-  cause?: unknown;
-}
-
-/** `error` and its causes, outermost first. */
-function errorChain(error: unknown): ChainedError[] {
-  const chain: ChainedError[] = [];
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
-    chain.push(e as ChainedError);
-    e = (e as ChainedError).cause;
-  }
-  return chain;
-}
 
 const isHtml = (words: unknown): boolean =>
   typeof words === 'string' && /^\s*(?:"\s*)?<(?:!doctype|html|head|body)/i.test(words);
@@ -154,9 +161,11 @@ export function isNodeRefusal(error: unknown): boolean {
  * (`HTTP request failed.`) leaves out.
  */
 export function describeRpcError(error: unknown): string {
+  const chain = errorChain(error);
+  if (chain.length === 0) return String(error);
   const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const { shortMessage, message, status, code, details } = e as Record<string, unknown>;
+  for (const e of chain) {
+    const { shortMessage, message, status, code, details } = e;
     const text = String(shortMessage ?? message ?? e)
       .split('\n')[0]!
       .replace(/\.$/, '');
