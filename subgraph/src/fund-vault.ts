@@ -1,7 +1,8 @@
 // Mappings of a FundVault (one template instance per registered fund; the vault address is
-// the Fund id): subscription and redemption requests, settlements, strategy allocations with their
-// change history, module pauses with their history, and closure. A request or settlement whose epoch
-// does not fit the schema's Int is skipped with a warning (int-range.ts): the FundRegistry's owner
+// the Fund id): subscription and redemption requests, settlements and each fund's latest one,
+// strategy allocations with their change history, module pauses with their history, and closure.
+// A request or settlement whose epoch does not fit the schema's Int is skipped with a warning
+// (int-range.ts), and so is a pause of a module id the vault does not have: the FundRegistry's owner
 // registers vaults, but nothing checks what a registered contract emits.
 import { BigInt, Bytes, ethereum, log } from '@graphprotocol/graph-ts';
 import {
@@ -84,6 +85,15 @@ export function handleEpochSettled(event: EpochSettled): void {
   settlement.timestamp = event.block.timestamp;
   settlement.txHash = event.transaction.hash;
   settlement.save();
+
+  const fund = loadFund(event.address);
+  if (fund == null) return;
+  const latest = fund.latestSettlement;
+  const latestEpoch = latest == null ? -1 : loadSettlementEpoch(latest!);
+  if (settlement.epoch > latestEpoch) {
+    fund.latestSettlement = settlement.id;
+    fund.save();
+  }
 }
 
 export function handleStrategyAllocationSet(event: StrategyAllocationSet): void {
@@ -130,12 +140,15 @@ export function handleFundClosed(event: FundClosed): void {
   const fund = loadFund(event.address);
   if (fund == null) return;
   fund.closed = true;
+  fund.closedAt = event.block.timestamp;
+  fund.closedTxHash = event.transaction.hash;
   fund.save();
 }
 
 /** Module ids of the vault: 0 subscriptions, 1 redemptions, 2 claims (it reverts on any other). */
 const MODULE_COUNT: i32 = 3;
 
+/** The FundModule value of a module id below MODULE_COUNT. */
 function moduleName(module: i32): string {
   if (module == 0) return 'subscriptions';
   if (module == 1) return 'redemptions';
@@ -147,6 +160,16 @@ function moduleName(module: i32): string {
  * however it was reached.
  */
 function setModulePaused(event: ethereum.Event, module: i32, paused: boolean): void {
+  if (module >= MODULE_COUNT) {
+    // the vault reverts on such an id; a registered contract that emits one anyway pauses nothing
+    log.warning("{} skipped: module {} is none of the vault's {} modules, tx {}", [
+      paused ? 'ModulePaused' : 'ModuleUnpaused',
+      module.toString(),
+      MODULE_COUNT.toString(),
+      event.transaction.hash.toHexString(),
+    ]);
+    return;
+  }
   const fund = loadFund(event.address);
   if (fund == null) return;
   const change = new PauseChange(eventId(event));
@@ -166,6 +189,12 @@ function setModulePaused(event: ethereum.Event, module: i32, paused: boolean): v
   }
   fund.pausedModules = next;
   fund.save();
+}
+
+/** The epoch of a stored settlement (the fund's latest), -1 if the store has none under that id. */
+function loadSettlementEpoch(id: string): i32 {
+  const settlement = Settlement.load(id);
+  return settlement == null ? -1 : settlement.epoch;
 }
 
 function loadFund(vault: Bytes): Fund | null {

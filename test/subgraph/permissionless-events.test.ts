@@ -21,6 +21,7 @@ const abi = parseAbi([
   'event DividendClaimed(address indexed fund, uint64 indexed epoch, address indexed account, uint256 amount)',
   'event NavDrafted(address indexed fund, uint64 indexed epoch, uint256 navPerShare, uint256 totalAssets, uint256 totalSupply)',
   'event SubscriptionRequested(address indexed investor, uint64 indexed epoch, uint256 assets)',
+  'event ModulePaused(uint8 indexed module)',
   'event EpochSettled(uint64 indexed epoch, uint256 navPerShare, uint256 assetsIn, uint256 sharesMinted, uint256 sharesBurned, uint256 assetsOut, uint256 totalAssets, uint256 totalSupply, uint256 reserveBalance)',
 ]);
 
@@ -158,6 +159,20 @@ describe("a registered vault's epoch beyond the schema Int", () => {
       kind: 'Int',
       value: 7,
     });
+  });
+});
+
+describe('a module id a registered vault does not have', () => {
+  it('skips a pause of a module id the vault does not have, recording no change and pausing nothing', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    registerFund();
+    const paused = makeLog(abi, 'ModulePaused', { module: 7 }, { address: fund, block: 2, logIndex: 0 });
+    harness.runBlock(2, [paused]);
+    expect(harness.store.getCurrent('PauseChange', `${paused.transactionHash}00000000`)).toBeNull();
+    expect(harness.store.getCurrent('Fund', fund)?.get('pausedModules')).toEqual({ kind: 'List', value: [] });
+    expect(warnings()).toEqual([
+      `ModulePaused skipped: module 7 is none of the vault's 3 modules, tx ${paused.transactionHash}`,
+    ]);
   });
 });
 

@@ -21,9 +21,20 @@ const queries = [...section('### Querying it directly').matchAll(/```graphql\n([
   (m) => m[1]!,
 );
 
-/** A top-level answer a reader would take for "nothing there": null, an empty list, or a list of nulls. */
-const isEmpty = (value: unknown): boolean =>
-  value === null || (Array.isArray(value) && (value.length === 0 || value.every((v) => v === null)));
+/**
+ * Where an answer holds nothing a reader would take for an answer: a null or an empty list at any
+ * depth (a reference that resolves to nothing, a derived list that lists nothing), by its path.
+ */
+function emptyPaths(value: unknown, path: string): string[] {
+  if (value === null || (Array.isArray(value) && value.length === 0)) return [path];
+  if (Array.isArray(value)) return value.flatMap((item, index) => emptyPaths(item, `${path}[${index}]`));
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
+      emptyPaths(item, path ? `${path}.${key}` : key),
+    );
+  }
+  return [];
+}
 
 describe("README's direct subgraph queries", () => {
   it('are there to check', () => {
@@ -31,13 +42,10 @@ describe("README's direct subgraph queries", () => {
   });
 
   it.each(queries.map((query) => [query.split('\n')[1]!.trim(), query]))(
-    'answer %s without errors and with data in every field',
+    'answer %s without errors, every field and nested field holding data',
     async (_first, query) => {
       const data = await queryGraphQL(inject('indexer').queryUrl, query);
-      const empty = Object.entries(data)
-        .filter(([, value]) => isEmpty(value))
-        .map(([field]) => field);
-      expect(empty).toEqual([]);
+      expect(emptyPaths(data, '')).toEqual([]);
     },
   );
 });

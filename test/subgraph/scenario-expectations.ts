@@ -177,7 +177,7 @@ export function expectedSubgraph(deployment: Deployment, ledger: Ledger): Expect
     const state = ledger.funds.find((f) => lower(f.vault) === lower(deployed.vault));
     if (state === undefined) throw new Error(`ledger has no fund ${deployed.slug}`);
     const records = ledger.navRecords.filter((r) => lower(r.vault) === lower(deployed.vault));
-    const maxEpoch = (rs: LedgerNavRecord[]): Row | null =>
+    const maxEpoch = (rs: { epoch: number }[]): Row | null =>
       rs.length === 0 ? null : ref(fundEpochId(deployed.vault, Math.max(...rs.map((r) => r.epoch))));
     return {
       id: lower(deployed.vault),
@@ -186,11 +186,14 @@ export function expectedSubgraph(deployment: Deployment, ledger: Ledger): Expect
       shareToken: lower(deployed.shareToken),
       policy: lower(deployed.policy),
       closed: state.status === 'closed',
+      closedAt: state.closedAt ? String(state.closedAt.timestamp) : null,
+      closedTxHash: state.closedAt ? lower(state.closedAt.txHash) : null,
       pausedModules: MODULE_NAMES.filter((name) => state.pausedModules[name]),
       registeredAtBlock: String(deployment.startBlock),
       registeredAt: String(deployment.deployedAt),
       latestNav: maxEpoch(records),
       latestPublishedNav: maxEpoch(records.filter((r) => r.transitions.some((t) => t.action === 'publish'))),
+      latestSettlement: maxEpoch(ledger.settlements.filter((s) => lower(s.vault) === lower(deployed.vault))),
     };
   });
 

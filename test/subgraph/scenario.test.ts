@@ -27,7 +27,7 @@ describe('subgraph over the devnet scenario', () => {
     actual = await readSubgraph(inject('indexer').queryUrl);
   });
 
-  it('holds one Fund per registered vault with its closure, paused modules and latest NAV pointers', () => {
+  it('holds one Fund per registered vault with its closure, paused modules and latest NAV and settlement pointers', () => {
     expect(actual.funds.map(({ registeredTxHash: _tx, ...fund }) => fund)).toEqual(expected.funds);
     for (const fund of actual.funds) expect(fund.registeredTxHash).toMatch(/^0x[0-9a-f]{64}$/);
   });

@@ -6,8 +6,8 @@ import type { Row } from './scenario-expectations.ts';
 const pageSize = 1000;
 
 const selections = {
-  funds: `id slug vault shareToken policy closed pausedModules registeredAtBlock registeredAt registeredTxHash
-    latestNav { id } latestPublishedNav { id }`,
+  funds: `id slug vault shareToken policy closed closedAt closedTxHash pausedModules registeredAtBlock registeredAt
+    registeredTxHash latestNav { id } latestPublishedNav { id } latestSettlement { id }`,
   navRecords: `id fund { id } epoch status navPerShare totalAssets totalSupply draftedAt draftedTxHash
     submittedAt submittedTxHash verifiedAt verifiedTxHash verifier publishedAt publishedTxHash publishedBlock
     rejectionCount lastRejectedAt lastRejectedTxHash lastRejectionReason updatedAtBlock`,
