@@ -37,6 +37,9 @@ export const DEFAULT_FILE_TIMEOUT_MS = 60_000;
 /** The largest file a file data source may read unless INDEXER_FILE_MAX_BYTES says otherwise (25 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024;
 
+/** Most error messages whose stack recordFailure remembers having printed (oldest forgotten first). */
+const STACKS_REMEMBERED = 32;
+
 /** What the followers of one follow() read from and write to. */
 interface FollowerInputs {
   store: IndexerStore;
@@ -53,6 +56,8 @@ export class FollowerSupervisor {
   private chainReader: ClosableChainReader | null = null;
   /** why indexing failed, while the indexer waits to start it again (`store`: the store could not be written) */
   private failure: { message: string; committed: number; store: boolean } | null = null;
+  /** messages of the failures since indexing last went on whose stack was printed */
+  private stacksPrinted = new Set<string>();
   private fileFetchers = new Map<string, FileFetcher>();
 
   constructor(
@@ -168,7 +173,11 @@ export class FollowerSupervisor {
 
   /**
    * Records and logs the failure indexing starts again after, in `wait` ms from block `committed`;
-   * the stack of an error that is not the store's, the first time its message is seen (a bug's).
+   * with the stack of an error that is not the store's (a bug's) the first time its message is seen
+   * since indexing last went on. Restarts go on for as long as the error does, up to one a minute:
+   * a stack each time would bury the rest of the log, while each distinct error's stack once is
+   * what finding the bug needs, also when two errors take turns. After a recovery a recurrence is
+   * news, and prints its stack again.
    */
   private recordFailure(error: unknown, committed: number, wait: number): void {
     const message = error instanceof Error ? error.message : String(error);
@@ -177,10 +186,20 @@ export class FollowerSupervisor {
     if (store) {
       this.log(`store: ${this.deployment.storePath} could not be written (${message}); ${again}`);
     } else {
-      const stack = error instanceof Error && this.failure?.message !== message ? error.stack : undefined;
+      const stack = error instanceof Error && this.firstStackOf(message) ? error.stack : undefined;
       this.log(`indexer failed: ${message}; ${again}${stack ? `\n${stack}` : ''}`);
     }
     this.failure = { message, committed, store };
+  }
+
+  /** Whether the stack of the failure `message` is to be printed, remembering that it was. */
+  private firstStackOf(message: string): boolean {
+    if (this.stacksPrinted.has(message)) return false;
+    this.stacksPrinted.add(message);
+    if (this.stacksPrinted.size > STACKS_REMEMBERED) {
+      this.stacksPrinted.delete(this.stacksPrinted.values().next().value!);
+    }
+    return true;
   }
 
   private closeFileFetchers(): void {
@@ -226,6 +245,7 @@ export class FollowerSupervisor {
       failure !== null && (p.checkpoint > failure.committed || (p.caughtUp && p.checkpoint >= p.head));
     if (recovered) {
       this.failure = null;
+      this.stacksPrinted.clear();
       log(
         failure.store
           ? `store: ${this.deployment.storePath} is written again; indexing went on from where it stopped`

@@ -36,8 +36,9 @@ export interface BlockRunnerOptions {
   store: IndexerStore;
   processor: BlockProcessor;
   /**
-   * during catch-up, ranges are committed together once the oldest uncommitted one is this old
-   * (default DEFAULT_COMMIT_INTERVAL_MS; 0 commits every range); at the head every range is committed at once
+   * during catch-up, the ranges written are committed together once this long has passed since the
+   * last commit (default DEFAULT_COMMIT_INTERVAL_MS; 0 commits every range), or sooner once they
+   * hold COMMIT_EVENTS events; at the head every range is committed at once
    */
   commitIntervalMs?: number;
   signal: AbortSignal;
@@ -186,9 +187,10 @@ export class BlockRunner {
   }
 
   /**
-   * Commits the ranges written since the last commit when it is time: ranges are committed together
-   * (fewer, larger commits write hot index pages fewer times); at the head (`caughtUp`), after enough
-   * events or after a second, whatever comes first.
+   * Commits the ranges written since the last commit when it is time: at the head (`caughtUp`)
+   * always, so that queries see each range as soon as it is written; during catch-up once they hold
+   * COMMIT_EVENTS events or commitIntervalMs has passed since the last commit, whichever comes first
+   * (fewer, larger commits write hot index pages fewer times).
    */
   commitIfDue(caughtUp: boolean): void {
     if (
