@@ -10,6 +10,7 @@ import {
   print,
   type DirectiveNode,
   type DocumentNode,
+  type EnumTypeDefinitionNode,
   type FieldDefinitionNode,
   type InterfaceTypeDefinitionNode,
   type ObjectTypeDefinitionNode,
@@ -197,102 +198,137 @@ export function parseSubgraphSchema(sdl: string, specVersion = LATEST_SPEC_VERSI
   const document = parse(sdl);
   refuseUnsupported(document);
   validateSchemaDocument(document, specVersion);
-  const enums = new Map<string, EnumModel>();
-  const interfaceDefs = new Map<string, InterfaceTypeDefinitionNode>();
-  const entityDefs: ObjectTypeDefinitionNode[] = [];
-  for (const def of document.definitions) {
-    if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
-      const values = def.values ?? [];
-      enums.set(def.name.value, {
-        values: values.map((v) => v.name.value),
-        description: def.description?.value,
-        valueDescriptions: new Map(values.map((v) => [v.name.value, v.description?.value])),
-      });
-    } else if (def.kind === Kind.INTERFACE_TYPE_DEFINITION) {
-      interfaceDefs.set(def.name.value, def);
-    } else if (
-      def.kind === Kind.OBJECT_TYPE_DEFINITION &&
-      def.directives?.some((x) => x.name.value === 'entity')
-    ) {
-      entityDefs.push(def);
-    }
-  }
-  const entityNames = new Set(entityDefs.map((d) => d.name.value));
-
-  const fieldsOf = (def: ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode): Map<string, FieldModel> => {
-    const fields = new Map<string, FieldModel>();
-    for (const field of def.fields ?? []) {
-      const t = unwrapType(field.type);
-      let kind: FieldModel['kind'];
-      if (SCALARS.has(t.name)) kind = t.name as ScalarKind;
-      else if (enums.has(t.name)) kind = 'Enum';
-      else if (entityNames.has(t.name) || interfaceDefs.has(t.name)) kind = 'Entity';
-      else throw new Error(`${def.name.value}.${field.name.value}: unknown type ${t.name}`);
-      fields.set(field.name.value, {
-        name: field.name.value,
-        kind,
-        typeName: t.name,
-        list: t.list,
-        nonNull: t.nonNull,
-        itemNonNull: t.itemNonNull,
-        derivedFrom: derivedFromField(field),
-        description: field.description?.value,
-      });
-    }
-    return fields;
-  };
-
-  const entities = new Map<string, EntityTypeModel>();
-  for (const def of entityDefs) {
-    const name = def.name.value;
-    const entityDirective = def.directives?.find((d) => d.name.value === 'entity');
-    const immutable = entityFlag(entityDirective, 'immutable') ?? false;
-    const skipDuplicates = entityFlag(entityDirective, 'skipDuplicates') ?? false;
-    if (skipDuplicates && !immutable) {
-      throw new Error(
-        `Entity type \`${name}\` has skipDuplicates: true but is not immutable; skipDuplicates requires immutable: true`,
-      );
-    }
-    const interfaces = (def.interfaces ?? []).map((i) => i.name.value);
-    for (const name of interfaces) {
-      const intf = interfaceDefs.get(name);
-      if (!intf) throw new Error(`Interface \`${name}\` not defined`);
-      checkImplementation(def, intf);
-    }
-    const fields = fieldsOf(def);
-    entities.set(name, {
-      name,
-      immutable,
-      skipDuplicates,
-      idKind: idKindOf(fields, name),
-      fields,
-      interfaces,
-      sharesIdsWith: [],
-      description: def.description?.value,
-    });
-  }
-
+  const definitions = sortDefinitions(document);
+  const entities = new Map(
+    definitions.entities.map((def) => [def.name.value, entityModel(def, definitions)] as const),
+  );
   const interfaces = new Map<string, InterfaceModel>();
-  for (const [name, def] of interfaceDefs) {
-    const implementers = [...entities.values()].filter((e) => e.interfaces.includes(name));
-    const idKinds = [...new Set(implementers.map((e) => e.idKind))];
-    if (idKinds.length > 1) {
-      throw new Error(
-        `Implementors of interface \`${name}\` use different id types \`${idKinds.join(', ')}\`. They must all use the same type`,
-      );
-    }
-    const implementerNames = implementers.map((e) => e.name);
-    interfaces.set(name, {
-      name,
-      fields: fieldsOf(def),
-      implementers: implementerNames,
-      idKind: idKinds[0] ?? 'String',
-      description: def.description?.value,
-    });
-    for (const entity of implementers) {
-      for (const other of implementerNames)
-        if (other !== entity.name && !entity.sharesIdsWith.includes(other)) entity.sharesIdsWith.push(other);
-    }
+  for (const [name, def] of definitions.interfaces)
+    interfaces.set(name, interfaceModel(def, entities, definitions));
+  return { entities, interfaces, enums: definitions.enums };
+}
+
+/** A schema's definitions by kind: what a field's type may name. */
+interface SchemaDefinitions {
+  enums: Map<string, EnumModel>;
+  interfaces: Map<string, InterfaceTypeDefinitionNode>;
+  /** the object types with `@entity`, in schema order */
+  entities: ObjectTypeDefinitionNode[];
+  entityNames: Set<string>;
+}
+
+function sortDefinitions(document: DocumentNode): SchemaDefinitions {
+  const enums = new Map<string, EnumModel>();
+  const interfaces = new Map<string, InterfaceTypeDefinitionNode>();
+  const entities: ObjectTypeDefinitionNode[] = [];
+  for (const def of document.definitions) {
+    if (def.kind === Kind.ENUM_TYPE_DEFINITION) enums.set(def.name.value, enumModel(def));
+    else if (def.kind === Kind.INTERFACE_TYPE_DEFINITION) interfaces.set(def.name.value, def);
+    else if (
+      def.kind === Kind.OBJECT_TYPE_DEFINITION &&
+      def.directives?.some((d) => d.name.value === 'entity')
+    )
+      entities.push(def);
   }
-  return { entities, interfaces, enums };
+  return { enums, interfaces, entities, entityNames: new Set(entities.map((d) => d.name.value)) };
+}
+
+function enumModel(def: EnumTypeDefinitionNode): EnumModel {
+  const values = def.values ?? [];
+  return {
+    values: values.map((v) => v.name.value),
+    description: def.description?.value,
+    valueDescriptions: new Map(values.map((v) => [v.name.value, v.description?.value])),
+  };
+}
+
+/** An `@entity` type, its flags and interfaces checked with graph-node's rules and wording. */
+function entityModel(def: ObjectTypeDefinitionNode, definitions: SchemaDefinitions): EntityTypeModel {
+  const name = def.name.value;
+  const entityDirective = def.directives?.find((d) => d.name.value === 'entity');
+  const immutable = entityFlag(entityDirective, 'immutable') ?? false;
+  const skipDuplicates = entityFlag(entityDirective, 'skipDuplicates') ?? false;
+  if (skipDuplicates && !immutable) {
+    throw new Error(
+      `Entity type \`${name}\` has skipDuplicates: true but is not immutable; skipDuplicates requires immutable: true`,
+    );
+  }
+  const interfaces = (def.interfaces ?? []).map((i) => i.name.value);
+  for (const interfaceName of interfaces) {
+    const intf = definitions.interfaces.get(interfaceName);
+    if (!intf) throw new Error(`Interface \`${interfaceName}\` not defined`);
+    checkImplementation(def, intf);
+  }
+  const fields = fieldsOf(def, definitions);
+  return {
+    name,
+    immutable,
+    skipDuplicates,
+    idKind: idKindOf(fields, name),
+    fields,
+    interfaces,
+    sharesIdsWith: [],
+    description: def.description?.value,
+  };
+}
+
+/**
+ * An interface and its implementers, which must share one id type; each implementer learns the
+ * others it shares ids with (its `sharesIdsWith`).
+ */
+function interfaceModel(
+  def: InterfaceTypeDefinitionNode,
+  entities: ReadonlyMap<string, EntityTypeModel>,
+  definitions: SchemaDefinitions,
+): InterfaceModel {
+  const name = def.name.value;
+  const implementers = [...entities.values()].filter((e) => e.interfaces.includes(name));
+  const idKinds = [...new Set(implementers.map((e) => e.idKind))];
+  if (idKinds.length > 1) {
+    throw new Error(
+      `Implementors of interface \`${name}\` use different id types \`${idKinds.join(', ')}\`. They must all use the same type`,
+    );
+  }
+  const implementerNames = implementers.map((e) => e.name);
+  for (const entity of implementers) {
+    for (const other of implementerNames)
+      if (other !== entity.name && !entity.sharesIdsWith.includes(other)) entity.sharesIdsWith.push(other);
+  }
+  return {
+    name,
+    fields: fieldsOf(def, definitions),
+    implementers: implementerNames,
+    idKind: idKinds[0] ?? 'String',
+    description: def.description?.value,
+  };
+}
+
+/** The fields of an entity type or interface, in declaration order. */
+function fieldsOf(
+  def: ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode,
+  definitions: SchemaDefinitions,
+): Map<string, FieldModel> {
+  const fields = new Map<string, FieldModel>();
+  for (const field of def.fields ?? []) {
+    const t = unwrapType(field.type);
+    fields.set(field.name.value, {
+      name: field.name.value,
+      kind: fieldKind(t.name, definitions, `${def.name.value}.${field.name.value}`),
+      typeName: t.name,
+      list: t.list,
+      nonNull: t.nonNull,
+      itemNonNull: t.itemNonNull,
+      derivedFrom: derivedFromField(field),
+      description: field.description?.value,
+    });
+  }
+  return fields;
+}
+
+/** What a field's named type `typeName` is: a scalar, an enum or an entity reference. */
+function fieldKind(typeName: string, definitions: SchemaDefinitions, field: string): FieldModel['kind'] {
+  if (SCALARS.has(typeName)) return typeName as ScalarKind;
+  if (definitions.enums.has(typeName)) return 'Enum';
+  if (definitions.entityNames.has(typeName) || definitions.interfaces.has(typeName)) return 'Entity';
+  throw new Error(`${field}: unknown type ${typeName}`);
 }
