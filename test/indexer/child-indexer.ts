@@ -11,7 +11,7 @@ import { queryAnswer, queryIndexer } from './graphql-client.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
-/** Temporary directories made by `make`, each removed by `removeAll`. */
+/** Temporary directories made by `make`, each removed by the next `removeAll`. */
 export function tempDirs(): { make(prefix: string): string; removeAll(): void } {
   const dirs: string[] = [];
   return {
@@ -21,7 +21,7 @@ export function tempDirs(): { make(prefix: string): string; removeAll(): void } 
       return dir;
     },
     removeAll() {
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -9,7 +9,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -18,26 +17,21 @@ import {
 } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { tempDirs } from './child-indexer.ts';
 import { mountSmallDisk } from './small-disk.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const bundle = join(repoRoot, 'build', 'indexer-main.mjs');
-const dirs: string[] = [];
+const dirs = tempDirs();
+const scratchDir = () => dirs.make('indexer-cli-');
 const children = new Set<ChildProcess>();
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'indexer-cli-'));
-  dirs.push(dir);
-  return dir;
-}
 
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs.removeAll();
 });
 
 interface Run {
@@ -113,7 +107,7 @@ async function refusal(r: Run): Promise<{ code: number | null; message: string }
 
 describe('npm run indexer', () => {
   it('says at which block it stopped on SIGTERM, and exits 0', async () => {
-    const r = run({ DATA_DIR: tempDir() });
+    const r = run({ DATA_DIR: scratchDir() });
     await r.line(/^query endpoint: /);
     r.child.kill('SIGTERM');
     expect(await r.exit).toBe(0);
@@ -127,7 +121,7 @@ describe('npm run indexer', () => {
     try {
       const asked = new Promise<void>((r) => silent.once('request', () => r()));
       const rpcUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-      const r = run({ DATA_DIR: tempDir(), RPC_URL: rpcUrl });
+      const r = run({ DATA_DIR: scratchDir(), RPC_URL: rpcUrl });
       await asked;
       r.child.kill('SIGTERM');
       expect(await r.exit).toBe(0);
@@ -139,7 +133,7 @@ describe('npm run indexer', () => {
   });
 
   it('says it starts a new store the first time, and resumes after the block it stopped at the next', async () => {
-    const dataDir = tempDir();
+    const dataDir = scratchDir();
     const first = run({ DATA_DIR: dataDir });
     await first.line(/^indexer: new store, indexing from block 1$/);
     await first.line(/^indexing block|^synced/);
@@ -160,7 +154,7 @@ describe('npm run indexer', () => {
 
   it('prints the RPC URL as its scheme and host only, hiding an API key in its query', async () => {
     const rpcUrl = `${inject('devnet').rpcUrl}/?apikey=MYAPIKEY123`;
-    const r = run({ DATA_DIR: tempDir(), RPC_URL: rpcUrl });
+    const r = run({ DATA_DIR: scratchDir(), RPC_URL: rpcUrl });
     await r.line(/^query endpoint: /);
     r.child.kill('SIGTERM');
     await r.exit;
@@ -171,7 +165,7 @@ describe('npm run indexer', () => {
   });
 
   it('refuses a NETWORK networks.json lacks as a configuration error listing the networks, exit 2', async () => {
-    const { code, message } = await refusal(run({ DATA_DIR: tempDir(), NETWORK: 'nosuch' }));
+    const { code, message } = await refusal(run({ DATA_DIR: scratchDir(), NETWORK: 'nosuch' }));
     expect(code).toBe(2);
     expect(message).toBe(
       'configuration error: NETWORK must be a network of subgraph/networks.json (devnet, sepolia), got "nosuch"',
@@ -179,7 +173,7 @@ describe('npm run indexer', () => {
   });
 
   it('refuses a PORT that is not decimal digits as a configuration error, exit 2', async () => {
-    const { code, message } = await refusal(run({ DATA_DIR: tempDir(), PORT: '0x1F40' }));
+    const { code, message } = await refusal(run({ DATA_DIR: scratchDir(), PORT: '0x1F40' }));
     expect(code).toBe(2);
     expect(message).toBe(
       'configuration error: PORT must be an integer from 0 to 65535 in decimal digits, got "0x1F40"',
@@ -191,7 +185,7 @@ describe('npm run indexer', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     try {
-      const { code, message } = await refusal(run({ DATA_DIR: tempDir(), PORT: String(port) }));
+      const { code, message } = await refusal(run({ DATA_DIR: scratchDir(), PORT: String(port) }));
       expect(code).toBe(1);
       expect(message).toBe(
         `start-up error: PORT: 127.0.0.1:${port} is already in use (another indexer still running?); set PORT to a free port (decimal, 1-65535), or 0 to pick one`,
@@ -202,7 +196,7 @@ describe('npm run indexer', () => {
   });
 
   it('refuses a DATA_DIR that is a file in one line naming DATA_DIR, exit 1', async () => {
-    const file = join(tempDir(), 'not-a-directory');
+    const file = join(scratchDir(), 'not-a-directory');
     writeFileSync(file, '');
     const { code, message } = await refusal(run({ DATA_DIR: file }));
     expect(code).toBe(1);
@@ -213,7 +207,7 @@ describe('npm run indexer', () => {
   });
 
   it('refuses a damaged store in one line naming it and what to do, exit 1', async () => {
-    const dataDir = tempDir();
+    const dataDir = scratchDir();
     const first = run({ DATA_DIR: dataDir });
     const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
     await first.line(/^query endpoint: /);
@@ -268,7 +262,7 @@ describe('npm run indexer', () => {
 
   it('says to run npm run build:subgraph when the subgraph build is missing, exit 1', async () => {
     // a copy of the bundle one level below a tree without subgraph/build
-    const root = tempDir();
+    const root = scratchDir();
     mkdirSync(join(root, 'build'));
     mkdirSync(join(root, 'subgraph'));
     copyFileSync(bundle, join(root, 'build', 'indexer-main.mjs'));
@@ -295,7 +289,7 @@ describe('npm run indexer', () => {
     expect(build).toBe('npm run build');
     // the script as npm runs it, in its shell, with the build replaced by `true` (the build rewrites
     // build/, which other suites run)
-    const r = run({ DATA_DIR: tempDir() }, ['sh', ['-c', `true && ${last!}`]]);
+    const r = run({ DATA_DIR: scratchDir() }, ['sh', ['-c', `true && ${last!}`]]);
     await r.line(/^query endpoint: /);
     r.child.kill('SIGTERM');
     // the shell's pid is the indexer's: it stops cleanly instead of the shell dying under it

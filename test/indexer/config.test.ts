@@ -6,12 +6,12 @@
 // start-up with a message naming it. Numbers are decimal digits only, NETWORK must be in networks.json,
 // the RPC URL is never shown beyond its scheme and host, and without RPC_URL the devnet's
 // deployment.json is read where `npm run devnet` writes it (DEVNET_DATA_DIR).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../common/url.ts';
 import { devnetDataDir, indexerConfigFromEnv } from '../../indexer/config.ts';
+import { tempDirs } from './child-indexer.ts';
 
 const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
 
@@ -113,15 +113,8 @@ describe('the indexer configuration', () => {
 });
 
 describe('the indexer configuration: numbers, network, RPC URL and the devnet deployment', () => {
-  const tempDirs: string[] = [];
-  const tempDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'indexer-config-'));
-    tempDirs.push(dir);
-    return dir;
-  };
-  afterAll(() => {
-    for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
-  });
+  const dirs = tempDirs();
+  afterAll(() => dirs.removeAll());
 
   it('reads a PORT of blanks as unset (8000), never as 0, which would pick a random port', () => {
     expect(indexerConfigFromEnv({ ...base, PORT: ' ' }).port).toBe(8000);
@@ -181,21 +174,21 @@ describe('the indexer configuration: numbers, network, RPC URL and the devnet de
   });
 
   it('takes the RPC URL from the deployment.json in DEVNET_DATA_DIR when RPC_URL is unset', () => {
-    const dir = tempDir();
+    const dir = dirs.make('indexer-config-');
     writeFileSync(join(dir, 'deployment.json'), JSON.stringify({ rpcUrl: 'http://127.0.0.1:34567' }));
-    const config = indexerConfigFromEnv({ DEVNET_DATA_DIR: dir, DATA_DIR: tempDir() });
+    const config = indexerConfigFromEnv({ DEVNET_DATA_DIR: dir, DATA_DIR: dirs.make('indexer-config-') });
     expect(config.rpcUrl).toBe('http://127.0.0.1:34567');
   });
 
   it('says where it looked for deployment.json and how to point at it when there is none', () => {
-    const dir = tempDir();
+    const dir = dirs.make('indexer-config-');
     expect(() => indexerConfigFromEnv({ DEVNET_DATA_DIR: dir })).toThrow(
       `RPC_URL is not set and there is no devnet deployment at ${join(dir, 'deployment.json')} (DEVNET_DATA_DIR=${dir}): start \`npm run devnet\`, set DEVNET_DATA_DIR`,
     );
   });
 
   it('names a malformed deployment.json', () => {
-    const dir = tempDir();
+    const dir = dirs.make('indexer-config-');
     const file = join(dir, 'deployment.json');
     writeFileSync(file, '{ "rpcUrl": ');
     expect(() => indexerConfigFromEnv({ DEVNET_DATA_DIR: dir })).toThrow(

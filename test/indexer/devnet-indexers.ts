@@ -1,12 +1,15 @@
 // Indexers of the fund subgraph over a test's own chain (a devnet deployment, or the synthetic
 // chain of the log-density node), each in a temporary data directory, for end-to-end tests that
 // start several (the one under test and fresh ones to compare with); stopAll() stops every one and
-// removes the directories.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// removes the directories. waitFor is how such tests await what an indexer does next.
+import { vi } from 'vitest';
 import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
 import type { NetworkContract } from '../../indexer/runtime/manifest.ts';
+import { tempDirs } from './child-indexer.ts';
+
+/** `check` retried until it passes: an event awaited, with room for a loaded machine */
+export const waitFor = <T>(check: () => T | Promise<T>): Promise<T> =>
+  vi.waitFor(check, { timeout: 20_000, interval: 10 });
 
 export interface DevnetIndexers {
   /** an indexer of the contracts through `rpcUrl`, started; `options` adds to or overrides the defaults */
@@ -18,12 +21,11 @@ export function devnetIndexers(
   contracts: () => Record<string, NetworkContract>,
   dirPrefix: string,
 ): DevnetIndexers {
-  const dirs: string[] = [];
+  const dirs = tempDirs();
   const indexers: Indexer[] = [];
   return {
     async start(rpcUrl, options = {}) {
-      const dataDir = mkdtempSync(join(tmpdir(), dirPrefix));
-      dirs.push(dataDir);
+      const dataDir = dirs.make(dirPrefix);
       const indexer = await createIndexer({
         rpcUrl,
         network: 'devnet',
@@ -41,7 +43,7 @@ export function devnetIndexers(
     async stopAll() {
       // a failing stop (an indexer whose RPC is gone) must not keep the others running
       for (const indexer of indexers) await indexer.stop().catch(() => undefined);
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      dirs.removeAll();
     },
   };
 }

@@ -1,14 +1,14 @@
 // The file fetcher against a real loopback kubo RPC API: fetched bytes, retries with a doubling
 // backoff, the bound on requests in flight, forget(), and a close() that leaves nothing behind.
 import { spawn } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileFetcher, type FileFetcherOptions } from '../../indexer/follower/file-fetcher.ts';
 import { createIpfsClient, type IpfsClient } from '../../indexer/follower/ipfs-client.ts';
+import { waitFor } from './devnet-indexers.ts';
 import { startIpfsNode, type IpfsNode } from './ipfs-node.ts';
 
 const text = (bytes: Uint8Array | undefined) =>
   bytes === undefined ? undefined : new TextDecoder().decode(bytes);
-const waitFor = <T>(check: () => T) => vi.waitFor(check, { timeout: 10_000, interval: 10 });
 
 let node: IpfsNode;
 const fetchers: FileFetcher[] = [];

@@ -45,3 +45,16 @@ export async function idsOf(url: string, query: string, variables?: Variables): 
   const data = await queryIndexer(url, query, variables);
   return (Object.values(data)[0] as { id: string }[]).map((row) => row.id);
 }
+
+/**
+ * The status of the deployment served beside the query endpoint `queryUrl`, from its index-node
+ * status API (`/graphql`), with the fields `selection` asks for; fails the test unless there is one.
+ */
+export async function indexingStatusOf<T>(queryUrl: string, selection: string): Promise<T> {
+  const { indexingStatuses } = await queryIndexer<{ indexingStatuses: T[] }>(
+    new URL('/graphql', queryUrl).href,
+    `{ indexingStatuses { ${selection} } }`,
+  );
+  expect(indexingStatuses).toHaveLength(1);
+  return indexingStatuses[0]!;
+}

@@ -5,13 +5,13 @@
 // whose headers of the latest blocks are missing (null). The indexer must commit no block whose logs
 // came from a node that did not have it, must not take a missing block for a reorg, and must end
 // with exactly the store a run over a healthy node builds.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../devnet/deploy.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { ChainActions } from './chain-actions.ts';
 import { devnetContracts } from '../harness/indexer.ts';
-import { devnetIndexers } from './devnet-indexers.ts';
+import { devnetIndexers, waitFor } from './devnet-indexers.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
 let devnet: PrivateDevnet;
@@ -19,8 +19,6 @@ let deployment: Deployment;
 let actions: ChainActions;
 let proxy: FaultProxy;
 const indexers = devnetIndexers(() => devnetContracts(deployment), 'indexer-lagging-');
-/** `check` retried until it passes: an event awaited, with room for a loaded machine */
-const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
 
 interface RpcCall {
   id: number;

@@ -8,21 +8,19 @@
 // block at or below the node's head cannot tell such a node from another chain: it waits too, and
 // says what to do if the chain was replaced.
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { ChainActions } from './chain-actions.ts';
-import { devnetIndexers } from './devnet-indexers.ts';
-import { queryIndexer } from './graphql-client.ts';
+import { devnetIndexers, waitFor } from './devnet-indexers.ts';
+import { indexingStatusOf, queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
 let devnet: PrivateDevnet;
 let actions: ChainActions;
 let proxy: FaultProxy;
 const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'indexer-node-behind-');
-/** `check` retried until it passes: an event awaited, with room for a loaded machine */
-const waitFor = (check: () => unknown) => vi.waitFor(check, { timeout: 20_000, interval: 20 });
 
 /** the reorg threshold the indexer under test runs with */
 const REORG_THRESHOLD = 5;
@@ -64,13 +62,11 @@ interface Status {
   chains: { chainHeadBlock: { number: string }; latestBlock: { number: string } }[];
 }
 
-const statusOf = async (queryUrl: string): Promise<Status> =>
-  (
-    await queryIndexer<{ indexingStatuses: Status[] }>(
-      new URL('/graphql', queryUrl).href,
-      '{ indexingStatuses { synced health fatalError { message deterministic block { number } } chains { chainHeadBlock { number } latestBlock { number } } } }',
-    )
-  ).indexingStatuses[0]!;
+const statusOf = (queryUrl: string) =>
+  indexingStatusOf<Status>(
+    queryUrl,
+    'synced health fatalError { message deterministic block { number } } chains { chainHeadBlock { number } latestBlock { number } }',
+  );
 
 /** The newest block at or below `number` the store keeps a header of. */
 function newestStoredBlock(storePath: string, number: number): number {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { devnetIndexers } from './devnet-indexers.ts';
-import { queryErrorOf, queryIndexer } from './graphql-client.ts';
+import { indexingStatusOf, queryErrorOf, queryIndexer } from './graphql-client.ts';
 
 const HISTORY_BLOCKS = 50;
 const { deployment, rpcUrl } = inject('devnet');
@@ -28,15 +28,12 @@ const stateAt = (block: number) => `{
 beforeAll(async () => {
   pruned = await indexers.start(rpcUrl, { historyBlocks: HISTORY_BLOCKS, reorgThreshold: 10, maxRange: 10 });
   await pruned.waitForBlock(head);
-  const status = await queryIndexer<{
-    indexingStatuses: { historyBlocks: number; chains: { earliestBlock: { number: string } }[] }[];
-  }>(
-    new URL('/graphql', pruned.queryUrl).href,
-    '{ indexingStatuses { historyBlocks chains { earliestBlock { number } } } }',
-  );
-  const [indexing] = status.indexingStatuses;
-  expect(indexing!.historyBlocks).toBe(HISTORY_BLOCKS);
-  earliest = Number(indexing!.chains[0]!.earliestBlock.number);
+  const indexing = await indexingStatusOf<{
+    historyBlocks: number;
+    chains: { earliestBlock: { number: string } }[];
+  }>(pruned.queryUrl, 'historyBlocks chains { earliestBlock { number } }');
+  expect(indexing.historyBlocks).toBe(HISTORY_BLOCKS);
+  earliest = Number(indexing.chains[0]!.earliestBlock.number);
 }, 120_000);
 
 afterAll(() => indexers.stopAll());

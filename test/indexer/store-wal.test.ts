@@ -3,24 +3,20 @@
 // the database file on close so that the file alone holds every commit, and a checkpoint that fails
 // is told once per kind. The disk tests run on a small tmpfs of their own (small-disk.ts), as root.
 import Database from 'better-sqlite3';
-import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
+import { tempDirs } from './child-indexer.ts';
 import { mountSmallDisk, type SmallDisk } from './small-disk.ts';
 import { deployment, header, protocolEvent, schema, vault1, writeFixture } from './store-fixture.ts';
 
 const cleanups: (() => void)[] = [];
+const dirs = tempDirs();
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+  dirs.removeAll();
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'store-wal-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 function smallDisk(sizeKiB: number): SmallDisk {
   const disk = mountSmallDisk(sizeKiB);
@@ -64,7 +60,7 @@ const walSize = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: fals
 describe('store WAL', () => {
   it('is within its limit whenever a transaction begins, however fast commits follow each other', () => {
     const limit = 256 * 1024;
-    const { store: s, path } = store(tempDir(), limit);
+    const { store: s, path } = store(dirs.make('store-wal-'), limit);
     const atBegin: number[] = [];
     const atCommit: number[] = [];
     for (let block = 10; block < 310; block++) {
@@ -79,7 +75,7 @@ describe('store WAL', () => {
   });
 
   it('is folded into the database file on close, which then holds every commit alone, though another connection is open', () => {
-    const dir = tempDir();
+    const dir = dirs.make('store-wal-');
     const { store: s, path } = store(dir);
     writeFixture(s, 13);
     // a reader of the file (a backup, the query API of another process) keeps its connection
@@ -88,7 +84,7 @@ describe('store WAL', () => {
     expect(reader.prepare(`SELECT "number" FROM "__checkpoint"`).pluck().get()).toBe(13);
     s.close();
     expect(walSize(path)).toBe(0);
-    const copy = join(tempDir(), 'copy.sqlite');
+    const copy = join(dirs.make('store-wal-'), 'copy.sqlite');
     copyFileSync(path, copy);
     const alone = new Database(copy, { readonly: true });
     expect(alone.prepare(`SELECT "number" FROM "__checkpoint"`).pluck().get()).toBe(13);
@@ -107,7 +103,8 @@ describe('store WAL', () => {
   });
 
   it('tells a WAL checkpoint that failed on a full disk once, however often it fails', () => {
-    const disk = smallDisk(1024);
+    // room for the new store (some 0.5 MiB, as much again in its first WAL) and its first commits
+    const disk = smallDisk(1536);
     const { store: s, path, log } = store(disk.dir);
     // past the WAL the store's creation left, which the next begin() would truncate
     s.begin();
