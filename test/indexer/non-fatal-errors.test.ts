@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { queryAnswer, queryIndexer } from './graphql-client.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
+import { indexingStatusOf, queryAnswer } from './graphql-client.ts';
 import { editedProbeBuild } from './probe-build.ts';
-import { startProbeChain, type ProbeChain } from './probe-chain.ts';
+import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 /** probe kinds: the handler stores the keccak of the input; the handler aborts with the input */
 const STORES = 14;
@@ -39,28 +39,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** An indexer of the subgraph with nonFatalErrors on `on`, over data directory `dir`, started. */
-async function startIndexer(on: ProbeChain, dir: string, disableFailFast: boolean): Promise<Indexer> {
-  const started = await createIndexer({
-    rpcUrl: on.anvil.rpcUrl,
-    network: 'devnet',
-    dataDir: dir,
-    port: 0,
-    buildDir,
-    contracts: on.contracts,
-    pollIntervalMs: 20,
-    disableFailFast,
-    log: () => undefined,
-  });
-  await started.start();
-  return started;
-}
-
-/** (Re)starts the indexer over the test's data directory. */
+/** (Re)starts the indexer of the subgraph with nonFatalErrors over the test's data directory. */
 async function restart(disableFailFast = false): Promise<Indexer> {
   await indexer?.stop();
-  indexer = await startIndexer(chain, dataDir, disableFailFast);
-  return indexer;
+  const started = await startProbeIndexer(chain, undefined, { buildDir, dataDir, disableFailFast });
+  indexer = started.indexer;
+  return started.indexer;
 }
 
 const storedInputs = async (running: Indexer): Promise<string[]> => {
@@ -78,13 +62,11 @@ interface Status {
   fatalError: unknown;
   nonFatalErrors: { message: string; handler: string; deterministic: boolean; block: { number: string } }[];
 }
-const indexingStatus = async (running: Indexer): Promise<Status> => {
-  const data = await queryIndexer<{ indexingStatuses: Status[] }>(
-    `${new URL(running.queryUrl).origin}/graphql`,
-    '{ indexingStatuses { synced health paused fatalError { message } nonFatalErrors { message handler deterministic block { number } } } }',
+const indexingStatus = (running: Indexer) =>
+  indexingStatusOf<Status>(
+    running.queryUrl,
+    'synced health paused fatalError { message } nonFatalErrors { message handler deterministic block { number } }',
   );
-  return data.indexingStatuses[0]!;
-};
 
 describe('indexer: a subgraph with nonFatalErrors', () => {
   it('pauses at a handler error met before it first caught up with the chain head, its block committed without that handler', async () => {
@@ -164,16 +146,13 @@ describe('indexer: a subgraph with nonFatalErrors', () => {
 
 describe('indexer: a subgraph with nonFatalErrors syncing for the first time', () => {
   let fresh: ProbeChain;
-  let freshDir: string;
-  let running: Indexer | null = null;
+  let running: Awaited<ReturnType<typeof startProbeIndexer>> | null = null;
   beforeAll(async () => {
     fresh = await startProbeChain();
-    freshDir = mkdtempSync(join(tmpdir(), 'probe-non-fatal-fresh-'));
   }, 180_000);
   afterAll(async () => {
     await running?.stop();
     await fresh?.stop();
-    rmSync(freshDir, { recursive: true, force: true });
   });
 
   it('does not pause at a handler error within 10 blocks of the chain head, where graph-node counts it synced', async () => {
@@ -182,10 +161,10 @@ describe('indexer: a subgraph with nonFatalErrors syncing for the first time', (
       { kind: STORES, input: 'kept' },
     ]);
     for (let i = 0; i < 9; i++) await fresh.mine([]);
-    running = await startIndexer(fresh, freshDir, false);
-    await running.waitForHead();
-    expect(await storedInputs(running)).toEqual(['kept']);
-    const status = await indexingStatus(running);
+    running = await startProbeIndexer(fresh, undefined, { buildDir });
+    await running.indexer.waitForHead();
+    expect(await storedInputs(running.indexer)).toEqual(['kept']);
+    const status = await indexingStatus(running.indexer);
     expect(status).toMatchObject({ synced: true, paused: false, health: 'unhealthy' });
     expect(status.nonFatalErrors.map((e) => Number(e.block.number))).toEqual([block.number]);
   });

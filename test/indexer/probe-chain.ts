@@ -142,31 +142,38 @@ export function probeHandledBy(
 
 /**
  * The probe subgraph indexing `chain` through `rpcUrl` (anvil itself unless given, e.g. a proxy)
- * with `options`, started, in a temporary data directory; stop() stops it and removes the directory.
+ * with `options`, started, in a temporary data directory unless `options.dataDir` names one (the
+ * test's own, which a restart reuses); stop() stops it and removes the temporary directory.
  */
 export async function startProbeIndexer(
   chain: ProbeChain,
   rpcUrl = chain.anvil.rpcUrl,
-  options: Pick<IndexerConfig, 'transactions' | 'log' | 'contracts' | 'files' | 'buildDir'> = {},
+  options: Partial<
+    Pick<
+      IndexerConfig,
+      'transactions' | 'log' | 'contracts' | 'files' | 'buildDir' | 'dataDir' | 'disableFailFast'
+    >
+  > = {},
 ): Promise<{ indexer: Indexer; stop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'probe-indexer-'));
+  const temporary = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'probe-indexer-'));
   const indexer = await createIndexer({
     rpcUrl,
     network: 'devnet',
-    dataDir,
     port: 0,
     buildDir: buildProbeSubgraph(),
     contracts: chain.contracts,
     pollIntervalMs: 20,
     log: () => undefined,
     ...options,
+    dataDir,
   });
   await indexer.start();
   return {
     indexer,
     async stop() {
       await indexer.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (temporary) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
