@@ -10,11 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexer, type Indexer, type IndexerConfig } from '../../indexer/indexer.ts';
+import type { Indexer, IndexerConfig } from '../../indexer/indexer.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { startArweaveGateway } from './arweave-gateway.ts';
 import { startIpfsNode, type IpfsNode } from './ipfs-node.ts';
-import { buildProbeSubgraph } from './probe-build.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
 let chain: ProbeChain;
@@ -293,21 +292,15 @@ describe('file data sources', () => {
     const from = await chain.probe(39, cid);
     const dataDir = mkdtempSync(join(tmpdir(), 'file-ds-restart-'));
     const lines: string[] = [];
-    const start = async (files: IndexerConfig['files']) => {
-      const indexer = await createIndexer({
-        rpcUrl: chain.anvil.rpcUrl,
-        network: 'devnet',
-        dataDir,
-        port: 0,
-        buildDir: buildProbeSubgraph(),
-        contracts: contractsFrom(from),
-        pollIntervalMs: 20,
-        log: (line) => lines.push(line),
-        files,
-      });
-      await indexer.start();
-      return indexer;
-    };
+    const start = async (files: IndexerConfig['files']) =>
+      (
+        await startProbeIndexer(chain, undefined, {
+          dataDir,
+          contracts: contractsFrom(from),
+          log: (line) => lines.push(line),
+          files,
+        })
+      ).indexer;
     const fetchesOf = () => rpcNode.requests.filter((r) => r.path === `/api/v0/cat?arg=${cid}`).length;
     try {
       const withoutIpfs = await start(undefined);
@@ -336,13 +329,22 @@ describe('file data sources', () => {
     }
   });
 
-  it('forgets a file data source whose creating block a reorg drops, and runs again one whose handler ran in a dropped block', async () => {
-    const kept = await rpcNode.add('created on the kept branch');
-    const dropped = await rpcNode.add('created on the dropped branch');
-    rpcNode.hold(kept);
-    const from = await chain.probe(39, kept);
-    const run = await indexFrom(from);
-    try {
+  describe('across a reorg', () => {
+    let kept: string;
+    let dropped: string;
+    let from: number;
+    let run: Run;
+    /** when the kept branch's file data source was done, before the reorg */
+    let doneBefore: bigint;
+
+    // `kept` is created on the kept branch and done (its handler run) on the dropped one, where
+    // `dropped` is created; after the reorg, the indexer is on the kept branch with `kept` done again.
+    beforeAll(async () => {
+      kept = await rpcNode.add('created on the kept branch');
+      dropped = await rpcNode.add('created on the dropped branch');
+      rpcNode.hold(kept);
+      from = await chain.probe(39, kept);
+      run = await indexFrom(from);
       await run.indexer.waitForBlock(from);
       const fork = await chain.rpc.request<string>('evm_snapshot', []);
       await chain.probe(39, dropped);
@@ -350,7 +352,7 @@ describe('file data sources', () => {
       await untilIndexed(run.indexer, async () =>
         (await fileContent(run.indexer, kept)) && (await fileContent(run.indexer, dropped)) ? true : null,
       );
-      const doneBefore = fileDataSourceRows(run.indexer).find((r) => r.source === kept)!.done_at!;
+      doneBefore = fileDataSourceRows(run.indexer).find((r) => r.source === kept)!.done_at!;
 
       await chain.rpc.request('evm_revert', [fork]);
       let head = 0;
@@ -359,18 +361,26 @@ describe('file data sources', () => {
       expect(run.lines).toContainEqual(
         expect.stringMatching(new RegExp(`^reorg: .* reverted to block ${from}$`)),
       );
-      const afterReorg = await untilIndexed(run.indexer, () => fileContent(run.indexer, kept));
-      expect(afterReorg.text).toBe('created on the kept branch');
-      expect(await fileContent(run.indexer, dropped)).toBeNull();
-      const rows = fileDataSourceRows(run.indexer);
-      expect(rows.map((r) => r.source)).toEqual([kept]);
-      expect(rows[0]!.done_at).not.toBeNull();
-      expect(rows[0]!.done_at! > BigInt(from)).toBe(true);
-      expect(doneBefore > BigInt(from)).toBe(true);
-    } finally {
+      await untilIndexed(run.indexer, () => fileContent(run.indexer, kept));
+    });
+
+    afterAll(async () => {
       rpcNode.release(kept);
-      await run.stop();
-    }
+      await run?.stop();
+    });
+
+    it('forgets a file data source whose creating block the reorg drops', async () => {
+      expect(await fileContent(run.indexer, dropped)).toBeNull();
+      expect(fileDataSourceRows(run.indexer).map((r) => r.source)).toEqual([kept]);
+    });
+
+    it('runs again a file data source whose handler ran in a dropped block', async () => {
+      expect((await fileContent(run.indexer, kept))?.text).toBe('created on the kept branch');
+      const row = fileDataSourceRows(run.indexer).find((r) => r.source === kept);
+      expect(row?.done_at).not.toBeNull();
+      expect(row!.done_at! > BigInt(from)).toBe(true);
+      expect(doneBefore > BigInt(from)).toBe(true);
+    });
   });
 
   it('reads the files of file/arweave data sources from an Arweave gateway by transaction id, and waits on one that does not announce its size', async () => {

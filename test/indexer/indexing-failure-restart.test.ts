@@ -5,19 +5,18 @@
 // errors), indexing starts again after a wait, and once the store takes the write it goes on to
 // exactly the store a clean run builds.
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { ChainActions } from './chain-actions.ts';
-import { devnetIndexers } from './devnet-indexers.ts';
-import { queryIndexer } from './graphql-client.ts';
+import { devnetIndexers, waitFor } from './devnet-indexers.ts';
+import { indexingStatusOf, queryIndexer } from './graphql-client.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
 let devnet: PrivateDevnet;
 let actions: ChainActions;
 const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'indexer-failure-');
-/** `check` retried until it passes: an event awaited, with room for a loaded machine */
-const waitFor = (check: () => unknown) => vi.waitFor(check, { timeout: 20_000, interval: 20 });
 
 const MALFORMED = 'database disk image is malformed';
 
@@ -36,13 +35,8 @@ interface Status {
   fatalError: { message: string; deterministic: boolean; block: unknown; handler: unknown } | null;
 }
 
-const statusOf = async (queryUrl: string): Promise<Status> =>
-  (
-    await queryIndexer<{ indexingStatuses: Status[] }>(
-      new URL('/graphql', queryUrl).href,
-      '{ indexingStatuses { health fatalError { message deterministic block { number } handler } } }',
-    )
-  ).indexingStatuses[0]!;
+const statusOf = (queryUrl: string) =>
+  indexingStatusOf<Status>(queryUrl, 'health fatalError { message deterministic block { number } handler }');
 
 const metaOf = async (queryUrl: string) =>
   (
@@ -64,19 +58,28 @@ afterAll(async () => {
 });
 
 describe('an indexer whose store fails a write with an error no wait explains', () => {
-  it('reports health failed with the error, starts indexing again after a wait, and goes on once the store takes the write', async () => {
-    const { number: indexed } = await actions.head();
-    const lines: string[] = [];
-    const indexer = await indexers.start(devnet.rpcUrl, { log: (line) => lines.push(line) });
+  let indexer: Indexer;
+  const lines: string[] = [];
+  /** the last block indexed before the store refused the write */
+  let indexed: number;
+  /** the block of the writes the store refuses */
+  let drafted: number;
+  const failure = `indexer failed: ${MALFORMED};`;
+
+  beforeAll(async () => {
+    indexed = (await actions.head()).number;
+    indexer = await indexers.start(devnet.rpcUrl, { log: (line) => lines.push(line) });
     await indexer.waitForBlock(indexed);
     onStore(
       indexer.storePath,
       `CREATE TRIGGER "refuse_nav" BEFORE INSERT ON "NavRecord" BEGIN SELECT RAISE(ABORT, '${MALFORMED}'); END`,
     );
-    const drafted = await actions.draftAll(2, 1_100_000n);
-    const failed = `indexer failed: ${MALFORMED}; nothing after block ${indexed} was kept, and indexing goes on from there in 1 s`;
+    drafted = await actions.draftAll(2, 1_100_000n);
+    const failed = `${failure} nothing after block ${indexed} was kept, and indexing goes on from there in 1 s`;
     await waitFor(() => expect(lines.some((l) => l.split('\n')[0] === failed)).toBe(true));
+  });
 
+  it('reports health failed with the error, serving its last block', async () => {
     expect(await statusOf(indexer.queryUrl)).toEqual({
       health: 'failed',
       fatalError: { message: MALFORMED, deterministic: false, block: null, handler: null },
@@ -88,21 +91,24 @@ describe('an indexer whose store fails a write with an error no wait explains', 
     });
     // as in graph-node, _meta's flag counts deterministic errors only
     expect(await metaOf(indexer.queryUrl)).toEqual({ block: { number: indexed }, hasIndexingErrors: false });
-    // started again after its wait, the indexer fails the same write again
-    await waitFor(() =>
-      expect(
-        lines.filter((l) => l.startsWith(`indexer failed: ${MALFORMED};`)).length,
-      ).toBeGreaterThanOrEqual(2),
-    );
+  });
 
+  it('starts indexing again after a wait, failing the same write again', async () => {
+    await waitFor(() => expect(lines.filter((l) => l.startsWith(failure)).length).toBeGreaterThanOrEqual(2));
+  });
+
+  it('goes on once the store takes the write, healthy again', async () => {
     onStore(indexer.storePath, `DROP TRIGGER "refuse_nav"`);
     await indexer.waitForBlock(drafted);
     expect(await statusOf(indexer.queryUrl)).toEqual({ health: 'healthy', fatalError: null });
     expect(indexer.status()).toMatchObject({ indexingError: null, storeError: null });
     expect(lines).toContain(`indexer: indexing went on past the failure (${MALFORMED})`);
+  });
+
+  it('ends with exactly the store a clean run builds', async () => {
     const clean = await indexers.start(devnet.rpcUrl);
     await clean.waitForBlock(drafted);
     await Promise.all([indexer.stop(), clean.stop()]);
     expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(clean.storePath));
-  }, 60_000);
+  });
 });

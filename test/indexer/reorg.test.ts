@@ -162,10 +162,20 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
   const registeredSources = () =>
     registeredVaults().map((address) => ({ address, createdBlock: deployment.startBlock }));
 
-  it('forgets the fund’s vault data source and its entities, and ignores the vault on the new branch', async () => {
-    const ancestor = (await actions.head()).number;
+  /** the last block both branches share */
+  let ancestor: number;
+  /** the reorg lines logged before this reorg */
+  let reorgLinesBefore: number;
+  /** the block the unregistered vault paused a module in on the new branch */
+  let pausedOnNewBranch: number;
+  let head: number;
+
+  // The lost branch registers the fund (the vault then a data source, with entities of its own); the
+  // new branch deploys an unregistered vault at the same address, which emits events there.
+  beforeAll(async () => {
+    ancestor = (await actions.head()).number;
     await indexer.waitForBlock(ancestor);
-    const reorgLinesBefore = logLines.filter((l) => l.startsWith('reorg:')).length;
+    reorgLinesBefore = logLines.filter((l) => l.startsWith('reorg:')).length;
     const snapshot = await actions.snapshot();
 
     const lost = await actions.deployFund(slug, devAccount(5), true);
@@ -197,17 +207,15 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
     // the same deployer nonce puts an unregistered vault at the same address, which then emits events
     vaultFund = await actions.deployFund(slug, devAccount(5), false);
     expect(vaultFund.vault).toBe(lost.vault);
-    const pausedBlock = await actions.pauseVault(vaultFund.vault, vaultFund.multisig, 0);
+    pausedOnNewBranch = await actions.pauseVault(vaultFund.vault, vaultFund.multisig, 0);
     await actions.draftAll(6, 1_600_000n);
     await actions.draftAll(7, 1_700_000n);
-    const head = await actions.head();
-    expect(head.number).toBeGreaterThan(lostHead);
-    const vaultLogs = await actions.rpc.request<{ blockNumber: string; topics: string[] }[]>('eth_getLogs', [
-      { address: vaultFund.vault, fromBlock: `0x${(ancestor + 1).toString(16)}`, toBlock: 'latest' },
-    ]);
-    expect(vaultLogs.map((l) => Number(l.blockNumber))).toContain(pausedBlock);
-    await indexer.waitForBlock(head.number);
+    head = (await actions.head()).number;
+    expect(head).toBeGreaterThan(lostHead);
+    await indexer.waitForBlock(head);
+  });
 
+  it('forgets the fund’s vault data source and its entities, as a fresh run never had them', async () => {
     expect(logLines.filter((l) => l.startsWith('reorg:')).slice(reorgLinesBefore)).toEqual([
       expect.stringMatching(new RegExp(`reverted to block ${ancestor}$`)),
     ]);
@@ -223,16 +231,23 @@ describe('indexer: a reorg that drops a fund registered on the lost branch', () 
         .sort()
         .map((id) => ({ id })),
     });
-    // neither the lost branch's events nor the new branch's (the vault is not a data source there)
+
+    const fresh = await startIndexer();
+    await fresh.waitForBlock(head);
+    expect(storedDataSources(fresh.storePath)).toEqual(registeredSources());
+    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
+  });
+
+  it('ignores the vault’s events on the new branch, where it is not a data source', async () => {
+    const vaultLogs = await actions.rpc.request<{ blockNumber: string; topics: string[] }[]>('eth_getLogs', [
+      { address: vaultFund.vault, fromBlock: `0x${(ancestor + 1).toString(16)}`, toBlock: 'latest' },
+    ]);
+    expect(vaultLogs.map((l) => Number(l.blockNumber))).toContain(pausedOnNewBranch);
+    // neither the lost branch's events nor the new branch's
     expect(await eventsOf(indexer.queryUrl, vault)).toEqual([]);
     expect((await navsOfEpoch(indexer.queryUrl, 7)).map((n) => n.navPerShare)).toEqual(
       deployment.funds.map(() => '1700000'),
     );
-
-    const fresh = await startIndexer();
-    await fresh.waitForBlock(head.number);
-    expect(storedDataSources(fresh.storePath)).toEqual(registeredSources());
-    expect(dumpEntityVersions(indexer.storePath)).toEqual(dumpEntityVersions(fresh.storePath));
   });
 
   it('indexes the vault registered again on the new branch from its new registration block only', async () => {

@@ -5,7 +5,7 @@
 // what is missing.
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startFaultProxy } from '../reliability/servers/fault-proxy.ts';
+import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 import { queryIndexer } from './graphql-client.ts';
 import { startProbeChain, startProbeIndexer, type ProbeChain } from './probe-chain.ts';
 
@@ -130,10 +130,15 @@ interface Complaint {
 }
 
 describe('indexer: a node that does not serve whole transactions', () => {
-  it('waits between attempts, says what is missing, and indexes once the node answers in full', async () => {
-    const proxy = await startFaultProxy(chain.anvil.rpcUrl);
+  let proxy: FaultProxy;
+  let running: RunningIndexer;
+  const complaints: Complaint[] = [];
+  /** the first three complaints (the second to fourth attempt in a row: the first runs again at once) */
+  let first: Complaint, second: Complaint, third: Complaint;
+
+  beforeAll(async () => {
+    proxy = await startFaultProxy(chain.anvil.rpcUrl);
     proxy.set({ kind: 'rewrite', rewrite: withoutTransactions });
-    const complaints: Complaint[] = [];
     const log = (line: string) => {
       if (!line.includes('did not give transaction')) return;
       const complaint: Complaint = {
@@ -148,44 +153,52 @@ describe('indexer: a node that does not serve whole transactions', () => {
       const wait = Number(/runs again in (\d+) ms/.exec(line)?.[1]);
       setTimeout(() => (complaint.quietThroughWait = proxy.requests === complaint.requests), wait - 1);
     };
-    const running = await startProbeIndexer(chain, proxy.url, { log });
-    try {
-      // the first three complaints (the second to fourth attempt in a row: the first runs again at
-      // once), each with the end of the wait it announces
-      const checked = () => complaints.slice(0, 3).filter((c) => c.quietThroughWait !== undefined);
-      await vi.waitFor(() => expect(checked()).toHaveLength(3), { timeout: 30_000, interval: 20 });
-      const [first, second, third] = complaints as [Complaint, Complaint, Complaint];
-      expect([first, second, third].map((c) => c.line)).toEqual(
-        [
-          [250, 2],
-          [500, 3],
-          [1_000, 4],
-        ].map(([wait, times]) =>
-          expect.stringMatching(
-            new RegExp(
-              `^the node did not give transaction 0x[0-9a-f]{64} of log 0 in block \\d+ \\(.*INDEXER_TRANSACTIONS=hash-only\\); the range after block \\d+ runs again in ${wait} ms \\(${times} times in a row\\)$`,
-            ),
+    running = await startProbeIndexer(chain, proxy.url, { log });
+    // each of the first three complaints with the end of the wait it announces
+    const checked = () => complaints.slice(0, 3).filter((c) => c.quietThroughWait !== undefined);
+    await vi.waitFor(() => expect(checked()).toHaveLength(3), { timeout: 30_000, interval: 20 });
+    [first, second, third] = complaints as [Complaint, Complaint, Complaint];
+  });
+
+  afterAll(async () => {
+    await running?.stop();
+    await proxy?.close();
+  });
+
+  it('logs what is missing, with the wait before the next attempt', () => {
+    expect([first, second, third].map((c) => c.line)).toEqual(
+      [
+        [250, 2],
+        [500, 3],
+        [1_000, 4],
+      ].map(([wait, times]) =>
+        expect.stringMatching(
+          new RegExp(
+            `^the node did not give transaction 0x[0-9a-f]{64} of log 0 in block \\d+ \\(.*INDEXER_TRANSACTIONS=hash-only\\); the range after block \\d+ runs again in ${wait} ms \\(${times} times in a row\\)$`,
           ),
         ),
-      );
-      expect([first, second, third].map((c) => c.quietThroughWait)).toEqual([true, true, true]);
-      // Between two complaints, one fetch of the range: the same requests each time, one eth_getLogs
-      // among them, and nothing else but a refresh of the head (asked again once a second at most).
-      const methods = (from: Complaint, to: Complaint) =>
-        proxy
-          .rpcRequests()
-          .slice(from.rpcRequests, to.rpcRequests)
-          .map((request) => request.map((call) => call.method))
-          .filter((request) => request.join() !== 'eth_blockNumber');
-      const attempts = [methods(first, second), methods(second, third)];
-      expect(attempts[1]).toEqual(attempts[0]);
-      expect(attempts[0]!.flat().filter((method) => method === 'eth_getLogs')).toEqual(['eth_getLogs']);
-      proxy.set({ kind: 'pass' });
-      await running.indexer.waitForHead();
-      expect(await output(running, `${paid}-0`)).toBe(await fieldsFromNode(paid));
-    } finally {
-      await running.stop();
-      await proxy.close();
-    }
-  }, 60_000);
+      ),
+    );
+  });
+
+  it('waits between attempts, sending nothing meanwhile, each attempt one fetch of the range', () => {
+    expect([first, second, third].map((c) => c.quietThroughWait)).toEqual([true, true, true]);
+    // Between two complaints, one fetch of the range: the same requests each time, one eth_getLogs
+    // among them, and nothing else but a refresh of the head (asked again once a second at most).
+    const methods = (from: Complaint, to: Complaint) =>
+      proxy
+        .rpcRequests()
+        .slice(from.rpcRequests, to.rpcRequests)
+        .map((request) => request.map((call) => call.method))
+        .filter((request) => request.join() !== 'eth_blockNumber');
+    const attempts = [methods(first, second), methods(second, third)];
+    expect(attempts[1]).toEqual(attempts[0]);
+    expect(attempts[0]!.flat().filter((method) => method === 'eth_getLogs')).toEqual(['eth_getLogs']);
+  });
+
+  it('indexes once the node answers in full', async () => {
+    proxy.set({ kind: 'pass' });
+    await running.indexer.waitForHead();
+    expect(await output(running, `${paid}-0`)).toBe(await fieldsFromNode(paid));
+  });
 });
