@@ -6,7 +6,7 @@ import { API_TITLE, GRAPHQL_SUMMARY } from './openapi.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/claim-function.ts';
-import { DISCOVERY_DOCUMENTS, type DocumentName } from './document-table.ts';
+import { DISCOVERY_DOCUMENTS, LOGO_PATH, type DocumentName } from './document-table.ts';
 import { CLAIMABLE_DIVIDENDS_ANSWER, claimableDividendsQuery } from './llms.ts';
 // operation ids are the same in every registry's route table
 import { ROUTES } from './routes.ts';
@@ -132,7 +132,7 @@ export function aiPluginJson(baseUrl: string, registry: Registry): Record<string
       url: `${baseUrl}${DISCOVERY_DOCUMENTS.openapi.path}`,
       is_user_authenticated: false,
     },
-    logo_url: `${baseUrl}/logo.svg`,
+    logo_url: `${baseUrl}${LOGO_PATH}`,
     contact_email: registry.protocol.contactEmail,
     legal_info_url: `${baseUrl}${DISCOVERY_DOCUMENTS.llms.path}`,
   };

@@ -59,3 +59,6 @@ export const DISCOVERY_DOCUMENTS = {
 } as const satisfies Record<string, DiscoveryDocument>;
 
 export type DocumentName = keyof typeof DISCOVERY_DOCUMENTS;
+
+/** the service's logo, served beside the documents, which ai-plugin.json links */
+export const LOGO_PATH = '/logo.svg';

@@ -7,7 +7,7 @@ import type { Express, RequestHandler } from 'express';
 import { printedSchema } from '../gateway/print-schema.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 import { agentsJson, aiPluginJson, serviceIndex } from './agents.ts';
-import { DISCOVERY_DOCUMENTS, type DocumentName } from './document-table.ts';
+import { DISCOVERY_DOCUMENTS, LOGO_PATH, type DocumentName } from './document-table.ts';
 import type { DocumentExamples } from './examples.ts';
 import { llmsFullTxt, llmsTxt } from './llms.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -56,7 +56,7 @@ export function serveDocuments(app: Express, replies: Replies, sources: Document
   };
   for (const [name, { path, mediaType }] of Object.entries(DISCOVERY_DOCUMENTS))
     serve(path, `${mediaType}; charset=utf-8`, builds[name as DocumentName]);
-  serve('/logo.svg', 'image/svg+xml', () => LOGO);
+  serve(LOGO_PATH, 'image/svg+xml', () => LOGO);
 }
 
 /** Serves document `name` for the request's base, built on the first request for that base. */

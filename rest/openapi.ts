@@ -55,7 +55,6 @@ export const graphqlExampleQuery = (examples: DocumentExamples) =>
  */
 export const NETWORK_EXAMPLES_NOTE =
   "Examples: names, slugs, addresses, chain and links are this deployment's, from its registry. Examples of indexed or live data (epochs, NAVs, dividend rounds and their recipients, events, blocks, cursors) are not shown, since none is known to hold on this network: learn them from the list endpoints (GET /v1/funds, GET /v1/funds/{slug}/nav/history, GET /v1/funds/{slug}/dividends, GET /v1/events). Policy `params` and fund `status` in the examples are illustrative; the endpoints answer the live values.";
-/** where the gateway's schema is served as SDL (the text of schema.graphql) */
 /** /graphql in a few words, for the overview of every discovery document */
 export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${DISCOVERY_DOCUMENTS.graphqlSchema.path} and by introspection.`;
 /** what a /graphql request may weigh; introspection counts too, except in the list items */
@@ -674,7 +673,7 @@ export function buildOpenApi(
         `Rate limits: ${rateLimitStatement(rateLimit)}`,
         'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
         'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds; responses with values read live from the chain carry X-Chain-Block, the block they were read at.',
-        'Any method other than GET, HEAD or OPTIONS on /v1 or a discovery document answers 405 with Allow.',
+        'Any method other than GET, HEAD or OPTIONS on /v1, a discovery document, the logo or a problem page answers 405 with Allow.',
         ...(examples.scenario ? [] : [NETWORK_EXAMPLES_NOTE]),
         'Errors are application/problem+json (RFC 9457); problem types:',
         kinds,

@@ -4,6 +4,7 @@
 // run first (rest/app.ts mounts them ahead of the rate limiters), so a refused request costs no work.
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { LOGO_PATH } from './document-table.ts';
 import { DOCUMENT_PATHS } from './documents.ts';
 import { GRAPHQL_METHODS, isGraphqlPath } from './graphql-http.ts';
 import { badHostDetail, MAX_URL_LENGTH, problemBody, sendProblem, uriTooLongDetail } from './problems.ts';
@@ -85,10 +86,14 @@ export function requestGuard(
       answerPreflight(req, res, methods);
       return;
     }
-    // read-only surface: anything but GET/HEAD on /v1, the documents and problem pages is 405 (in
-    // any case, as Express routes them)
-    const path = req.path.toLowerCase();
-    const guarded = path.startsWith('/v1') || DOCUMENT_PATHS.includes(path) || path.startsWith('/problems');
+    // read-only surface: anything but GET/HEAD on /v1, the documents, the logo and problem pages is
+    // 405 (in any case and with a trailing slash, as Express routes them)
+    const path = req.path.toLowerCase().replace(/(.)\/$/, '$1');
+    const guarded =
+      path.startsWith('/v1') ||
+      DOCUMENT_PATHS.includes(path) ||
+      path === LOGO_PATH ||
+      path.startsWith('/problems');
     if (guarded && req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', READ_METHODS);
       replies.problem(

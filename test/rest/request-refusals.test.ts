@@ -35,6 +35,16 @@ describe('a method other than GET', () => {
       expect(headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     },
   );
+
+  it.each(['/openapi.json/', '/v1/contracts/', '/logo.svg', '/problems/not-found/'])(
+    'is 405 on what GET serves, the logo and a trailing slash included (%s)',
+    async (path) => {
+      expect((await fetch(`${server.url}${path}`)).status).toBe(200);
+      const { status, headers } = await call(server.url, path, { method: 'POST' });
+      expect(status).toBe(405);
+      expect(headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    },
+  );
 });
 
 describe('a Host header', () => {
