@@ -4,11 +4,11 @@
 // generator and no TypeScript loader in it. It indexes the scenario from scratch, fetches and
 // decodes the same logs alone, times the store alone on what the run wrote, and prints the figures
 // against their targets; then it indexes again with handlers getting only transaction hashes
-// (INDEXER_TRANSACTIONS=hash-only), does the same through the proxy that delays every RPC request, and
-// times a catch-up over a chain of empty blocks behind such a proxy, the next range fetched during the
-// current one against several at once, indexes keeping only the last 50 blocks of history (the scenario's chain is a
-// couple of hundred blocks long) to weigh pruning's cost and the disk it saves, and indexes a
-// factory subgraph's thousands of data sources (bench/many-funds.ts).
+// (INDEXER_TRANSACTIONS=hash-only), does the same through the proxy that delays every RPC request,
+// times a catch-up over a chain of empty blocks behind such a proxy (the next range fetched during
+// the current one, against several at once), indexes keeping only the last 50 blocks of history (the
+// scenario's chain is a couple of hundred blocks long) to weigh pruning's cost and the disk it
+// saves, and indexes a factory subgraph's thousands of data sources (bench/many-funds.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
