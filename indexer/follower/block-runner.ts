@@ -18,7 +18,7 @@
 // File data sources (file-data-sources.ts) run at the end of each range written, in its last block:
 // a file that arrives while the follower waits at the head runs with the next block, as in graph-node.
 import type { Hex, Log, TransactionReceipt } from 'viem';
-import type { DataSourceSet } from '../runtime/data-sources.ts';
+import type { DataSourceLogFilter, DataSourceSet } from '../runtime/data-sources.ts';
 import { traceOrder } from '../runtime/ethereum-call.ts';
 import type { BlockProcessor, BlockResult } from '../runtime/block-processor.ts';
 import { HandlerError } from '../runtime/handler-error.ts';
@@ -58,6 +58,42 @@ export interface RangeRun {
   paused: boolean;
   /** the blocks after `last`, when one of its handlers created data sources: they run next */
   rest: FetchedRange | null;
+}
+
+/** What BlockRunner.processBlock returns of a block it ran. */
+interface BlockOutcome {
+  /** logs handed to handlers */
+  logs: number;
+  /** whether its handlers created data sources */
+  created: boolean;
+  /** handlers that failed under nonFatalErrors */
+  errors: number;
+}
+
+/** Why a block runs again from its start, with the data source set as it was before it. */
+type BlockRestart =
+  /** a handler's chain read the node had not answered (ChainReadPending): the handler was cut short */
+  | 'chain read answered'
+  /** its handlers created data sources that have logs or calls in the block: they run too */
+  | 'new data sources'
+  /** the store refused an immutable entity as inserted by an earlier block: the checks that name the handler run */
+  | 'immutable entity checks';
+
+/** A block as BlockRunner.runOnce runs it, changed by what makes it run again. */
+interface BlockRun {
+  /** the follower's data sources when the block started */
+  sources: DataSourceSet;
+  /** with the transactions of the new data sources' logs and calls, once they were fetched */
+  header: ChainHeader;
+  logs: Log[];
+  calls: RangeCall[];
+  receipts: Map<Hex, TransactionReceipt>;
+  declaredCalls: ReadonlyMap<string, Hex | null> | undefined;
+  /** what the block's logs and calls were fetched for */
+  coveredLogs: DataSourceLogFilter;
+  coveredCalls: Set<Hex>;
+  /** new immutable entities are not looked up in the store (until the store refuses one) */
+  deferImmutableChecks: boolean;
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -224,107 +260,136 @@ export class BlockRunner {
   }
 
   /**
-   * Runs one block. When its handlers create data sources, their logs (and calls) in this block are
-   * fetched and, if there are any, the block is run again from scratch with them (and the data
-   * source set as it was before the block): graph-node's order, where the new data sources' triggers
-   * run after the block's others. Returns how many logs the block handed to handlers, whether it
-   * created data sources, and how many handlers failed under nonFatalErrors (their errors recorded).
+   * Runs one block, again from its start (with the data source set as it was before it) for as long
+   * as runOnce gives a reason to (see BlockRestart). Returns how many logs the block handed to
+   * handlers, whether it created data sources, and how many handlers failed under nonFatalErrors
+   * (their errors recorded).
    */
   private async processBlock(
-    blockHeader: ChainHeader,
-    initialLogs: Log[],
-    initialCalls: RangeCall[],
+    header: ChainHeader,
+    logs: Log[],
+    calls: RangeCall[],
     receipts: Map<Hex, TransactionReceipt>,
     declaredCalls: ReadonlyMap<string, Hex | null> | undefined,
-  ): Promise<{ logs: number; created: boolean; errors: number }> {
-    const { store, processor } = this.options;
+  ): Promise<BlockOutcome> {
     const sources = this.sources();
     const sourcesBefore = sources.size;
-    // what the block's logs and calls were fetched for
-    let coveredLogs = sources.logFilter();
-    const coveredCalls = new Set(sources.callAddresses());
-    let header = blockHeader;
-    let logs = initialLogs;
-    let calls = initialCalls;
-    let deferImmutableChecks = true;
+    const block: BlockRun = {
+      sources,
+      header,
+      logs,
+      calls,
+      receipts,
+      declaredCalls,
+      coveredLogs: sources.logFilter(),
+      coveredCalls: new Set(sources.callAddresses()),
+      deferImmutableChecks: true,
+    };
     for (;;) {
-      const writer = store.blockWriter(header.number);
-      const steps = processor.blockSteps(
-        {
-          number: BigInt(header.number),
-          hash: header.hash as Hex,
-          parentHash: header.parentHash as Hex,
-          timestamp: BigInt(header.timestamp),
-          header: header.info,
-          logs,
-          transactions: header.transactions,
-          receipts,
-          calls,
-          declaredCalls,
-        },
-        writer,
-        sources,
-        deferImmutableChecks,
-      );
-      let result: BlockResult;
-      try {
-        result = await this.runSteps(steps);
-      } catch (error) {
-        if (!(error instanceof ChainReadPending)) throw error;
-        // the handler that asked was cut short: the block runs again from its start with the answer
-        await error.answered(this.options.signal);
-        if (this.options.signal.aborted) throw new StoppedError();
-        sources.truncate(sourcesBefore);
-        continue;
-      }
-      if (result.createdDataSources.length > 0) {
-        // what the block's logs and calls lack for its new data sources; an instance whose
-        // address the block's logs already cover (another template's, a static data source's) adds
-        // no request for the logs already there
-        const logFilter = sources.logFilter();
-        const missing = missingFilters(coveredLogs, logFilter) ?? [logFilter];
-        const callAddresses = sources.callAddresses().filter((a) => !coveredCalls.has(a));
-        coveredLogs = logFilter;
-        for (const a of callAddresses) coveredCalls.add(a);
-        const added = await this.ranges.logsOfNewSources(header, logs, calls, missing, callAddresses);
-        for (const [hash, receipt] of added.receipts) receipts.set(hash, receipt);
-        header = added.header;
-        if (added.logs.length + added.calls.length > 0) {
-          // in no particular order: the block processor runs a block's logs by log index
-          logs = [...logs, ...added.logs];
-          calls = [...calls, ...added.calls].sort(traceOrder);
-          sources.truncate(sourcesBefore);
-          continue;
-        }
-      }
-      try {
-        writer.flush();
-      } catch (error) {
-        // an immutable entity inserted again: run the block with the checks that name the handler
-        if (!(error instanceof ImmutableEntityConflict) || !deferImmutableChecks) throw error;
-        deferImmutableChecks = false;
-        sources.truncate(sourcesBefore);
-        continue;
-      }
-      for (const ds of result.createdDataSources) {
-        store.recordDataSource({
-          template: ds.template,
-          address: ds.address,
-          context: ds.context === null ? null : entityToJson(ds.context),
-          createdAtBlock: header.number,
-        });
-      }
-      this.files.record(result.createdFiles, header.number);
-      if (result.errors.length > 0) store.recordHandlerErrors(header, result.errors);
-      store.recordBlock(header);
-      // past the static filters threshold, logs of contracts that are not instances come too
-      const handed = sources.usesStaticFilters()
-        ? logs.filter((l) => sources.forAddress(l.address.toLowerCase()).length > 0).length
-        : logs.length;
-      return { logs: handed, created: result.createdDataSources.length > 0, errors: result.errors.length };
+      const outcome = await this.runOnce(block);
+      if (typeof outcome !== 'string') return outcome;
+      sources.truncate(sourcesBefore);
     }
   }
 
+  /**
+   * Runs `block`'s handlers once, and writes what they did unless the block must run again: then
+   * the reason, with `block` updated for the next run.
+   */
+  private async runOnce(block: BlockRun): Promise<BlockOutcome | BlockRestart> {
+    const { store, processor, signal } = this.options;
+    const { sources } = block;
+    const writer = store.blockWriter(block.header.number);
+    const steps = processor.blockSteps(
+      {
+        number: BigInt(block.header.number),
+        hash: block.header.hash as Hex,
+        parentHash: block.header.parentHash as Hex,
+        timestamp: BigInt(block.header.timestamp),
+        header: block.header.info,
+        logs: block.logs,
+        transactions: block.header.transactions,
+        receipts: block.receipts,
+        calls: block.calls,
+        declaredCalls: block.declaredCalls,
+      },
+      writer,
+      sources,
+      block.deferImmutableChecks,
+    );
+    let result: BlockResult;
+    try {
+      result = await this.runSteps(steps);
+    } catch (error) {
+      if (!(error instanceof ChainReadPending)) throw error;
+      await error.answered(signal);
+      if (signal.aborted) throw new StoppedError();
+      return 'chain read answered';
+    }
+    if (result.createdDataSources.length > 0 && (await this.addNewSourcesTriggers(block))) {
+      return 'new data sources';
+    }
+    try {
+      writer.flush();
+    } catch (error) {
+      if (!(error instanceof ImmutableEntityConflict) || !block.deferImmutableChecks) throw error;
+      block.deferImmutableChecks = false;
+      return 'immutable entity checks';
+    }
+    return this.recordBlock(block, result);
+  }
+
+  /**
+   * Fetches the logs and calls of `block` that its new data sources have triggers in and the
+   * fetch of its range lacked, and adds them to `block`; whether there were any (then the block
+   * runs again with them: graph-node's order, where the new data sources' triggers run after the
+   * block's others). An instance whose address the block's logs already cover (another
+   * template's, a static data source's) adds no request for the logs already there.
+   */
+  private async addNewSourcesTriggers(block: BlockRun): Promise<boolean> {
+    const { sources } = block;
+    const logFilter = sources.logFilter();
+    const missing = missingFilters(block.coveredLogs, logFilter) ?? [logFilter];
+    const callAddresses = sources.callAddresses().filter((a) => !block.coveredCalls.has(a));
+    block.coveredLogs = logFilter;
+    for (const a of callAddresses) block.coveredCalls.add(a);
+    const added = await this.ranges.logsOfNewSources(
+      block.header,
+      block.logs,
+      block.calls,
+      missing,
+      callAddresses,
+    );
+    for (const [hash, receipt] of added.receipts) block.receipts.set(hash, receipt);
+    block.header = added.header;
+    if (added.logs.length + added.calls.length === 0) return false;
+    // in no particular order: the block processor runs a block's logs by log index
+    block.logs = [...block.logs, ...added.logs];
+    block.calls = [...block.calls, ...added.calls].sort(traceOrder);
+    return true;
+  }
+
+  /** Records in the store what the block's run left besides its entities (written by the flush). */
+  private recordBlock(block: BlockRun, result: BlockResult): BlockOutcome {
+    const { store } = this.options;
+    const { sources, header, logs } = block;
+    for (const ds of result.createdDataSources) {
+      store.recordDataSource({
+        template: ds.template,
+        address: ds.address,
+        context: ds.context === null ? null : entityToJson(ds.context),
+        createdAtBlock: header.number,
+      });
+    }
+    this.files.record(result.createdFiles, header.number);
+    if (result.errors.length > 0) store.recordHandlerErrors(header, result.errors);
+    store.recordBlock(header);
+    // past the static filters threshold, logs of contracts that are not instances come too
+    const handed = sources.usesStaticFilters()
+      ? logs.filter((l) => sources.forAddress(l.address.toLowerCase()).length > 0).length
+      : logs.length;
+    return { logs: handed, created: result.createdDataSources.length > 0, errors: result.errors.length };
+  }
   /**
    * Runs a block's handlers, a step at a time. Between steps the event loop runs the prefetch's
    * network callbacks (its requests and a large response's chunks each need a turn; without this the

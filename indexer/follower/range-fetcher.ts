@@ -83,6 +83,37 @@ const EVERY_BLOCK_SPAN = 500;
 /** Ranges fetched at once while ranges hold few logs (see ChainSource.concurrentRanges). */
 export const MAX_RANGES_AHEAD = 4;
 
+/** What RangeFetcher.readRange read of a range, checked: what fetchRange goes on from. */
+interface RangeRead {
+  to: number;
+  end: ChainHeader;
+  logs: Log[];
+  traced: TracedCall[];
+  triggerBlocks: number[];
+  nearHead: number[];
+  /** by block number; null only for the end of the next range, read ahead, where the node lacked it */
+  headers: Map<number, ChainHeader | null>;
+  parentHash: string | null;
+  callAddresses: readonly Hex[];
+}
+
+/**
+ * `read` cut short to end at block `last`: what fetchRange keeps of a range when the node refuses
+ * the block after `last` by hash (a node behind the head).
+ */
+function endAt(read: RangeRead, last: ChainHeader): RangeRead {
+  const to = last.number;
+  return {
+    ...read,
+    to,
+    end: last,
+    logs: read.logs.filter((l) => Number(l.blockNumber) <= to),
+    traced: read.traced.filter((c) => c.blockNumber <= to),
+    triggerBlocks: read.triggerBlocks.filter((n) => n <= to),
+    nearHead: read.nearHead.filter((n) => n <= to),
+  };
+}
+
 /** A call of a range, with its block, and whether its transaction succeeded. */
 export type RangeCall = TracedCall & Pick<ContractCall, 'transactionSucceeded'>;
 
@@ -334,20 +365,97 @@ export class RangeFetcher {
   }
 
   /**
-   * Fetches [from, to]: header of the end, logs, headers of the log blocks and of the block the range
-   * continues (its hash is returned for the caller to check against its checkpoint). A Refetch when
-   * the node's answers disagree (the chain moved during the fetch) or it refused the span.
+   * Fetches [from, to] (readRange), with the logs an eth_getLogs answer missed near the head read by
+   * block hash (logsMissedNearHead), the receipts and calls' successes its handlers get, and the
+   * answers to the eth calls they declare. A node that refuses a near-head block by hash (it does
+   * not have it yet) cuts the range short: the range returned then ends at the block before that
+   * one (its `to` and `end` say so), so that a node that stays behind does not hold back the blocks
+   * it has. A Refetch when the node's answers disagree (the chain moved during the fetch), it
+   * refused the span, or it refused the range's first block by hash.
    */
   private async fetchRange(
     from: number,
     to: number,
     filter: DataSourceLogFilter,
   ): Promise<FetchedRange | Refetch> {
+    const { chain } = this.options;
+    const read = await this.readRange(from, to, filter);
+    if (isRefetch(read)) return read;
+    const logsByHash = new Map<string, LogsByHash>();
+    const { missed, refusedAt, reason } = await this.logsMissedNearHead(
+      filter,
+      read.logs,
+      read.headers,
+      read.nearHead,
+      logsByHash,
+    );
+    let kept = read;
+    if (refusedAt !== null) {
+      const last = read.headers.get(refusedAt - 1);
+      if (refusedAt === from || !last) return { refetch: reason };
+      kept = endAt(read, last);
+    }
+    const { end, traced, triggerBlocks, nearHead, headers, parentHash, callAddresses } = kept;
+    let { logs } = kept;
+    if (missed.length > 0) {
+      // their blocks were read without the transactions of logs not known then
+      const blocks = [...new Set(missed.map((l) => Number(l.blockNumber)))];
+      const again = this.fullTransactions
+        ? await chain.headers(blocks, transactionsByBlock(missed))
+        : headers;
+      for (const n of blocks) {
+        if (again.get(n)?.hash !== headers.get(n)?.hash)
+          return { refetch: `block ${n} changed while its range was read` };
+        headers.set(n, again.get(n)!);
+      }
+      const missedDisagree = this.disagreement(missed, headers);
+      if (missedDisagree) return missedDisagree;
+      logs = inChainOrderOnce([...logs, ...missed]);
+    }
+    const [receipts, calls, declaredCalls] = await Promise.all([
+      this.receiptsFor(logs),
+      this.withSuccess(traced),
+      this.declaredCallsOf(logs),
+    ]);
+    if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
+    if (!calls) return { refetch: 'a receipt is missing, or from another block than its call' };
+    const known = new Map<number, ChainHeader>();
+    for (const [n, h] of headers) if (h) known.set(n, h);
+    return {
+      from,
+      to: kept.to,
+      end,
+      logs,
+      triggerBlocks,
+      nearHead,
+      logsByHash,
+      known,
+      receipts,
+      parentHash,
+      filter,
+      calls,
+      callAddresses,
+      declaredCalls,
+    };
+  }
+
+  /**
+   * Reads [from, to]: the header of the end, the logs and calls, and the headers of the blocks
+   * with logs, calls or block triggers, of the blocks near the head, and of the block the range
+   * continues (its hash is returned for the caller to check against its checkpoint), checked
+   * against each other. A Refetch when the node's answers disagree (the chain moved during the
+   * fetch) or it refused the span.
+   */
+  private async readRange(
+    from: number,
+    to: number,
+    filter: DataSourceLogFilter,
+  ): Promise<RangeRead | Refetch> {
     const { chain, store } = this.options;
     // used once: if the range runs again, its end is read again (the chain may have moved since)
     const readAhead = this.nextEnd?.number === to ? this.nextEnd : null;
     if (readAhead) this.nextEnd = null;
-    let end = readAhead ?? (await chain.header(to));
+    const end = readAhead ?? (await chain.header(to));
     if (!end) return { refetch: `the node has no block ${to}, below the head it reported` };
     const callAddresses = this.sources().callAddresses();
     const [answer, tracedInRange] = await Promise.all([
@@ -355,10 +463,10 @@ export class RangeFetcher {
       chain.callsInRange(callAddresses, from, to),
     ]);
     if (answer === 'too-large') return { refetch: null };
-    let logs = answer;
-    let traced = tracedInRange;
-    let triggerBlocks = this.blockTriggersIn(from, to);
-    let nearHead: number[] = [];
+    const logs = answer;
+    const traced = tracedInRange;
+    const triggerBlocks = this.blockTriggersIn(from, to);
+    const nearHead: number[] = [];
     const head = this.latestHead();
     for (let n = Math.max(from, head - (this.options.reorgThreshold ?? 250) + 1); n <= to; n++)
       nearHead.push(n);
@@ -401,66 +509,9 @@ export class RangeFetcher {
     if (disagreement) return disagreement;
     const headless = triggerBlocks.find((n) => !headers.get(n));
     if (headless !== undefined) return { refetch: `the node has no block ${headless}` };
-    const logsByHash = new Map<string, LogsByHash>();
-    const { missed, refusedAt, reason } = await this.logsMissedNearHead(
-      filter,
-      logs,
-      headers,
-      nearHead,
-      logsByHash,
-    );
-    if (refusedAt !== null) {
-      // the blocks before it are indexed now: a node that stays behind must not hold back those it has
-      const last = headers.get(refusedAt - 1);
-      if (refusedAt === from || !last) return { refetch: reason };
-      to = refusedAt - 1;
-      end = last;
-      logs = logs.filter((l) => Number(l.blockNumber) <= to);
-      traced = traced.filter((c) => c.blockNumber <= to);
-      triggerBlocks = triggerBlocks.filter((n) => n <= to);
-      nearHead = nearHead.filter((n) => n <= to);
-    }
-    if (missed.length > 0) {
-      // their blocks were read without the transactions of logs not known then
-      const blocks = [...new Set(missed.map((l) => Number(l.blockNumber)))];
-      const again = this.fullTransactions
-        ? await chain.headers(blocks, transactionsByBlock(missed))
-        : headers;
-      for (const n of blocks) {
-        if (again.get(n)?.hash !== headers.get(n)?.hash)
-          return { refetch: `block ${n} changed while its range was read` };
-        headers.set(n, again.get(n)!);
-      }
-      const missedDisagree = this.disagreement(missed, headers);
-      if (missedDisagree) return missedDisagree;
-      logs = inChainOrderOnce([...logs, ...missed]);
-    }
-    const [receipts, calls, declaredCalls] = await Promise.all([
-      this.receiptsFor(logs),
-      this.withSuccess(traced),
-      this.declaredCallsOf(logs),
-    ]);
-    if (!receipts) return { refetch: 'a receipt is missing, or from another block than its log' };
-    if (!calls) return { refetch: 'a receipt is missing, or from another block than its call' };
-    const known = new Map<number, ChainHeader>();
-    for (const [n, h] of headers) if (h) known.set(n, h);
-    return {
-      from,
-      to,
-      end,
-      logs,
-      triggerBlocks,
-      nearHead,
-      logsByHash,
-      known,
-      receipts,
-      parentHash,
-      filter,
-      calls,
-      callAddresses,
-      declaredCalls,
-    };
+    return { to, end, logs, traced, triggerBlocks, nearHead, headers, parentHash, callAddresses };
   }
+
   /**
    * The answers to the eth calls that `logs` (a range's) declare, made with the range, so that its
    * blocks find them at hand instead of waiting for a batch each (ranges are fetched while the one
