@@ -3,12 +3,8 @@
 // padding only, bytesToHex always has a 0x prefix, stringToH160 accepts 40 hex digits with or
 // without 0x, bytesToBase58 uses Bitcoin's alphabet.
 import { keccak256 } from 'viem';
-import { bytesToHex } from '../store/layout.ts';
 import { utf8Lossy } from './abi-decode.ts';
 import type { HostFunctions } from './host-context.ts';
-
-// host-datasource.ts imports it from here
-export { bytesToHex };
 
 /** graph-node's bytes_to_string: String::from_utf8_lossy, then trim_end_matches('\u{0000}'). */
 export function bytesToString(bytes: Uint8Array): string {

@@ -9,7 +9,8 @@ import type { Entity } from '../store/entity.ts';
 import { readEntity, writeEntity } from './asc-values.ts';
 import { parseArweaveSource, parseContentPath } from './content-path.ts';
 import type { HostEnv, HostFunctions } from './host-context.ts';
-import { bytesToHex, stringToH160 } from './host-conversion.ts';
+import { bytesToHex } from '../store/layout.ts';
+import { stringToH160 } from './host-conversion.ts';
 
 function createDataSource(env: HostEnv, name: string, params: string[], context: Entity | null): void {
   const templates = env.runtime.subgraph.templates;
