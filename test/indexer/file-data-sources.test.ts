@@ -1,9 +1,9 @@
 // File data sources (file/ipfs templates) on a real chain and a real IPFS HTTP server on loopback,
 // and file/arweave ones (kind 43 creates an ArweaveFile) over an Arweave gateway on loopback.
 // The probe subgraph's kind 39 creates a ProbeFile for a content path (with a command in its
-// context); its handler stores the file's text as the FileContent of that path. Each test indexes
-// from its own first block, so what an earlier test left on the chain (failures included) is not
-// indexed again. Files are fetched in the background and run at the end of a range, so the tests
+// context); its handler stores the file's text as the FileContent of that path. Each test (or suite
+// sharing one indexer, as the reorg's does) indexes from its own first block, so what an earlier
+// test left on the chain (failures included) is not indexed again. Files are fetched in the background and run at the end of a range, so the tests
 // mine empty blocks until what they wait for is indexed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
