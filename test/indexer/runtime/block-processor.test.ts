@@ -55,6 +55,27 @@ function registration(block: number, logIndex: number) {
   );
 }
 
+/** Runs `processor` over block `block` of `logs` (time 100) and commits what it wrote. */
+function commitProcessedBlock(
+  processor: ReturnType<typeof createBlockProcessor>,
+  sources: DataSourceSet,
+  block: number,
+  logs: ReturnType<typeof registration>[],
+): void {
+  commitBlock(
+    harness.store,
+    { number: block, hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100 },
+    null,
+    (writer) =>
+      processBlock(
+        processor,
+        { number: BigInt(block), hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100n, logs },
+        writer,
+        sources,
+      ),
+  );
+}
+
 beforeAll(() => {
   if (!existsSync(`${buildDir}/subgraph.yaml`))
     throw new Error('subgraph/build is missing: run npm run build:subgraph');
@@ -231,24 +252,7 @@ describe('block processor on the project subgraph', () => {
                 { address: vault, block, logIndex: 0 },
               ),
             ];
-      commitBlock(
-        harness.store,
-        { number: block, hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100 },
-        null,
-        (writer) =>
-          processBlock(
-            recycling,
-            {
-              number: BigInt(block),
-              hash: txHash(block),
-              parentHash: txHash(block - 1),
-              timestamp: 100n,
-              logs,
-            },
-            writer,
-            sources,
-          ),
-      );
+      commitProcessedBlock(recycling, sources, block, logs);
     }
     expect(recycling.instancesCreated).toBe(3);
     expect(harness.store.getCurrent('Settlement', `${vault}-2`)).not.toBeNull();
@@ -262,26 +266,8 @@ describe('block processor on the project subgraph', () => {
       maxInstanceMemoryBytes: limit,
     });
     const sources = new DataSourceSet(harness.subgraph);
-    const run = (block: number, logs: ReturnType<typeof registration>[]): void => {
-      commitBlock(
-        harness.store,
-        { number: block, hash: txHash(block), parentHash: txHash(block - 1), timestamp: 100 },
-        null,
-        (writer) =>
-          processBlock(
-            recycling,
-            {
-              number: BigInt(block),
-              hash: txHash(block),
-              parentHash: txHash(block - 1),
-              timestamp: 100n,
-              logs,
-            },
-            writer,
-            sources,
-          ),
-      );
-    };
+    const run = (block: number, logs: ReturnType<typeof registration>[]): void =>
+      commitProcessedBlock(recycling, sources, block, logs);
     run(1, [registration(1, 0)]);
     for (let block = 2; block <= 400; block++) {
       run(block, [
