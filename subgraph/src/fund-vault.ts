@@ -2,8 +2,9 @@
 // the Fund id): subscription and redemption requests, settlements and each fund's latest one,
 // strategy allocations with their change history, module pauses with their history, and closure.
 // A request or settlement whose epoch does not fit the schema's Int is skipped with a warning
-// (int-range.ts), and so is a pause of a module id the vault does not have: the FundRegistry's owner
-// registers vaults, but nothing checks what a registered contract emits.
+// (int-range.ts), and so are a second settlement of an epoch and a pause of a module id the vault
+// does not have: the FundRegistry's owner registers vaults, but nothing checks what a registered
+// contract emits.
 import { BigInt, Bytes, ethereum, log } from '@graphprotocol/graph-ts';
 import {
   EpochSettled,
@@ -69,8 +70,19 @@ function recordRequest(
 
 export function handleEpochSettled(event: EpochSettled): void {
   recordProtocolEvent(event, 'EpochSettled', event.address);
-  if (!fitsInt(event.params.epoch, 'epoch', 'EpochSettled', event.transaction.hash.toHexString())) return;
-  const settlement = new Settlement(fundEpochId(event.address, event.params.epoch));
+  const tx = event.transaction.hash.toHexString();
+  if (!fitsInt(event.params.epoch, 'epoch', 'EpochSettled', tx)) return;
+  const id = fundEpochId(event.address, event.params.epoch);
+  // Settlement is immutable: a second one for the epoch, with other values, would fail the block
+  if (Settlement.load(id) != null) {
+    log.warning('EpochSettled skipped: epoch {} of {} is settled already, tx {}', [
+      event.params.epoch.toString(),
+      event.address.toHexString(),
+      tx,
+    ]);
+    return;
+  }
+  const settlement = new Settlement(id);
   settlement.fund = event.address;
   settlement.epoch = event.params.epoch.toI32();
   settlement.navPerShare = event.params.navPerShare;

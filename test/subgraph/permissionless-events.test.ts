@@ -162,6 +162,43 @@ describe("a registered vault's epoch beyond the schema Int", () => {
   });
 });
 
+describe('a second settlement of an epoch from a registered vault', () => {
+  it('is skipped with a warning, the first one kept', async () => {
+    harness = await RuntimeHarness.open(buildDir);
+    registerFund();
+    const values = {
+      navPerShare: 1_000_000n,
+      assetsIn: 0n,
+      sharesMinted: 0n,
+      sharesBurned: 0n,
+      assetsOut: 0n,
+    };
+    const totals = { totalAssets: 0n, totalSupply: 0n, reserveBalance: 0n };
+    harness.runBlock(2, [
+      makeLog(
+        abi,
+        'EpochSettled',
+        { epoch: 7n, ...values, ...totals },
+        { address: fund, block: 2, logIndex: 0 },
+      ),
+    ]);
+    const again = makeLog(
+      abi,
+      'EpochSettled',
+      { epoch: 7n, ...values, navPerShare: 2_000_000n, ...totals },
+      { address: fund, block: 3, logIndex: 0 },
+    );
+    harness.runBlock(3, [again]);
+    expect(harness.store.getCurrent('Settlement', `${fund}-7`)?.get('navPerShare')).toEqual({
+      kind: 'BigInt',
+      value: 1_000_000n,
+    });
+    expect(warnings()).toEqual([
+      `EpochSettled skipped: epoch 7 of ${fund} is settled already, tx ${again.transactionHash}`,
+    ]);
+  });
+});
+
 describe('a module id a registered vault does not have', () => {
   it('skips a pause of a module id the vault does not have, recording no change and pausing nothing', async () => {
     harness = await RuntimeHarness.open(buildDir);
