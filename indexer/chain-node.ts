@@ -5,7 +5,7 @@
 import { NETWORK_CHAIN_IDS } from './network-chains.ts';
 import { createChainReader, type ClosableChainReader } from './follower/chain-reader.ts';
 import { ChainSource } from './follower/chain-source.ts';
-import { describeRpcError, isNodeRefusal } from './follower/rpc-errors.ts';
+import { describeRpcError, inBrief, isNodeRefusal } from './follower/rpc-errors.ts';
 import type { IndexerConfig } from './indexer.ts';
 
 /**
@@ -80,5 +80,5 @@ export function createHandlerChainReader(
 }
 
 function batchLimitLine(what: string, limit: number, words: string): string {
-  return `rpc: the node refused a JSON-RPC batch ("${words}"); ${what} go out ${limit === 0 ? 'one call at a time' : `in batches of at most ${limit} calls (fewer while the node refuses those too)`} from now on`;
+  return `rpc: the node refused a JSON-RPC batch ("${inBrief(words)}"); ${what} go out ${limit === 0 ? 'one call at a time' : `in batches of at most ${limit} calls (fewer while the node refuses those too)`} from now on`;
 }

@@ -1,8 +1,8 @@
 // What the indexer's error messages quote of a server's answer that is not what it asked for: a
 // proxy's HTML error page in front of the node or a file server is quoted by its title, on one line,
 // in at most 200 characters (the README's promise, rpc-errors.ts inBrief), whichever client met it:
-// the handlers' chain reader (its reads and its batches of declared calls) or the file clients'
-// bounded HTTP reads. These messages become the follower's log lines (a range's retry reason).
+// the handlers' chain reader (its reads, its batches of declared calls and a node's refusal of
+// batches) or the file clients' bounded HTTP reads. These messages become the follower's log lines (a range's retry reason).
 // The server is a real loopback HTTP server answering nginx's 502 page (and a long plain-text 503).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import {
   ChainReadPending,
   type ClosableChainReader,
 } from '../../indexer/follower/chain-reader.ts';
+import { createHandlerChainReader } from '../../indexer/chain-node.ts';
 import { createArweaveClient } from '../../indexer/follower/arweave-client.ts';
 import { createIpfsClient } from '../../indexer/follower/ipfs-client.ts';
 
@@ -40,7 +41,7 @@ const LONG_PLAIN_ANSWER = Array.from({ length: 20 }, (_, i) => `upstream node ${
 
 /**
  * The server's answer to every request but the IPFS gateway probe: nginx's 502 page; to `/plain`,
- * a long plain-text 503.
+ * a long plain-text 503; to `/batch-refused`, a JSON-RPC error refusing batches in many lines.
  */
 function startBadGateway(): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
@@ -48,6 +49,13 @@ function startBadGateway(): Promise<{ server: Server; url: string }> {
     // the IPFS client's gateway probe (only-if-cached) finds a gateway that lacks the probe block
     if (request.method === 'HEAD') {
       response.writeHead(412).end();
+      return;
+    }
+    if (request.url === '/batch-refused') {
+      const error = { code: -32600, message: `${LONG_PLAIN_ANSWER}\nbatch requests are not supported` };
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
       return;
     }
     if (request.url === '/plain') {
@@ -134,6 +142,27 @@ describe("a proxy's HTML error page in an error message", () => {
       expect(error.message).toBe(`eth_getCode: HTTP 503: ${quoted}…`);
     } finally {
       await plainReader.close();
+    }
+  });
+
+  it("is cut to 200 characters on one line in the log line of a node's refusal of batches", async () => {
+    const lines: string[] = [];
+    const refusing = createHandlerChainReader(
+      { rpcUrl: `${badGateway.url}/batch-refused`, rpcTimeoutMs: 10_000 },
+      (line) => lines.push(line),
+    );
+    try {
+      const calls = [
+        { to: ADDRESS, data: '0x12345678' as const },
+        { to: ADDRESS, data: '0x87654321' as const },
+      ];
+      await chainReadError(() => refusing.prefetchCalls(calls, BLOCK_HASH));
+      const quoted = LONG_PLAIN_ANSWER.replace(/\n/g, ' ').slice(0, 199);
+      expect(lines).toEqual([
+        `rpc: the node refused a JSON-RPC batch ("${quoted}…"); handlers' declared calls go out one call at a time from now on`,
+      ]);
+    } finally {
+      await refusing.close();
     }
   });
 
