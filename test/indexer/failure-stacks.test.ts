@@ -3,12 +3,12 @@
 // errors take turns, so that the restarts (forever, up to one a minute) do not bury the log in
 // stacks. The errors are a trigger in the test's own store, swapped between restarts, on the
 // test's own chain.
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { ChainActions } from './chain-actions.ts';
 import { devnetIndexers, waitFor } from './devnet-indexers.ts';
+import { onStore } from './store-dump.ts';
 
 let devnet: PrivateDevnet;
 let actions: ChainActions;
@@ -16,15 +16,13 @@ const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'failu
 
 /** Makes every NavRecord insert fail with `message`, in place of the trigger there was, in one transaction. */
 function refuseNavWith(storePath: string, message: string): void {
-  const db = new Database(storePath, { fileMustExist: true });
-  try {
-    db.exec(`BEGIN;
+  onStore(
+    storePath,
+    `BEGIN;
       DROP TRIGGER IF EXISTS "refuse_nav";
       CREATE TRIGGER "refuse_nav" BEFORE INSERT ON "NavRecord" BEGIN SELECT RAISE(ABORT, '${message}'); END;
-      COMMIT;`);
-  } finally {
-    db.close();
-  }
+      COMMIT;`,
+  );
 }
 
 /** The failures logged, in order: the error's message, and whether its stack followed. */

@@ -4,7 +4,6 @@
 // reports the failure (health failed, a non-deterministic fatalError, as graph-node reports such
 // errors), indexing starts again after a wait, and once the store takes the write it goes on to
 // exactly the store a clean run builds.
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
@@ -12,23 +11,13 @@ import { devnetContracts } from '../harness/indexer.ts';
 import { ChainActions } from './chain-actions.ts';
 import { devnetIndexers, waitFor } from './devnet-indexers.ts';
 import { indexingStatusOf, queryIndexer } from './graphql-client.ts';
-import { dumpEntityVersions } from './store-dump.ts';
+import { dumpEntityVersions, onStore } from './store-dump.ts';
 
 let devnet: PrivateDevnet;
 let actions: ChainActions;
 const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'indexer-failure-');
 
 const MALFORMED = 'database disk image is malformed';
-
-/** Runs `sql` on the store file through a connection of the test's own, as another process would. */
-function onStore(storePath: string, sql: string): void {
-  const db = new Database(storePath, { fileMustExist: true });
-  try {
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
-}
 
 interface Status {
   health: string;

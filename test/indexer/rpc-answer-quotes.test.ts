@@ -88,15 +88,6 @@ async function chainReadError(read: () => unknown): Promise<Error> {
   }
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('the promise resolved');
-}
-
 let badGateway: { server: Server; url: string };
 
 beforeAll(async () => {
@@ -168,16 +159,16 @@ describe("a proxy's HTML error page in an error message", () => {
 
   it('is quoted by its title when it answers an Arweave file request', async () => {
     const arweave = createArweaveClient({ url: badGateway.url, timeoutMs: 10_000, maxFileBytes: 1024 });
-    const error = await rejection(arweave.cat('some-transaction-id'));
-    expect(error.message).toBe(
+    await expect(arweave.cat('some-transaction-id')).rejects.toHaveProperty(
+      'message',
       "Arweave file 'some-transaction-id' is not available: HTTP 502 Bad Gateway: 502 Bad Gateway",
     );
   });
 
   it('is quoted by its title when it answers an IPFS gateway request', async () => {
     const ipfs = createIpfsClient({ url: badGateway.url, timeoutMs: 10_000, maxFileBytes: 1024 });
-    const error = await rejection(ipfs.cat(CID));
-    expect(error.message).toBe(
+    await expect(ipfs.cat(CID)).rejects.toHaveProperty(
+      'message',
       `IPFS content from '${CID}' is not available: HTTP 502 Bad Gateway: 502 Bad Gateway`,
     );
   });

@@ -1,6 +1,7 @@
 // Reads every entity version of an indexer store file (read-only) into plain, comparable data:
 // per table, rows without the storage-internal vid, ordered by id and block range. Two stores that
 // indexed the same chain must dump identically, however their runs were interrupted or reorged.
+// Also runs SQL on a store file, for the tests that make a running indexer's store fail.
 import Database from 'better-sqlite3';
 
 /** The names of a store's entity tables (the store's own tables start with `__`). */
@@ -31,6 +32,16 @@ export function dumpEntityVersions(storePath: string): Record<string, Record<str
       });
     }
     return out;
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs `sql` on the store file through a connection of the test's own, as another process would. */
+export function onStore(storePath: string, sql: string): void {
+  const db = new Database(storePath, { fileMustExist: true });
+  try {
+    db.exec(sql);
   } finally {
     db.close();
   }
