@@ -271,6 +271,11 @@ function selection(shape: RowShape): string {
     .join(' ');
 }
 
+/** Each collection's selection, built once: every query of the collection asks for it. */
+const COLLECTION_FIELDS = Object.fromEntries(
+  Object.entries(COLLECTION_SHAPES).map(([collection, shape]) => [collection, selection(shape)]),
+) as Record<Collection, string>;
+
 const isUint = (v: unknown) => typeof v === 'string' && /^\d{1,78}$/.test(v);
 
 function isJsonObject(text: string): boolean {
@@ -488,8 +493,7 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
   const read = async <C extends Collection>(collection: C, args: string, cursorBlock?: number) => {
     const floor = client.floor(cursorBlock);
     const block = floor ? `block: { number_gte: ${floor.number} }, ` : '';
-    const fields = selection(COLLECTION_SHAPES[collection]);
-    const document = `{ ${collection}(${block}${args}, subgraphError: allow) { ${fields} } }`;
+    const document = `{ ${collection}(${block}${args}, subgraphError: allow) { ${COLLECTION_FIELDS[collection]} } }`;
     const data = await client.query<Record<string, unknown>>(document, freshness, floor);
     return { rows: checkedRows(collection, data), block: data._meta.block.number };
   };
