@@ -26,12 +26,12 @@ export const FixedPlusFloatParamsRef = builder
   .objectRef<FixedPlusFloatParamsShape>('FixedPlusFloatParams')
   .implement({
     description: FIXED_PLUS_FLOAT_PARAMS.description,
-    fields: (t) => ({
-      annualBaseBps: t.exposeInt('annualBaseBps', { description: described.annualBaseBps }),
-      profitToHolderBps: t.exposeInt('profitToHolderBps', { description: described.profitToHolderBps }),
-      profitToReserveBps: t.exposeInt('profitToReserveBps', { description: described.profitToReserveBps }),
-      profitToNavBps: t.exposeInt('profitToNavBps', { description: described.profitToNavBps }),
-      reserveTargetMaxBps: t.exposeInt('reserveTargetMaxBps', { description: described.reserveTargetMaxBps }),
-      reserveTargetMinBps: t.exposeInt('reserveTargetMinBps', { description: described.reserveTargetMinBps }),
-    }),
+    // every parameter the table describes, in its order
+    fields: (t) =>
+      Object.fromEntries(
+        Object.entries(described).map(([name, description]) => [
+          name,
+          t.exposeInt(name as keyof typeof described, { description }),
+        ]),
+      ),
   });

@@ -26,12 +26,12 @@ export const FractionalKellyParamsRef = builder
   .objectRef<FractionalKellyParamsShape>('FractionalKellyParams')
   .implement({
     description: FRACTIONAL_KELLY_PARAMS.description,
-    fields: (t) => ({
-      kellyFractionBps: t.exposeInt('kellyFractionBps', { description: described.kellyFractionBps }),
-      expectedEdgeBps: t.exposeInt('expectedEdgeBps', { description: described.expectedEdgeBps }),
-      varianceBps: t.exposeInt('varianceBps', { description: described.varianceBps }),
-      maxExposureBps: t.exposeInt('maxExposureBps', { description: described.maxExposureBps }),
-      reserveTargetMinBps: t.exposeInt('reserveTargetMinBps', { description: described.reserveTargetMinBps }),
-      reserveTargetMaxBps: t.exposeInt('reserveTargetMaxBps', { description: described.reserveTargetMaxBps }),
-    }),
+    // every parameter the table describes, in its order
+    fields: (t) =>
+      Object.fromEntries(
+        Object.entries(described).map(([name, description]) => [
+          name,
+          t.exposeInt(name as keyof typeof described, { description }),
+        ]),
+      ),
   });
