@@ -5,10 +5,18 @@
 // one line; each used to unwrap the chain itself, to one level or to the end. It lives in common/
 // because the service and the subgraph's scripts both use it. It imports nothing.
 
-/** The last Error of `error`'s chain of causes: `error` itself when its cause is no Error. */
+/**
+ * The last Error of `error`'s chain of causes: `error` itself when its cause is no Error. A chain
+ * that comes back to an error already walked (any code may set `cause`) ends at the last new one,
+ * so a start-up check naming a failure cannot hang on it.
+ */
 export function innermostCause(error: unknown): unknown {
+  const walked = new Set<unknown>([error]);
   let current = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  while (current instanceof Error && current.cause instanceof Error && !walked.has(current.cause)) {
+    current = current.cause;
+    walked.add(current);
+  }
   return current;
 }
 
