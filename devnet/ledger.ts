@@ -7,8 +7,9 @@ import type { ScenarioParams } from './scenario-params.ts';
 export const NAV_STATUSES = ['None', 'Draft', 'PendingVerification', 'Verified', 'Published'] as const;
 export type NavStatus = Exclude<(typeof NAV_STATUSES)[number], 'None'>;
 
+/** The vault's modules in the order of their ids (0, 1, 2), as pause and unpause take them. */
 export const MODULE_NAMES = ['subscriptions', 'redemptions', 'claims'] as const;
-type ModuleName = (typeof MODULE_NAMES)[number];
+export type ModuleName = (typeof MODULE_NAMES)[number];
 
 export interface TxRef {
   txHash: Hex;

@@ -3,12 +3,21 @@
 // lives in these records, so this file is the map of what the other parts read and change.
 import { getAddress, keccak256, toBytes, type Address, type Hex } from 'viem';
 import type { DeployedFund, Deployment } from '../deploy.ts';
-import type { LedgerNavRecord, NavStatus, TxRef } from '../ledger.ts';
+import {
+  MODULE_NAMES,
+  type LedgerNavRecord,
+  type ModuleName,
+  type NavStatus,
+  type TxRef,
+} from '../ledger.ts';
 import type { Random } from '../random.ts';
 import type { ScenarioParams } from '../scenario-params.ts';
 
-/** The vault's module ids (pause, unpause, pausedModules). */
-export const MODULE = { subscriptions: 0, redemptions: 1, claims: 2 } as const;
+/** The vault's module ids (pause, unpause, pausedModules): each name's position in MODULE_NAMES. */
+export const MODULE = Object.fromEntries(MODULE_NAMES.map((name, id) => [name, id])) as Record<
+  ModuleName,
+  number
+>;
 
 /** Per-fund behaviour of the standard scenario, by position in deployment.funds. */
 interface FundPlan {
