@@ -69,8 +69,16 @@ export interface SqlFragment {
   params: unknown[];
 }
 
+/**
+ * The versions visible at `block`. At the head `__from <= block` holds for nearly every row, but
+ * without statistics SQLite takes a range on the "__from" index (which exists for reorg deletes)
+ * for a selective one, reads the whole table through it and sorts it, where an index on the sort
+ * key would have served the first page. Telling it the condition is likely true keeps it from
+ * driving a scan, while an index led by an equality ((id, __from), (reference, __from)) still
+ * narrows its range with it.
+ */
 function blockRange(alias: string, block: number): string {
-  return `${alias}."__from" <= ${block} AND ${alias}."__to" > ${block}`;
+  return `likelihood(${alias}."__from" <= ${block}, 0.99) AND ${alias}."__to" > ${block}`;
 }
 
 /** SQL text of an id expression as it appears in JSON lists and responses (0x hex for Bytes). */
