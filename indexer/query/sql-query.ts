@@ -81,6 +81,17 @@ function blockRange(alias: string, block: number): string {
   return `likelihood(${alias}."__from" <= ${block}, 0.99) AND ${alias}."__to" > ${block}`;
 }
 
+/**
+ * A SELECT of `what` from the newest version at or before `block` of the entity whose id is `id`
+ * (an SQL expression): one seek down the (id, __from) index. That version is the one visible at
+ * the block unless it was closed by then (the entity removed), which `"__to" > block` tells; the
+ * range `__from <= block AND __to > block` alone walks every version up to the block, and an
+ * entity gains one in each block it changes in.
+ */
+function newestVersion(table: TableLayout, alias: string, what: string, id: string, block: number): string {
+  return `SELECT ${what} FROM ${table.sql} ${alias} WHERE ${alias}."id" = ${id} AND ${alias}."__from" <= ${block} ORDER BY ${alias}."__from" DESC LIMIT 1`;
+}
+
 /** SQL text of an id expression as it appears in JSON lists and responses (0x hex for Bytes). */
 export function idAsText(expr: string, idKind: TableLayout['idKind']): string {
   if (idKind === 'Bytes') return `('0x' || lower(hex(${expr})))`;
@@ -414,9 +425,14 @@ class Compiler {
     const cmp = `${alias}.${column.keySql ?? column.sql}`;
     const op = entry.op as Exclude<FilterEntry['op'], 'child'>;
     if (value === null && op !== '' && op !== 'not') throw new QueryError(nullFilterMessage(entry.key, op));
+    // an id of a mutable entity type is looked up by a seek to its version at the block
+    const version = column.field.name === 'id' && !table.entity.immutable ? this.versionById(table) : null;
     switch (op) {
-      case '':
-        return value === null ? `${cmp} IS NULL` : `${cmp} = ${this.param(this.sqlValue(column, value))}`;
+      case '': {
+        if (value === null) return `${cmp} IS NULL`;
+        const id = this.param(this.sqlValue(column, value));
+        return version ? `${alias}."__vid" = ${version(id)}` : `${cmp} = ${id}`;
+      }
       case 'not':
         return value === null
           ? `${cmp} IS NOT NULL`
@@ -437,12 +453,23 @@ class Compiler {
         if (values.length === 0) return '0';
         // the list is one JSON parameter, however long: a statement takes 32,766 parameters at most
         const list = this.param(jsonArrayOf(values));
-        const item = Buffer.isBuffer(values[0]) ? 'unhex(value)' : 'value';
-        return `${cmp} ${op === 'in' ? 'IN' : 'NOT IN'} (SELECT ${item} FROM json_each(${list}))`;
+        const item = Buffer.isBuffer(values[0]) ? 'unhex(j.value)' : 'j.value';
+        if (version && op === 'in')
+          return `${alias}."__vid" IN (SELECT ${version(item)} FROM json_each(${list}) j)`;
+        return `${cmp} ${op === 'in' ? 'IN' : 'NOT IN'} (SELECT ${item} FROM json_each(${list}) j)`;
       }
       default:
         return this.textCondition(column, col, op, value);
     }
+  }
+
+  /**
+   * The `__vid` of the newest version at or before the block of the entity with a given id (SQL),
+   * by newestVersion; the block range beside it drops that version if it was closed by then.
+   */
+  private versionById(table: TableLayout): (id: string) => string {
+    const v = this.alias();
+    return (id) => `(${newestVersion(table, v, `${v}."__vid"`, id, this.block)})`;
   }
 
   /** contains / starts_with / ends_with and their negated and case-insensitive forms. */
@@ -689,5 +716,5 @@ export function compileByVids(table: TableLayout, count: number): string {
 
 /** The version of one entity visible at `block`. */
 export function compileById(table: TableLayout, block: number): string {
-  return `SELECT t0.* FROM ${table.sql} t0 WHERE t0."id" = ? AND ${blockRange('t0', block)}`;
+  return `SELECT * FROM (${newestVersion(table, 't0', 't0.*', '?', block)}) WHERE "__to" > ${block}`;
 }

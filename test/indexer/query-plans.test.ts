@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildQueryModel,
+  compileById,
   compileCollection,
   type CollectionArgs,
   type QueryModel,
   type SqlFragment,
 } from '../../indexer/query/sql-query.ts';
-import { createFixture, schema, vault1, writeFixture, type Fixture } from './store-fixture.ts';
+import { createFixture, schema, vault1, vault2, writeFixture, type Fixture } from './store-fixture.ts';
 
 let fixture: Fixture;
 let model: QueryModel;
@@ -54,6 +55,41 @@ describe('the first page of a collection ordered by an indexed column', () => {
     const args: CollectionArgs = { where: { fund: vault1 }, orderBy: 'epoch', orderDirection: 'desc' };
     expect(collectionPlan('NavRecord', args, EARLY)).toEqual([
       'SEARCH t0 USING INDEX NavRecord__ref_fund (fund=? AND __from<?)',
+      'USE TEMP B-TREE FOR ORDER BY',
+    ]);
+  });
+});
+
+describe('an entity looked up by id at a block', () => {
+  /** the newest version at or before the block, read from the end of its (id, __from) range */
+  const seek = (alias: string) => `SEARCH ${alias} USING COVERING INDEX Fund__id_range (id=? AND __from<?)`;
+
+  it('reads one entry of the (id, __from) index, the newest version at or before the block', () => {
+    const sql = compileById(model.layouts.get('Fund')!, EARLY);
+    expect(sql).toContain('ORDER BY t0."__from" DESC LIMIT 1');
+    expect(planOf({ sql, params: [Buffer.from(vault1.slice(2), 'hex')] })).toEqual([
+      'CO-ROUTINE (subquery-1)',
+      'SEARCH t0 USING INDEX Fund__id_range (id=? AND __from<?)',
+      'SCAN (subquery-1)',
+    ]);
+  });
+
+  it('by an id filter, is that seek, then the version by its rowid', () => {
+    expect(collectionPlan('Fund', { where: { id: vault1 } }, EARLY)).toEqual([
+      'SEARCH t0 USING INTEGER PRIMARY KEY (rowid=?)',
+      'SCALAR SUBQUERY 1',
+      seek('t1'),
+    ]);
+  });
+
+  it('by an id_in filter, is that seek for each id', () => {
+    expect(collectionPlan('Fund', { where: { id_in: [vault1, vault2] } }, EARLY)).toEqual([
+      'SEARCH t0 USING INTEGER PRIMARY KEY (rowid=?)',
+      'LIST SUBQUERY 2',
+      'SCAN j VIRTUAL TABLE INDEX 1:',
+      'CORRELATED SCALAR SUBQUERY 1',
+      seek('t1'),
+      'CREATE BLOOM FILTER',
       'USE TEMP B-TREE FOR ORDER BY',
     ]);
   });
