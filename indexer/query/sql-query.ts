@@ -571,8 +571,10 @@ class Compiler {
       if (!back || back.list) throw new QueryError(`Ordering by \`${value.name}\` is not supported`);
       return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}.${back.sql} = ${alias}."id" AND ${blockRange(c, this.block)} ORDER BY ${c}."id" LIMIT 1)`;
     }
+    // the referenced entity's version at the block, by a seek; null when it has none then
     const column = table.byField.get(field.name)!;
-    return `(SELECT ${pick} FROM ${childTable.sql} ${c} WHERE ${c}."id" = ${alias}.${column.sql} AND ${blockRange(c, this.block)})`;
+    const visible = `CASE WHEN ${c}."__to" > ${this.block} THEN ${pick} END`;
+    return `(${newestVersion(childTable, c, visible, `${alias}.${column.sql}`, this.block)})`;
   }
 }
 
@@ -600,9 +602,10 @@ interface SortKey {
 /** ORDER BY terms: the sort key, then the id, both in `dir`. */
 function orderTerms(key: SortKey | null, id: string, dir: 'ASC' | 'DESC'): string {
   if (!key) return `${id} ${dir}`;
-  // a non-null column needs no NULL placement term, which also lets an index on it serve the order
+  // a non-null column needs no NULL placement, which also lets an index on it serve the order;
+  // SQLite sorts NULLs first ascending, and a key named in one term is computed once per row
   if (!key.nullable) return `${key.expr} ${dir}, ${id} ${dir}`;
-  return `(${key.expr}) IS NULL ${dir}, ${key.expr} ${dir}, ${id} ${dir}`;
+  return `${key.expr} ${dir} NULLS ${dir === 'ASC' ? 'LAST' : 'FIRST'}, ${id} ${dir}`;
 }
 
 /** A compiled query's parameters, refused when SQLite could not take them all, with what to do instead. */

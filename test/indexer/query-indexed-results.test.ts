@@ -6,14 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryIndexer } from './graphql-client.ts';
 import {
+  BI,
   createFixture,
   fixtureQueryService,
+  fund,
+  nav,
   navId,
+  schema,
+  serveHistory,
   vault1,
   vault2,
   vault3,
   writeFixture,
   type Fixture,
+  type NavInput,
 } from './store-fixture.ts';
 
 let fixture: Fixture;
@@ -78,5 +84,61 @@ describe('a mutable entity filtered by id', () => {
       `{ navRecords(where: { fund_: { id: "${upper}" } }, block: { number: 12 }) { id } }`,
     );
     expect(navs.navRecords).toEqual([{ id: navId(vault2, 1) }, { id: navId(vault2, 2) }]);
+  });
+});
+
+describe('a collection ordered by a field of the entity a reference names', () => {
+  // funds A (vault1), B (vault2) and C (vault3, no latestNav) refer to their latest NAV record;
+  // B's NAV is 700 at block 1, 300 at block 2, and removed at block 3
+  const navA: NavInput = { vault: vault1, epoch: 1, status: 'Draft', navPerShare: 500n, block: 1 };
+  const navB: NavInput = { vault: vault2, epoch: 1, status: 'Draft', navPerShare: 700n, block: 1 };
+  const slugs = { [vault1]: 'a', [vault2]: 'b', [vault3]: 'c' };
+  let served: Awaited<ReturnType<typeof serveHistory>>;
+
+  beforeAll(async () => {
+    served = await serveHistory({
+      schema,
+      startBlock: 1,
+      headSeen: 3,
+      deployment: 'QmChildOrder',
+      subgraphName: 'child-order',
+      history: {
+        1: (w) => {
+          w.set('NavRecord', navId(vault1, 1), nav(navA));
+          w.set('NavRecord', navId(vault2, 1), nav(navB));
+          w.set('Fund', vault1, fund(vault1, 'a', false, [], 1, navId(vault1, 1)));
+          w.set('Fund', vault2, fund(vault2, 'b', false, [], 1, navId(vault2, 1)));
+          w.set('Fund', vault3, fund(vault3, 'c', false, [], 1));
+        },
+        2: (w) => {
+          const b = nav(navB);
+          b.set('navPerShare', BI(300n));
+          w.set('NavRecord', navId(vault2, 1), b);
+        },
+        3: (w) => w.remove('NavRecord', navId(vault2, 1)),
+      },
+    });
+  });
+
+  afterAll(() => served?.close());
+
+  async function order(block: number, direction: 'asc' | 'desc'): Promise<string[]> {
+    const d = await queryIndexer(
+      served.url,
+      `{ funds(orderBy: latestNav__navPerShare, orderDirection: ${direction}, block: { number: ${block} }) { id } }`,
+    );
+    return (d.funds as { id: string }[]).map((f) => slugs[f.id]!);
+  }
+
+  it('orders by the value each block has, a missing entity last ascending and first descending', async () => {
+    expect(await order(1, 'asc')).toEqual(['a', 'b', 'c']);
+    expect(await order(1, 'desc')).toEqual(['c', 'b', 'a']);
+    expect(await order(2, 'asc')).toEqual(['b', 'a', 'c']);
+    expect(await order(2, 'desc')).toEqual(['c', 'a', 'b']);
+  });
+
+  it('takes an entity removed by the block for a missing one, ties broken by id', async () => {
+    expect(await order(3, 'asc')).toEqual(['a', 'c', 'b']);
+    expect(await order(3, 'desc')).toEqual(['b', 'c', 'a']);
   });
 });

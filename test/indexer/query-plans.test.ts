@@ -94,3 +94,16 @@ describe('an entity looked up by id at a block', () => {
     ]);
   });
 });
+
+describe('a collection ordered by a field of the entity a reference names', () => {
+  it('finds that entity’s version at the block once per row, by a seek', () => {
+    for (const orderDirection of ['asc', 'desc'] as const) {
+      expect(collectionPlan('Request', { orderBy: 'fund__slug', orderDirection }, HEAD)).toEqual([
+        'SCAN t0',
+        'CORRELATED SCALAR SUBQUERY 1',
+        'SEARCH t1 USING INDEX Fund__id_range (id=? AND __from<?)',
+        'USE TEMP B-TREE FOR ORDER BY',
+      ]);
+    }
+  });
+});
