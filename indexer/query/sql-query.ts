@@ -6,7 +6,7 @@
 // and the default order is `id asc`. An interface's collection is the UNION ALL of one such SELECT
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
 import { referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
-import { bytesToHex, type ColumnLayout, type TableLayout } from '../store/layout.ts';
+import { bytesToHex, valuePrefix, type ColumnLayout, type TableLayout } from '../store/layout.ts';
 import { bigIntBoundKey, encodeBigDecimalKey } from '../store/sortable-numbers.ts';
 import {
   filterEntries,
@@ -428,23 +428,22 @@ class Compiler {
     // an id of a mutable entity type is looked up by a seek to its version at the block
     const version = column.field.name === 'id' && !table.entity.immutable ? this.versionById(table) : null;
     switch (op) {
-      case '': {
+      case '':
         if (value === null) return `${cmp} IS NULL`;
-        const id = this.param(this.sqlValue(column, value));
-        return version ? `${alias}."__vid" = ${version(id)}` : `${cmp} = ${id}`;
-      }
+        if (version) return `${alias}."__vid" = ${version(this.param(this.sqlValue(column, value)))}`;
+        return this.comparison(column, cmp, '=', value);
       case 'not':
         return value === null
           ? `${cmp} IS NOT NULL`
           : `${cmp} <> ${this.param(this.sqlValue(column, value))}`;
       case 'gt':
-        return `${cmp} > ${this.param(this.sqlValue(column, value))}`;
+        return this.comparison(column, cmp, '>', value);
       case 'lt':
-        return `${cmp} < ${this.param(this.sqlValue(column, value))}`;
+        return this.comparison(column, cmp, '<', value);
       case 'gte':
-        return `${cmp} >= ${this.param(this.sqlValue(column, value))}`;
+        return this.comparison(column, cmp, '>=', value);
       case 'lte':
-        return `${cmp} <= ${this.param(this.sqlValue(column, value))}`;
+        return this.comparison(column, cmp, '<=', value);
       case 'in':
       case 'not_in': {
         // the schema's `[T!]` keeps nulls out of the list
@@ -452,15 +451,41 @@ class Compiler {
         // graph-node renders an empty list as false whichever the operator (Filter::in_array)
         if (values.length === 0) return '0';
         // the list is one JSON parameter, however long: a statement takes 32,766 parameters at most
-        const list = this.param(jsonArrayOf(values));
+        const json = jsonArrayOf(values);
         const item = Buffer.isBuffer(values[0]) ? 'unhex(j.value)' : 'j.value';
-        if (version && op === 'in')
-          return `${alias}."__vid" IN (SELECT ${version(item)} FROM json_each(${list}) j)`;
-        return `${cmp} ${op === 'in' ? 'IN' : 'NOT IN'} (SELECT ${item} FROM json_each(${list}) j)`;
+        const list = (expr: (e: string) => string) =>
+          `(SELECT ${expr(item)} FROM json_each(${this.param(json)}) j)`;
+        const whole = (e: string) => e;
+        if (op === 'not_in') return `${cmp} NOT IN ${list(whole)}`;
+        if (version) return `${alias}."__vid" IN ${list(version)}`;
+        const prefix = column.prefix;
+        if (prefix === undefined) return `${cmp} IN ${list(whole)}`;
+        // the index holds prefixes (layout.ts): the value's prefix must be one of the items'
+        const p = (e: string) => valuePrefix(e, prefix);
+        return `(${p(cmp)} IN ${list(p)} AND ${cmp} IN ${list(whole)})`;
       }
       default:
         return this.textCondition(column, col, op, value);
     }
+  }
+
+  /**
+   * `column operator value`. A column whose index holds value prefixes (layout.ts) is compared by
+   * prefix first, which the index serves, then in full, which decides: a prefix is in the order of
+   * its value (a <= b gives prefix(a) <= prefix(b)), so `a > b` gives `prefix(a) >= prefix(b)`.
+   */
+  private comparison(
+    column: ColumnLayout,
+    cmp: string,
+    operator: '=' | '>' | '<' | '>=' | '<=',
+    value: unknown,
+  ): string {
+    const sqlValue = this.sqlValue(column, value);
+    const prefix = column.prefix;
+    if (prefix === undefined) return `${cmp} ${operator} ${this.param(sqlValue)}`;
+    const prefixOperator = operator === '=' ? '=' : `${operator[0]}=`;
+    const p = (e: string) => valuePrefix(e, prefix);
+    return `(${p(cmp)} ${prefixOperator} ${p(this.param(sqlValue))} AND ${cmp} ${operator} ${this.param(sqlValue)})`;
   }
 
   /**

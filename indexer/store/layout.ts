@@ -29,6 +29,12 @@ export interface ColumnLayout {
   /** kind of the values (for references: the id kind of the referenced entity) */
   valueKind: ValueKind;
   list: boolean;
+  /**
+   * String and Bytes attributes (not the id, references or lists): how many characters or bytes
+   * of a value their index holds (STRING_PREFIX_CHARS, BYTES_PREFIX_LENGTH). A comparison reaches
+   * the index only through the same expression, valuePrefix(column, prefix).
+   */
+  prefix: number | undefined;
 }
 
 export interface TableLayout {
@@ -63,6 +69,27 @@ function valueKindOf(schema: SubgraphSchema, field: FieldModel): ValueKind {
   }
 }
 
+/**
+ * What the index of a String or Bytes attribute holds of each value, as in graph-node
+ * (relational.rs STRING_PREFIX_SIZE, BYTE_ARRAY_PREFIX_SIZE): a value may be any length (a String
+ * of event arguments as JSON, say), and a prefix decides most comparisons at a bounded cost per entry.
+ */
+const STRING_PREFIX_CHARS = 256;
+const BYTES_PREFIX_LENGTH = 64;
+
+/** The prefix of `expr` an index on a column with `prefix` holds: characters of text, bytes of a blob. */
+export function valuePrefix(expr: string, prefix: number): string {
+  return `substr(${expr}, 1, ${prefix})`;
+}
+
+/** graph-node's use_prefix_comparison: Strings (not enums) and Bytes, neither the id, a reference nor a list. */
+function prefixOf(field: FieldModel): number | undefined {
+  if (field.list || field.name === 'id') return undefined;
+  if (field.kind === 'String' || field.kind === 'ID') return STRING_PREFIX_CHARS;
+  if (field.kind === 'Bytes') return BYTES_PREFIX_LENGTH;
+  return undefined;
+}
+
 export function buildLayouts(
   schema: SubgraphSchema,
   regioned: ReadonlySet<string> = new Set(),
@@ -79,6 +106,7 @@ export function buildLayouts(
         keySql: valueKind === 'BigDecimal' && !field.list ? quoteIdent(field.name + '__key') : undefined,
         valueKind,
         list: field.list,
+        prefix: prefixOf(field),
       });
     }
     layouts.set(entity.name, {
@@ -107,8 +135,6 @@ function sqlType(column: ColumnLayout): string {
   }
 }
 
-const numericKinds = new Set<ValueKind>(['Int', 'Int8', 'BigInt', 'BigDecimal', 'Timestamp']);
-
 /** CREATE statements of an entity table and its indexes. */
 export function tableDdl(table: TableLayout): string[] {
   const name = table.entity.name;
@@ -136,6 +162,8 @@ export function tableDdl(table: TableLayout): string[] {
   }
   // what a reorg deletes
   ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('from')} ON ${table.sql} ("__from")`);
+  // as graph-node (ddl.rs columns_to_index), every attribute but the id and lists, which a filter
+  // tests item by item (graph-node's GIN indexes on lists are off by default)
   for (const c of table.columns) {
     if (c.list || c.field.name === 'id') continue;
     if (c.field.kind === 'Entity') {
@@ -143,13 +171,12 @@ export function tableDdl(table: TableLayout): string[] {
       ddl.push(
         `CREATE INDEX IF NOT EXISTS ${idx('ref_' + c.field.name)} ON ${table.sql} (${c.sql}, "__from")`,
       );
-    } else if (numericKinds.has(c.valueKind)) {
-      // numbers are what collections are ordered and paged by (`orderBy: x, where: { x_lt: cursor }`);
-      // as in graph-node the index holds the column alone: ties on x are few, and their sort by id is
-      // cheaper than a wide (x, id) entry on every insert
-      ddl.push(
-        `CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${c.keySql ?? c.sql})`,
-      );
+    } else {
+      // numbers are also what collections are ordered and paged by (`orderBy: x, where: { x_lt:
+      // cursor }`); as in graph-node the index holds the value alone: ties on x are few, and their
+      // sort by id is cheaper than a wide (x, id) entry on every insert
+      const value = c.prefix === undefined ? (c.keySql ?? c.sql) : valuePrefix(c.sql, c.prefix);
+      ddl.push(`CREATE INDEX IF NOT EXISTS ${idx('by_' + c.field.name)} ON ${table.sql} (${value})`);
     }
   }
   return ddl;

@@ -6,12 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryIndexer } from './graphql-client.ts';
 import {
+  B,
   BI,
+  S,
   createFixture,
   fixtureQueryService,
   fund,
   nav,
   navId,
+  protocolEvent,
   schema,
   serveHistory,
   vault1,
@@ -19,6 +22,7 @@ import {
   vault3,
   writeFixture,
   type Fixture,
+  type BlockWrites,
   type NavInput,
 } from './store-fixture.ts';
 
@@ -140,5 +144,79 @@ describe('a collection ordered by a field of the entity a reference names', () =
   it('takes an entity removed by the block for a missing one, ties broken by id', async () => {
     expect(await order(3, 'asc')).toEqual(['a', 'c', 'b']);
     expect(await order(3, 'desc')).toEqual(['b', 'c', 'a']);
+  });
+});
+
+describe('a String or Bytes attribute compared through the prefix its index holds', () => {
+  // events whose args (String) and txHash (Bytes) agree on more than the index's prefix (256
+  // characters, 64 bytes) and differ after it; the last is written at block 2
+  const long = 'x'.repeat(256);
+  const accents = 'é'.repeat(300);
+  const args = ['short', long, `${long}a`, `${long}b`, accents, `${accents}z`];
+  const hash = (last: string) => '0x' + 'ab'.repeat(64) + last;
+  const hashes = args.map((_, i) => hash(String(i).padStart(12, '0')));
+  const upper = (hex: string) => '0x' + hex.slice(2).toUpperCase();
+  let served: Awaited<ReturnType<typeof serveHistory>>;
+
+  beforeAll(async () => {
+    const write = (i: number) => (w: Parameters<BlockWrites[number]>[0]) => {
+      const e = protocolEvent(i, 1, 'E', BigInt(i), vault1);
+      e.set('args', S(args[i]!));
+      e.set('txHash', B(hashes[i]!));
+      w.set('ProtocolEvent', '0x' + i.toString(16).padStart(8, '0'), e);
+    };
+    served = await serveHistory({
+      schema,
+      startBlock: 1,
+      headSeen: 2,
+      deployment: 'QmPrefixes',
+      subgraphName: 'prefixes',
+      history: {
+        1: (w) => [0, 1, 2, 3, 4].forEach((i) => write(i)(w)),
+        2: (w) => write(5)(w),
+      },
+    });
+  });
+
+  afterAll(() => served?.close());
+
+  /** The indexes (in `args`) of the events `where` selects, in id order. */
+  async function matching(where: Record<string, unknown>, block = 2): Promise<number[]> {
+    const d = await queryIndexer(
+      served.url,
+      `{ protocolEvents(where: ${JSON.stringify(where).replace(/"(\w+)":/g, '$1:')}, block: { number: ${block} }) { logIndex } }`,
+    );
+    return (d.protocolEvents as { logIndex: string }[]).map((e) => Number(e.logIndex));
+  }
+
+  it('finds a String by equality, not one it is a prefix of or that has the same prefix', async () => {
+    expect(await matching({ args: long })).toEqual([1]);
+    expect(await matching({ args: `${long}a` })).toEqual([2]);
+    expect(await matching({ args: `${long}c` })).toEqual([]);
+    expect(await matching({ args: accents })).toEqual([4]);
+    expect(await matching({ args: `${accents}z` })).toEqual([5]);
+    expect(await matching({ args: `${accents}z` }, 1)).toEqual([]);
+  });
+
+  it('orders Strings past their prefix for the range operators', async () => {
+    expect(await matching({ args_gt: long })).toEqual([2, 3, 4, 5]);
+    expect(await matching({ args_gte: `${long}a` })).toEqual([2, 3, 4, 5]);
+    expect(await matching({ args_lt: `${long}b` })).toEqual([0, 1, 2]);
+    expect(await matching({ args_lte: long })).toEqual([0, 1]);
+    expect(await matching({ args_gt: long, args_lt: `${accents}z` })).toEqual([2, 3, 4]);
+    expect(await matching({ args_gt: long, args_lt: `${accents}z` }, 1)).toEqual([2, 3, 4]);
+  });
+
+  it('finds Strings in an _in list by the whole value', async () => {
+    expect(await matching({ args_in: [`${long}b`, 'short', `${long}c`] })).toEqual([0, 3]);
+    expect(await matching({ args_not_in: [long, `${accents}z`] })).toEqual([0, 2, 3, 4]);
+  });
+
+  it('finds Bytes longer than the prefix by equality, _in and ranges, given in any case', async () => {
+    expect(await matching({ txHash: upper(hashes[2]!) })).toEqual([2]);
+    expect(await matching({ txHash_in: [hashes[1], upper(hashes[5]!)] })).toEqual([1, 5]);
+    expect(await matching({ txHash_in: [hashes[1], hashes[5]] }, 1)).toEqual([1]);
+    expect(await matching({ txHash_gt: hashes[3], txHash_lte: hashes[5] })).toEqual([4, 5]);
+    expect(await matching({ txHash: hash('') })).toEqual([]);
   });
 });

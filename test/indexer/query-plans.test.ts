@@ -2,6 +2,7 @@
 // schema: which index each kind of query reads, so that a page, a filter or a lookup costs what
 // it reads rather than the size of its table. SQLite plans without statistics (the store runs no
 // ANALYZE), so the fixture's few rows give the plans a store of any size gets.
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildQueryModel,
@@ -11,6 +12,7 @@ import {
   type QueryModel,
   type SqlFragment,
 } from '../../indexer/query/sql-query.ts';
+import { openStore } from '../../indexer/store/sqlite-store.ts';
 import { createFixture, schema, vault1, vault2, writeFixture, type Fixture } from './store-fixture.ts';
 
 let fixture: Fixture;
@@ -104,6 +106,85 @@ describe('a collection ordered by a field of the entity a reference names', () =
         'SEARCH t1 USING INDEX Fund__id_range (id=? AND __from<?)',
         'USE TEMP B-TREE FOR ORDER BY',
       ]);
+    }
+  });
+});
+
+describe('a collection filtered by a String, Bytes, enum or Boolean attribute', () => {
+  it('reads the index of a Bytes attribute’s prefix, for equality and _in', () => {
+    expect(collectionPlan('Request', { where: { account: vault1 } }, HEAD)).toEqual([
+      'SEARCH t0 USING INDEX Request__by_account (<expr>=?)',
+      'USE TEMP B-TREE FOR ORDER BY',
+    ]);
+    expect(collectionPlan('Request', { where: { account_in: [vault1, vault2] } }, HEAD)[0]).toBe(
+      'SEARCH t0 USING INDEX Request__by_account (<expr>=?)',
+    );
+  });
+
+  it('reads the index of a String attribute’s prefix, for equality, _in and ranges', () => {
+    const args = (where: Record<string, unknown>): CollectionArgs => ({
+      where,
+      orderBy: 'sortKey',
+      orderDirection: 'desc',
+    });
+    expect(collectionPlan('ProtocolEvent', args({ eventName: 'FundClosed' }), HEAD)).toEqual([
+      'SEARCH t0 USING INDEX ProtocolEvent__by_eventName (<expr>=?)',
+      'USE TEMP B-TREE FOR ORDER BY',
+    ]);
+    expect(collectionPlan('ProtocolEvent', args({ eventName_in: ['A', 'B'] }), HEAD)[0]).toBe(
+      'SEARCH t0 USING INDEX ProtocolEvent__by_eventName (<expr>=?)',
+    );
+    expect(collectionPlan('ProtocolEvent', args({ eventName_gt: 'A', eventName_lte: 'B' }), HEAD)[0]).toBe(
+      'SEARCH t0 USING INDEX ProtocolEvent__by_eventName (<expr>>? AND <expr><?)',
+    );
+  });
+
+  it('reads the index of an enum or a Boolean attribute', () => {
+    expect(collectionPlan('Request', { where: { kind: 'Redemption' } }, HEAD)[0]).toBe(
+      'SEARCH t0 USING INDEX Request__by_kind (kind=?)',
+    );
+    expect(collectionPlan('Fund', { where: { closed: true } }, HEAD)[0]).toBe(
+      'SEARCH t0 USING INDEX Fund__by_closed (closed=?)',
+    );
+  });
+
+  it('nested under a reference, reads the index of the referenced entity’s attribute', () => {
+    expect(collectionPlan('Request', { where: { fund_: { slug: 'alpha-income' } } }, HEAD)).toContain(
+      'SEARCH t1 USING INDEX Fund__by_slug (<expr>=?)',
+    );
+  });
+});
+
+describe('a store made before the attribute indexes', () => {
+  it('gains them when it is opened', () => {
+    const old = createFixture();
+    const indexes = () =>
+      old.store.db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB '*__by_*' ORDER BY name`)
+        .pluck()
+        .all() as string[];
+    const all = indexes();
+    // the indexes an earlier store had: numbers' only
+    const attributes = [...old.store.layouts.values()].flatMap((table) =>
+      table.columns
+        .filter((c) => !c.list && c.field.name !== 'id' && c.field.kind !== 'Entity')
+        .filter((c) => c.prefix !== undefined || c.valueKind === 'String' || c.valueKind === 'Boolean')
+        .map((c) => `${table.entity.name}__by_${c.field.name}`),
+    );
+    expect(attributes).toContain('ProtocolEvent__by_args');
+    for (const name of attributes) old.store.db.exec(`DROP INDEX "${name}"`);
+    expect(indexes()).toEqual(all.filter((name) => !attributes.includes(name)));
+    old.store.close();
+    const reopened = openStore({ path: old.path, schema, startBlock: 10, deployment: 'QmStoreFixture' });
+    try {
+      const names = reopened.db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB '*__by_*' ORDER BY name`)
+        .pluck()
+        .all();
+      expect(names).toEqual(all);
+    } finally {
+      reopened.close();
+      rmSync(old.dir, { recursive: true, force: true });
     }
   });
 });

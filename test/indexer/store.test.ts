@@ -212,7 +212,7 @@ describe('indexer store', () => {
 
   it('refuses a store made before its layout was kept whose tables differ, naming the table', () => {
     const path = storeChangedBy(
-      `DELETE FROM "__info" WHERE "key" = 'layout'; ALTER TABLE "ProtocolEvent" DROP COLUMN "fund"`,
+      `DELETE FROM "__info" WHERE "key" = 'layout'; DROP INDEX "ProtocolEvent__by_fund"; ALTER TABLE "ProtocolEvent" DROP COLUMN "fund"`,
     );
     expect(() => openStore({ path, schema, startBlock: 10, deployment })).toThrow(
       `the store ${path} was made by an earlier indexer: its table "ProtocolEvent" is not as this one makes it: delete it and its -wal and -shm files to index again from the start block, or give this indexer another DATA_DIR`,
