@@ -1,12 +1,15 @@
 // Rate limits over real HTTP: a burst of 20 passes and the 21st request is refused with 429,
-// Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own;
+// Retry-After and IETF RateLimit headers; the sustained per-minute limit holds on its own; /graphql
+// and the discovery documents are counted as /v1 is; RATE_LIMIT_PER_MINUTE=0 turns the limits off;
 // clients behind a trusted proxy are counted by their forwarded address; the discovery documents state
 // the limits the deployment is configured with; the start-up line says where they are counted.
 import { get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
+import { DOCUMENT_PATHS } from '../../rest/documents.ts';
 import { DEFAULT_RATE_LIMIT, rateLimitSummary } from '../../rest/rate-limit.ts';
+import { loadServiceConfig } from '../../rest/service-config.ts';
 import { listen, registryOnlyGateway } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
 
@@ -49,7 +52,29 @@ describe('rate limits', () => {
       type: `${base}/problems/rate-limited`,
       status: 429,
       title: 'Too Many Requests',
+      instance: '/v1/contracts',
     });
+  });
+
+  it.each([...DOCUMENT_PATHS, `/graphql?query=${encodeURIComponent('{ protocol { version } }')}`])(
+    'counts requests to %s as it counts those to /v1 (SPEC: all endpoints)',
+    async (path) => {
+      const base = await start({ rateLimit: { perMinute: 60, burst: 1, burstWindowSeconds: 20 } });
+      expect((await call(base, path)).status).toBe(200);
+      const refused = await call(base, path);
+      expect(refused.status).toBe(429);
+      expect(refused.body.instance).toBe(new URL(path, base).pathname);
+    },
+  );
+
+  it('lets every request through, without RateLimit headers, when RATE_LIMIT_PER_MINUTE=0', async () => {
+    const base = await start({ rateLimit: loadServiceConfig({ RATE_LIMIT_PER_MINUTE: '0' }).rateLimit });
+    for (let i = 0; i < 2 * DEFAULT_RATE_LIMIT.burst + 1; i++) {
+      const ok = await call(base, '/v1/contracts');
+      expect(ok.status, `request ${i + 1}`).toBe(200);
+      expect(ok.headers.get('ratelimit'), `request ${i + 1}`).toBeNull();
+      expect(ok.headers.get('ratelimit-policy'), `request ${i + 1}`).toBeNull();
+    }
   });
 
   it('holds the sustained limit on its own', async () => {

@@ -14,6 +14,15 @@ describe('loadServiceConfig', () => {
     expect(config.healthMaxLagBlocks).toBe(50);
   });
 
+  it('turns rate limiting off when RATE_LIMIT_PER_MINUTE is 0', () => {
+    expect(loadServiceConfig({ RATE_LIMIT_PER_MINUTE: '0' }).rateLimit).toBe(false);
+    expect(loadServiceConfig({ RATE_LIMIT_PER_MINUTE: '1' }).rateLimit).toEqual({
+      perMinute: 1,
+      burst: 20,
+      burstWindowSeconds: 20,
+    });
+  });
+
   it("keeps an idle connection open for Node's 5 s unless HTTP_KEEP_ALIVE_TIMEOUT_MS says otherwise", () => {
     expect(loadServiceConfig({}).keepAliveTimeoutMs).toBe(5_000);
     expect(loadServiceConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000' }).keepAliveTimeoutMs).toBe(65_000);
