@@ -9,11 +9,9 @@ import { deploymentFeatures } from '../../indexer/query/index-node-api.ts';
 import { loadSubgraph } from '../../indexer/runtime/manifest.ts';
 import { parseSubgraphSchema } from '../../indexer/subgraph-schema.ts';
 import { buildProbeSubgraph } from './probe-build.ts';
-import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryErrorOf, queryIndexer } from './graphql-client.ts';
 import { loadEditedProbe } from './runtime/runtime-harness.ts';
 import {
-  createFixture,
   deployment,
   extraEvents,
   header,
@@ -22,30 +20,15 @@ import {
   vault1,
   vault2,
   vault3,
-  writeFixture,
   type Fixture,
-  fixtureQueryService,
+  serveFixture,
+  type ServedFixture,
 } from './store-fixture.ts';
 
-interface Served {
-  fixture: Fixture;
-  service: QueryService;
-  url: string;
-}
-
-/** The fixture's history in a store of its own, `prepare`d further, and the index-node API over it. */
-async function serve(prepare: (fixture: Fixture) => void = () => {}): Promise<Served> {
-  const fixture = createFixture();
-  writeFixture(fixture.store);
-  prepare(fixture);
-  const service = fixtureQueryService(fixture);
-  const subgraphUrl = await service.listen(0);
-  return { fixture, service, url: `${new URL(subgraphUrl).origin}/graphql` };
-}
-
-async function close(served: Served | undefined): Promise<void> {
-  await served?.service.close();
-  served?.fixture.cleanup();
+/** The fixture's history served (serveFixture), `prepare`d further; `url` is its index-node API. */
+async function serve(prepare?: (fixture: Fixture) => void): Promise<ServedFixture> {
+  const served = await serveFixture(prepare);
+  return { ...served, url: `${new URL(served.url).origin}/graphql` };
 }
 
 const STATUS = `subgraph synced health entityCount node paused historyBlocks nonFatalErrors { message }
@@ -54,11 +37,11 @@ const STATUS = `subgraph synced health entityCount node paused historyBlocks non
            latestBlock { number hash } lastHealthyBlock { number hash } }`;
 
 describe('the index-node status of a deployment indexing', () => {
-  let served: Served;
+  let served: ServedFixture;
   beforeAll(async () => {
     served = await serve();
   });
-  afterAll(() => close(served));
+  afterAll(() => served?.close());
 
   it('reports it healthy, not yet synced to the head it saw, with its chain’s blocks and entity count', async () => {
     const data = await queryIndexer<{ indexingStatuses: unknown[] }>(
@@ -174,7 +157,7 @@ describe('the index-node status of a deployment indexing', () => {
 });
 
 describe('the index-node status of a deployment whose indexing failed', () => {
-  let served: Served;
+  let served: ServedFixture;
   beforeAll(async () => {
     // the follower commits the failed block without its changes, with the failure
     served = await serve(({ store }) => {
@@ -183,7 +166,7 @@ describe('the index-node status of a deployment whose indexing failed', () => {
       store.commit(header(14), 20);
     });
   });
-  afterAll(() => close(served));
+  afterAll(() => served?.close());
 
   it('reports it failed, naming the block and handler, with the last healthy block', async () => {
     const data = await queryIndexer<{ indexingStatuses: Record<string, unknown>[] }>(
@@ -208,7 +191,7 @@ describe('the index-node status of a deployment whose indexing failed', () => {
 });
 
 describe('the index-node status of a deployment indexing past handler errors (nonFatalErrors)', () => {
-  let served: Served;
+  let served: ServedFixture;
   beforeAll(async () => {
     served = await serve(({ store }) => {
       store.begin();
@@ -223,7 +206,7 @@ describe('the index-node status of a deployment indexing past handler errors (no
       store.commit(header(14), 20);
     });
   });
-  afterAll(() => close(served));
+  afterAll(() => served?.close());
 
   it('reports it unhealthy and paused, listing the errors with their blocks and handlers', async () => {
     const data = await queryIndexer<{ indexingStatuses: Record<string, unknown>[] }>(

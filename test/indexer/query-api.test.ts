@@ -3,10 +3,8 @@
 // @derivedFrom lists, caps, _meta, and validation errors for anything unsupported. Requests go
 // through the real HTTP server on an OS-assigned port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryAnswer, queryErrorOf, queryIndexer } from './graphql-client.ts';
 import {
-  createFixture,
   deployment,
   extraEvents,
   header,
@@ -15,31 +13,22 @@ import {
   vault1,
   vault2,
   vault3,
-  writeFixture,
-  type Fixture,
   type NavInput,
-  fixtureQueryService,
+  serveFixture,
+  type ServedFixture,
 } from './store-fixture.ts';
 
-let fixture: Fixture;
-let service: QueryService;
-let url: string;
+let history: ServedFixture;
 
-const query = (text: string) => queryAnswer(url, text);
-const data = (text: string) => queryIndexer(url, text);
-const errorOf = (text: string) => queryErrorOf(url, text);
+const query = (text: string) => queryAnswer(history.url, text);
+const data = (text: string) => queryIndexer(history.url, text);
+const errorOf = (text: string) => queryErrorOf(history.url, text);
 
 beforeAll(async () => {
-  fixture = createFixture();
-  writeFixture(fixture.store);
-  service = fixtureQueryService(fixture);
-  url = await service.listen(0);
+  history = await serveFixture();
 });
 
-afterAll(async () => {
-  await service?.close();
-  fixture?.cleanup();
-});
+afterAll(() => history?.close());
 
 const latestNavs = (): NavInput[] => navHistory[13]!;
 
@@ -562,8 +551,8 @@ describe('query API: what it does not support is a validation error', () => {
 
 describe('query API: endpoints', () => {
   it('answers GET with the query in the query string, and the deployment path', async () => {
-    const base = url.replace(/\/subgraphs\/name\/.*$/, '');
-    const get = await fetch(`${url}?query=${encodeURIComponent('{ _meta { block { number } } }')}`);
+    const base = history.url.replace(/\/subgraphs\/name\/.*$/, '');
+    const get = await fetch(`${history.url}?query=${encodeURIComponent('{ _meta { block { number } } }')}`);
     expect(await get.json()).toEqual({ data: { _meta: { block: { number: 13 } } } });
     const byId = await fetch(`${base}/subgraphs/id/${deployment}`, {
       method: 'POST',
@@ -574,7 +563,7 @@ describe('query API: endpoints', () => {
   });
 
   it('lets browsers on any origin query it, answering the preflight as graph-node does', async () => {
-    const preflight = await fetch(url, {
+    const preflight = await fetch(history.url, {
       method: 'OPTIONS',
       headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' },
     });
@@ -582,7 +571,7 @@ describe('query API: endpoints', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-headers')).toBe('Content-Type, User-Agent');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, OPTIONS, POST');
-    const answer = await fetch(url, {
+    const answer = await fetch(history.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'https://example.org' },
       body: JSON.stringify({ query: '{ _meta { deployment } }' }),
@@ -591,8 +580,8 @@ describe('query API: endpoints', () => {
   });
 
   it('answers 404 for another subgraph name and 400 for a body that is not JSON', async () => {
-    const base = url.replace(/\/subgraphs\/name\/.*$/, '');
+    const base = history.url.replace(/\/subgraphs\/name\/.*$/, '');
     expect((await fetch(`${base}/subgraphs/name/other`, { method: 'POST', body: '{}' })).status).toBe(404);
-    expect((await fetch(url, { method: 'POST', body: '{nope' })).status).toBe(400);
+    expect((await fetch(history.url, { method: 'POST', body: '{nope' })).status).toBe(400);
   });
 });

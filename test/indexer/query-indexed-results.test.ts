@@ -3,14 +3,11 @@
 // for the cases the rest of the query tests leave out. Over the store fixture's known history,
 // through the real HTTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { queryIndexer } from './graphql-client.ts';
 import {
   B,
   BI,
   S,
-  createFixture,
-  fixtureQueryService,
   fund,
   nav,
   navId,
@@ -20,29 +17,21 @@ import {
   vault1,
   vault2,
   vault3,
-  writeFixture,
-  type Fixture,
   type BlockWrites,
   type NavInput,
+  serveFixture,
+  type ServedFixture,
 } from './store-fixture.ts';
 
-let fixture: Fixture;
-let service: QueryService;
-let url: string;
+let history: ServedFixture;
 
 beforeAll(async () => {
-  fixture = createFixture();
-  writeFixture(fixture.store);
-  service = fixtureQueryService(fixture);
-  url = await service.listen(0);
+  history = await serveFixture();
 });
 
-afterAll(async () => {
-  await service?.close();
-  fixture?.cleanup();
-});
+afterAll(() => history?.close());
 
-const data = (text: string) => queryIndexer(url, text);
+const data = (text: string) => queryIndexer(history.url, text);
 
 describe('a mutable entity filtered by id', () => {
   it('is the version of each block: alpha gains its latestNav at block 12', async () => {

@@ -6,7 +6,6 @@ import { connect } from 'node:net';
 import { GraphQLObjectType, GraphQLScalarType, GraphQLSchema } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApiSchema } from '../../indexer/query/api-schema.ts';
-import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import type { IndexNodeApi } from '../../indexer/query/index-node-api.ts';
 import {
   HEADERS_TIMEOUT_MS,
@@ -18,33 +17,24 @@ import { buildQueryModel } from '../../indexer/query/sql-query.ts';
 import { StoreReader } from '../../indexer/query/store-reader.ts';
 import { buildLayouts } from '../../indexer/store/layout.ts';
 import {
-  createFixture,
   deployment,
   nav,
   navId,
   schema,
   serveHistory,
   vault3,
-  writeFixture,
-  type Fixture,
   fixtureQueryService,
+  serveFixture,
+  type ServedFixture,
 } from './store-fixture.ts';
 
-let fixture: Fixture;
-let service: QueryService;
-let url: string;
+let history: ServedFixture;
 
 beforeAll(async () => {
-  fixture = createFixture();
-  writeFixture(fixture.store);
-  service = fixtureQueryService(fixture);
-  url = await service.listen(0);
+  history = await serveFixture();
 });
 
-afterAll(async () => {
-  await service?.close();
-  fixture?.cleanup();
-});
+afterAll(() => history?.close());
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -52,7 +42,7 @@ afterEach(() => {
 
 /** Sends `request` as written on a connection of its own; resolves with all the server sent back. */
 function sendRaw(request: string): Promise<string> {
-  const { hostname, port } = new URL(url);
+  const { hostname, port } = new URL(history.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.end(request));
     let answer = '';
@@ -65,7 +55,7 @@ function sendRaw(request: string): Promise<string> {
 
 /** Whether the server still answers a plain query. */
 async function stillServes(): Promise<boolean> {
-  const res = await fetch(url, {
+  const res = await fetch(history.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: '{ _meta { block { number } } }' }),
@@ -93,7 +83,7 @@ describe('query server: requests it cannot make sense of', () => {
   });
 
   it('answers a body over 1 MiB with 413 and an error, and closes that connection', async () => {
-    const res = await fetch(url, {
+    const res = await fetch(history.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: 'x'.repeat((1 << 20) + 1),
@@ -111,7 +101,11 @@ describe('query server: requests it cannot make sense of', () => {
     const text = JSON.stringify({ query });
     const body = text.slice(0, -1) + ' '.repeat((1 << 20) - text.length) + '}';
     expect(Buffer.byteLength(body)).toBe(1 << 20);
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(history.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { _meta: { block: { number: 13 } } } });
   });
@@ -130,7 +124,7 @@ describe('query server: failures while handling a request', () => {
       }),
       rootValue: {},
     } as IndexNodeApi;
-    const reader = new StoreReader(fixture.path, deployment, 10);
+    const reader = new StoreReader(history.fixture.path, deployment, 10);
     const server = createQueryServer({
       schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
       reader,
@@ -161,7 +155,7 @@ describe('query server: failures while handling a request', () => {
 
 describe('query server: time a client has to send a request', () => {
   it('gives a client 10 s to send the headers and 30 s for the whole request', () => {
-    const reader = new StoreReader(fixture.path, deployment, 10);
+    const reader = new StoreReader(history.fixture.path, deployment, 10);
     try {
       const server = createQueryServer({
         schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
@@ -183,7 +177,7 @@ describe('query server: time a client has to send a request', () => {
 
 describe('query server: idle keep-alive connections', () => {
   it('keeps an idle connection open as long as it is told (HTTP_KEEP_ALIVE_TIMEOUT_MS), and says so', async () => {
-    const longer = fixtureQueryService(fixture, { keepAliveTimeoutMs: 65_000 });
+    const longer = fixtureQueryService(history.fixture, { keepAliveTimeoutMs: 65_000 });
     try {
       const answer = await fetch(
         `${await longer.listen(0)}?query=${encodeURIComponent('{ _meta { deployment } }')}`,

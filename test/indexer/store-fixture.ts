@@ -174,6 +174,34 @@ export function fixtureQueryService(
     ...options,
   });
 }
+
+export interface ServedFixture {
+  fixture: Fixture;
+  service: QueryService;
+  /** the /subgraphs/name/fund-protocol endpoint */
+  url: string;
+  /** stops the service and removes the store */
+  close(): Promise<void>;
+}
+
+/** The fixture's history (writeFixture) in a store of its own, `prepare`d further, served by the query service. */
+export async function serveFixture(prepare: (fixture: Fixture) => void = () => {}): Promise<ServedFixture> {
+  const fixture = createFixture();
+  writeFixture(fixture.store);
+  prepare(fixture);
+  const service = fixtureQueryService(fixture);
+  const url = await service.listen(0);
+  return {
+    fixture,
+    service,
+    url,
+    close: async () => {
+      await service.close();
+      fixture.cleanup();
+    },
+  };
+}
+
 export const extraEvents = 150;
 
 /**
