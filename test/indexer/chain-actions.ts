@@ -1,6 +1,6 @@
 // Transactions the indexer end-to-end tests make on their own anvil: NAV drafts from the operator,
-// module pauses from a fund's multisig and new funds deployed (and registered) by the deployer, each
-// mined as one block, plus anvil snapshots to build alternative histories.
+// module pauses and unpauses from a fund's multisig and new funds deployed (and registered) by the
+// deployer, each mined as one block, plus anvil snapshots to build alternative histories.
 import { encodeFunctionData, getContractAddress, type Address, type Hex } from 'viem';
 import { abiOf, deployData, type Deployment } from '../../devnet/deploy.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
@@ -75,16 +75,15 @@ export class ChainActions {
     return this.pauseVault(fund.vault, fund.multisig, module);
   }
 
+  /** One block unpausing `module` of fund `index`. */
+  unpause(index: number, module: number): Promise<number> {
+    const fund = this.deployment.funds[index]!;
+    return this.mine([moduleChange(fund.vault, fund.multisig, 'unpause', module)]);
+  }
+
   /** One block pausing `module` of `vault`, sent by its owner. */
   pauseVault(vault: Address, owner: Address, module: number): Promise<number> {
-    return this.mine([
-      {
-        from: owner,
-        to: vault,
-        data: encodeFunctionData({ abi: abiOf('FundVault'), functionName: 'pause', args: [module] }),
-        label: `pause ${vault} ${module}`,
-      },
-    ]);
+    return this.mine([moduleChange(vault, owner, 'pause', module)]);
   }
 
   /**
@@ -139,4 +138,19 @@ export class ChainActions {
     const ok = await this.rpc.request<boolean>('evm_revert', [id]);
     if (!ok) throw new Error(`evm_revert ${id} failed`);
   }
+}
+
+/** `vault`'s owner pausing or unpausing one of its modules. */
+function moduleChange(
+  vault: Address,
+  owner: Address,
+  change: 'pause' | 'unpause',
+  module: number,
+): TxRequest {
+  return {
+    from: owner,
+    to: vault,
+    data: encodeFunctionData({ abi: abiOf('FundVault'), functionName: change, args: [module] }),
+    label: `${change} ${vault} ${module}`,
+  };
 }

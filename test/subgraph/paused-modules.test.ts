@@ -3,10 +3,9 @@
 // forgot the other paused modules on each change would pass it. Each pause or unpause rewrites
 // Fund.pausedModules in module-id order and records a PauseChange; the fund's owner (its multisig)
 // sends them, each mined as one block, and the embedded indexer indexes them.
-import { encodeFunctionData } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { abiOf, type Deployment } from '../../devnet/deploy.ts';
-import { createTxQueue } from '../../devnet/tx-queue.ts';
+import type { Deployment } from '../../devnet/deploy.ts';
+import { MODULE } from '../../devnet/scenario/funds.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { devnetContracts } from '../harness/indexer.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
@@ -14,9 +13,7 @@ import { ChainActions } from '../indexer/chain-actions.ts';
 import { devnetIndexers } from '../indexer/devnet-indexers.ts';
 import { queryIndexer } from '../indexer/graphql-client.ts';
 
-/** the vault's module ids (FundVault.sol) */
-const SUBSCRIPTIONS = 0;
-const CLAIMS = 2;
+const { subscriptions: SUBSCRIPTIONS, claims: CLAIMS } = MODULE;
 
 let devnet: PrivateDevnet;
 let deployment: Deployment;
@@ -29,21 +26,6 @@ const vault = () => fund().vault.toLowerCase();
 
 /** the blocks of the changes, in the order they were mined */
 const blocks = { pauseClaims: 0, pauseSubscriptions: 0, unpauseSubscriptions: 0 };
-
-/** One block unpausing `module` of the first fund, sent by its owner (ChainActions only pauses). */
-async function unpause(module: number): Promise<number> {
-  const queue = createTxQueue(actions.rpc);
-  const { timestamp } = await actions.head();
-  await queue.send([
-    {
-      from: fund().multisig,
-      to: fund().vault,
-      data: encodeFunctionData({ abi: abiOf('FundVault'), functionName: 'unpause', args: [module] }),
-      label: `unpause ${fund().vault} ${module}`,
-    },
-  ]);
-  return Number((await queue.mine(BigInt(timestamp + 60))).number);
-}
 
 /** The first fund's paused modules as the subgraph holds them at `block`. */
 async function pausedAt(block: number): Promise<string[]> {
@@ -61,7 +43,7 @@ beforeAll(async () => {
   // the higher module id first: the list is in module-id order however it was reached
   blocks.pauseClaims = await actions.pause(0, CLAIMS);
   blocks.pauseSubscriptions = await actions.pause(0, SUBSCRIPTIONS);
-  blocks.unpauseSubscriptions = await unpause(SUBSCRIPTIONS);
+  blocks.unpauseSubscriptions = await actions.unpause(0, SUBSCRIPTIONS);
   indexer = await indexers.start(devnet.rpcUrl);
   await indexer.waitForBlock(blocks.unpauseSubscriptions);
 });
