@@ -181,6 +181,17 @@ describe('the sixteen endpoints', () => {
     );
   });
 
+  it('GET /v1/funds/{slug}/dividends answers a page holding every round with nextCursor null', async () => {
+    const slug = firstRound().fund;
+    const epochs = ledger()
+      .rounds.filter((r) => r.fund === slug)
+      .map((r) => r.epoch)
+      .sort((a, b) => b - a);
+    const { body } = await get(`/v1/funds/${slug}/dividends?limit=${epochs.length}`);
+    expect(body.items.map((r: { epoch: number }) => r.epoch)).toEqual(epochs);
+    expect(body.nextCursor).toBeNull();
+  });
+
   it('GET /v1/funds/{slug}/dividends/{epoch} gives the round', async () => {
     const round = firstRound();
     const { body } = await get(`/v1/funds/${round.fund}/dividends/${round.epoch}`);
@@ -226,6 +237,21 @@ describe('the sixteen endpoints', () => {
     }
     const blocks = body.items.map((e: { blockNumber: number }) => e.blockNumber);
     expect([...blocks].sort((a, b) => b - a)).toEqual(blocks);
+  });
+
+  it('GET /v1/events answers a page holding every matching event with nextCursor null', async () => {
+    const registry = stack.devnet.deployment.contracts.fundRegistry;
+    const registered = ledger().eventCountsByAddress[registry.toLowerCase()]?.FundRegistered;
+    expect(registered).toBe(ledger().funds.length);
+    const { body } = await get(
+      `/v1/events?contract=${registry}&eventName=FundRegistered&limit=${registered}`,
+    );
+    expect(body.items.map((e: { fund: string }) => e.fund).sort()).toEqual(
+      ledger()
+        .funds.map((f) => f.slug)
+        .sort(),
+    );
+    expect(body.nextCursor).toBeNull();
   });
 });
 
@@ -369,7 +395,7 @@ describe('problems', () => {
   const malformed: [string, () => string, string][] = [
     ['from', () => `/v1/funds/${slug()}/nav/history?from=-1`, 'from'],
     ['to', () => `/v1/funds/${slug()}/nav/history?to=abc`, 'to'],
-    ['to below from', () => `/v1/funds/${slug()}/nav/history?from=10&to=2`, 'to'],
+    ['to one below from', () => `/v1/funds/${slug()}/nav/history?from=10&to=9`, 'to'],
     ['limit 0', () => `/v1/funds/${slug()}/nav/history?limit=0`, 'limit'],
     ['limit 501', () => `/v1/funds/${slug()}/nav/history?limit=501`, 'limit'],
     ['limit 1.5', () => `/v1/funds/${slug()}/nav/history?limit=1.5`, 'limit'],
@@ -386,7 +412,7 @@ describe('problems', () => {
     ['contract', () => '/v1/events?contract=oracle', 'contract'],
     ['eventName', () => '/v1/events?eventName=Nav-Published', 'eventName'],
     ['fromBlock', () => '/v1/events?fromBlock=-5', 'fromBlock'],
-    ['toBlock below fromBlock', () => '/v1/events?fromBlock=9&toBlock=3', 'toBlock'],
+    ['toBlock one below fromBlock', () => '/v1/events?fromBlock=10&toBlock=9', 'toBlock'],
     ['events limit', () => '/v1/events?limit=0', 'limit'],
     ['events cursor', () => `/v1/events?cursor=${Buffer.from('d:5').toString('base64url')}`, 'cursor'],
     ['repeated parameter', () => '/v1/events?limit=5&limit=6', 'limit'],
@@ -567,8 +593,38 @@ describe('caching', () => {
     expect(headers.get('etag')).toMatch(/^"[\w-]+"$/);
   });
 
-  it('declares a tier for every route that matches its documentation', () => {
-    for (const route of ROUTES) expect(['reference', 'latest-nav', 'history', 'live']).toContain(route.tier);
+  // what the documents' list of tiers calls each route
+  const documentedAs: Record<string, string> = {
+    '/v1/protocol': 'protocol',
+    '/v1/contracts': 'contracts',
+    '/v1/policies': 'policies',
+    '/v1/health': 'health',
+    '/v1/funds': 'fund list',
+    '/v1/funds/{slug}': 'fund detail',
+    '/v1/funds/{slug}/nav': 'latest NAV',
+    '/v1/funds/{slug}/nav/history': 'NAV history',
+    '/v1/funds/{slug}/allocations': 'allocations',
+    '/v1/funds/{slug}/reserve': 'reserve',
+    '/v1/funds/{slug}/dividends': 'dividends',
+    '/v1/funds/{slug}/dividends/{epoch}': 'rounds',
+    '/v1/funds/{slug}/dividends/{epoch}/proof': 'proofs',
+    '/v1/strategies': 'strategies',
+    '/v1/strategies/{slug}': 'strategies',
+    '/v1/events': 'events',
+  };
+  it("puts every route in the tier llms-full.txt's list of tiers names it under", async () => {
+    const tiersListed = [
+      ...(await get('/llms-full.txt')).text.matchAll(/^- ([\w-]+): \d+ seconds \((.*)\)$/gm),
+    ];
+    expect(tiersListed.map(([, tier]) => tier)).toEqual(['reference', 'latest-nav', 'history', 'live']);
+    expect(ROUTES.map((route) => route.path)).toEqual(Object.keys(documentedAs));
+    for (const route of ROUTES) {
+      const name = new RegExp(`\\b${documentedAs[route.path]}\\b`);
+      const listedUnder = tiersListed
+        .filter(([, , covers]) => name.test(covers ?? ''))
+        .map(([, tier]) => tier);
+      expect(listedUnder, route.path).toEqual([route.tier]);
+    }
   });
 
   it('answers If-None-Match with 304 and the same validators', async () => {
@@ -582,6 +638,15 @@ describe('caching', () => {
     expect(again.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
     const other = await get(path, { headers: { 'If-None-Match': '"something-else"' } });
     expect(other.status).toBe(200);
+  });
+
+  it('answers 304 to an If-None-Match list holding the ETag, strong or weak, and 200 to one without it', async () => {
+    const path = `/v1/funds/${ledger().funds[0]?.slug}/nav/history?limit=30`;
+    const etag = (await get(path)).headers.get('etag') as string;
+    for (const tags of [`"something-else", ${etag}`, `W/${etag}`, `"something-else", W/${etag}`])
+      expect((await get(path, { headers: { 'If-None-Match': tags } })).status, tags).toBe(304);
+    const without = await get(path, { headers: { 'If-None-Match': '"something-else", W/"another"' } });
+    expect(without.status).toBe(200);
   });
 
   it('gives the same ETag to the same data and a different one to different data', async () => {
@@ -622,7 +687,7 @@ describe('headers on every response', () => {
   it('says which indexed block the data reflects and how far behind the head it is', async () => {
     const { headers } = await get('/v1/events?limit=1');
     expect(Number(headers.get('x-indexed-block'))).toBeGreaterThanOrEqual(ledger().endBlock);
-    expect(headers.get('x-indexed-block-lag')).toMatch(/^\d+$/);
+    expect(headers.get('x-indexed-block-lag')).toBe('0');
     expect(headers.get('x-indexed-at')).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 });
