@@ -3,8 +3,8 @@
 // still ok. The subgraph lags by a chosen number of blocks: a fault proxy in front of the indexed
 // devnet's subgraph rewrites the block its _meta answers with, as in upstream-faults.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { publicRestService } from './public-rest-service.ts';
 import { get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
@@ -18,19 +18,13 @@ let service: { url: string; close(): Promise<void> };
 beforeAll(async () => {
   stack = await indexedStack();
   subgraph = await startFaultProxy(stack.subgraphUrl);
-  const app = createRestApp({
-    gateway: testGateway(stack, {
+  // no response cache (publicRestService): every health request asks the subgraph again
+  service = await publicRestService(
+    testGateway(stack, {
       subgraph: { url: subgraph.url, timeoutMs: 20_000, maxBatch: 1000 },
       healthMaxLagBlocks: MAX_LAG_BLOCKS,
     }),
-    publicBaseUrl: 'https://api.example',
-    trustProxy: false,
-    rateLimit: false,
-    // no response cache: every health request asks the subgraph again
-    responseCacheEntries: 0,
-    logError: () => {},
-  });
-  service = await listen(app);
+  );
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
-// The REST service as the distribution suites run it, as a public deployment answers (a public base,
-// so that any loopback address in a body is a leak; no cache, no rate limit), and the closing after
-// each test of what the test started.
+// The REST service as the reliability suites run it over their fault proxies, as a public deployment
+// answers (a public base, so that any loopback address in a body is a leak; no cache, so that every
+// request reaches the upstreams; no rate limit), and the closing after each test of what it started.
 import { afterEach } from 'vitest';
 import type { Gateway } from '../../gateway/server.ts';
 import { createRestApp } from '../../rest/app.ts';

@@ -6,8 +6,8 @@
 // recovery needs no restart.
 import { parse, print, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { publicRestService } from './public-rest-service.ts';
 import { expectNoLeak, expectProblem, get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
@@ -45,22 +45,16 @@ type Upstream = 'subgraph' | 'chain';
  */
 async function startService(hanging: Upstream[] = []): Promise<{ url: string; close(): Promise<void> }> {
   const timeoutMs = (upstream: Upstream) => (hanging.includes(upstream) ? HANG_TIMEOUT_MS : TIMEOUT_MS);
-  const app = createRestApp({
-    gateway: testGateway(stack, {
+  // a public base, so that any loopback address in a body is a leak, and no response cache: every
+  // request reaches the upstreams (publicRestService)
+  return publicRestService(
+    testGateway(stack, {
       subgraph: { url: subgraph.url, timeoutMs: timeoutMs('subgraph'), maxBatch: 1000 },
       chain: { rpcUrl: rpc.url, timeoutMs: timeoutMs('chain'), maxBatch: 200 },
       distributions: { base: undefined, timeoutMs: TIMEOUT_MS, cacheSize: 1 },
       logError: () => {},
     }),
-    // a public base, so that any loopback address in a body is a leak
-    publicBaseUrl: 'https://api.example',
-    trustProxy: false,
-    rateLimit: false,
-    // no response cache: every request reaches the upstreams
-    responseCacheEntries: 0,
-    logError: () => {},
-  });
-  return listen(app);
+  );
 }
 
 /** a service of a test's own (one that waits less for a hanging upstream), closed after it */

@@ -4,8 +4,8 @@
 // of the indexed devnet's subgraph and anvil's RPC, as in upstream-faults.test.ts, reset every
 // connection.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { publicRestService } from './public-rest-service.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
 const TIMEOUT_MS = 20_000;
@@ -21,19 +21,13 @@ beforeAll(async () => {
     startFaultProxy(stack.subgraphUrl),
     startFaultProxy(stack.devnet.rpcUrl),
   ]);
-  const app = createRestApp({
-    gateway: testGateway(stack, {
+  // no response cache (publicRestService): every request reaches the upstreams
+  service = await publicRestService(
+    testGateway(stack, {
       subgraph: { url: subgraph.url, timeoutMs: TIMEOUT_MS, maxBatch: 1000 },
       chain: { rpcUrl: rpc.url, timeoutMs: TIMEOUT_MS, maxBatch: 200 },
     }),
-    publicBaseUrl: 'https://api.example',
-    trustProxy: false,
-    rateLimit: false,
-    // no response cache: every request reaches the upstreams
-    responseCacheEntries: 0,
-    logError: () => {},
-  });
-  service = await listen(app);
+  );
 });
 
 afterEach(() => {
