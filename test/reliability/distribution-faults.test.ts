@@ -327,6 +327,29 @@ describe('distribution files of the indexed scenario', () => {
       await expectServed(at, r);
     }, 120_000);
 
+    it("names the dividend distribution as the upstream of /graphql's error while its server is down", async () => {
+      const at = await service(proxy.url);
+      const r = round(0);
+      proxy.set({ kind: 'down' });
+      const response = await fetch(`${at}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `{ fund(slug: "${r.fund}") { dividend(epoch: ${r.epoch}) { proof(address: "${dumpOf(r).values[0]!.value[0]}") { amountRaw } } } }`,
+        }),
+      });
+      const answer = (await response.json()) as {
+        errors: { message: string; path: unknown; extensions: unknown }[];
+      };
+      expect(answer.errors.map(({ message, path, extensions }) => ({ message, path, extensions }))).toEqual([
+        {
+          message: unavailability(r.uri, 'could not be fetched from the distribution server'),
+          path: ['fund', 'dividend', 'proof'],
+          extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'dividend distribution' },
+        },
+      ]);
+    });
+
     it('refuses an answer that is no distribution, naming the rule and not the answer', async () => {
       const at = await service(proxy.url);
       const r = round(0);
