@@ -18,6 +18,14 @@ import { startWalCheckpointer, type CheckpointFailure, type WalCheckpointer } fr
  */
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * How long the writer's truncating checkpoint waits for reads of the WAL to end (the query
+ * workers', each in its own thread): a slow query would otherwise hold indexing, and under
+ * `npm start` the REST API, for the writer's whole busy timeout (5 s). A WAL left as it was is
+ * truncated at a later try.
+ */
+export const TRUNCATE_WAIT_MS = 250;
+
 export class WalLimit {
   private readonly checkpointer: WalCheckpointer;
   private readonly walPath: string;
@@ -55,10 +63,13 @@ export class WalLimit {
 
   /**
    * Checkpoints the whole WAL into the database file and truncates it, between two of the
-   * checkpointer thread's passes. A reader in another process may keep the WAL from being truncated:
-   * it is tried again once the WAL has grown by the limit once more.
+   * checkpointer thread's passes. A reader (a query worker, or another process) still reading the
+   * WAL after TRUNCATE_WAIT_MS keeps it from being truncated: it is tried again once the WAL has
+   * grown by the limit once more.
    */
   truncate(): void {
+    const busyTimeout = String(this.db.pragma('busy_timeout', { simple: true }));
+    this.db.pragma(`busy_timeout = ${TRUNCATE_WAIT_MS}`);
     try {
       const [{ busy }] = this.checkpointer.between(
         () => this.db.pragma('wal_checkpoint(TRUNCATE)') as [{ busy: bigint }],
@@ -68,6 +79,8 @@ export class WalLimit {
     } catch (error) {
       if (!(error instanceof Database.SqliteError)) throw error;
       this.checkpointFailed(error);
+    } finally {
+      this.db.pragma(`busy_timeout = ${busyTimeout}`);
     }
   }
 

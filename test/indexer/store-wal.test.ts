@@ -1,12 +1,13 @@
 // The store's WAL: it stays within its limit however fast commits follow each other (it used to
 // grow to many times the database, until a disk with room for the data was full), it is folded into
-// the database file on close so that the file alone holds every commit, and a checkpoint that fails
-// is told once per kind. The disk tests run on a small tmpfs of their own (small-disk.ts), as root.
+// the database file on close so that the file alone holds every commit, a query still reading it
+// holds indexing no more than TRUNCATE_WAIT_MS, and a checkpoint that fails is told once per kind. The disk tests run on a small tmpfs of their own (small-disk.ts), as root.
 import Database from 'better-sqlite3';
 import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type IndexerStore } from '../../indexer/store/sqlite-store.ts';
+import { TRUNCATE_WAIT_MS } from '../../indexer/store/wal-limit.ts';
 import { tempDirs } from './child-indexer.ts';
 import { mountSmallDisk, type SmallDisk } from './small-disk.ts';
 import { deployment, header, protocolEvent, schema, vault1, writeFixture } from './store-fixture.ts';
@@ -72,6 +73,39 @@ describe('store WAL', () => {
     // the commits took it past the limit, again and again
     expect(atCommit.filter((size) => size > limit).length).toBeGreaterThan(10);
     expect(Math.max(...atBegin)).toBeLessThanOrEqual(limit);
+  });
+
+  it('is left for a later truncation when a query still reads it after TRUNCATE_WAIT_MS, rather than holding indexing', () => {
+    const limit = 256 * 1024;
+    const { store: s, path } = store(dirs.make('store-wal-'), limit);
+    let block = 10;
+    do {
+      s.begin();
+      commitEvents(s, block++, 20);
+    } while (walSize(path) <= limit);
+    // a query worker's read transaction over the WAL as it stands
+    const reader = new Database(path, { readonly: true });
+    cleanups.push(() => reader.close());
+    reader.exec('BEGIN');
+    reader.prepare(`SELECT "number" FROM "__checkpoint"`).get();
+    const started = performance.now();
+    s.begin();
+    const waited = performance.now() - started;
+    // the writer's busy timeout is 5 s: the wait is TRUNCATE_WAIT_MS, with room for a slow machine
+    expect(TRUNCATE_WAIT_MS).toBe(250);
+    expect(waited).toBeGreaterThanOrEqual(TRUNCATE_WAIT_MS - 10);
+    expect(waited).toBeLessThan(2_500);
+    expect(walSize(path)).toBeGreaterThan(limit);
+    commitEvents(s, block++, 20);
+    reader.exec('COMMIT');
+    // once the WAL has grown by the limit again, with no reader in the way, it is truncated
+    const atBegin: number[] = [];
+    for (const last = block + 80; block < last; block++) {
+      s.begin();
+      atBegin.push(walSize(path));
+      commitEvents(s, block, 20);
+    }
+    expect(atBegin).toContain(0);
   });
 
   it('is folded into the database file on close, which then holds every commit alone, though another connection is open', () => {
