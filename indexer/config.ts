@@ -27,7 +27,8 @@ import {
   DEFAULT_POLL_INTERVAL_MS,
 } from './follower-supervisor.ts';
 import { DEFAULT_SUBGRAPH_NAME } from './store-and-query.ts';
-import { DEFAULT_MAX_RESULT_BYTES } from './query/server.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from './query/execute-query.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './query/query-workers.ts';
 
 export interface IndexerEnvConfig {
   rpcUrl: string;
@@ -54,6 +55,8 @@ export interface IndexerEnvConfig {
   subgraphName: string;
   /** the most one query may read, in bytes of entities (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE) */
   queryMaxResultBytes: number;
+  /** the most a query may take, from its arrival to its answer (graph-node's GRAPH_GRAPHQL_QUERY_TIMEOUT) */
+  queryTimeoutMs: number;
   /** how long the query server keeps an idle keep-alive connection (longer than a load balancer's) */
   keepAliveTimeoutMs: number;
   /** how long one JSON-RPC request may take before it fails and is retried */
@@ -207,6 +210,7 @@ export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
       1_000,
       Number.MAX_SAFE_INTEGER,
     ),
+    queryTimeoutMs: integer(env, 'INDEXER_QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, 100, 3_600_000),
     rpcTimeoutMs: integer(env, 'INDEXER_RPC_TIMEOUT_MS', DEFAULT_RPC_TIMEOUT_MS, 1_000, 3_600_000),
     keepAliveTimeoutMs: keepAliveTimeoutFromEnv(env, Error),
     transactions,

@@ -35,6 +35,8 @@ export interface IndexerConfig {
   subgraphName?: string;
   /** the most one query may read, in bytes of entities (default DEFAULT_MAX_RESULT_BYTES) */
   queryMaxResultBytes?: number;
+  /** the most one query may take, from its arrival to its answer (default DEFAULT_QUERY_TIMEOUT_MS) */
+  queryTimeoutMs?: number;
   /**
    * how long one JSON-RPC request, the follower's or a handler's chain read, may take before it
    * fails and is retried (default DEFAULT_RPC_TIMEOUT_MS)

@@ -173,6 +173,7 @@ try {
     disableFailFast: config.disableFailFast,
     subgraphName: config.subgraphName,
     queryMaxResultBytes: config.queryMaxResultBytes,
+    queryTimeoutMs: config.queryTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     rpcTimeoutMs: config.rpcTimeoutMs,
     onProgress: (progress) => {

@@ -48,7 +48,10 @@ export function openLockedStore(deployment: Deployment, log: (line: string) => v
  * meanwhile, for the index-node status API.
  */
 export function createStoreQueryService(
-  config: Pick<IndexerConfig, 'subgraphName' | 'network' | 'queryMaxResultBytes' | 'keepAliveTimeoutMs'>,
+  config: Pick<
+    IndexerConfig,
+    'subgraphName' | 'network' | 'queryMaxResultBytes' | 'queryTimeoutMs' | 'keepAliveTimeoutMs'
+  >,
   deployment: Deployment,
   transientFailure: () => string | null,
 ): QueryService {
@@ -63,6 +66,7 @@ export function createStoreQueryService(
     transientFailure,
     features: deploymentFeatures(deployment.subgraph, deployment.schema),
     maxResultBytes: config.queryMaxResultBytes,
+    timeoutMs: config.queryTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
   });
 }

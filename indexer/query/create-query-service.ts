@@ -1,20 +1,18 @@
-// Wires the query side of the embedded indexer from a store file: the reader connection, the
-// generated schema and the HTTP server. The indexer builder and the tests both start it from here.
+// Wires the query side of the embedded indexer from a store file: the query workers, each with its
+// own read connection and the generated schemas, and the HTTP server on this thread that hands them
+// requests. The indexer builder and the tests both start it from here.
 import type { Server } from 'node:http';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
-import { buildLayouts } from '../store/layout.ts';
-import { buildApiSchema } from './api-schema.ts';
-import { buildIndexNodeApi, type DeploymentFeatures } from './index-node-api.ts';
-import {
-  createQueryServer,
-  DEFAULT_MAX_RESULT_BYTES,
-  executeQuery,
-  listen,
-  type GraphQLRequest,
-} from './server.ts';
-import { buildQueryModel } from './sql-query.ts';
-import { StoreReader } from './store-reader.ts';
-import type { ExecutionResult } from 'graphql';
+import { DEFAULT_MAX_RESULT_BYTES } from './execute-query.ts';
+import type { DeploymentFeatures } from './index-node-api.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS, QueryWorkers } from './query-workers.ts';
+import { createQueryServer, listen } from './server.ts';
+
+/**
+ * Query workers per service: one slow query leaves another to answer the rest (the gateway's
+ * health check among them), without taking more of the two cores indexing shares.
+ */
+const QUERY_WORKERS = 2;
 
 export interface QueryServiceOptions {
   storePath: string;
@@ -35,35 +33,46 @@ export interface QueryServiceOptions {
    * default DEFAULT_MAX_RESULT_BYTES; INDEXER_QUERY_MAX_RESULT_BYTES under `npm run indexer`)
    */
   maxResultBytes?: number;
+  /**
+   * the most a request may take from its arrival to its answer (default DEFAULT_QUERY_TIMEOUT_MS;
+   * INDEXER_QUERY_TIMEOUT_MS under `npm run indexer`)
+   */
+  timeoutMs?: number;
   /** how long the server keeps an idle keep-alive connection (HTTP_KEEP_ALIVE_TIMEOUT_MS under `npm run indexer`) */
   keepAliveTimeoutMs?: number;
 }
 
 export interface QueryService {
-  /** executes a request in-process (same path as HTTP) */
-  execute(request: GraphQLRequest): ExecutionResult;
-  /** starts listening; resolves with the URL of /subgraphs/name/<name> */
+  /** starts the query workers and listens; resolves with the URL of /subgraphs/name/<name> */
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
-  const reader = new StoreReader(options.storePath, options.deployment, options.startBlock);
-  const layouts = buildLayouts(options.schema);
-  const model = buildQueryModel(options.schema, layouts);
-  const schema = buildApiSchema(model);
-  const indexNode = buildIndexNodeApi({ ...options, tables: [...layouts.values()] });
-  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const workers = new QueryWorkers({
+    data: {
+      storePath: options.storePath,
+      schema: options.schema,
+      deployment: options.deployment,
+      subgraphName: options.subgraphName,
+      network: options.network,
+      startBlock: options.startBlock,
+      historyBlocks: options.historyBlocks,
+      features: options.features,
+      maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    },
+    workers: QUERY_WORKERS,
+    timeoutMs: options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    transientFailure: options.transientFailure,
+  });
   let server: Server | null = null;
   return {
-    execute: (request) => executeQuery({ schema, reader, subgraphErrors: true, maxResultBytes }, request),
     async listen(port, host) {
+      await workers.start();
       server = createQueryServer({
-        schema,
-        reader,
         subgraphName: options.subgraphName,
-        indexNode,
-        maxResultBytes,
+        deployment: options.deployment,
+        run: (api, request) => workers.run(api, request),
         keepAliveTimeoutMs: options.keepAliveTimeoutMs,
       });
       const base = await listen(server, port, host);
@@ -76,7 +85,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
-      reader.close();
+      await workers.close();
     },
   };
 }

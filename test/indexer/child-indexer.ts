@@ -1,15 +1,28 @@
 // The indexer as a child process, for the tests that kill it (SIGKILL mid-sync) and start it again
 // on the same store: `indexer/main.ts` as `npm run indexer` runs it, its query URL once it serves,
 // the block its endpoint says it has indexed, its exit, and the scratch directories such a test
-// makes. Shared by test/indexer/kill-resume.test.ts and test/reliability/indexer-faults.test.ts.
+// makes, and the bundle copied into a tree of a test's own. Shared by test/indexer/kill-resume.test.ts,
+// test/reliability/indexer-faults.test.ts and the suites that run the bundle elsewhere.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { queryAnswer, queryIndexer } from './graphql-client.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
+
+/**
+ * The bundle of `npm run indexer` copied into `<root>/build`: its entry and the query worker it
+ * starts from beside it. Returns the entry's path.
+ */
+export function copyIndexerBundle(root: string): string {
+  mkdirSync(join(root, 'build'));
+  for (const file of ['indexer-main.mjs', 'indexer-query-worker.mjs']) {
+    copyFileSync(join(repoRoot, 'build', file), join(root, 'build', file));
+  }
+  return join(root, 'build', 'indexer-main.mjs');
+}
 
 /** Temporary directories made by `make`, each removed by the next `removeAll`. */
 export function tempDirs(): { make(prefix: string): string; removeAll(): void } {

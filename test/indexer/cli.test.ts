@@ -20,7 +20,7 @@ import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { tempDirs } from './child-indexer.ts';
+import { copyIndexerBundle, tempDirs } from './child-indexer.ts';
 import { mountSmallDisk } from './small-disk.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -263,15 +263,11 @@ describe('npm run indexer', () => {
   it('says to run npm run build:subgraph when the subgraph build is missing, exit 1', async () => {
     // a copy of the bundle one level below a tree without subgraph/build
     const root = scratchDir();
-    mkdirSync(join(root, 'build'));
+    const entry = copyIndexerBundle(root);
     mkdirSync(join(root, 'subgraph'));
-    copyFileSync(bundle, join(root, 'build', 'indexer-main.mjs'));
     copyFileSync(join(repoRoot, 'subgraph', 'networks.json'), join(root, 'subgraph', 'networks.json'));
     symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
-    const r = run({ DATA_DIR: join(root, 'data') }, [
-      process.execPath,
-      [join(root, 'build', 'indexer-main.mjs')],
-    ]);
+    const r = run({ DATA_DIR: join(root, 'data') }, [process.execPath, [entry]]);
     const { code, message } = await refusal(r);
     expect(code).toBe(1);
     expect(message).toBe(

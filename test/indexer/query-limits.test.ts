@@ -1,10 +1,10 @@
-// What the query server refuses before a query can hold its only thread, its memory or its stack:
+// What the query server refuses before a query can hold a query worker, its memory or its stack:
 // selection sets nested past graph-node's GRAPH_GRAPHQL_MAX_DEPTH (255, in graph-node's words,
 // fragments counted as graph-node counts them), values nested past 255 levels inline or in
 // variables, and results past INDEXER_QUERY_MAX_RESULT_BYTES (graph-node's
 // GRAPH_GRAPHQL_ERROR_RESULT_SIZE), which stop the query reading as soon as they are passed. A
 // failure that is no GraphQL error still gets a message. Requests go through the real HTTP server.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,12 +13,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
 import { buildApiSchema } from '../../indexer/query/api-schema.ts';
 import type { QueryService } from '../../indexer/query/create-query-service.ts';
-import { DEFAULT_MAX_RESULT_BYTES, executeQuery } from '../../indexer/query/server.ts';
+import { DEFAULT_MAX_RESULT_BYTES, executeQuery } from '../../indexer/query/execute-query.ts';
 import { buildQueryModel } from '../../indexer/query/sql-query.ts';
 import { StoreReader } from '../../indexer/query/store-reader.ts';
 import { buildLayouts } from '../../indexer/store/layout.ts';
 import {
   createFixture,
+  deployment,
   extraEvents,
   schema,
   writeFixture,
@@ -220,16 +221,29 @@ describe('query limits: result size', () => {
     );
   });
 
-  it('reads nothing more once the limit is passed', async () => {
-    const small = await serve(5_000);
-    const reads = vi.spyOn(StoreReader.prototype, 'all');
-    const lookups = vi.spyOn(StoreReader.prototype, 'byId');
-    const answer = await small.query(
-      `{ a: protocolEvents(first: 1000) { id } b: protocolEvents(first: 1000) { id } c: funds { latestNav { id } } }`,
-    );
-    expect(answer.errors?.[0]?.message).toContain('allowed limit of 5000');
-    expect(reads).toHaveBeenCalledTimes(1);
-    expect(lookups).not.toHaveBeenCalled();
+  it('reads nothing more once the limit is passed', () => {
+    // executed here, as a query worker executes it, to count the reads
+    const reader = new StoreReader(fixture.path, deployment, 10);
+    try {
+      const reads = vi.spyOn(reader, 'all');
+      const lookups = vi.spyOn(reader, 'byId');
+      const answer = executeQuery(
+        {
+          schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
+          subgraphErrors: true,
+          reader,
+          maxResultBytes: 5_000,
+        },
+        {
+          query: `{ a: protocolEvents(first: 1000) { id } b: protocolEvents(first: 1000) { id } c: funds { latestNav { id } } }`,
+        },
+      );
+      expect(answer.errors?.[0]?.message).toContain('allowed limit of 5000');
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(lookups).not.toHaveBeenCalled();
+    } finally {
+      reader.close();
+    }
   });
 
   it('is 20,000,000 bytes unless INDEXER_QUERY_MAX_RESULT_BYTES says otherwise', () => {
@@ -254,10 +268,11 @@ describe('query limits: result size', () => {
 describe('query limits: npm run indexer', () => {
   const repoRoot = resolve(import.meta.dirname, '../..');
   const dataDir = mkdtempSync(join(tmpdir(), 'indexer-limits-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  let child: ChildProcess;
+  let endpoint = '';
 
-  it('serves queries with the INDEXER_QUERY_MAX_RESULT_BYTES it is given', async () => {
-    const child = spawn(process.execPath, [join(repoRoot, 'build', 'indexer-main.mjs')], {
+  beforeAll(async () => {
+    child = spawn(process.execPath, [join(repoRoot, 'build', 'indexer-main.mjs')], {
       cwd: repoRoot,
       env: {
         ...process.env,
@@ -266,25 +281,49 @@ describe('query limits: npm run indexer', () => {
         PORT: '0',
         DATA_DIR: dataDir,
         INDEXER_QUERY_MAX_RESULT_BYTES: '1000',
+        INDEXER_QUERY_TIMEOUT_MS: '100',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    try {
-      let endpoint = '';
-      // the query endpoint is printed at start; `synced to block` once the devnet's events are in
-      for await (const line of createInterface({ input: child.stdout! })) {
-        endpoint ||= /^query endpoint: (\S+)/.exec(line)?.[1] ?? '';
-        if (/synced to block/.test(line)) break;
-      }
-      const res = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ protocolEvents(first: 10) { id } }' }),
-      });
-      const answer = (await res.json()) as Answer;
-      expect(answer.errors?.[0]?.message).toMatch(/is larger than the allowed limit of 1000;/);
-    } finally {
-      child.kill('SIGTERM');
+    // the query endpoint is printed at start; `synced to block` once the devnet's events are in
+    for await (const line of createInterface({ input: child.stdout! })) {
+      endpoint ||= /^query endpoint: (\S+)/.exec(line)?.[1] ?? '';
+      if (/synced to block/.test(line)) break;
     }
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const post = async (query: string) => {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    return (await res.json()) as Answer;
+  };
+
+  it('serves queries with the INDEXER_QUERY_MAX_RESULT_BYTES it is given', async () => {
+    const answer = await post('{ protocolEvents(first: 10) { id } }');
+    expect(answer.errors?.[0]?.message).toMatch(/is larger than the allowed limit of 1000;/);
+  });
+
+  it('serves queries with the INDEXER_QUERY_TIMEOUT_MS it is given', async () => {
+    // a thousand filters each reading every event of the devnet's and matching none: about a second
+    const scans = Array.from(
+      { length: 1000 },
+      (_, i) => `s${i}: protocolEvents(where: { args_contains: "absent" }) { id }`,
+    );
+    const answer = await post(`{ ${scans.join(' ')} }`);
+    expect(answer.errors?.[0]?.message).toMatch(
+      /^Query timed out: it was not answered within the limit of 100 ms;/,
+    );
   });
 });

@@ -3,19 +3,14 @@
 // server keeps serving; a failure while handling a request is answered 500 with a message and
 // logged once, never thrown out of the handler; and clients get bounded time to send a request.
 import { connect } from 'node:net';
-import { GraphQLObjectType, GraphQLScalarType, GraphQLSchema } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApiSchema } from '../../indexer/query/api-schema.ts';
-import type { IndexNodeApi } from '../../indexer/query/index-node-api.ts';
 import {
   HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
 } from '../../common/http-server-limits.ts';
+import type { QueryOutcome } from '../../indexer/query/query-workers.ts';
 import { createQueryServer, listen } from '../../indexer/query/server.ts';
-import { buildQueryModel } from '../../indexer/query/sql-query.ts';
-import { StoreReader } from '../../indexer/query/store-reader.ts';
-import { buildLayouts } from '../../indexer/store/layout.ts';
 import {
   deployment,
   nav,
@@ -112,66 +107,75 @@ describe('query server: requests it cannot make sense of', () => {
 });
 
 describe('query server: failures while handling a request', () => {
-  it('answers 500 with a message and logs the failure once when handling a request throws', async () => {
-    // an API whose answer cannot be written as JSON (a BigInt value): sending it throws
-    const unwritable = new GraphQLScalarType({ name: 'Unwritable', serialize: () => 1n });
-    const broken = {
-      schema: new GraphQLSchema({
-        query: new GraphQLObjectType({
-          name: 'Query',
-          fields: { value: { type: unwritable, resolve: () => 1 } },
-        }),
-      }),
-      rootValue: {},
-    } as IndexNodeApi;
-    const reader = new StoreReader(history.fixture.path, deployment, 10);
-    const server = createQueryServer({
-      schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
-      reader,
-      subgraphName: 'fund-protocol',
-      indexNode: broken,
-    });
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+  /** A query server on its own port whose requests come to `outcome`, for `check`; closed after. */
+  async function withServer(
+    outcome: () => Promise<QueryOutcome>,
+    check: (base: string) => Promise<void>,
+  ): Promise<void> {
+    const server = createQueryServer({ subgraphName: 'fund-protocol', deployment, run: outcome });
     try {
-      const base = await listen(server, 0);
-      const res = await fetch(`${base}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ value }' }),
-      });
-      expect(res.status).toBe(500);
-      expect(await res.json()).toEqual({
-        errors: [{ message: 'Internal error while handling the request' }],
-      });
-      expect(logged).toHaveBeenCalledTimes(1);
-      expect(String(logged.mock.calls[0]![0])).toContain('request failed');
+      await check(await listen(server, 0));
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      reader.close();
     }
+  }
+
+  const postStatusQuery = (base: string) =>
+    fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ indexingStatuses { health } }' }),
+    });
+
+  it('answers 500 with a message and logs the failure once when a query worker fails on a request', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await withServer(
+      async () => ({ failure: new Error('the query worker stopped while running the request') }),
+      async (base) => {
+        const res = await postStatusQuery(base);
+        expect(res.status).toBe(500);
+        expect(await res.json()).toEqual({
+          errors: [{ message: 'Internal error while handling the request' }],
+        });
+        expect(logged).toHaveBeenCalledTimes(1);
+        expect(String(logged.mock.calls[0]![1])).toContain(
+          'the query worker stopped while running the request',
+        );
+      },
+    );
+  });
+
+  it('answers 500 with a message and logs the failure once when handling a request throws', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await withServer(
+      () => Promise.reject(new TypeError('a bug')),
+      async (base) => {
+        const res = await postStatusQuery(base);
+        expect(res.status).toBe(500);
+        expect(await res.json()).toEqual({
+          errors: [{ message: 'Internal error while handling the request' }],
+        });
+        expect(logged).toHaveBeenCalledTimes(1);
+        expect(String(logged.mock.calls[0]![0])).toContain('request failed');
+      },
+    );
   });
 });
 
 describe('query server: time a client has to send a request', () => {
   it('gives a client 10 s to send the headers and 30 s for the whole request', () => {
-    const reader = new StoreReader(history.fixture.path, deployment, 10);
-    try {
-      const server = createQueryServer({
-        schema: buildApiSchema(buildQueryModel(schema, buildLayouts(schema))),
-        reader,
-        subgraphName: 'fund-protocol',
-        indexNode: { schema: new GraphQLSchema({}), rootValue: {} },
-      });
-      expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
-        HEADERS_TIMEOUT_MS,
-        REQUEST_TIMEOUT_MS,
-        DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-      ]);
-      expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
-    } finally {
-      reader.close();
-    }
+    const server = createQueryServer({
+      subgraphName: 'fund-protocol',
+      deployment,
+      run: () => Promise.reject(new Error('no request is sent')),
+    });
+    expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
+      HEADERS_TIMEOUT_MS,
+      REQUEST_TIMEOUT_MS,
+      DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    ]);
+    expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
   });
 });
 

@@ -7,7 +7,7 @@
 // answers eth_call only after the indexer's blocking wait (READ_WAIT_MS) gives up on it has each
 // call's block run again once it has answered: asked once, and the store as an uninterrupted run's.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -15,13 +15,12 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_WAIT_MS } from '../../indexer/follower/chain-reader.ts';
-import { indexedBlockOrNone, tempDirs } from './child-indexer.ts';
+import { copyIndexerBundle, indexedBlockOrNone, tempDirs } from './child-indexer.ts';
 import { buildProbeSubgraph } from './probe-build.ts';
 import { startProbeChain, type ProbeChain } from './probe-chain.ts';
 import { dumpEntityVersions } from './store-dump.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
-const bundle = join(repoRoot, 'build', 'indexer-main.mjs');
 /**
  * How long the stop may take: half the chain reader's timeout (10 s), after which the read would
  * have failed on its own and let a stop that waited for it go on.
@@ -116,9 +115,8 @@ beforeAll(async () => {
   callBlock = await chain.probe(29, '-3|first');
   head = await chain.probe(0, '3|4');
   root = dirs.make('stop-chain-read-');
-  mkdirSync(join(root, 'build'));
+  copyIndexerBundle(root);
   mkdirSync(join(root, 'subgraph'));
-  copyFileSync(bundle, join(root, 'build', 'indexer-main.mjs'));
   symlinkSync(buildProbeSubgraph(), join(root, 'subgraph', 'build'));
   writeFileSync(join(root, 'subgraph', 'networks.json'), JSON.stringify({ devnet: chain.contracts }));
   symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));

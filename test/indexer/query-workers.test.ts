@@ -1,0 +1,191 @@
+// Queries run on worker threads (query-workers.ts), never on the thread that indexes: a query past
+// its time limit is answered "Query timed out" and its worker ended, and the next one is answered
+// in full; a second worker answers while the first runs a slow query and ends once idle; a store that
+// cannot be read stops the start, saying so. The store holds 50,000 more events than the fixture, so
+// that a filter no index serves takes a while on each.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { indexerConfigFromEnv } from '../../indexer/config.ts';
+import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from '../../indexer/query/execute-query.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS, QueryWorkers } from '../../indexer/query/query-workers.ts';
+import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
+import {
+  commitBlock,
+  createFixture,
+  deployment,
+  fixtureQueryService,
+  header,
+  protocolEvent,
+  schema,
+  vault3,
+  writeFixture,
+  type Fixture,
+} from './store-fixture.ts';
+
+const FILLER_EVENTS = 50_000;
+
+let fixture: Fixture;
+
+beforeAll(() => {
+  fixture = createFixture();
+  writeFixture(fixture.store);
+  commitBlock(fixture.store, header(14), 20, (w) => {
+    for (let i = 0; i < FILLER_EVENTS; i++) {
+      const index = 2_000_000 + i;
+      const id = '0x' + index.toString(16).padStart(8, '0');
+      w.set('ProtocolEvent', id, protocolEvent(index, 14, 'Filler', (14n << 40n) + BigInt(i), vault3));
+    }
+  });
+});
+
+afterAll(() => fixture?.cleanup());
+
+/** A query of `scans` filters each reading every event and matching none: slow, with a small answer. */
+function slowQuery(scans: number): string {
+  const fields = Array.from(
+    { length: scans },
+    (_, i) => `s${i}: protocolEvents(where: { args_contains: "absent" }) { id }`,
+  );
+  return `{ ${fields.join(' ')} }`;
+}
+
+interface Answer {
+  data?: Record<string, unknown>;
+  errors?: { message: string }[];
+}
+
+async function post(url: string, query: string): Promise<Answer> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Answer;
+}
+
+describe('query workers: the time limit', () => {
+  let service: QueryService;
+  let url: string;
+
+  beforeAll(async () => {
+    service = createQueryService({
+      storePath: fixture.path,
+      schema,
+      deployment,
+      subgraphName: 'fund-protocol',
+      network: 'devnet',
+      startBlock: 10,
+      historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+      timeoutMs: 50,
+    });
+    url = await service.listen(0);
+  });
+
+  afterAll(() => service?.close());
+
+  it('answers a query still running at its time limit "Query timed out", naming the limit and how to ask for less', async () => {
+    const answer = await post(url, slowQuery(100));
+    expect(answer.data).toBeUndefined();
+    expect(answer.errors).toEqual([
+      {
+        message:
+          'Query timed out: it was not answered within the limit of 50 ms; ask for less: a smaller `first`, fewer nested collections, a narrower `where`, or pages by key rather than a deep `skip`',
+      },
+    ]);
+  });
+
+  it('answers the next query in full once the worker that ran out of time has been ended', async () => {
+    await post(url, slowQuery(100));
+    expect(await post(url, '{ _meta { block { number } } funds(orderBy: slug) { slug } }')).toEqual({
+      data: {
+        _meta: { block: { number: 14 } },
+        funds: [{ slug: 'Beta-Growth' }, { slug: 'alpha-income' }, { slug: 'gamma_reserve' }],
+      },
+    });
+  });
+
+  it('is 10,000 ms unless INDEXER_QUERY_TIMEOUT_MS says otherwise', () => {
+    const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
+    expect(DEFAULT_QUERY_TIMEOUT_MS).toBe(10_000);
+    expect(indexerConfigFromEnv(base).queryTimeoutMs).toBe(10_000);
+    expect(indexerConfigFromEnv({ ...base, INDEXER_QUERY_TIMEOUT_MS: '2500' }).queryTimeoutMs).toBe(2_500);
+  });
+
+  it('refuses an INDEXER_QUERY_TIMEOUT_MS outside 100 to 3,600,000 ms, naming it', () => {
+    const base = { RPC_URL: 'http://127.0.0.1:8545', NETWORK: 'sepolia' };
+    for (const value of ['99', '3600001', '5s', '-1']) {
+      expect(() => indexerConfigFromEnv({ ...base, INDEXER_QUERY_TIMEOUT_MS: value })).toThrow(
+        /^INDEXER_QUERY_TIMEOUT_MS must be an integer /,
+      );
+    }
+  });
+});
+
+describe('query workers: more than one', () => {
+  const data = {
+    schema,
+    deployment,
+    subgraphName: 'fund-protocol',
+    network: 'devnet',
+    startBlock: 10,
+    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+    maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
+  };
+
+  it('answers a query on a second worker while the first runs a slow one', async () => {
+    const served = fixtureQueryService(fixture);
+    try {
+      const url = await served.listen(0);
+      const finished: string[] = [];
+      const slow = post(url, slowQuery(1000)).then((answer) => {
+        finished.push('slow');
+        return answer;
+      });
+      // the slow query is on the first worker by now
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const meta = await post(url, '{ _meta { block { number } } }');
+      finished.push('meta');
+      expect(meta).toEqual({ data: { _meta: { block: { number: 14 } } } });
+      expect((await slow).data?.s999).toEqual([]);
+      expect(finished).toEqual(['meta', 'slow']);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('ends a worker beyond the first once it has been idle', async () => {
+    const workers = new QueryWorkers({
+      data: { ...data, storePath: fixture.path },
+      workers: 2,
+      timeoutMs: 60_000,
+      extraIdleMs: 100,
+    });
+    try {
+      await workers.start();
+      expect(workers.size).toBe(1);
+      const slow = workers.run('subgraph', JSON.stringify({ query: slowQuery(50) }));
+      const meta = workers.run('subgraph', JSON.stringify({ query: '{ _meta { block { number } } }' }));
+      expect(workers.size).toBe(2);
+      expect(await meta).toEqual({ body: JSON.stringify({ data: { _meta: { block: { number: 14 } } } }) });
+      await slow;
+      await vi.waitFor(() => expect(workers.size).toBe(1), { timeout: 10_000, interval: 50 });
+      // the last worker stays, ready for the next request
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(workers.size).toBe(1);
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('refuses to start over a store file that cannot be read, saying so', async () => {
+    const workers = new QueryWorkers({
+      data: { ...data, storePath: join(fixture.dir, 'missing.sqlite') },
+      workers: 2,
+      timeoutMs: 60_000,
+    });
+    await expect(workers.start()).rejects.toThrow(/^the query service cannot read the store: /);
+    expect(workers.size).toBe(0);
+  });
+});
