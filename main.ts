@@ -107,6 +107,8 @@ async function startEmbeddedDevnet(params: ScenarioParams): Promise<Upstreams> {
     network: 'devnet',
     dataDir,
     port: 0,
+    // a query the gateway has stopped waiting for is ended with it, freeing its worker
+    queryTimeoutMs: config.subgraphTimeoutMs,
     log: (line) => console.log(`[indexer] ${line}`),
   });
   await indexer.start();
