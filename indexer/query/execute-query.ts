@@ -59,7 +59,7 @@ const MAX_VALUE_DEPTH = 255;
  * unlimited there by default), in bytes of the entities a query reads (api-schema.ts entityWeight).
  * The gateway's largest queries (1,000 funds with their two NAV records, 1,000 events) weigh about
  * 3 MB at most; the limit stops a query asking for millions of entities early, before it has held
- * the only thread and hundreds of MB of memory for seconds.
+ * a query worker and hundreds of MB of memory for seconds.
  */
 export const DEFAULT_MAX_RESULT_BYTES = 20_000_000;
 

@@ -33,7 +33,6 @@ export type QueryApiName = 'subgraph' | 'indexNode';
 
 /** A request for the worker; `transientFailure` is the indexer's state as the request arrived. */
 export interface QueryJob {
-  id: number;
   api: QueryApiName;
   /** the GraphQLRequest as JSON text */
   requestJson: string;
@@ -41,14 +40,14 @@ export interface QueryJob {
 }
 
 /**
- * What a worker says: it is ready, or could not start; or a job's answer as the JSON text to send,
- * or why it could not be written.
+ * What a worker says: it is ready, or could not start; or the answer to the job it was given (it
+ * runs one at a time) as the JSON text to send, or why it could not be written.
  */
 export type QueryWorkerMessage =
   | { ready: true }
   | { startFailure: string }
-  | { id: number; body: string }
-  | { id: number; failure: string };
+  | { body: string }
+  | { failure: string };
 
 function serveParent(): void {
   const port = parentPort!;
@@ -73,14 +72,14 @@ function serveParent(): void {
   };
   port.on('message', (job: QueryJob) => {
     transientFailure = job.transientFailure;
-    // the HTTP server has checked that it parses; a body of `null` asks nothing
-    const request = (JSON.parse(job.requestJson) ?? {}) as GraphQLRequest;
-    const answer = executeQuery({ ...apis[job.api], reader, maxResultBytes: data.maxResultBytes }, request);
     let message: QueryWorkerMessage;
     try {
-      message = { id: job.id, body: JSON.stringify(answer) };
+      // the HTTP server has checked that it parses; a body of `null` asks nothing
+      const request = (JSON.parse(job.requestJson) ?? {}) as GraphQLRequest;
+      const api = { ...apis[job.api], reader, maxResultBytes: data.maxResultBytes };
+      message = { body: JSON.stringify(executeQuery(api, request)) };
     } catch (error) {
-      message = { id: job.id, failure: (error as Error).stack ?? String(error) };
+      message = { failure: (error as Error).stack ?? String(error) };
     }
     port.postMessage(message);
   });

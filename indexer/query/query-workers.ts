@@ -87,7 +87,6 @@ interface Slot {
 export class QueryWorkers {
   private readonly slots = new Set<Slot>();
   private readonly queue: PendingJob[] = [];
-  private nextId = 0;
   private closed = false;
 
   constructor(private readonly options: QueryWorkersOptions) {}
@@ -111,7 +110,6 @@ export class QueryWorkers {
     if (this.closed) return Promise.resolve({ failure: new Error('the query service is closed') });
     return new Promise((settle) => {
       const job: QueryJob = {
-        id: this.nextId++,
         api,
         requestJson,
         transientFailure: this.options.transientFailure?.() ?? null,
@@ -161,8 +159,9 @@ export class QueryWorkers {
         this.finish(slot)?.settle({
           failure: new Error('the query worker stopped while running the request'),
         });
-        // a worker ended on purpose has left the pool already
-        if (this.slots.delete(slot)) this.keepOne();
+        // a worker ended on purpose has left the pool already; one that never started has told
+        // whoever started it, and is not started again (it would fail again, forever)
+        if (this.slots.delete(slot) && slot.ready) this.refill();
       });
     });
   }
@@ -175,19 +174,25 @@ export class QueryWorkers {
   }
 
   /**
-   * Another worker for waiting requests, up to `workers`; one that cannot start answers them so
-   * (the store is gone, say), and the next request tries again.
+   * Another worker for waiting requests, up to `workers`. If it cannot start (the store is gone,
+   * say) and no other worker is left, the waiting requests are answered so; the next request tries
+   * again.
    */
   private grow(): void {
     void this.addWorker().then((failure) => {
-      if (!failure) return;
+      if (!failure || this.slots.size > 0) return;
       for (const pending of this.queue.splice(0)) pending.settle({ failure });
     });
   }
 
-  /** A worker in place of the last one ended, so that the next request does not wait for one to start. */
-  private keepOne(): void {
-    if (!this.closed && this.slots.size === 0) this.grow();
+  /**
+   * After a worker ended before its time: one in its place if none is left, so that the next request
+   * does not wait for one to start; else the waiting requests go to the others (or a new one).
+   */
+  private refill(): void {
+    if (this.closed) return;
+    if (this.slots.size === 0) this.grow();
+    else this.dispatch();
   }
 
   /** The slot's job, which it no longer runs. */
@@ -242,9 +247,13 @@ export class QueryWorkers {
     return undefined;
   }
 
-  /** A request past its time: answered, and its worker ended. */
+  /**
+   * A request past its time: answered, and its worker ended. Its replacement need not wait for the
+   * end, which comes once SQLite returns from the statement under way.
+   */
   private timeOut(slot: Slot): void {
     this.finish(slot)?.settle({ body: timedOutAnswer(this.options.timeoutMs) });
-    void this.endWorker(slot).then(() => this.keepOne());
+    void this.endWorker(slot);
+    this.refill();
   }
 }
