@@ -3,7 +3,8 @@
 // each has `timeoutMs` from its arrival to be answered (graph-node's GRAPH_GRAPHQL_QUERY_TIMEOUT).
 // A request still waiting when its time is up is answered without running. One still running is
 // answered all the same, and its worker is ended, since nothing else stops a synchronous query.
-// A worker that fails (out of memory, a bug) ends too, its request answered with an internal error.
+// A worker that runs out of its heap ends, its request told so; one that fails otherwise (a bug)
+// ends too, its request answered with an internal error.
 // One worker is kept ready at all times; more start while requests wait for one and end once idle,
 // so that an indexer nobody queries holds one worker's memory.
 import { createRequire } from 'node:module';
@@ -22,8 +23,29 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 /** How long a worker beyond the first stays without a request before it ends (~38 MB each). */
 export const EXTRA_WORKER_IDLE_MS = 30_000;
 
-/** What a request came to: the answer to send, or a failure to log and answer 500 for. */
-export type QueryOutcome = { body: string } | { failure: Error };
+/**
+ * The heap a query worker has at least, in MiB. The largest answer the default result-size limit
+ * lets through needs 32 to 48 MiB; a heap left to V8's default grew under load to hundreds of MiB
+ * per worker, since nothing made it collect sooner.
+ */
+const MIN_QUERY_WORKER_HEAP_MB = 128;
+
+/** A query worker's heap, in MiB: room for four times the result-size limit, and at least 128. */
+export function queryWorkerHeapMb(maxResultBytes: number): number {
+  return Math.max(MIN_QUERY_WORKER_HEAP_MB, Math.ceil((maxResultBytes * 4) / 2 ** 20));
+}
+
+/**
+ * What a request came to: the answer to send (with its HTTP status, 200 unless said), or a failure
+ * to log and answer 500 for.
+ */
+export type QueryOutcome = { body: string; status?: number } | { failure: Error };
+
+/** The answer to requests the service has not run when it closes: no fault, nothing to log. */
+const STOPPING: QueryOutcome = {
+  status: 503,
+  body: JSON.stringify({ errors: [{ message: 'the query service is stopping; try again once it is back' }] }),
+};
 
 export interface QueryWorkersOptions {
   data: Omit<QueryWorkerData, 'queryWorker'>;
@@ -31,6 +53,8 @@ export interface QueryWorkersOptions {
   workers: number;
   /** how long a worker beyond the first stays idle before it ends (default EXTRA_WORKER_IDLE_MS) */
   extraIdleMs?: number;
+  /** each worker's heap, in MiB (default queryWorkerHeapMb of the result-size limit) */
+  heapMb?: number;
   /** the most a request may take from its arrival to its answer */
   timeoutMs: number;
   /** the indexer's state, handed to the index-node API with each request */
@@ -54,6 +78,17 @@ function timedOutAnswer(timeoutMs: number): string {
   });
 }
 
+/** What a query that ran its worker out of memory is told (it is the query's doing, not a fault). */
+function outOfMemoryAnswer(heapMb: number): string {
+  return JSON.stringify({
+    errors: [
+      {
+        message: `the query needs more memory than a query worker has (${heapMb} MiB); ask for less: a smaller \`first\`, fewer nested collections, fewer fields or a narrower \`where\``,
+      },
+    ],
+  });
+}
+
 // Under tsx or vitest the worker loads from source through tsx's require hook, which works in any
 // thread (a loader given by --import does not reach a worker on Node 20); the bundle of
 // `npm run indexer` (build/) has the worker bundled beside it.
@@ -63,15 +98,22 @@ const { workerData } = require('node:worker_threads');
 require(workerData.loader).require(workerData.entry, workerData.entry);
 `;
 
-function startWorker(data: QueryWorkerData): Worker {
+function startWorker(data: QueryWorkerData, heapMb: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
   if (FROM_SOURCE) {
     const entry = fileURLToPath(new URL('./query-worker.ts', import.meta.url));
     const loader = createRequire(import.meta.url).resolve('tsx/cjs/api');
-    return new Worker(SOURCE_BOOTSTRAP, { eval: true, workerData: { ...data, loader, entry }, execArgv: [] });
+    return new Worker(SOURCE_BOOTSTRAP, {
+      eval: true,
+      workerData: { ...data, loader, entry },
+      execArgv: [],
+      resourceLimits,
+    });
   }
   return new Worker(new URL('./indexer-query-worker.mjs', import.meta.url), {
     workerData: data,
     execArgv: [],
+    resourceLimits,
   });
 }
 
@@ -89,7 +131,11 @@ export class QueryWorkers {
   private readonly queue: PendingJob[] = [];
   private closed = false;
 
-  constructor(private readonly options: QueryWorkersOptions) {}
+  private readonly heapMb: number;
+
+  constructor(private readonly options: QueryWorkersOptions) {
+    this.heapMb = options.heapMb ?? queryWorkerHeapMb(options.data.maxResultBytes);
+  }
 
   /** The workers running or starting. */
   get size(): number {
@@ -107,7 +153,7 @@ export class QueryWorkers {
    * Text, since a structured clone of variables nested deep enough would overflow the stack.
    */
   run(api: QueryApiName, requestJson: string): Promise<QueryOutcome> {
-    if (this.closed) return Promise.resolve({ failure: new Error('the query service is closed') });
+    if (this.closed) return Promise.resolve(STOPPING);
     return new Promise((settle) => {
       const job: QueryJob = {
         api,
@@ -121,15 +167,13 @@ export class QueryWorkers {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const pending of this.queue.splice(0)) {
-      pending.settle({ failure: new Error('the query service closed before the request ran') });
-    }
+    for (const pending of this.queue.splice(0)) pending.settle(STOPPING);
     await Promise.all([...this.slots].map((slot) => this.endWorker(slot)));
   }
 
   /** A new worker in the pool; resolves with null once it is ready, or with why it could not start. */
   private addWorker(): Promise<Error | null> {
-    const worker = startWorker({ ...this.options.data, queryWorker: true });
+    const worker = startWorker({ ...this.options.data, queryWorker: true }, this.heapMb);
     const slot: Slot = { worker, ready: false, running: null, timer: null };
     this.slots.add(slot);
     return new Promise((resolveStart) => {
@@ -150,15 +194,18 @@ export class QueryWorkers {
           this.dispatch();
         }
       });
-      worker.on('error', (error) => {
+      worker.on('error', (error: NodeJS.ErrnoException) => {
         resolveStart(error);
-        this.finish(slot)?.settle({ failure: error });
+        const running = this.finish(slot);
+        if (error.code === 'ERR_WORKER_OUT_OF_MEMORY')
+          running?.settle({ body: outOfMemoryAnswer(this.heapMb) });
+        else running?.settle({ failure: error });
       });
       worker.on('exit', () => {
         resolveStart(new Error('the query worker stopped as it started'));
-        this.finish(slot)?.settle({
-          failure: new Error('the query worker stopped while running the request'),
-        });
+        const lost = this.finish(slot);
+        if (this.closed) lost?.settle(STOPPING);
+        else lost?.settle({ failure: new Error('the query worker stopped while running the request') });
         // a worker ended on purpose has left the pool already; one that never started has told
         // whoever started it, and is not started again (it would fail again, forever)
         if (this.slots.delete(slot) && slot.ready) this.refill();

@@ -132,7 +132,7 @@ export function createQueryServer(options: QueryServerOptions): Server {
     const respond = async (requestJson: string) => {
       const outcome = await options.run(api, requestJson);
       if ('failure' in outcome) failRequest(res, outcome.failure);
-      else sendJson(res, 200, outcome.body);
+      else sendJson(res, outcome.status ?? 200, outcome.body);
     };
     if (req.method === 'GET') {
       const variables = url.searchParams.get('variables') || 'null';

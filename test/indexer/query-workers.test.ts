@@ -1,14 +1,19 @@
 // Queries run on worker threads (query-workers.ts), never on the thread that indexes: a query past
 // its time limit is answered "Query timed out" and its worker ended, and the next one is answered
 // in full; a second worker answers while the first runs a slow query and ends once idle; a store that
-// cannot be read stops the start, saying so. The store holds 50,000 more events than the fixture, so
-// that a filter no index serves takes a while on each.
+// cannot be read stops the start, saying so; a query that runs its worker out of memory is told so,
+// and the requests unanswered at close get a 503. The store holds 50,000 more events than the
+// fixture, so that a filter no index serves takes a while on each.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
 import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from '../../indexer/query/execute-query.ts';
-import { DEFAULT_QUERY_TIMEOUT_MS, QueryWorkers } from '../../indexer/query/query-workers.ts';
+import {
+  DEFAULT_QUERY_TIMEOUT_MS,
+  QueryWorkers,
+  queryWorkerHeapMb,
+} from '../../indexer/query/query-workers.ts';
 import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import {
   commitBlock,
@@ -24,6 +29,8 @@ import {
 } from './store-fixture.ts';
 
 const FILLER_EVENTS = 50_000;
+/** a heap the workers start in, and sixty lists of a thousand events overflow (forty-eight MiB would too) */
+const HEAP_MB = 24;
 
 let fixture: Fixture;
 
@@ -123,17 +130,83 @@ describe('query workers: the time limit', () => {
   });
 });
 
-describe('query workers: more than one', () => {
-  const data = {
-    schema,
-    deployment,
-    subgraphName: 'fund-protocol',
-    network: 'devnet',
-    startBlock: 10,
-    historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-    maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
-  };
+const data = {
+  schema,
+  deployment,
+  subgraphName: 'fund-protocol',
+  network: 'devnet',
+  startBlock: 10,
+  historyBlocks: UNPRUNED_HISTORY_BLOCKS,
+  maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
+};
 
+const request = (query: string) => JSON.stringify({ query });
+
+describe('query workers: memory', () => {
+  it('answers a query that runs its worker out of memory saying so, naming the heap, and answers the next in full', async () => {
+    const workers = new QueryWorkers({
+      data: { ...data, storePath: fixture.path },
+      workers: 1,
+      timeoutMs: 60_000,
+      heapMb: HEAP_MB,
+    });
+    try {
+      await workers.start();
+      const fields = Array.from(
+        { length: 60 },
+        (_, i) => `e${i}: protocolEvents(first: 1000) { id args txHash }`,
+      );
+      const outcome = await workers.run('subgraph', request(`{ ${fields.join(' ')} }`));
+      expect(outcome).toEqual({
+        body: JSON.stringify({
+          errors: [
+            {
+              message: `the query needs more memory than a query worker has (${HEAP_MB} MiB); ask for less: a smaller \`first\`, fewer nested collections, fewer fields or a narrower \`where\``,
+            },
+          ],
+        }),
+      });
+      expect(await workers.run('subgraph', request('{ _meta { block { number } } }'))).toEqual({
+        body: JSON.stringify({ data: { _meta: { block: { number: 14 } } } }),
+      });
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('gives each worker a heap of four times the result-size limit, and at least 128 MiB', () => {
+    expect(queryWorkerHeapMb(DEFAULT_MAX_RESULT_BYTES)).toBe(128);
+    expect(queryWorkerHeapMb(100 * 2 ** 20)).toBe(400);
+  });
+});
+
+describe('query workers: closing', () => {
+  it('answers the requests it has not answered 503, saying the service is stopping, and logs nothing', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const workers = new QueryWorkers({
+      data: { ...data, storePath: fixture.path },
+      workers: 1,
+      timeoutMs: 60_000,
+    });
+    await workers.start();
+    const running = workers.run('subgraph', request(slowQuery(100)));
+    const waiting = workers.run('subgraph', request('{ _meta { block { number } } }'));
+    await workers.close();
+    const stopping = {
+      status: 503,
+      body: JSON.stringify({
+        errors: [{ message: 'the query service is stopping; try again once it is back' }],
+      }),
+    };
+    expect(await running).toEqual(stopping);
+    expect(await waiting).toEqual(stopping);
+    expect(await workers.run('subgraph', request('{ _meta { block { number } } }'))).toEqual(stopping);
+    expect(logged).not.toHaveBeenCalled();
+    logged.mockRestore();
+  });
+});
+
+describe('query workers: more than one', () => {
   it('answers a query on a second worker while the first runs a slow one', async () => {
     const served = fixtureQueryService(fixture);
     try {
@@ -165,8 +238,8 @@ describe('query workers: more than one', () => {
     try {
       await workers.start();
       expect(workers.size).toBe(1);
-      const slow = workers.run('subgraph', JSON.stringify({ query: slowQuery(50) }));
-      const meta = workers.run('subgraph', JSON.stringify({ query: '{ _meta { block { number } } }' }));
+      const slow = workers.run('subgraph', request(slowQuery(50)));
+      const meta = workers.run('subgraph', request('{ _meta { block { number } } }'));
       expect(workers.size).toBe(2);
       expect(await meta).toEqual({ body: JSON.stringify({ data: { _meta: { block: { number: 14 } } } }) });
       await slow;
