@@ -128,38 +128,25 @@ describe('query server: failures while handling a request', () => {
       body: JSON.stringify({ query: '{ indexingStatuses { health } }' }),
     });
 
-  it('answers 500 with a message and logs the failure once when a query worker fails on a request', async () => {
+  it.each([
+    [
+      'a query worker fails on a request',
+      () => Promise.resolve({ failure: new Error('the query worker stopped while running the request') }),
+      'the query worker stopped while running the request',
+    ],
+    ['handling a request throws', () => Promise.reject(new TypeError('a bug')), 'a bug'],
+  ])('answers 500 with a message and logs the failure once when %s', async (_, outcome, cause) => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await withServer(
-      async () => ({ failure: new Error('the query worker stopped while running the request') }),
-      async (base) => {
-        const res = await postStatusQuery(base);
-        expect(res.status).toBe(500);
-        expect(await res.json()).toEqual({
-          errors: [{ message: 'Internal error while handling the request' }],
-        });
-        expect(logged).toHaveBeenCalledTimes(1);
-        expect(String(logged.mock.calls[0]![1])).toContain(
-          'the query worker stopped while running the request',
-        );
-      },
-    );
-  });
-
-  it('answers 500 with a message and logs the failure once when handling a request throws', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await withServer(
-      () => Promise.reject(new TypeError('a bug')),
-      async (base) => {
-        const res = await postStatusQuery(base);
-        expect(res.status).toBe(500);
-        expect(await res.json()).toEqual({
-          errors: [{ message: 'Internal error while handling the request' }],
-        });
-        expect(logged).toHaveBeenCalledTimes(1);
-        expect(String(logged.mock.calls[0]![0])).toContain('request failed');
-      },
-    );
+    await withServer(outcome, async (base) => {
+      const res = await postStatusQuery(base);
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({
+        errors: [{ message: 'Internal error while handling the request' }],
+      });
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(String(logged.mock.calls[0]![0])).toContain('request failed');
+      expect(String(logged.mock.calls[0]![1])).toContain(cause);
+    });
   });
 });
 

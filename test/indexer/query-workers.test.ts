@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
-import { createQueryService, type QueryService } from '../../indexer/query/create-query-service.ts';
+import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from '../../indexer/query/execute-query.ts';
 import {
   DEFAULT_QUERY_TIMEOUT_MS,
@@ -77,16 +77,7 @@ describe('query workers: the time limit', () => {
   let url: string;
 
   beforeAll(async () => {
-    service = createQueryService({
-      storePath: fixture.path,
-      schema,
-      deployment,
-      subgraphName: 'fund-protocol',
-      network: 'devnet',
-      startBlock: 10,
-      historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-      timeoutMs: 50,
-    });
+    service = fixtureQueryService(fixture, { timeoutMs: 50 });
     url = await service.listen(0);
   });
 

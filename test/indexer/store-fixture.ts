@@ -161,7 +161,7 @@ export const deployment = 'QmStoreFixture';
 /** The query service over a fixture's store, as the indexer serves it (with `options` over its defaults). */
 export function fixtureQueryService(
   fixture: Fixture,
-  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes' | 'keepAliveTimeoutMs'>> = {},
+  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes' | 'timeoutMs' | 'keepAliveTimeoutMs'>> = {},
 ): QueryService {
   return createQueryService({
     storePath: fixture.path,
