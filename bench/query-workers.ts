@@ -9,15 +9,13 @@
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
-import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
-import { startDevnet } from '../devnet/start-devnet.ts';
-import { createIndexer } from '../indexer/indexer.ts';
 import { buildApiSchema } from '../indexer/query/api-schema.ts';
 import { executeQuery } from '../indexer/query/execute-query.ts';
 import { buildQueryModel } from '../indexer/query/sql-query.ts';
 import { StoreReader } from '../indexer/query/store-reader.ts';
 import { buildLayouts } from '../indexer/store/layout.ts';
 import { parseSubgraphSchema } from '../indexer/subgraph-schema.ts';
+import { withIndexedDevnet } from './indexed-devnet.ts';
 import { benchSetting } from './settings.ts';
 
 const PHASE_SECONDS = benchSetting('BENCH_DURATION_SECONDS', 10);
@@ -93,22 +91,7 @@ async function phase(url: string, runQuery: (() => Promise<void>) | null): Promi
   };
 }
 
-console.log('seeding the devnet scenario and indexing it...');
-const devnet = await startDevnet({
-  tempDirPrefix: 'bench-query-workers-',
-  scenario: (dataDir) => scenarioParamsFromEnv(process.env, dataDir),
-});
-const { anvil, ledger, dataDir } = devnet;
-try {
-  const indexer = await createIndexer({
-    rpcUrl: anvil.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    log: () => {},
-  });
-  await indexer.start();
-  await indexer.waitForBlock(ledger.endBlock);
+await withIndexedDevnet('bench-query-workers-', async (_, indexer) => {
   const url = indexer.queryUrl;
 
   // the query API as the indexer's thread served it before the query workers
@@ -138,7 +121,4 @@ try {
       row('the same on the indexer thread, as before', onThisThread),
     ].join('\n'),
   );
-  await indexer.stop();
-} finally {
-  await devnet.stop();
-}
+});

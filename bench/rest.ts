@@ -5,12 +5,10 @@
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express, { type Express } from 'express';
-import { scenarioParamsFromEnv } from '../devnet/scenario-params.ts';
-import { startDevnet } from '../devnet/start-devnet.ts';
 import { createGateway } from '../gateway/server.ts';
 import { loadRegistry } from '../gateway/sources/registry.ts';
-import { createIndexer } from '../indexer/indexer.ts';
 import { createRestApp } from '../rest/app.ts';
+import { withIndexedDevnet } from './indexed-devnet.ts';
 import { benchSetting } from './settings.ts';
 
 const DURATION_SECONDS = benchSetting('BENCH_DURATION_SECONDS', 10);
@@ -38,23 +36,7 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
   return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
 }
 
-console.log('seeding the devnet scenario and indexing it...');
-const devnet = await startDevnet({
-  tempDirPrefix: 'bench-rest-',
-  scenario: (dataDir) => scenarioParamsFromEnv(process.env, dataDir),
-});
-const { anvil, ledger, dataDir } = devnet;
-try {
-  const indexer = await createIndexer({
-    rpcUrl: anvil.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    log: () => {},
-  });
-  await indexer.start();
-  await indexer.waitForBlock(ledger.endBlock);
-
+await withIndexedDevnet('bench-rest-', async ({ anvil, ledger, dataDir }, indexer) => {
   const gateway = createGateway({
     registry: loadRegistry('registry/devnet.json'),
     subgraph: { url: indexer.queryUrl, timeoutMs: 10_000, maxBatch: 1000 },
@@ -115,7 +97,4 @@ try {
 
   plain.close();
   rest.close();
-  await indexer.stop();
-} finally {
-  await devnet.stop();
-}
+});

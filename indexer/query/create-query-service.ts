@@ -2,9 +2,8 @@
 // own read connection and the generated schemas, and the HTTP server on this thread that hands them
 // requests. The indexer builder and the tests both start it from here.
 import type { Server } from 'node:http';
-import type { SubgraphSchema } from '../subgraph-schema.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './execute-query.ts';
-import type { DeploymentFeatures } from './index-node-api.ts';
+import type { QueryWorkerData } from './query-worker.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryWorkers } from './query-workers.ts';
 import { createQueryServer, listen } from './server.ts';
 
@@ -14,20 +13,10 @@ import { createQueryServer, listen } from './server.ts';
  */
 const QUERY_WORKERS = 2;
 
-export interface QueryServiceOptions {
-  storePath: string;
-  schema: SubgraphSchema;
-  deployment: string;
-  subgraphName: string;
-  /** the chain indexed, and the first block indexed: what the index-node status API reports */
-  network: string;
-  startBlock: number;
-  /** blocks of history the store keeps (graph-node's historyBlocks) */
-  historyBlocks: number;
+/** The store and what the index-node API reports of it (QueryWorkerData), and the service's limits. */
+export interface QueryServiceOptions extends Omit<QueryWorkerData, 'queryWorker' | 'maxResultBytes'> {
   /** what holds indexing up while it waits to try again, for the index-node status API */
   transientFailure?: () => string | null;
-  /** the deployment's features, for the index-node API's subgraphFeatures */
-  features?: DeploymentFeatures;
   /**
    * the most a query may read, in bytes of entities (graph-node's GRAPH_GRAPHQL_ERROR_RESULT_SIZE;
    * default DEFAULT_MAX_RESULT_BYTES; INDEXER_QUERY_MAX_RESULT_BYTES under `npm run indexer`)
@@ -49,21 +38,12 @@ export interface QueryService {
 }
 
 export function createQueryService(options: QueryServiceOptions): QueryService {
+  const { transientFailure, maxResultBytes, timeoutMs, keepAliveTimeoutMs, ...store } = options;
   const workers = new QueryWorkers({
-    data: {
-      storePath: options.storePath,
-      schema: options.schema,
-      deployment: options.deployment,
-      subgraphName: options.subgraphName,
-      network: options.network,
-      startBlock: options.startBlock,
-      historyBlocks: options.historyBlocks,
-      features: options.features,
-      maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-    },
+    data: { ...store, maxResultBytes: maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES },
     workers: QUERY_WORKERS,
-    timeoutMs: options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
-    transientFailure: options.transientFailure,
+    timeoutMs: timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    transientFailure,
   });
   let server: Server | null = null;
   return {
@@ -73,7 +53,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
         subgraphName: options.subgraphName,
         deployment: options.deployment,
         run: (api, request) => workers.run(api, request),
-        keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+        keepAliveTimeoutMs,
       });
       const base = await listen(server, port, host);
       return `${base}/subgraphs/name/${options.subgraphName}`;

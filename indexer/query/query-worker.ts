@@ -21,10 +21,14 @@ export interface QueryWorkerData {
   schema: SubgraphSchema;
   deployment: string;
   subgraphName: string;
+  /** the chain indexed, and the first block indexed: what the index-node status API reports */
   network: string;
   startBlock: number;
+  /** blocks of history the store keeps (graph-node's historyBlocks) */
   historyBlocks: number;
+  /** the deployment's features, for the index-node API's subgraphFeatures */
   features?: DeploymentFeatures;
+  /** the most a query may read, in bytes of entities */
   maxResultBytes: number;
 }
 

@@ -14,15 +14,13 @@ import {
   QueryWorkers,
   queryWorkerHeapMb,
 } from '../../indexer/query/query-workers.ts';
-import { UNPRUNED_HISTORY_BLOCKS } from '../../indexer/runtime/manifest.ts';
 import {
   commitBlock,
   createFixture,
-  deployment,
   fixtureQueryService,
+  fixtureStoreOptions,
   header,
   protocolEvent,
-  schema,
   vault3,
   writeFixture,
   type Fixture,
@@ -121,22 +119,15 @@ describe('query workers: the time limit', () => {
   });
 });
 
-const data = {
-  schema,
-  deployment,
-  subgraphName: 'fund-protocol',
-  network: 'devnet',
-  startBlock: 10,
-  historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-  maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
-};
+/** What the workers read: the fixture's store, with the default result-size limit. */
+const workerData = () => ({ ...fixtureStoreOptions(fixture), maxResultBytes: DEFAULT_MAX_RESULT_BYTES });
 
 const request = (query: string) => JSON.stringify({ query });
 
 describe('query workers: memory', () => {
   it('answers a query that runs its worker out of memory saying so, naming the heap, and answers the next in full', async () => {
     const workers = new QueryWorkers({
-      data: { ...data, storePath: fixture.path },
+      data: workerData(),
       workers: 1,
       timeoutMs: 60_000,
       heapMb: HEAP_MB,
@@ -175,7 +166,7 @@ describe('query workers: closing', () => {
   it('answers the requests it has not answered 503, saying the service is stopping, and logs nothing', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const workers = new QueryWorkers({
-      data: { ...data, storePath: fixture.path },
+      data: workerData(),
       workers: 1,
       timeoutMs: 60_000,
     });
@@ -221,7 +212,7 @@ describe('query workers: more than one', () => {
 
   it('ends a worker beyond the first once it has been idle', async () => {
     const workers = new QueryWorkers({
-      data: { ...data, storePath: fixture.path },
+      data: workerData(),
       workers: 2,
       timeoutMs: 60_000,
       extraIdleMs: 100,
@@ -245,7 +236,7 @@ describe('query workers: more than one', () => {
 
   it('refuses to start over a store file that cannot be read, saying so', async () => {
     const workers = new QueryWorkers({
-      data: { ...data, storePath: join(fixture.dir, 'missing.sqlite') },
+      data: { ...workerData(), storePath: join(fixture.dir, 'missing.sqlite') },
       workers: 2,
       timeoutMs: 60_000,
     });

@@ -158,12 +158,9 @@ export interface Fixture {
 
 export const deployment = 'QmStoreFixture';
 
-/** The query service over a fixture's store, as the indexer serves it (with `options` over its defaults). */
-export function fixtureQueryService(
-  fixture: Fixture,
-  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes' | 'timeoutMs' | 'keepAliveTimeoutMs'>> = {},
-): QueryService {
-  return createQueryService({
+/** A fixture's store as the query service reads it: its file and what the index-node API reports. */
+export function fixtureStoreOptions(fixture: Fixture) {
+  return {
     storePath: fixture.path,
     schema,
     deployment,
@@ -171,8 +168,15 @@ export function fixtureQueryService(
     network: 'devnet',
     startBlock: 10,
     historyBlocks: UNPRUNED_HISTORY_BLOCKS,
-    ...options,
-  });
+  };
+}
+
+/** The query service over a fixture's store, as the indexer serves it (with `options` over its defaults). */
+export function fixtureQueryService(
+  fixture: Fixture,
+  options: Partial<Pick<QueryServiceOptions, 'maxResultBytes' | 'timeoutMs' | 'keepAliveTimeoutMs'>> = {},
+): QueryService {
+  return createQueryService({ ...fixtureStoreOptions(fixture), ...options });
 }
 
 export interface ServedFixture {
