@@ -130,7 +130,6 @@ export class QueryWorkers {
   private readonly slots = new Set<Slot>();
   private readonly queue: PendingJob[] = [];
   private closed = false;
-
   private readonly heapMb: number;
 
   constructor(private readonly options: QueryWorkersOptions) {
