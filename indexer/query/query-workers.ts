@@ -41,10 +41,13 @@ export function queryWorkerHeapMb(maxResultBytes: number): number {
  */
 export type QueryOutcome = { body: string; status?: number } | { failure: Error };
 
+/** A GraphQL answer holding one error with `message`, as JSON text. */
+const errorAnswer = (message: string): string => JSON.stringify({ errors: [{ message }] });
+
 /** The answer to requests the service has not run when it closes: no fault, nothing to log. */
 const STOPPING: QueryOutcome = {
   status: 503,
-  body: JSON.stringify({ errors: [{ message: 'the query service is stopping; try again once it is back' }] }),
+  body: errorAnswer('the query service is stopping; try again once it is back'),
 };
 
 export interface QueryWorkersOptions {
@@ -69,24 +72,16 @@ interface PendingJob {
 
 /** graph-node's words for a query past its time (QueryExecutionError::Timeout), and what to do. */
 function timedOutAnswer(timeoutMs: number): string {
-  return JSON.stringify({
-    errors: [
-      {
-        message: `Query timed out: it was not answered within the limit of ${timeoutMs} ms; ask for less: a smaller \`first\`, fewer nested collections, a narrower \`where\`, or pages by key rather than a deep \`skip\``,
-      },
-    ],
-  });
+  return errorAnswer(
+    `Query timed out: it was not answered within the limit of ${timeoutMs} ms; ask for less: a smaller \`first\`, fewer nested collections, a narrower \`where\`, or pages by key rather than a deep \`skip\``,
+  );
 }
 
 /** What a query that ran its worker out of memory is told (it is the query's doing, not a fault). */
 function outOfMemoryAnswer(heapMb: number): string {
-  return JSON.stringify({
-    errors: [
-      {
-        message: `the query needs more memory than a query worker has (${heapMb} MiB); ask for less: a smaller \`first\`, fewer nested collections, fewer fields or a narrower \`where\``,
-      },
-    ],
-  });
+  return errorAnswer(
+    `the query needs more memory than a query worker has (${heapMb} MiB); ask for less: a smaller \`first\`, fewer nested collections, fewer fields or a narrower \`where\``,
+  );
 }
 
 // Under tsx or vitest the worker loads from source through tsx's require hook, which works in any

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { indexerConfigFromEnv } from '../../indexer/config.ts';
+import { queryAnswer, scanningQuery } from './graphql-client.ts';
 import { buildApiSchema } from '../../indexer/query/api-schema.ts';
 import type { QueryService } from '../../indexer/query/create-query-service.ts';
 import { DEFAULT_MAX_RESULT_BYTES, executeQuery } from '../../indexer/query/execute-query.ts';
@@ -301,27 +302,14 @@ describe('query limits: npm run indexer', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const post = async (query: string) => {
-    const res = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
-    });
-    return (await res.json()) as Answer;
-  };
-
   it('serves queries with the INDEXER_QUERY_MAX_RESULT_BYTES it is given', async () => {
-    const answer = await post('{ protocolEvents(first: 10) { id } }');
+    const answer = await queryAnswer(endpoint, '{ protocolEvents(first: 10) { id } }');
     expect(answer.errors?.[0]?.message).toMatch(/is larger than the allowed limit of 1000;/);
   });
 
   it('serves queries with the INDEXER_QUERY_TIMEOUT_MS it is given', async () => {
     // a thousand filters each reading every event of the devnet's and matching none: about a second
-    const scans = Array.from(
-      { length: 1000 },
-      (_, i) => `s${i}: protocolEvents(where: { args_contains: "absent" }) { id }`,
-    );
-    const answer = await post(`{ ${scans.join(' ')} }`);
+    const answer = await queryAnswer(endpoint, scanningQuery(1000));
     expect(answer.errors?.[0]?.message).toMatch(
       /^Query timed out: it was not answered within the limit of 100 ms;/,
     );

@@ -14,6 +14,7 @@ import {
   QueryWorkers,
   queryWorkerHeapMb,
 } from '../../indexer/query/query-workers.ts';
+import { queryAnswer, scanningQuery } from './graphql-client.ts';
 import {
   commitBlock,
   createFixture,
@@ -46,30 +47,6 @@ beforeAll(() => {
 
 afterAll(() => fixture?.cleanup());
 
-/** A query of `scans` filters each reading every event and matching none: slow, with a small answer. */
-function slowQuery(scans: number): string {
-  const fields = Array.from(
-    { length: scans },
-    (_, i) => `s${i}: protocolEvents(where: { args_contains: "absent" }) { id }`,
-  );
-  return `{ ${fields.join(' ')} }`;
-}
-
-interface Answer {
-  data?: Record<string, unknown>;
-  errors?: { message: string }[];
-}
-
-async function post(url: string, query: string): Promise<Answer> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as Answer;
-}
-
 describe('query workers: the time limit', () => {
   let service: QueryService;
   let url: string;
@@ -82,7 +59,7 @@ describe('query workers: the time limit', () => {
   afterAll(() => service?.close());
 
   it('answers a query still running at its time limit "Query timed out", naming the limit and how to ask for less', async () => {
-    const answer = await post(url, slowQuery(100));
+    const answer = await queryAnswer(url, scanningQuery(100));
     expect(answer.data).toBeUndefined();
     expect(answer.errors).toEqual([
       {
@@ -93,8 +70,8 @@ describe('query workers: the time limit', () => {
   });
 
   it('answers the next query in full once the worker that ran out of time has been ended', async () => {
-    await post(url, slowQuery(100));
-    expect(await post(url, '{ _meta { block { number } } funds(orderBy: slug) { slug } }')).toEqual({
+    await queryAnswer(url, scanningQuery(100));
+    expect(await queryAnswer(url, '{ _meta { block { number } } funds(orderBy: slug) { slug } }')).toEqual({
       data: {
         _meta: { block: { number: 14 } },
         funds: [{ slug: 'Beta-Growth' }, { slug: 'alpha-income' }, { slug: 'gamma_reserve' }],
@@ -171,7 +148,7 @@ describe('query workers: closing', () => {
       timeoutMs: 60_000,
     });
     await workers.start();
-    const running = workers.run('subgraph', request(slowQuery(100)));
+    const running = workers.run('subgraph', request(scanningQuery(100)));
     const waiting = workers.run('subgraph', request('{ _meta { block { number } } }'));
     await workers.close();
     const stopping = {
@@ -194,13 +171,13 @@ describe('query workers: more than one', () => {
     try {
       const url = await served.listen(0);
       const finished: string[] = [];
-      const slow = post(url, slowQuery(1000)).then((answer) => {
+      const slow = queryAnswer(url, scanningQuery(1000)).then((answer) => {
         finished.push('slow');
         return answer;
       });
       // the slow query is on the first worker by now
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const meta = await post(url, '{ _meta { block { number } } }');
+      const meta = await queryAnswer(url, '{ _meta { block { number } } }');
       finished.push('meta');
       expect(meta).toEqual({ data: { _meta: { block: { number: 14 } } } });
       expect((await slow).data?.s999).toEqual([]);
@@ -220,7 +197,7 @@ describe('query workers: more than one', () => {
     try {
       await workers.start();
       expect(workers.size).toBe(1);
-      const slow = workers.run('subgraph', request(slowQuery(50)));
+      const slow = workers.run('subgraph', request(scanningQuery(50)));
       const meta = workers.run('subgraph', request('{ _meta { block { number } } }'));
       expect(workers.size).toBe(2);
       expect(await meta).toEqual({ body: JSON.stringify({ data: { _meta: { block: { number: 14 } } } }) });
