@@ -25,13 +25,13 @@ export interface IndexerConfig {
   /** query server port; 0 picks a free one */
   port: number;
   host?: string;
-  /** directory `graph build` wrote (default subgraph/build) */
+  /** directory `graph build` wrote (default DEFAULT_BUILD_DIR, subgraph/build) */
   buildDir?: string;
-  /** networks.json to read (default subgraph/networks.json) */
+  /** networks.json to read (default DEFAULT_NETWORKS_FILE, subgraph/networks.json) */
   networksFile?: string;
   /** per data source name; overrides networks.json (used for chains deployed at other addresses) */
   contracts?: Record<string, NetworkContract>;
-  /** served at /subgraphs/name/<subgraphName> (default fund-protocol) */
+  /** served at /subgraphs/name/<subgraphName> (default DEFAULT_SUBGRAPH_NAME) */
   subgraphName?: string;
   /** the most one query may read, in bytes of entities (default DEFAULT_MAX_RESULT_BYTES) */
   queryMaxResultBytes?: number;
@@ -42,21 +42,31 @@ export interface IndexerConfig {
    * fails and is retried (default DEFAULT_RPC_TIMEOUT_MS)
    */
   rpcTimeoutMs?: number;
-  /** how long the query server keeps an idle keep-alive connection (default Node's 5 s) */
+  /**
+   * how long the query server keeps an idle keep-alive connection (default
+   * DEFAULT_KEEP_ALIVE_TIMEOUT_MS, Node's)
+   */
   keepAliveTimeoutMs?: number;
   pollIntervalMs?: number;
-  /** how often catch-up commits (default 1000 ms; 0: every range) */
+  /** how often catch-up commits (default DEFAULT_COMMIT_INTERVAL_MS; 0: every range) */
   commitIntervalMs?: number;
   /** eth_getLogs span bounds */
   initialRange?: number;
   maxRange?: number;
-  /** most ranges fetched at once over sparse stretches (default 4; 1: only the next one) */
+  /**
+   * most ranges fetched at once over sparse stretches (default MAX_RANGES_AHEAD; 1: only the next
+   * one)
+   */
   maxRangesAhead?: number;
-  /** most addresses one eth_getLogs names (default 2,000); longer lists are split */
+  /**
+   * most addresses one eth_getLogs names (default DEFAULT_MAX_ADDRESSES_PER_REQUEST); longer lists
+   * are split
+   */
   maxAddressesPerRequest?: number;
   /**
    * past this many data sources, eth_getLogs names only the static data sources' addresses and asks
-   * for the templates' events from any address (default 10,000, graph-node's static filters)
+   * for the templates' events from any address (default STATIC_FILTERS_ABOVE, graph-node's static
+   * filters)
    */
   staticFiltersAbove?: number;
   /**
@@ -68,16 +78,22 @@ export interface IndexerConfig {
   /**
    * where file data sources read their files: `ipfsUrl`, a path gateway or a kubo RPC API, for
    * file/ipfs templates (without it their data sources are recorded and wait); `arweaveUrl`, a
-   * gateway, for file/arweave ones (default https://arweave.net, graph-node's)
+   * gateway, for file/arweave ones (default ARWEAVE_GATEWAY, graph-node's)
    */
   files?: {
     ipfsUrl?: string;
     arweaveUrl?: string;
-    /** bound on one request (default 60 s, graph-node's GRAPH_IPFS_TIMEOUT) */
+    /** bound on one request (default DEFAULT_FILE_TIMEOUT_MS, graph-node's GRAPH_IPFS_TIMEOUT) */
     timeoutMs?: number;
-    /** larger files are refused and tried again later (default 25 MiB, GRAPH_MAX_IPFS_FILE_BYTES) */
+    /**
+     * larger files are refused and tried again later (default DEFAULT_MAX_FILE_BYTES, graph-node's
+     * GRAPH_MAX_IPFS_FILE_BYTES)
+     */
     maxFileBytes?: number;
-    /** first and longest wait before a file is tried again (default 5 s and 600 s, as graph-node) */
+    /**
+     * first and longest wait before a file is tried again (default DEFAULT_FILE_MIN_RETRY_MS and
+     * DEFAULT_FILE_MAX_RETRY_MS, as graph-node)
+     */
     minRetryMs?: number;
     maxRetryMs?: number;
   };
@@ -87,8 +103,9 @@ export interface IndexerConfig {
    */
   historyBlocks?: number;
   /**
-   * the deepest reorg a store keeping limited history must still revert (default 250, graph-node's
-   * ETHEREUM_REORG_THRESHOLD): such a store keeps at least one block more, and `prune: auto` twice it
+   * the deepest reorg a store keeping limited history must still revert (default REORG_THRESHOLD,
+   * graph-node's ETHEREUM_REORG_THRESHOLD): such a store keeps at least one block more, and
+   * `prune: auto` twice it
    */
   reorgThreshold?: number;
   /** see FollowerOptions.disableFailFast (graph-node's GRAPH_DISABLE_FAIL_FAST) */

@@ -16,6 +16,9 @@ export interface FileFetcherOptions {
   log?: (line: string) => void;
 }
 
+/** First and shortest wait before a file that failed is tried again, unless configured otherwise. */
+export const DEFAULT_FILE_MIN_RETRY_MS = 5_000;
+
 /**
  * Longest wait between tries of a file unless INDEXER_FILE_MAX_RETRY_MS says otherwise (600 s,
  * graph-node's GRAPH_FDS_MAX_BACKOFF).
@@ -44,7 +47,7 @@ export class FileFetcher {
   constructor(options: FileFetcherOptions) {
     this.client = options.client;
     this.concurrency = Math.max(1, options.concurrency ?? 10);
-    const minMs = options.minRetryMs ?? 5_000;
+    const minMs = options.minRetryMs ?? DEFAULT_FILE_MIN_RETRY_MS;
     this.retryBackoff = { minMs, maxMs: Math.max(minMs, options.maxRetryMs ?? DEFAULT_FILE_MAX_RETRY_MS) };
     this.log = options.log ?? (() => {});
   }

@@ -55,10 +55,10 @@ export interface RangeFetcherOptions {
    */
   transactions?: TransactionFetch;
   /**
-   * blocks this close to the chain head (default 250, graph-node's ETHEREUM_REORG_THRESHOLD) have
-   * their eth_getLogs answers checked against their headers' log blooms (see logsMissedNearHead)
+   * blocks this close to the chain head (the indexer's reorg threshold) have their eth_getLogs
+   * answers checked against their headers' log blooms (see logsMissedNearHead)
    */
-  reorgThreshold?: number;
+  reorgThreshold: number;
   log?: (line: string) => void;
 }
 
@@ -468,8 +468,7 @@ export class RangeFetcher {
     const triggerBlocks = this.blockTriggersIn(from, to);
     const nearHead: number[] = [];
     const head = this.latestHead();
-    for (let n = Math.max(from, head - (this.options.reorgThreshold ?? 250) + 1); n <= to; n++)
-      nearHead.push(n);
+    for (let n = Math.max(from, head - this.options.reorgThreshold + 1); n <= to; n++) nearHead.push(n);
     const numbers = [
       ...new Set([
         ...logs.map((l) => Number(l.blockNumber)),
