@@ -1,8 +1,9 @@
 // The HTTP rules of /graphql, checked before Yoga runs: which methods it answers, how large and of
 // which media type a request body may be, which media types an answer can take, that a GET gives
-// each of its parameters once. Yoga refuses what breaks them with an empty body (405, 406, 415), not
-// at all (HEAD) or misleadingly (a repeated parameter's values joined with commas); here each
-// refusal is a problem+json naming what to send instead, as every other refusal of the service is.
+// each of its parameters once, in a GET's query string or a form body. Yoga refuses what breaks them
+// with an empty body (405, 406, 415), not at all (HEAD) or misleadingly (a GET's repeated parameter
+// joined with commas, a form's first value taken and the others dropped); here each refusal is a
+// problem+json naming what to send instead, as every other refusal of the service is.
 // The path is matched in any case, as Express matches /v1's, and handed to Yoga as its endpoint.
 import type { Request, RequestHandler, Response } from 'express';
 import type { ProblemKindName } from './problems.ts';
@@ -35,8 +36,9 @@ export function unsupportedGraphqlBody(contentType: string | undefined): string 
   return `${sent} is not accepted: send {"query": "..."} as application/json (or the document alone as application/graphql).`;
 }
 
-/** the parameters of a GraphQL GET (GraphQL over HTTP), each of which Yoga reads once */
-const GRAPHQL_GET_PARAMETERS = ['query', 'variables', 'operationName', 'extensions'];
+/** the parameters of a GraphQL GET or form POST (GraphQL over HTTP), each of which Yoga reads once */
+const GRAPHQL_PARAMETERS = ['query', 'variables', 'operationName', 'extensions'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 type Refuse = (
   req: Request,
@@ -56,12 +58,27 @@ export function isGraphqlPath(path: string, endpoint: string): boolean {
  * followed by parameters. A type it would not match must be refused here, not by Yoga.
  */
 function parsedByYoga(contentType: string): boolean {
+  return GRAPHQL_REQUEST_TYPES.some((type) => isYogaMatch(contentType, type));
+}
+
+function isYogaMatch(contentType: string, type: string): boolean {
   const first = contentType.split(',')[0]!;
-  return GRAPHQL_REQUEST_TYPES.some((type) => first === type || first.startsWith(`${type};`));
+  return first === type || first.startsWith(`${type};`);
+}
+
+/** The body of `req`, which the checks above have bounded to MAX_GRAPHQL_BODY_BYTES, as text. */
+function bodyText(req: Request): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
 }
 
 export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     // HEAD is GET without the body: Node's response already knows to send none
     if (req.method === 'HEAD') req.method = 'GET';
     if (req.method !== 'GET' && req.method !== 'POST') {
@@ -78,13 +95,13 @@ export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHa
       refuse(req, res, 'not-acceptable', GRAPHQL_NOT_ACCEPTABLE);
       return;
     }
-    if (req.method === 'GET') {
-      const repeated = GRAPHQL_GET_PARAMETERS.find((name) => Array.isArray(req.query[name]));
-      if (repeated !== undefined) {
+    const refuseRepeated = (isRepeated: (name: string) => boolean): boolean => {
+      const repeated = GRAPHQL_PARAMETERS.find(isRepeated);
+      if (repeated !== undefined)
         refuse(req, res, 'invalid-parameter', `Parameter '${repeated}' must be given once.`, repeated);
-        return;
-      }
-    }
+      return repeated !== undefined;
+    };
+    if (req.method === 'GET' && refuseRepeated((name) => Array.isArray(req.query[name]))) return;
     if (req.method === 'POST') {
       const contentType = req.get('Content-Type');
       if (contentType === undefined || !parsedByYoga(contentType)) {
@@ -99,6 +116,19 @@ export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHa
       if (Number(declared ?? 0) > MAX_GRAPHQL_BODY_BYTES) {
         refuse(req, res, 'payload-too-large', GRAPHQL_BODY_TOO_LARGE);
         return;
+      }
+      if (isYogaMatch(contentType, FORM_TYPE) && Number(declared ?? 0) > 0) {
+        let body: string;
+        try {
+          body = await bodyText(req);
+        } catch {
+          // the body breaks off only when its connection does: there is no one to answer
+          return;
+        }
+        const form = new URLSearchParams(body);
+        if (refuseRepeated((name) => form.getAll(name).length > 1)) return;
+        // Yoga reads a body Express has already read from req.body
+        req.body = body;
       }
     }
     // Yoga serves its endpoint's path only as written, and reads the path from originalUrl

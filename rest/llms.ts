@@ -248,7 +248,7 @@ function graphqlSection(
     'GraphQL',
     GRAPHQL_SUMMARY,
     '',
-    `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only. In a GET give each of query, variables, operationName and extensions once: a repeated one is refused with 400 invalid-parameter naming it.`,
+    `- Request: GET /graphql?query=<document>&variables=<JSON object>&operationName=<name>, or POST /graphql with a body of at most ${MAX_GRAPHQL_BODY_BYTES} bytes in one of: ${GRAPHQL_REQUEST_TYPES.join(', ')}. JSON bodies are {"query", "variables", "operationName"}; application/graphql is the document alone. Queries only: the API is read-only. In a GET or a form body give each of query, variables, operationName and extensions once: a repeated one is refused with 400 invalid-parameter naming it.`,
     `- Example: GET ${graphqlExampleUrl(baseUrl, examples)}`,
     '- The same data in the same units as the endpoints below, each of which names the query it runs; field and argument names are the same. One difference: ProtocolEvent.args carries raw on-chain integers (base units), as the schema describes.',
     `- Answers are {"data", "errors"}. Each error has a message saying what to fix, its path and locations, and extensions.code: ${ERROR_CODES.join(', ')}; a BAD_INPUT from an argument also names extensions.argument. Not-found messages name the query (and the REST request) listing the valid values.`,

@@ -1,8 +1,8 @@
 // Requests the REST layer refuses before any query, over the registry alone (no upstream is
 // reached): an empty query value, a non-GET method whatever the path's case, a Host header that is
 // no host, which would otherwise be copied into problem types and document links, a path segment
-// that is not percent-encoding, and a GraphQL GET parameter given twice; and /graphql served in any
-// case of its path, as /v1 is.
+// that is not percent-encoding, and a GraphQL parameter given twice in a GET or a form body; and
+// /graphql served in any case of its path, as /v1 is.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
@@ -127,11 +127,10 @@ describe('/graphql in another case', () => {
   });
 });
 
-describe('a GraphQL GET parameter given twice', () => {
+describe('a GraphQL parameter given twice', () => {
   const twice = (name: string, value: string) =>
     `query=${encodeURIComponent('query A { protocol { version } }')}&${name}=${encodeURIComponent(value)}&${name}=${encodeURIComponent(value)}`;
-
-  it.each([
+  const repeats = [
     [
       'query',
       `query=${encodeURIComponent('{ protocol { version } }')}&query=${encodeURIComponent('{ protocol { version } }')}`,
@@ -139,17 +138,48 @@ describe('a GraphQL GET parameter given twice', () => {
     ['variables', twice('variables', '{}')],
     ['operationName', twice('operationName', 'A')],
     ['extensions', twice('extensions', '{}')],
-  ])('is refused with 400 naming it, not joined with a comma (%s)', async (parameter, search) => {
-    const response = await fetch(`${server.url}/graphql?${search}`, {
-      headers: { accept: 'application/json' },
+  ];
+  const postForm = (form: string) =>
+    fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
     });
-    expect(response.status).toBe(400);
-    expect(response.headers.get('content-type')).toBe('application/problem+json');
-    expect(await response.json()).toMatchObject({
-      type: expect.stringMatching(/\/problems\/invalid-parameter$/),
-      parameter,
-      detail: `Parameter '${parameter}' must be given once.`,
-    });
+
+  it.each(repeats)(
+    'in a GET is refused with 400 naming it, not joined with a comma (%s)',
+    async (parameter, search) => {
+      const response = await fetch(`${server.url}/graphql?${search}`, {
+        headers: { accept: 'application/json' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({
+        type: expect.stringMatching(/\/problems\/invalid-parameter$/),
+        parameter,
+        detail: `Parameter '${parameter}' must be given once.`,
+      });
+    },
+  );
+
+  it.each(repeats)(
+    'in a form body is refused with 400 naming it, not read for its first value (%s)',
+    async (parameter, form) => {
+      const response = await postForm(form);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({
+        type: expect.stringMatching(/\/problems\/invalid-parameter$/),
+        parameter,
+        detail: `Parameter '${parameter}' must be given once.`,
+      });
+    },
+  );
+
+  it('is not found in a form body that gives each once, which is answered', async () => {
+    const response = await postForm(twice('operationName', 'A').replace(/&operationName=A$/, ''));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { protocol: { version: expect.any(String) } } });
   });
 });
 
