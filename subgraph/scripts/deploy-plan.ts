@@ -1,14 +1,15 @@
 // What `npm run subgraph:deploy:studio` / `subgraph:deploy:node` will do, derived from the
 // environment and validated before anything runs: the target, the network of networks.json
-// (refused while it still has zero addresses), and the graph-cli commands. Variables are read by the
-// rule every process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
+// (refused while it still has zero addresses, and for Studio when it is the local devnet), and the
+// graph-cli commands. Variables are read by the rule every process shares (common/env.ts):
+// surrounding whitespace trimmed, a blank value unset.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envValue, urlRefusal, type Env } from '../../common/env.ts';
 import { redactUrl } from '../../common/url.ts';
 import type { NodeEndpoints } from './deploy-endpoints.ts';
 import { subgraphDir } from '../manifest.ts';
-import { readDeployedNetwork } from './networks.ts';
+import { DEVNET_NETWORK, readDeployedNetwork, readNetworks, type Networks } from './networks.ts';
 
 export type DeployTarget = 'studio' | 'node';
 
@@ -31,7 +32,12 @@ interface DeployPlan {
 export const manifestPlaceholder = 'MANIFEST';
 export const outputDirPlaceholder = 'OUTPUT_DIR';
 
-export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
+/** The plan for `target` from `env`, deploying a network of `networks` (subgraph/networks.json unless given). */
+export function planDeployment(
+  target: DeployTarget,
+  env: Env,
+  networks: Networks = readNetworks(),
+): DeployPlan {
   const problems: string[] = [];
   const required = (variable: string, purpose: string): string => {
     const value = envValue(env, variable);
@@ -63,9 +69,15 @@ export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
   const nodeUrl = target === 'node' ? url('GRAPH_NODE_URL', "the graph-node's admin JSON-RPC URL") : '';
   const ipfsUrl = target === 'node' ? url('GRAPH_IPFS_URL', 'the IPFS API URL the graph-node reads') : '';
 
-  if (network) {
+  if (target === 'studio' && network === DEVNET_NETWORK) {
+    problems.push(
+      `SUBGRAPH_NETWORK "${DEVNET_NETWORK}" is the local anvil chain, which Subgraph Studio cannot index: ` +
+        'deploy it to your own graph-node (npm run subgraph:deploy:node), or name a public network whose ' +
+        "subgraph/networks.json entry has the protocol's addresses",
+    );
+  } else if (network) {
     try {
-      readDeployedNetwork(network);
+      readDeployedNetwork(network, networks);
     } catch (error) {
       problems.push((error as Error).message);
     }
@@ -78,7 +90,7 @@ export function planDeployment(target: DeployTarget, env: Env): DeployPlan {
     throw new Error(`cannot deploy the subgraph to ${target}:\n- ${problems.join('\n- ')}`);
   }
 
-  const config = readDeployedNetwork(network);
+  const config = readDeployedNetwork(network, networks);
   const keyArgs = deployKey ? ['--deploy-key', deployKey] : [];
   const common = [
     '--network',

@@ -14,14 +14,20 @@ interface DataSourceNetwork {
 }
 
 type NetworkConfig = Record<string, DataSourceNetwork>;
+export type Networks = Record<string, NetworkConfig>;
 
-export function readNetworks(): Record<string, NetworkConfig> {
-  return JSON.parse(readFileSync(networksPath, 'utf8')) as Record<string, NetworkConfig>;
+/** the entry of the local anvil chain `npm run devnet` starts, which no hosted indexer can reach */
+export const DEVNET_NETWORK = 'devnet';
+
+export function readNetworks(): Networks {
+  return JSON.parse(readFileSync(networksPath, 'utf8')) as Networks;
 }
 
-/** The named network's entry, checked to give every static data source an address and start block. */
-export function readNetwork(network: string): NetworkConfig {
-  const networks = readNetworks();
+/**
+ * The named network's entry of `networks` (subgraph/networks.json unless given), checked to give
+ * every static data source an address and start block.
+ */
+export function readNetwork(network: string, networks: Networks = readNetworks()): NetworkConfig {
   const config = networks[network];
   if (config === undefined) {
     throw new Error(
@@ -48,8 +54,8 @@ export function readNetwork(network: string): NetworkConfig {
  * The named network's entry, refused while any static data source still has the zero address (not
  * yet deployed there): a build or deploy of it would index nothing, without a word.
  */
-export function readDeployedNetwork(network: string): NetworkConfig {
-  const config = readNetwork(network);
+export function readDeployedNetwork(network: string, networks: Networks = readNetworks()): NetworkConfig {
+  const config = readNetwork(network, networks);
   const unset = Object.entries(config)
     .filter(([, entry]) => entry.address.toLowerCase() === zeroAddress)
     .map(([name]) => name);

@@ -8,6 +8,11 @@ import {
   outputDirPlaceholder,
   planDeployment,
 } from '../../subgraph/scripts/deploy-plan.ts';
+import { readNetworks } from '../../subgraph/scripts/networks.ts';
+
+// networks.json's public entries have zero addresses until the protocol is deployed there; Studio
+// plans need one that has them
+const withMainnet = { ...readNetworks(), mainnet: readNetworks().devnet! };
 
 describe('subgraph deploy plan', () => {
   it('refuses a network whose networks.json entry still has the zero address', () => {
@@ -40,8 +45,20 @@ describe('subgraph deploy plan', () => {
 
   it('requires a deploy key for Subgraph Studio', () => {
     expect(() =>
-      planDeployment('studio', { SUBGRAPH_NETWORK: 'devnet', SUBGRAPH_NAME: 'fund-protocol' }),
+      planDeployment('studio', { SUBGRAPH_NETWORK: 'mainnet', SUBGRAPH_NAME: 'fund-protocol' }, withMainnet),
     ).toThrow(/GRAPH_DEPLOY_KEY is not set/);
+  });
+
+  it('refuses to deploy the local devnet to Subgraph Studio, which cannot reach it', () => {
+    expect(() =>
+      planDeployment('studio', {
+        SUBGRAPH_NETWORK: 'devnet',
+        SUBGRAPH_NAME: 'fund-protocol',
+        GRAPH_DEPLOY_KEY: 'k',
+      }),
+    ).toThrow(
+      'cannot deploy the subgraph to studio:\n- SUBGRAPH_NETWORK "devnet" is the local anvil chain, which Subgraph Studio cannot index: deploy it to your own graph-node (npm run subgraph:deploy:node), or name a public network whose subgraph/networks.json entry has the protocol\'s addresses',
+    );
   });
 
   it.each([
@@ -63,12 +80,16 @@ describe('subgraph deploy plan', () => {
 
   it('refuses a SUBGRAPH_VERSION_LABEL holding white space', () => {
     expect(() =>
-      planDeployment('studio', {
-        SUBGRAPH_NETWORK: 'devnet',
-        SUBGRAPH_NAME: 'fund-protocol',
-        GRAPH_DEPLOY_KEY: 'k',
-        SUBGRAPH_VERSION_LABEL: 'x y',
-      }),
+      planDeployment(
+        'studio',
+        {
+          SUBGRAPH_NETWORK: 'mainnet',
+          SUBGRAPH_NAME: 'fund-protocol',
+          GRAPH_DEPLOY_KEY: 'k',
+          SUBGRAPH_VERSION_LABEL: 'x y',
+        },
+        withMainnet,
+      ),
     ).toThrow('SUBGRAPH_VERSION_LABEL "x y" holds white space: use e.g. v1.2.0');
   });
 
@@ -117,13 +138,13 @@ describe('subgraph deploy plan', () => {
   });
 
   it('prints Studio commands with the deploy key masked', () => {
-    const plan = planDeployment('studio', {
-      SUBGRAPH_NETWORK: 'devnet',
-      SUBGRAPH_NAME: 'fund-protocol',
-      GRAPH_DEPLOY_KEY: 'secret-key',
-    });
+    const plan = planDeployment(
+      'studio',
+      { SUBGRAPH_NETWORK: 'mainnet', SUBGRAPH_NAME: 'fund-protocol', GRAPH_DEPLOY_KEY: 'secret-key' },
+      withMainnet,
+    );
     const printed = plan.commands.map((command) => printableCommand(command.args)).join('\n');
-    expect(printed).toContain('graph deploy fund-protocol MANIFEST --deploy-key *** --network devnet');
+    expect(printed).toContain('graph deploy fund-protocol MANIFEST --deploy-key *** --network mainnet');
     expect(printed).not.toContain('secret-key');
   });
 
