@@ -322,7 +322,11 @@ function executeChecked(
       document,
       contextValue,
       variableValues: variables,
-      operationName: typeof request.operationName === 'string' ? request.operationName : undefined,
+      // clients that name no operation often send "": graph-node reads no operationName at all
+      operationName:
+        typeof request.operationName === 'string' && request.operationName !== ''
+          ? request.operationName
+          : undefined,
     });
   });
   if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');

@@ -56,14 +56,14 @@ type SubgraphIndexingStatus {
   health: Health!
   "If the subgraph has failed, this is the error caused it"
   fatalError: SubgraphError
-  "Always empty: every handler error stops the embedded indexer"
+  "The handler errors indexing went on after: only a manifest declaring the nonFatalErrors feature has any"
   nonFatalErrors: [SubgraphError!]!
   chains: [ChainIndexingStatus!]!
   "The entities that exist at the latest block"
   entityCount: BigInt!
   node: String
   paused: Boolean
-  "Every block's history is kept: graph-node's value for an unpruned deployment"
+  "Blocks of history the store keeps (2147483647, graph-node's value, when it keeps all)"
   historyBlocks: Int!
 }
 
@@ -230,7 +230,8 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
     handler: e.handler,
     deterministic: true,
   }));
-  // the block before the first error, as graph-node reports it for a failed subgraph
+  // the block before the first error: graph-node declares the field but leaves it null; a client
+  // reading it learns where the data it can trust ends
   const lastHealthyBlock =
     fatalError && latest.firstErrorBlock !== null
       ? block(latest.firstErrorBlock - 1, hashAt(latest.firstErrorBlock - 1))
@@ -286,8 +287,9 @@ export function buildIndexNodeApi(d: IndexNodeDeployment): IndexNodeApi {
     indexingStatusForPendingVersion: () => null,
     indexingStatusesForSubgraphName: (args: { subgraphName: string }, ctx: QueryContext) =>
       ours(args.subgraphName) ? [status(ctx)] : [],
+    // no list, or an empty one, asks for every deployment (graph-node's find_sites)
     indexingStatuses: (args: { subgraphs?: string[] | null }, ctx: QueryContext) =>
-      !args.subgraphs || args.subgraphs.includes(d.deployment) ? [status(ctx)] : [],
+      !args.subgraphs?.length || args.subgraphs.includes(d.deployment) ? [status(ctx)] : [],
     entityChangesInBlock: (args: { subgraphId: string; blockNumber: number }, ctx: QueryContext) => {
       if (args.subgraphId !== d.deployment) throw notIndexed(args.subgraphId);
       const updates = [];

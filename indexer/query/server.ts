@@ -85,6 +85,34 @@ function send(
   sendJson(res, status, JSON.stringify(body), headers);
 }
 
+/** JSON's name for the type of `value`, as an error message names what was sent. */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/**
+ * Why `variables` (parsed JSON) cannot be a request's variables, if it cannot: graph-node takes an
+ * object or null (server/http/src/request.rs), and a query whose variables were dropped would
+ * answer without the filters they held.
+ */
+function variablesError(variables: unknown): string | undefined {
+  if (variables === undefined || variables === null) return undefined;
+  if (typeof variables === 'object' && !Array.isArray(variables)) return undefined;
+  return `Invalid query variables provided: "variables" must be a JSON object of values by variable name, not ${jsonType(variables)}`;
+}
+
+/** Why a POST body (parsed JSON) is not a GraphQL request, in graph-node's words, if it is not. */
+function requestDataError(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return `Request data is not an object: send {"query": "<GraphQL document>", "variables": {...}}, not ${jsonType(data)}`;
+  const request = data as Record<string, unknown>;
+  if (!('query' in request)) return 'The "query" field is missing in request data';
+  if (typeof request.query !== 'string')
+    return `The "query" field is not a string: send the GraphQL document as text, not ${jsonType(request.query)}`;
+  return variablesError(request.variables);
+}
+
 /** A request target as an error message quotes it: at most 200 characters. */
 function quoted(target: string): string {
   return JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
@@ -134,12 +162,23 @@ export function createQueryServer(options: QueryServerOptions): Server {
       if ('failure' in outcome) failRequest(res, outcome.failure);
       else sendJson(res, outcome.status ?? 200, outcome.body);
     };
+    const refuse = (message: string) => send(res, 400, { errors: [{ message }] });
     if (req.method === 'GET') {
+      if (!url.searchParams.has('query')) {
+        refuse('The "query" parameter is missing: send ?query=<GraphQL document>');
+        return;
+      }
       const variables = url.searchParams.get('variables') || 'null';
+      let parsed: unknown;
       try {
-        JSON.parse(variables);
+        parsed = JSON.parse(variables);
       } catch {
-        send(res, 400, { errors: [{ message: 'variables is not valid JSON' }] });
+        refuse('variables is not valid JSON');
+        return;
+      }
+      const invalid = variablesError(parsed);
+      if (invalid) {
+        refuse(invalid);
         return;
       }
       const text = (name: string) => JSON.stringify(url.searchParams.get(name));
@@ -169,10 +208,16 @@ export function createQueryServer(options: QueryServerOptions): Server {
       );
       return;
     }
+    let data: unknown;
     try {
-      JSON.parse(body.text);
+      data = JSON.parse(body.text);
     } catch {
-      send(res, 400, { errors: [{ message: 'request body is not valid JSON' }] });
+      refuse('request body is not valid JSON');
+      return;
+    }
+    const invalid = requestDataError(data);
+    if (invalid) {
+      refuse(invalid);
       return;
     }
     await respond(body.text);

@@ -79,6 +79,7 @@ describe('the index-node status of a deployment indexing', () => {
     const data = await queryIndexer(
       served.url,
       `{ mine: indexingStatuses(subgraphs: ["${deployment}"]) { subgraph }
+         all: indexingStatuses(subgraphs: []) { subgraph }
          others: indexingStatuses(subgraphs: ["QmOther"]) { subgraph }
          current: indexingStatusForCurrentVersion(subgraphName: "fund-protocol") { subgraph }
          unknown: indexingStatusForCurrentVersion(subgraphName: "other") { subgraph }
@@ -88,6 +89,8 @@ describe('the index-node status of a deployment indexing', () => {
     );
     expect(data).toEqual({
       mine: [{ subgraph: deployment }],
+      // an empty list asks for every deployment, as graph-node reads it
+      all: [{ subgraph: deployment }],
       others: [],
       current: { subgraph: deployment },
       unknown: null,

@@ -1,5 +1,6 @@
 // The query server's HTTP edge, which shares the indexer's process: a request it cannot make sense
-// of (a target that is no URL, a body over 1 MiB) is answered with a GraphQL-style error and the
+// of (a target that is no URL, a body over 1 MiB, a body or query string that is no GraphQL
+// request, variables that are no object) is answered with a GraphQL-style error and the
 // server keeps serving; a failure while handling a request is answered 500 with a message and
 // logged once, never thrown out of the handler; and clients get bounded time to send a request.
 import { connect } from 'node:net';
@@ -89,6 +90,59 @@ describe('query server: requests it cannot make sense of', () => {
       errors: [{ message: 'request body too large: at most 1048576 bytes' }],
     });
     expect(await stillServes()).toBe(true);
+  });
+
+  it.each([
+    [
+      '[]',
+      'Request data is not an object: send {"query": "<GraphQL document>", "variables": {...}}, not an array',
+    ],
+    [
+      'null',
+      'Request data is not an object: send {"query": "<GraphQL document>", "variables": {...}}, not null',
+    ],
+    ['{}', 'The "query" field is missing in request data'],
+    ['{"query":5}', 'The "query" field is not a string: send the GraphQL document as text, not a number'],
+    [
+      '{"query":"{ funds { id } }","variables":"{\\"first\\":1}"}',
+      'Invalid query variables provided: "variables" must be a JSON object of values by variable name, not a string',
+    ],
+    [
+      '{"query":"{ funds { id } }","variables":[1]}',
+      'Invalid query variables provided: "variables" must be a JSON object of values by variable name, not an array',
+    ],
+  ])('answers a body that is no GraphQL request (%s) with 400 saying what to send', async (body, message) => {
+    const res = await fetch(history.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ errors: [{ message }] });
+  });
+
+  it.each([
+    ['', 'The "query" parameter is missing: send ?query=<GraphQL document>'],
+    [
+      `?query=${encodeURIComponent('{ funds { id } }')}&variables=${encodeURIComponent('"{}"')}`,
+      'Invalid query variables provided: "variables" must be a JSON object of values by variable name, not a string',
+    ],
+  ])(
+    'answers a GET that is no GraphQL request (%s) with 400 saying what to send',
+    async (search, message) => {
+      const res = await fetch(`${history.url}${search}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ errors: [{ message }] });
+    },
+  );
+
+  it('reads an empty operationName as none, as clients that name no operation send it', async () => {
+    const res = await fetch(history.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ _meta { block { number } } }', operationName: '' }),
+    });
+    expect(await res.json()).toEqual({ data: { _meta: { block: { number: 13 } } } });
   });
 
   it('answers a body of exactly 1 MiB as any other', async () => {
