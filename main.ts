@@ -92,6 +92,8 @@ async function startEmbeddedDevnet(params: ScenarioParams): Promise<Upstreams> {
     dataDir,
     // read from SCENARIO_* (with this data dir) before start-up, where a bad value exits 2
     scenario: () => params,
+    // a claim an agent sends, say, is mined and indexed without anyone mining by hand
+    automine: true,
   }).catch((error: unknown) => {
     // the data dir is the configuration's; any other failure is a bug and keeps its stack
     if (error instanceof DevnetDirError)

@@ -35,6 +35,7 @@ try {
     anvil: { homeParent: dataDir, maxPersistedStates: LONG_RUNNING_PERSISTED_STATES },
     dataDir,
     scenario: () => params,
+    automine: true,
   });
 } catch (error) {
   if (!(error instanceof DevnetDirError)) throw error;

@@ -36,6 +36,11 @@ interface DevnetOptions {
   dataDir?: string;
   /** Name prefix of that temporary dir, made in the OS temp directory (default 'devnet-'). */
   tempDirPrefix?: string;
+  /**
+   * Mine every transaction at once from the end of the set-up on, as a user sending one expects
+   * (default false: mined explicitly, as the scenario and the tests that change a chain mine).
+   */
+  automine?: boolean;
 }
 
 interface Devnet {
@@ -77,11 +82,18 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet |
       const file = join(callerDir, DEPLOYMENT_FILE);
       inDataDir(file, 'write', () => writeFileSync(file, `${JSON.stringify(deployment, null, 2)}\n`));
     }
-    if (!options.scenario) return { anvil, deployment, stop };
+    const automine = async () => {
+      if (options.automine) await createRpcClient(anvil.rpcUrl).request('evm_setAutomine', [true]);
+    };
+    if (!options.scenario) {
+      await automine();
+      return { anvil, deployment, stop };
+    }
     let dataDir = callerDir;
     if (dataDir === undefined)
       dataDir = temporaryDir = mkdtempSync(join(tmpdir(), options.tempDirPrefix ?? 'devnet-'));
     const ledger = await runScenario(anvil.rpcUrl, deployment, options.scenario(dataDir));
+    await automine();
     return { anvil, deployment, ledger, dataDir, stop };
   } catch (error) {
     await stop();

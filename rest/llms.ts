@@ -222,7 +222,7 @@ function freshnessSection(examples: DocumentExamples): string[] {
     ...(examples.syntheticChainClock
       ? [
           '',
-          "This deployment's chain is the local devnet, whose clock is synthetic: block timestamps start at its genesis, 2025-01-01T00:00:00Z, and the seeded scenario mines each simulated day's blocks at that day's time; after the scenario no block is mined until a transaction asks for one. X-Indexed-At is therefore a 2025 date and X-Data-Lag-Seconds very large whatever the state of the index: here they say nothing about staleness; use the block rule above.",
+          "This deployment's chain is the local devnet, whose clock is synthetic: block timestamps start at its genesis, 2025-01-01T00:00:00Z, and the seeded scenario mines each simulated day's blocks at that day's time; after the scenario each transaction sent is mined at once, in a block of its own, and no block is mined without one. X-Indexed-At is therefore a 2025 date and X-Data-Lag-Seconds very large whatever the state of the index: here they say nothing about staleness; use the block rule above.",
         ]
       : []),
   );

@@ -1,12 +1,14 @@
 // startDevnet undoes what it made: stop() ends anvil and removes the temporary data dir, a step
 // that fails does the same before its error is thrown (a test run or a start that fails must not
-// leave anvils and directories behind), and a data dir of the caller's is left where it is.
+// leave anvils and directories behind), a data dir of the caller's is left where it is, and a devnet
+// asked to automine mines what is sent to it once seeded.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileContracts } from '../../devnet/compile.ts';
+import { createRpcClient } from '../../devnet/rpc.ts';
 import { defaultScenarioParams, type ScenarioParams } from '../../devnet/scenario-params.ts';
 import { DevnetDirError, startDevnet } from '../../devnet/start-devnet.ts';
 
@@ -58,6 +60,24 @@ describe('a seeded devnet', () => {
       rpcUrl: devnet.anvil.rpcUrl,
       chainId: 31337,
     });
+  });
+});
+
+describe('a devnet that automines', () => {
+  it('mines a transaction sent after the seeding at once, in a block of its own', async () => {
+    compileContracts();
+    const devnet = await startDevnet({ tempDirPrefix: prefix, scenario: small, automine: true });
+    try {
+      const rpc = createRpcClient(devnet.anvil.rpcUrl);
+      const seeded = Number(await rpc.request('eth_blockNumber', []));
+      const [from, to] = (await rpc.request('eth_accounts', [])) as string[];
+      const hash = await rpc.request('eth_sendTransaction', [{ from, to, value: '0x1' }]);
+      const receipt = (await rpc.request('eth_getTransactionReceipt', [hash])) as { blockNumber: string };
+      expect(Number(receipt.blockNumber)).toBe(seeded + 1);
+      expect(Number(await rpc.request('eth_blockNumber', []))).toBe(seeded + 1);
+    } finally {
+      await devnet.stop();
+    }
   });
 });
 

@@ -15,7 +15,6 @@
 import { compileContracts } from '../../devnet/compile.ts';
 import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
-import { createRpcClient } from '../../devnet/rpc.ts';
 import { defaultScenarioParams, type ScenarioParams } from '../../devnet/scenario-params.ts';
 import { startDevnet } from '../../devnet/start-devnet.ts';
 
@@ -60,14 +59,7 @@ export async function startPrivateDevnet(
   const { anvil, ...devnet } = await startDevnet({
     tempDirPrefix: options.dirPrefix ?? 'private-devnet-',
     scenario: scenario && ((dataDir) => ({ ...defaultScenarioParams, ...scenario, dataDir })),
+    automine: options.automine,
   });
-  if (options.automine) {
-    try {
-      await createRpcClient(anvil.rpcUrl).request('evm_setAutomine', [true]);
-    } catch (error) {
-      await devnet.stop();
-      throw error;
-    }
-  }
   return { rpcUrl: anvil.rpcUrl, ...devnet };
 }
