@@ -250,11 +250,14 @@ function printWhereServed(server: Server, upstreams: Upstreams): void {
   const { port } = server.address() as AddressInfo;
   // an IPv6 host (HOST=::) goes in brackets in a URL
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const base = config.publicBaseUrl ?? `http://${host}:${port}`;
+  const local = `http://${host}:${port}`;
+  const base = config.publicBaseUrl ?? local;
   // devnet mode's upstreams are its own loopback servers, which hold no secret to hide
   const shown = (url: string) => (config.mode === 'devnet' ? url : redactUrl(url));
+  // the public URL is where clients reach it, through a proxy; the operator also needs the socket
+  const where = config.publicBaseUrl ? `${local} (public URL ${base})` : base;
   console.log(`
-service (${config.mode}) listening on ${base}
+service (${config.mode}) listening on ${where}
   REST          ${base}/v1/funds
   GraphQL       ${base}/graphql
   OpenAPI       ${base}/openapi.json

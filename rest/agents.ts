@@ -92,6 +92,11 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
             origin: { actionId: 'list_dividend_rounds', fieldPath: 'responses.success.items[].epoch' },
             target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.epoch' },
           },
+          // the flow's own input, as agents.json links a flow's parameters: its id as the origin
+          {
+            origin: { actionId: 'dividend_claim_proof', fieldPath: 'parameters.address' },
+            target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.address' },
+          },
         ],
         fields: {
           parameters: [

@@ -194,7 +194,7 @@ function errorsSection(problemBase: string, rateLimit: RateLimitConfig | false):
 function limitsSection(rateLimit: RateLimitConfig | false): string[] {
   return section(
     'Limits',
-    `- ${rateLimitStatement(rateLimit)}${rateLimit ? ' Every response within the limits carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained"); a 429 carries those of the policy it exceeded.' : ''}`,
+    `- ${rateLimitStatement(rateLimit)}${rateLimit ? ' Every response within the limits carries IETF RateLimit and RateLimit-Policy headers for both policies ("burst", "sustained"); a 429 carries those of the policy it exceeded. A request refused before it is counted (a 414 URI too long, a 431 headers too large) carries none.' : ''}`,
   );
 }
 
@@ -202,7 +202,7 @@ function limitsSection(rateLimit: RateLimitConfig | false): string[] {
 function cachingSection(): string[] {
   return section(
     'Caching',
-    'Every 200 carries ETag and Cache-Control: public, max-age=<tier>. Send If-None-Match with the ETag to get 304 Not Modified (same ETag and Cache-Control, no body). Errors carry Cache-Control: no-store. Tiers:',
+    'Every 200 of /v1 and of the discovery documents carries ETag and Cache-Control: public, max-age=<tier> (/graphql answers are not cached). Send If-None-Match with the ETag to get 304 Not Modified (same ETag and Cache-Control, no body). Errors carry Cache-Control: no-store. Tiers:',
     '',
     ...Object.entries(CACHE_TIERS).map(([name, t]) => `- ${name}: ${t.maxAge} seconds (${t.covers})`),
     '',

@@ -671,7 +671,7 @@ export function buildOpenApi(
         GRAPHQL_SUMMARY,
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
         `Rate limits: ${rateLimitStatement(rateLimit)}`,
-        'Caching: every 200 carries ETag and Cache-Control; If-None-Match with the current ETag gives 304.',
+        'Caching: every 200 of /v1 and of the discovery documents carries ETag and Cache-Control; If-None-Match with the current ETag gives 304. /graphql answers are not cached.',
         'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds; responses with values read live from the chain carry X-Chain-Block, the block they were read at.',
         'Any method other than GET, HEAD or OPTIONS on /v1, a discovery document, the logo or a problem page answers 405 with Allow.',
         ...(examples.scenario ? [] : [NETWORK_EXAMPLES_NOTE]),

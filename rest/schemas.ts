@@ -445,7 +445,8 @@ export const componentSchemas: Record<string, JsonSchema> = {
     pausedModules: {
       type: 'array',
       items: { ...string, pattern: '^[a-z0-9-]+:(subscriptions|redemptions|claims)$' },
-      description: '"<fund slug>:<module>"; empty when none',
+      description:
+        '"<fund slug>:<module>", read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none',
     },
     now: {
       ...dateTime,

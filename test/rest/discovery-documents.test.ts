@@ -186,6 +186,21 @@ describe('agents.json and llms documents', () => {
     }
   });
 
+  it("agents.json's claim flow passes its own address input to the proof action", () => {
+    type Link = {
+      origin: { actionId: string; fieldPath: string };
+      target: { actionId: string; fieldPath: string };
+    };
+    const agents = agentsJson(base) as { flows: { id: string; links: Link[] }[] };
+    const claim = agents.flows.find((flow) => flow.id === 'dividend_claim_proof')!;
+    expect(claim.links.filter((link) => link.origin.actionId === claim.id)).toEqual([
+      {
+        origin: { actionId: 'dividend_claim_proof', fieldPath: 'parameters.address' },
+        target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.address' },
+      },
+    ]);
+  });
+
   it('llms-full.txt, llms.txt, agents.json and the plugin manifest point to GraphQL and its schema', () => {
     const full = llmsFullTxt(base, `${base}/problems`);
     expect(full).toContain('\n## GraphQL\n');
