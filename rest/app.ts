@@ -8,6 +8,7 @@
 //   documents         rest/documents.ts       (with their per-base cache)
 //   how it answers    rest/replies.ts         (base URLs, problems), rest/send-cached.ts (ETag, 304)
 //   the rest          below: removed routes, problem pages, the 404 and the error handler
+import querystring from 'node:querystring';
 import express, {
   type ErrorRequestHandler,
   type Express,
@@ -76,7 +77,10 @@ export function createRestApp(config: RestConfig): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  app.set('query parser', 'simple');
+  // Express's 'simple' parser, but without querystring's default of 1000 keys, past which it drops
+  // the rest unread (a limit=abc after a thousand empty pairs was never checked): the URL length
+  // guard bounds how many a query string can hold
+  app.set('query parser', (search: string) => querystring.parse(search, '&', '=', { maxKeys: 0 }));
 
   app.use(requestGuard(config, gateway.yoga.graphqlEndpoint, replies));
   app.use(urlLengthGuard(replies));

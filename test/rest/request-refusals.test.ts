@@ -1,8 +1,9 @@
 // Requests the REST layer refuses before any query, over the registry alone (no upstream is
-// reached): an empty query value, a non-GET method whatever the path's case, a Host header that is
-// no host, which would otherwise be copied into problem types and document links, a path segment
-// that is not percent-encoding, and a GraphQL parameter given twice in a GET or a form body; and
-// /graphql served in any case of its path, as /v1 is.
+// reached): an empty query value, a bad value after a thousand other parameters, a non-GET method
+// whatever the path's case, a Host header that is no host, which would otherwise be copied into
+// problem types and document links, a path segment that is not percent-encoding, and a GraphQL
+// parameter given twice in a GET or a form body, however many parameters come first; and /graphql
+// served in any case of its path, as /v1 is.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
@@ -23,6 +24,29 @@ describe('an empty query value', () => {
     const { status, body } = await call(server.url, path);
     expect(status).toBe(400);
     expect(body).toMatchObject({ parameter, detail: expect.stringContaining(`'${parameter}' is empty`) });
+  });
+});
+
+describe('a query parameter after a thousand others', () => {
+  // a thousand empty pairs, as short as a URL can carry that many
+  const padding = '&'.repeat(1000);
+
+  it('is read and checked as the first one is', async () => {
+    const { status, body } = await call(server.url, `/v1/events?${padding}limit=abc`);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ parameter: 'limit', detail: expect.stringContaining("got 'abc'") });
+  });
+
+  it('counts toward a GraphQL parameter given twice', async () => {
+    const query = encodeURIComponent('{ protocol { version } }');
+    const response = await fetch(`${server.url}/graphql?${padding}query=${query}&query=${query}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      parameter: 'query',
+      detail: "Parameter 'query' must be given once.",
+    });
   });
 });
 
