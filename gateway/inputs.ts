@@ -154,24 +154,78 @@ export function pageOf<T>(
 }
 
 /**
- * Opaque cursors: base64url of "<kind>:<field>:<field>...", what the next page continues from. An
- * events cursor ('e') is the sort key to continue below, whose block is the one the next page must
- * be read at or past (sources/subgraph.ts, blockOfSortKey). A dividends cursor ('d') is made by
- * dividendsCursor.
+ * Opaque cursors: base64url of "<kind>2:<field>:<field>...:<check>", what the next page continues
+ * from. An events cursor ('e') holds the sort key to continue below, whose block is the one the next
+ * page must be read at or past (sources/subgraph.ts, blockOfSortKey). A dividends cursor ('d') is
+ * made by dividendsCursor. Any position of the right form is one a page could end at, so a cursor
+ * cut short or with a character altered on its way back would be followed, skipping or repeating
+ * items without a word, or ending the stream early: the check, the start of a SHA-256 of the rest,
+ * tells such a cursor from one this service wrote. It guards against damage, not forgery (a forged
+ * cursor shows its maker nothing they could not ask for), so it needs no secret the replicas share.
+ * The '2' marks this form: no cut-short cursor of it reads as one of the earlier forms, which had
+ * no check (EARLIER_FORMS).
  */
-export function encodeCursor(kind: 'd' | 'e', ...fields: (bigint | number | string)[]): string {
-  return Buffer.from([kind, ...fields].join(':')).toString('base64url');
+type CursorKind = 'd' | 'e';
+
+const CURSOR_FORM = '2';
+
+/** what each kind of cursor pages, as both surfaces name it, and the items it pages */
+const CURSOR_KINDS = {
+  e: { endpoint: 'GET /v1/events (or Query.events)', items: 'events' },
+  d: { endpoint: 'GET /v1/funds/{slug}/dividends (or Fund.dividends)', items: 'rounds' },
+} as const satisfies Record<CursorKind, { endpoint: string; items: string }>;
+
+/** the forms cursors of each kind had before they carried a check */
+const EARLIER_FORMS: Record<CursorKind, RegExp[]> = {
+  e: [/^e:\d{1,30}$/],
+  d: [/^d:\d{1,30}$/, /^d:[0-9a-f]{8}:\d{1,10}:\d{1,10}$/],
+};
+
+const checkOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
+
+export function encodeCursor(kind: CursorKind, ...fields: (bigint | number | string)[]): string {
+  const text = [`${kind}${CURSOR_FORM}`, ...fields].join(':');
+  return Buffer.from(`${text}:${checkOf(text)}`).toString('base64url');
 }
 
-/** The fields of a cursor of `kind`, or null for anything else. */
-function cursorFields(kind: 'd' | 'e', cursor: string): string[] | null {
-  if (!new RegExp(CURSOR_PATTERN).test(cursor)) return null;
-  const [found, ...fields] = Buffer.from(cursor, 'base64url').toString().split(':');
-  return found === kind ? fields : null;
-}
+/** A cursor refused as none this service returned to `kind`'s endpoint. */
+const notReturned = (argument: string, kind: CursorKind) =>
+  badInput(
+    argument,
+    `${argument} is not a nextCursor of ${CURSOR_KINDS[kind].endpoint} as it was returned: it is cut short, altered or made up. Pass nextCursor back exactly as returned, or omit ${argument} to start again from the newest ${CURSOR_KINDS[kind].items}.`,
+  );
 
-const notACursor = (argument: string) =>
-  badInput(argument, `${argument} must be a nextCursor value returned by this endpoint.`);
+/**
+ * The fields of a cursor of `kind`, whose check holds. A cursor of the other kind is refused naming
+ * the endpoint it pages, one of an earlier form asking to start again, anything else as none this
+ * service returned.
+ */
+function cursorFields(kind: CursorKind, argument: string, cursor: string): string[] {
+  const bytes = new RegExp(CURSOR_PATTERN).test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+  const text = bytes.toString();
+  const [head, ...fields] = text.split(':');
+  const check = fields.pop();
+  // base64url spells the same bytes more than one way (the unused bits of the last character): only
+  // the spelling this service writes is its cursor
+  const written = bytes.toString('base64url') === cursor;
+  if (written && check === checkOf(text.slice(0, text.lastIndexOf(':')))) {
+    const found = (Object.keys(CURSOR_KINDS) as CursorKind[]).find((k) => head === `${k}${CURSOR_FORM}`);
+    if (found === kind) return fields;
+    if (found) {
+      throw badInput(
+        argument,
+        `${argument} is a nextCursor of ${CURSOR_KINDS[found].endpoint}, not of ${CURSOR_KINDS[kind].endpoint}: pass it there, or omit ${argument} to start again from the newest ${CURSOR_KINDS[kind].items}.`,
+      );
+    }
+  }
+  if (EARLIER_FORMS[kind].some((form) => form.test(text))) {
+    throw badInput(
+      argument,
+      `${argument} is a cursor of an earlier version of this service, which this version no longer reads; start again from the newest ${CURSOR_KINDS[kind].items}: omit ${argument}.`,
+    );
+  }
+  throw notReturned(argument, kind);
+}
 
 /** A cursor field holding a GraphQL Int (an epoch, a block number), or null. */
 function intField(text: string | undefined): number | null {
@@ -179,13 +233,16 @@ function intField(text: string | undefined): number | null {
 }
 
 /**
- * The sort key an events cursor continues below. One whose block (the key's upper 32 bits) is past
- * MAX_INT cannot be one this endpoint returned, and is bad input like any other forged cursor.
+ * The sort key an events cursor continues below. Its block (the upper 32 bits) and log index (the
+ * lower 32) are GraphQL Ints, as an event's blockNumber and logIndex are: a key past either is no
+ * event's, so no cursor this endpoint returned.
  */
 export function decodeEventsCursor(argument: string, cursor: string): bigint {
-  const [key, ...rest] = cursorFields('e', cursor) ?? [];
+  const [key, ...rest] = cursorFields('e', argument, cursor);
   const sortKey = key !== undefined && rest.length === 0 && /^\d{1,30}$/.test(key) ? BigInt(key) : null;
-  if (sortKey === null || intField(String(sortKey >> 32n)) === null) throw notACursor(argument);
+  if (sortKey === null || sortKey >> 32n > MAX_INT || (sortKey & 0xffff_ffffn) > MAX_INT) {
+    throw notReturned(argument, 'e');
+  }
   return sortKey;
 }
 
@@ -208,8 +265,7 @@ export function dividendsCursor(vault: string, { epoch, block }: DividendsPositi
 
 /**
  * The position a dividends cursor of `fund` holds. A cursor of another of `funds` is refused naming
- * the fund it belongs to: continued here, it would skip or repeat rounds without a word. A cursor
- * of the earlier form, "d:<epoch>", which named neither, is refused asking to start again.
+ * the fund it belongs to: continued here, it would skip or repeat rounds without a word.
  */
 export function decodeDividendsCursor(
   argument: string,
@@ -217,19 +273,14 @@ export function decodeDividendsCursor(
   fund: { slug: string; vault: string },
   funds: readonly { slug: string; vault: string }[],
 ): DividendsPosition {
-  const fields = cursorFields('d', cursor);
-  if (fields?.length === 1 && /^\d{1,30}$/.test(fields[0]!)) {
-    throw badInput(
-      argument,
-      `${argument} is a cursor of an earlier version of this service, which did not say which fund and block it belongs to; start again from the newest rounds: omit ${argument}.`,
-    );
-  }
-  const [tag, epochField, blockField] = fields?.length === 3 ? fields : [];
+  const [tag, epochField, blockField, ...rest] = cursorFields('d', argument, cursor);
   const [epoch, block] = [intField(epochField), intField(blockField)];
-  if (tag === undefined || epoch === null || block === null) throw notACursor(argument);
+  if (tag === undefined || epoch === null || block === null || rest.length > 0) {
+    throw notReturned(argument, 'd');
+  }
   if (tag !== fundTag(fund.vault)) {
     const owner = funds.find((f) => fundTag(f.vault) === tag);
-    if (!owner) throw notACursor(argument);
+    if (!owner) throw notReturned(argument, 'd');
     throw badInput(
       argument,
       `${argument} pages the dividend rounds of fund ${owner.slug}, not ${fund.slug}: pass it to GET /v1/funds/${owner.slug}/dividends (or fund(slug: "${owner.slug}") { dividends }), or omit ${argument} to start at the newest rounds of ${fund.slug}.`,

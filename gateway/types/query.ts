@@ -118,7 +118,7 @@ builder.queryType({
         }),
         cursor: t.arg.string({
           description:
-            'the nextCursor (or an event cursor) of a previous page, as returned; omit for the newest events',
+            "the nextCursor (or an event's cursor) of a previous page, exactly as returned: one cut short or altered is BAD_INPUT; omit for the newest events",
         }),
       },
       resolve: async (_r, args, ctx) => {
