@@ -190,7 +190,8 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
           description: `rounds per page: ${PAGE_LIMIT.minimum} to ${PAGE_LIMIT.maximum}`,
         }),
         cursor: t.arg.string({
-          description: "the nextCursor of this fund's previous page, as returned; omit for the newest rounds",
+          description:
+            "the nextCursor of this fund's previous page, exactly as returned: one cut short or altered is BAD_INPUT; omit for the newest rounds",
         }),
       },
       resolve: async (f, args, ctx) => {

@@ -48,7 +48,8 @@ export const limitParam = (what: string): ParamSpec => ({
 export const cursorParam = (example: string | undefined): ParamSpec => ({
   name: 'cursor',
   in: 'query',
-  description: 'opaque `nextCursor` of the previous page; omit for the first (newest) page',
+  description:
+    'opaque `nextCursor` of the previous page, passed back exactly as returned; omit for the first (newest) page',
   schema: { type: 'string', pattern: CURSOR_PATTERN, maxLength: 64 },
   rule: 'a nextCursor value returned by this endpoint',
   example,
