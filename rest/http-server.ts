@@ -4,14 +4,14 @@
 // app sees them, with an empty body or none at all: a malformed request line or header, headers
 // over 16 KiB, a request too slow to arrive, an Expect other than 100-continue, and CONNECT. A
 // request without a Host, which Node would refuse as well, goes on to the app's request guard
-// (rest/request-guards.ts), which refuses it with a problem.
+// (rest/request-guards.ts), which refuses it with a problem, as it refuses two Hosts.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { createLimitedServer, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../common/http-server-limits.ts';
 import { problemBody, type ProblemKindName } from './problems.ts';
-import { READ_METHODS } from './request-guards.ts';
+import { connectionBase, isHost, READ_METHODS } from './request-guards.ts';
 import { problemBaseFor } from './replies.ts';
 
 const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
@@ -30,12 +30,7 @@ const REFUSALS: Record<string, { kind: ProblemKindName; detail: string }> = {
  * address the client connected to, as the app's own problems use the Host the client sent.
  */
 function refusalBase(problemBase: string | undefined, socket: Duplex): string {
-  const { localAddress, localPort } = socket as Socket;
-  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
-  return problemBaseFor(
-    problemBase,
-    `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`,
-  );
+  return problemBaseFor(problemBase, connectionBase(socket as Socket));
 }
 
 interface Refusal {
@@ -92,13 +87,23 @@ function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): s
 /** An absolute-form request target (RFC 9112 3.2.2: `GET http://host/path`), which Express cannot route. */
 const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\//i;
 
+/** The absolute-form request target `url` as a URL, or why it cannot be served. */
+function absoluteTarget(url: string): URL | string {
+  const target = URL.parse(url);
+  if (target === null) return 'The request target is not a URL: send a path such as /v1/funds.';
+  if (target.host !== '' && !isHost(target.host))
+    return `The request target's host '${target.host.slice(0, 80)}' is not a host name or address with an optional port: send a path such as /v1/funds, with the host in the Host header.`;
+  return target;
+}
+
 /**
  * `app` served by a Node http server with the limits above, keeping an idle connection open for
  * `keepAliveTimeoutMs`; `problemBase` (else the address the client connected to) types its refusals.
- * An absolute-form target is routed by its path, as RFC 9112 asks a server to accept it; one that is
- * no URL is refused. An expectation other than 100-continue is refused as a malformed header (RFC
- * 9110 10.1.1 lets a server answer 417, which no problem kind has; 400 names the header to drop),
- * and CONNECT with a 405: the service is read-only and no proxy.
+ * An absolute-form target is routed by its path, as RFC 9112 asks a server to accept it, and its
+ * host stands for the Host header (RFC 9112 3.2.2), naming links and problem types; one that is no
+ * URL, or names no host, is refused. An expectation other than 100-continue is refused as a
+ * malformed header (RFC 9110 10.1.1 lets a server answer 417, which no problem kind has; 400 names
+ * the header to drop), and CONNECT with a 405: the service is read-only and no proxy.
  */
 export function createServiceServer(
   app: Express,
@@ -108,17 +113,15 @@ export function createServiceServer(
   const server = createLimitedServer(
     (req, res) => {
       if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
-        const target = URL.parse(req.url);
-        if (target === null) {
-          const { status, headers, body } = refusal(
-            'malformed-request',
-            'The request target is not a URL: send a path such as /v1/funds.',
-            refusalBase(problemBase, req.socket),
-          );
-          res.writeHead(status, headers).end(body);
+        const target = absoluteTarget(req.url);
+        if (typeof target === 'string') {
+          const answer = refusal('malformed-request', target, refusalBase(problemBase, req.socket));
+          res.writeHead(answer.status, answer.headers).end(answer.body);
           return;
         }
         req.url = `${target.pathname}${target.search}`;
+        // the Host lines stay in rawHeaders, where the request guard counts them
+        if (target.host !== '') req.headers.host = target.host;
       }
       void app(req, res);
     },

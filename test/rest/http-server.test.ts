@@ -1,8 +1,9 @@
 // The service's HTTP server over raw sockets: the requests Node answers itself before the app sees
 // them (refused by its parser, an Expect other than 100-continue, CONNECT) and an HTTP/1.1 request
-// without a Host get a problem+json answer (Node's own is an empty body, or none), and an
-// absolute-form request target is routed by its path. The app is the real REST app over the
-// registry alone.
+// without a Host, or with two, get a problem+json answer (Node's own is an empty body, or none)
+// typed by the configured base or else the address connected to, and an absolute-form request
+// target is routed by its path, its host standing for the Host header. The app is the real REST app
+// over the registry alone, configured as main.ts configures it.
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,17 +13,27 @@ import {
   REQUEST_TIMEOUT_MS,
 } from '../../common/http-server-limits.ts';
 import { createServiceServer } from '../../rest/http-server.ts';
+import { problemBaseFor } from '../../rest/replies.ts';
 import { registryOnlyRestApp } from '../gateway/stack.ts';
 
-const serverWithBase = (
-  problemBase: string | undefined,
+/** the service's server and app configured with PUBLIC_BASE_URL and PROBLEM_BASE `bases`, as main.ts builds them */
+const serviceServer = (
+  bases: { publicBaseUrl?: string; problemBase?: string },
   keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-) => createServiceServer(registryOnlyRestApp(), problemBase, keepAliveTimeoutMs);
-const server = serverWithBase('https://api.example/problems');
+) =>
+  createServiceServer(
+    registryOnlyRestApp(bases),
+    problemBaseFor(bases.problemBase, bases.publicBaseUrl),
+    keepAliveTimeoutMs,
+  );
+const server = serviceServer({ problemBase: 'https://api.example/problems' });
 /** the same without PUBLIC_BASE_URL or PROBLEM_BASE */
-const unconfigured = serverWithBase(undefined);
+const unconfigured = serviceServer({});
+/** the same with a PUBLIC_BASE_URL below a path, and no PROBLEM_BASE */
+const prefixed = serviceServer({ publicBaseUrl: 'https://api.example.com/fund-data' });
 let port: number;
 let unconfiguredPort: number;
+let prefixedPort: number;
 
 async function listenOnLoopback(s: typeof server): Promise<number> {
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
@@ -32,9 +43,10 @@ async function listenOnLoopback(s: typeof server): Promise<number> {
 beforeAll(async () => {
   port = await listenOnLoopback(server);
   unconfiguredPort = await listenOnLoopback(unconfigured);
+  prefixedPort = await listenOnLoopback(prefixed);
 });
 afterAll(async () => {
-  for (const s of [server, unconfigured]) {
+  for (const s of [server, unconfigured, prefixed]) {
     s.closeAllConnections();
     await new Promise((resolve) => s.close(resolve));
   }
@@ -119,11 +131,44 @@ describe('the service HTTP server', () => {
     expect(answer.status).toBe(400);
     expect(answer.headers).toContain('content-type: application/problem+json');
     expect(JSON.parse(answer.body)).toEqual({
-      type: '/problems/malformed-request',
+      type: 'https://api.example/problems/malformed-request',
       title: 'Bad Request',
       status: 400,
       detail:
         'The request has no Host header: an HTTP/1.1 request must name the host it is sent to (RFC 9112, section 3.2), as in Host: api.example.com.',
+      instance: '/v1/contracts',
+    });
+  });
+
+  it('types the refusal of a missing Host under PUBLIC_BASE_URL when no PROBLEM_BASE is set', async () => {
+    const answer = await exchange('GET /v1/contracts HTTP/1.1\r\n\r\n', prefixedPort);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'https://api.example.com/fund-data/problems/malformed-request',
+    });
+  });
+
+  it('types the refusal of a missing Host with the address the client connected to when no base is configured', async () => {
+    const answer = await exchange('GET /v1/contracts HTTP/1.1\r\n\r\n', unconfiguredPort);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: `http://127.0.0.1:${unconfiguredPort}/problems/malformed-request`,
+    });
+  });
+
+  it('refuses a request with two Host headers with a malformed-request problem saying to send one', async () => {
+    const answer = await exchange(
+      'GET /v1/contracts HTTP/1.1\r\nHost: evil.example\r\nHost: api.example\r\n\r\n',
+      unconfiguredPort,
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toContain('content-type: application/problem+json');
+    expect(JSON.parse(answer.body)).toEqual({
+      type: `http://127.0.0.1:${unconfiguredPort}/problems/malformed-request`,
+      title: 'Bad Request',
+      status: 400,
+      detail:
+        'The request has 2 Host headers: a request must name the one host it is sent to in a single Host header (RFC 9112, section 3.2), as in Host: api.example.com.',
       instance: '/v1/contracts',
     });
   });
@@ -168,6 +213,27 @@ describe('the service HTTP server', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ count: expect.any(Number) });
   });
 
+  it("names links and problem types with an absolute-form target's host, not the Host header", async () => {
+    const answer = await exchange(
+      'GET http://api.example.org:8443/v1/funds/nope HTTP/1.1\r\nHost: other.example\r\n\r\n',
+      unconfiguredPort,
+    );
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'http://api.example.org:8443/problems/not-found',
+    });
+  });
+
+  it('refuses an absolute-form target whose host is no host name or address', async () => {
+    const answer = await exchange('GET http://a!b/v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'https://api.example/problems/malformed-request',
+      detail:
+        "The request target's host 'a!b' is not a host name or address with an optional port: send a path such as /v1/funds, with the host in the Host header.",
+    });
+  });
+
   it('refuses an absolute-form target that is no URL with a malformed-request problem', async () => {
     const answer = await exchange('GET http://[/v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n');
     expect(answer.status).toBe(400);
@@ -181,7 +247,7 @@ describe('the service HTTP server', () => {
 describe('the service HTTP server: idle keep-alive connections', () => {
   /** a server keeping idle connections `keepAliveTimeoutMs`, listening on loopback, closed after `use` */
   async function withServer(keepAliveTimeoutMs: number, use: (port: number) => Promise<void>): Promise<void> {
-    const s = serverWithBase(undefined, keepAliveTimeoutMs);
+    const s = serviceServer({}, keepAliveTimeoutMs);
     try {
       await use(await listenOnLoopback(s));
     } finally {
