@@ -1,8 +1,8 @@
 // The service's HTTP server: the REST app behind Node's http server, with the limits Node leaves
 // open (common/http-server-limits.ts: a client sending its headers or body slowly would hold a
 // connection for minutes) and a problem+json answer to the requests Node answers itself before the
-// app sees them, with an empty body or none at all: a malformed request line or header, headers
-// over 16 KiB, a request too slow to arrive, an Expect other than 100-continue, and CONNECT. A
+// app sees them, with an empty body or none at all: a malformed request line or header, a method
+// Node does not know, headers over 16 KiB, a request too slow to arrive, an Expect other than 100-continue, and CONNECT. A
 // request without a Host, which Node would refuse as well, goes on to the app's request guard
 // (rest/request-guards.ts), which refuses it with a problem, as it refuses two Hosts.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -75,13 +75,49 @@ function rawAnswer({ status, title, headers, body }: Refusal): string {
   ].join('\r\n');
 }
 
-/** The raw HTTP answer to a request Node's parser refused with `error`. */
-function clientErrorAnswer(error: NodeJS.ErrnoException, problemBase: string): string {
-  const { kind, detail } = REFUSALS[error.code ?? ''] ?? {
+/** A method as RFC 9110 (5.6.2) spells one: a token */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+/;
+const SHOWN_METHOD_LENGTH = 40;
+
+/** What Node's parser tells of the bytes it refused besides the error's code. */
+interface ParserError extends NodeJS.ErrnoException {
+  /** the packet it was parsing */
+  rawPacket?: Buffer;
+  /** the offset in rawPacket of the byte refused */
+  bytesParsed?: number;
+}
+
+/**
+ * The method of the request line whose method Node's parser knows none of (HPE_INVALID_METHOD);
+ * undefined when the line starts with no token, as bytes that are no HTTP (a TLS handshake) do.
+ */
+function unknownMethod({ rawPacket, bytesParsed = 0 }: ParserError): string | undefined {
+  if (rawPacket === undefined) return undefined;
+  const packet = rawPacket.toString('latin1');
+  // the line refused starts after the last line end before the byte refused: requests sent ahead
+  // of it in the same packet come first
+  const line = packet.slice(packet.lastIndexOf('\n', bytesParsed - 1) + 1);
+  return METHOD_TOKEN.exec(line)?.[0];
+}
+
+/** The kind and detail of the refusal of a request Node's parser refused with `error`. */
+function clientErrorRefusal(error: ParserError): { kind: ProblemKindName; detail: string } {
+  const known = REFUSALS[error.code ?? ''];
+  if (known !== undefined) return known;
+  const method = error.code === 'HPE_INVALID_METHOD' ? unknownMethod(error) : undefined;
+  // a method Node does not know is none HTTP defines or none the service could serve on any path:
+  // 501 (RFC 9110 9.1), where a method Node knows but the service does not allow is 405
+  if (method !== undefined) {
+    const shown = method.length > SHOWN_METHOD_LENGTH ? `${method.slice(0, SHOWN_METHOD_LENGTH)}…` : method;
+    return {
+      kind: 'not-implemented',
+      detail: `The method '${shown}' is none this service knows; methods are case-sensitive: use GET (or POST on /graphql).`,
+    };
+  }
+  return {
     kind: 'malformed-request',
     detail: `The HTTP request is malformed (${error.code ?? 'unreadable'}): check its request line, headers and framing.`,
   };
-  return rawAnswer(refusal(kind, detail, problemBase));
 }
 
 /** An absolute-form request target (RFC 9112 3.2.2: `GET http://host/path`), which Express cannot route. */
@@ -145,13 +181,14 @@ export function createServiceServer(
     );
     socket.end(rawAnswer(answer));
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+  server.on('clientError', (error: ParserError, socket: Duplex) => {
     // a connection reset or already answered has no one to tell
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    socket.end(clientErrorAnswer(error, refusalBase(problemBase, socket)));
+    const { kind, detail } = clientErrorRefusal(error);
+    socket.end(rawAnswer(refusal(kind, detail, refusalBase(problemBase, socket))));
   });
   return server;
 }

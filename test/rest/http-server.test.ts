@@ -1,9 +1,10 @@
 // The service's HTTP server over raw sockets: the requests Node answers itself before the app sees
-// them (refused by its parser, an Expect other than 100-continue, CONNECT) and an HTTP/1.1 request
-// without a Host, or with two, get a problem+json answer (Node's own is an empty body, or none)
-// typed by the configured base or else the address connected to, and an absolute-form request
-// target is routed by its path, its host standing for the Host header. The app is the real REST app
-// over the registry alone, configured as main.ts configures it.
+// them (refused by its parser, a method it does not know among them, an Expect other than
+// 100-continue, CONNECT) and an HTTP/1.1 request without a Host, or with two, get a problem+json
+// answer (Node's own is an empty body, or none) typed by the configured base or else the address
+// connected to, and an absolute-form request target is routed by its path, its host standing for
+// the Host header. The app is the real REST app over the registry alone, configured as main.ts
+// configures it.
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +76,17 @@ function exchange(request: string, to = port): Promise<{ status: number; headers
   });
 }
 
+/** Sends `requests` in one packet and reads every answer until the server closes the connection. */
+function pipelined(requests: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(requests));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
 describe('the service HTTP server', () => {
   it('gives a client 10 s to send the headers and 30 s for the whole request, as the indexer does', () => {
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([
@@ -85,14 +97,48 @@ describe('the service HTTP server', () => {
     expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]).toEqual([10_000, 30_000]);
   });
 
-  it('answers a method Node cannot parse with a malformed-request problem', async () => {
-    const answer = await exchange('FOO /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n');
+  it.each([
+    ['get', 'get /v1/funds HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['FOO', 'FOO /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['GETX', 'GETX /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n'],
+  ])(
+    'answers a method it does not know (%s) with a 501 problem naming it and the methods to use',
+    async (method, request) => {
+      const answer = await exchange(request);
+      expect(answer.status).toBe(501);
+      expect(answer.headers).toMatch(/^http\/1\.1 501 not implemented\r\n/);
+      expect(answer.headers).toContain('content-type: application/problem+json');
+      expect(JSON.parse(answer.body)).toEqual({
+        type: 'https://api.example/problems/not-implemented',
+        title: 'Not Implemented',
+        status: 501,
+        detail: `The method '${method}' is none this service knows; methods are case-sensitive: use GET (or POST on /graphql).`,
+      });
+    },
+  );
+
+  it('names the unknown method of a request sent in one packet after another', async () => {
+    const answers = await pipelined(
+      'GET /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\npost /graphql HTTP/1.1\r\nHost: a\r\n\r\n',
+    );
+    expect(answers).toContain(`"detail":"The method 'post' is none this service knows;`);
+  });
+
+  it('shows at most 40 characters of an unknown method', async () => {
+    const answer = await exchange(`${'X'.repeat(100)} /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n`);
+    expect(answer.status).toBe(501);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      detail: `The method '${'X'.repeat(40)}…' is none this service knows; methods are case-sensitive: use GET (or POST on /graphql).`,
+    });
+  });
+
+  it('answers bytes that start with no method, as a TLS handshake, with a malformed-request problem', async () => {
+    const answer = await exchange('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n');
     expect(answer.status).toBe(400);
-    expect(answer.headers).toContain('content-type: application/problem+json');
     expect(JSON.parse(answer.body)).toMatchObject({
       type: 'https://api.example/problems/malformed-request',
-      status: 400,
-      detail: expect.stringContaining('HPE_INVALID_METHOD'),
+      detail:
+        'The HTTP request is malformed (HPE_INVALID_METHOD): check its request line, headers and framing.',
     });
   });
 
