@@ -146,8 +146,11 @@ export function createServiceServer(
   problemBase: string | undefined,
   keepAliveTimeoutMs: number,
 ): Server {
+  // the answer each connection is writing, which a refusal written to its socket must not overtake
+  const answering = new WeakMap<Duplex, ServerResponse>();
   const server = createLimitedServer(
     (req, res) => {
+      answering.set(req.socket, res);
       if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
         const target = absoluteTarget(req.url);
         if (typeof target === 'string') {
@@ -188,7 +191,15 @@ export function createServiceServer(
       return;
     }
     const { kind, detail } = clientErrorRefusal(error);
-    socket.end(rawAnswer(refusal(kind, detail, refusalBase(problemBase, socket))));
+    const answer = rawAnswer(refusal(kind, detail, refusalBase(problemBase, socket)));
+    // a request pipelined behind one still being answered is refused after that answer, as HTTP/1.1
+    // answers in order (RFC 9112 9.3.2); written at once, the refusal came first and the answer was lost
+    const pending = answering.get(socket);
+    if (pending === undefined || pending.writableFinished) socket.end(answer);
+    else
+      pending.once('finish', () => {
+        if (socket.writable) socket.end(answer);
+      });
   });
   return server;
 }

@@ -124,6 +124,17 @@ describe('the service HTTP server', () => {
     expect(answers).toContain(`"detail":"The method 'post' is none this service knows;`);
   });
 
+  it('answers a request refused behind another in the same packet after the answer to the other', async () => {
+    const answers = await pipelined(
+      'GET /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\nGET /v1/contracts HTTP/1.1\r\nHost: a\r\nX-Bad: \x01\r\n\r\n',
+    );
+    const [first, second, ...more] = answers.split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(first).toContain('"count":');
+    expect(second).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(more).toEqual([]);
+  });
+
   it('shows at most 40 characters of an unknown method', async () => {
     const answer = await exchange(`${'X'.repeat(100)} /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n`);
     expect(answer.status).toBe(501);
