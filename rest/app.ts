@@ -101,7 +101,7 @@ export function createRestApp(config: RestConfig): Express {
   for (const old of DEPRECATED_ROUTES) app.get(expressPath(old.path), removedRoute(old, replies));
 
   serveDocuments(app, replies, { examples, registry: registry.registry, rateLimit: config.rateLimit });
-  app.get('/problems/:kind', problemPages);
+  app.get('/problems/:kind', problemPages(replies));
 
   app.all(
     gateway.yoga.graphqlEndpoint,
@@ -128,20 +128,22 @@ function removedRoute(old: DeprecatedRoute, replies: Replies): RequestHandler {
 }
 
 /** The HTML page that a problem's `type` URI points to; an unknown kind falls through to the 404. */
-function problemPages(req: Request, res: Response, next: NextFunction): void {
-  const kind = req.params.kind as ProblemKindName;
-  if (!(kind in PROBLEM_KINDS)) {
-    next();
-    return;
-  }
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', `public, max-age=${CACHE_TIERS.reference.maxAge}`);
-  res.end(problemPage(kind));
+function problemPages(replies: Replies): RequestHandler {
+  return (req, res, next) => {
+    const kind = req.params.kind as ProblemKindName;
+    if (!(kind in PROBLEM_KINDS)) {
+      next();
+      return;
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', `public, max-age=${CACHE_TIERS.reference.maxAge}`);
+    res.end(problemPage(kind, replies.baseOf(req)));
+  };
 }
 
 function notFound(replies: Replies): RequestHandler {
   return (req, res) => {
-    replies.problem(req, res, 'not-found', noEndpointDetail(req.path));
+    replies.problem(req, res, 'not-found', noEndpointDetail(req.path, replies.baseOf(req)));
   };
 }
 

@@ -146,9 +146,12 @@ export const MAX_URL_LENGTH = 2048;
 export const uriTooLongDetail = (length: number, graphql = false) =>
   `The request URL has ${length} characters; at most ${MAX_URL_LENGTH} are accepted.${graphql ? ' Send a query this long with POST /graphql, as a JSON body {"query": "...", "variables": {...}} (up to the body limit), instead of in the URL.' : ' Every valid /v1 request fits well within the limit.'}`;
 
-/** The `detail` of the 404 for a path that is no endpoint: one below an endpoint's, or unknown. */
-export const noEndpointDetail = (path: string) =>
-  `No endpoint at ${path}. The endpoints are listed in /openapi.json and /llms.txt.`;
+/**
+ * The `detail` of the 404 for a path that is no endpoint: one below an endpoint's, or unknown. `base`
+ * is the public base URL the documents it names are under ('' names them by their paths alone).
+ */
+export const noEndpointDetail = (path: string, base = '') =>
+  `No endpoint at ${path}. The endpoints are listed in ${base}/openapi.json and ${base}/llms.txt.`;
 
 /** The `detail` of the refusal of a Host header that is no host (rest/request-guards.ts). */
 export const badHostDetail = (host: string) =>
@@ -191,10 +194,12 @@ export function sendProblem(res: Response, body: Problem, retryAfter = true): vo
   res.end(JSON.stringify(body));
 }
 
-/** The page behind a problem `type` URI. */
-export function problemPage(kind: ProblemKindName): string {
+/** The page behind a problem `type` URI, linking the documents under the public base URL `base`. */
+export function problemPage(kind: ProblemKindName, base: string): string {
   const { status, title, explanation, remedy } = PROBLEM_KINDS[kind];
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escape = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const link = (path: string) => `<a href="${escape(base + path)}">${escape(base + path)}</a>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${status} ${escape(title)} (${kind})</title></head>
 <body>
@@ -202,7 +207,7 @@ export function problemPage(kind: ProblemKindName): string {
 <p>Problem kind <code>${kind}</code>, returned as <code>application/problem+json</code> (RFC 9457).</p>
 <h2>What it means</h2><p>${escape(explanation)}</p>
 <h2>What to do</h2><p>${escape(remedy)}</p>
-<p>See <a href="/llms-full.txt">/llms-full.txt</a> and <a href="/openapi.json">/openapi.json</a>.</p>
+<p>See ${link('/llms-full.txt')} and ${link('/openapi.json')}.</p>
 </body></html>
 `;
 }

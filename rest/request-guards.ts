@@ -82,7 +82,6 @@ export function requestGuard(
     ...securityHeaders(),
     ['Access-Control-Allow-Origin', '*'],
     ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
-    ['Link', '</openapi.json>; rel="service-desc"'],
   ];
   return (req, res, next) => {
     for (const [name, value] of everyResponse) res.setHeader(name, value);
@@ -91,6 +90,7 @@ export function requestGuard(
       refuseHost(req, res, hostProblem, config);
       return;
     }
+    res.setHeader('Link', serviceDescription(replies.baseOf(req)));
     const methods = isGraphqlPath(req.path, graphqlEndpoint) ? GRAPHQL_METHODS : READ_METHODS;
     if (req.method === 'OPTIONS') {
       answerPreflight(req, res, methods);
@@ -142,8 +142,9 @@ function hostProblemOf(req: Request, publicBaseUrl: string | undefined): string 
 }
 
 /**
- * The Host refused cannot name the problem's type: PUBLIC_BASE_URL does (PROBLEM_BASE before it),
- * else the address the client connected to, as in the refusals of the server (rest/http-server.ts).
+ * The Host refused cannot name the problem's type or Link: PUBLIC_BASE_URL does (PROBLEM_BASE the
+ * type before it), else the address the client connected to, as in the refusals of the server
+ * (rest/http-server.ts).
  */
 function refuseHost(
   req: Request,
@@ -151,9 +152,19 @@ function refuseHost(
   detail: string,
   config: { publicBaseUrl?: string; problemBase?: string },
 ): void {
-  const problemBase = problemBaseFor(config.problemBase, config.publicBaseUrl ?? connectionBase(req.socket));
-  sendProblem(res, problemBody(problemBase, 'malformed-request', detail, req.path));
+  const base = config.publicBaseUrl ?? connectionBase(req.socket);
+  res.setHeader('Link', serviceDescription(base));
+  sendProblem(
+    res,
+    problemBody(problemBaseFor(config.problemBase, base), 'malformed-request', detail, req.path),
+  );
 }
+
+/**
+ * The Link every answer carries to openapi.json, under the public base URL `base`: a root-relative
+ * one would leave a service a proxy serves below a path.
+ */
+const serviceDescription = (base: string) => `<${base}/openapi.json>; rel="service-desc"`;
 
 /** CORS preflight: any origin, the read methods, whatever headers the client asks for */
 function answerPreflight(req: Request, res: Response, methods: string): void {

@@ -276,6 +276,7 @@ describe('the service HTTP server', () => {
       unconfiguredPort,
     );
     expect(answer.status).toBe(404);
+    expect(answer.headers).toContain('link: <http://api.example.org:8443/openapi.json>; rel="service-desc"');
     expect(JSON.parse(answer.body)).toMatchObject({
       type: 'http://api.example.org:8443/problems/not-found',
     });

@@ -13,7 +13,9 @@ describe('problem kinds', () => {
     expect(PROBLEM_KINDS['rate-limited'].remedy).toBe(
       'Wait the number of seconds in the `Retry-After` header (every 429 carries it), then retry. To stay under the limits, pace your requests by the RateLimit header of each answer, which says how many each limit has left.',
     );
-    expect(problemPage('rate-limited')).not.toMatch(/upstream|distribution|Without `Retry-After`/);
+    expect(problemPage('rate-limited', 'https://api.example.com')).not.toMatch(
+      /upstream|distribution|Without `Retry-After`/,
+    );
   });
 
   it('share no sentence between two kinds, so none is copied to a kind it does not fit', () => {

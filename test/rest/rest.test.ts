@@ -679,7 +679,7 @@ describe('headers on every response', () => {
 
   it('links the OpenAPI document, hides the framework and sets security headers', async () => {
     const { headers } = await get('/v1/protocol');
-    expect(headers.get('link')).toBe('</openapi.json>; rel="service-desc"');
+    expect(headers.get('link')).toBe(`<${base}/openapi.json>; rel="service-desc"`);
     expect(headers.get('x-powered-by')).toBeNull();
     expect(headers.get('x-content-type-options')).toBe('nosniff');
   });
