@@ -1,9 +1,11 @@
 // The HTTP rules of /graphql, checked before Yoga runs: which methods it answers, how large and of
-// which media type a request body may be, which media types an answer can take, that a GET gives
-// each of its parameters once, in a GET's query string or a form body. Yoga refuses what breaks them
-// with an empty body (405, 406, 415), not at all (HEAD) or misleadingly (a GET's repeated parameter
-// joined with commas, a form's first value taken and the others dropped); here each refusal is a
-// problem+json naming what to send instead, as every other refusal of the service is.
+// which media type a request body may be (matched in any case, as RFC 9110 8.3.1 asks and Yoga does
+// not), which media types an answer can take, that a GET gives each of its parameters once, in a
+// GET's query string or a form body. Yoga refuses what breaks them with an empty body (405, 406,
+// 415), not at all (HEAD) or misleadingly (a GET's repeated parameter joined with commas, a form's
+// first value taken and the others dropped); here each refusal is a problem+json naming what to
+// send instead, as every other refusal of the service is. Every answer says it varies by Accept and
+// is not to be stored, which Yoga does not say.
 // The path is matched in any case, as Express matches /v1's, and handed to Yoga as its endpoint.
 import type { Request, RequestHandler, Response } from 'express';
 import type { ProblemKindName } from './problems.ts';
@@ -26,7 +28,8 @@ const GRAPHQL_ANSWER_TYPES = [
   'multipart/mixed',
 ];
 
-export const GRAPHQL_BODY_TOO_LARGE = `A GraphQL request body may have at most ${MAX_GRAPHQL_BODY_BYTES} bytes; use variables instead of inlined values.`;
+// variables travel in the same body: moving values into them saves nothing
+export const GRAPHQL_BODY_TOO_LARGE = `A GraphQL request body may have at most ${MAX_GRAPHQL_BODY_BYTES} bytes; send a smaller document or smaller variables, or split the query into several requests.`;
 export const GRAPHQL_LENGTH_REQUIRED = `A GraphQL request body must declare its Content-Length (at most ${MAX_GRAPHQL_BODY_BYTES} bytes).`;
 export const GRAPHQL_NOT_ACCEPTABLE = `/graphql answers ${GRAPHQL_ANSWER_TYPES.join(', ')}; the Accept header allows none of them.`;
 
@@ -54,8 +57,9 @@ export function isGraphqlPath(path: string, endpoint: string): boolean {
 }
 
 /**
- * Yoga's own test of a Content-Type (case and all): the first of a list, the media type alone or
- * followed by parameters. A type it would not match must be refused here, not by Yoga.
+ * Yoga's own test of a Content-Type (case and all: it is given lowerMediaType's): the first of a
+ * list, the media type alone or followed by parameters. A type it would not match must be refused
+ * here, not by Yoga.
  */
 function parsedByYoga(contentType: string): boolean {
   return GRAPHQL_REQUEST_TYPES.some((type) => isYogaMatch(contentType, type));
@@ -64,6 +68,14 @@ function parsedByYoga(contentType: string): boolean {
 function isYogaMatch(contentType: string, type: string): boolean {
   const first = contentType.split(',')[0]!;
   return first === type || first.startsWith(`${type};`);
+}
+
+/**
+ * `contentType` with its media type in lower case and without the spaces around it, for Yoga to
+ * match; its parameters stay as sent, as their values may be case-sensitive.
+ */
+function lowerMediaType(contentType: string): string {
+  return contentType.replace(/^[^;,]*/, (mediaType) => mediaType.trim().toLowerCase());
 }
 
 /** The body of `req`, which the checks above have bounded to MAX_GRAPHQL_BODY_BYTES, as text. */
@@ -81,6 +93,11 @@ export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHa
   return async (req, res, next) => {
     // HEAD is GET without the body: Node's response already knows to send none
     if (req.method === 'HEAD') req.method = 'GET';
+    // an answer's media type follows Accept, which Vary tells caches; its data is the indexer's of
+    // the moment, with no validator to revalidate it by (the documents say /graphql answers are not
+    // cached): no-store, where private, no-cache would keep it only to fetch it again
+    res.vary('Accept');
+    res.setHeader('Cache-Control', 'no-store');
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.setHeader('Allow', GRAPHQL_METHODS);
       refuse(
@@ -103,11 +120,14 @@ export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHa
     };
     if (req.method === 'GET' && refuseRepeated((name) => Array.isArray(req.query[name]))) return;
     if (req.method === 'POST') {
-      const contentType = req.get('Content-Type');
+      const sent = req.get('Content-Type');
+      const contentType = sent === undefined ? undefined : lowerMediaType(sent);
       if (contentType === undefined || !parsedByYoga(contentType)) {
-        refuse(req, res, 'unsupported-media-type', unsupportedGraphqlBody(contentType));
+        refuse(req, res, 'unsupported-media-type', unsupportedGraphqlBody(sent));
         return;
       }
+      // Yoga reads the header from the request
+      req.headers['content-type'] = contentType;
       const declared = req.get('Content-Length');
       if (declared === undefined && req.get('Transfer-Encoding') !== undefined) {
         refuse(req, res, 'length-required', GRAPHQL_LENGTH_REQUIRED);

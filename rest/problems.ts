@@ -81,7 +81,8 @@ export const PROBLEM_KINDS = {
     status: 413,
     title: 'Content Too Large',
     explanation: 'A GraphQL request body is larger than the service accepts; `detail` gives the limit.',
-    remedy: 'Send a smaller document; use variables instead of inlined values.',
+    remedy:
+      'Send a smaller document or smaller variables (they travel in the same body), or split the query into several requests.',
   },
   'unsupported-media-type': {
     status: 415,

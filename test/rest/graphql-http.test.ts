@@ -1,0 +1,71 @@
+// The HTTP rules of /graphql that rest/graphql-http.ts adds to Yoga's, over real HTTP and the
+// registry alone: its answers say they vary by Accept and are not to be stored, a Content-Type's
+// media type is matched in any case (RFC 9110 8.3.1), and a body over the limit is told what to
+// send instead.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_GRAPHQL_BODY_BYTES } from '../../rest/graphql-http.ts';
+import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
+
+let server: { url: string; close(): Promise<void> };
+beforeAll(async () => {
+  server = await listen(registryOnlyRestApp());
+});
+afterAll(() => server.close());
+
+const QUERY = '{ protocol { version } }';
+const post = (contentType: string, body: string) =>
+  fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': contentType }, body });
+
+describe('an answer of /graphql', () => {
+  it.each([
+    ['GET', () => fetch(`${server.url}/graphql?query=${encodeURIComponent(QUERY)}`)],
+    ['POST', () => post('application/json', JSON.stringify({ query: QUERY }))],
+  ])('to a %s says it varies by Accept and is not to be stored', async (_method, send) => {
+    const response = await send();
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+    expect(response.headers.get('vary')).toBe('Accept');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('that refuses every media type the Accept header allows says it varies by Accept', async () => {
+    const response = await fetch(`${server.url}/graphql?query=${encodeURIComponent(QUERY)}`, {
+      headers: { accept: 'text/html' },
+    });
+    expect(response.status).toBe(406);
+    expect(response.headers.get('vary')).toBe('Accept');
+  });
+});
+
+describe('a POST body', () => {
+  it.each([
+    ['Application/JSON', JSON.stringify({ query: QUERY })],
+    ['APPLICATION/JSON ; charset=utf-8', JSON.stringify({ query: QUERY })],
+    ['Application/GraphQL', QUERY],
+    ['application/X-WWW-Form-Urlencoded', `query=${encodeURIComponent(QUERY)}`],
+  ])('is read whatever the case of its media type (%s)', async (contentType, body) => {
+    const response = await post(contentType, body);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+  });
+
+  it('of a form in another case is refused when it gives a parameter twice', async () => {
+    const query = encodeURIComponent(QUERY);
+    const response = await post('Application/x-www-form-urlencoded', `query=${query}&query=${query}`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      parameter: 'query',
+      detail: "Parameter 'query' must be given once.",
+    });
+  });
+
+  it('over the limit is refused with 413 saying to send less or split the query, not to use variables', async () => {
+    const query = `{ protocol { version ${' '.repeat(MAX_GRAPHQL_BODY_BYTES)} } }`;
+    const response = await post('application/json', JSON.stringify({ query }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({
+      type: expect.stringMatching(/\/problems\/payload-too-large$/),
+      detail: `A GraphQL request body may have at most ${MAX_GRAPHQL_BODY_BYTES} bytes; send a smaller document or smaller variables, or split the query into several requests.`,
+    });
+  });
+});
