@@ -24,7 +24,9 @@ function pattern(source: string): RegExp {
 function checkOne(spec: ParamSpec, raw: string): { value: string | number } | { detail: string } {
   const schema = spec.schema;
   if (schema.type === 'integer') {
-    const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    // leading zeros do not count toward the 16 digits, as they change no value: 01 is 1, and so is
+    // 00000000000000001
+    const value = /^0*\d{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(value) || value < schema.minimum || value > schema.maximum) {
       return { detail: `Parameter '${spec.name}' must be ${spec.rule}; got '${raw}'.` };
     }

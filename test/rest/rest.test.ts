@@ -572,6 +572,24 @@ describe('NAV history', () => {
     const full = await get(`/v1/funds/${slug()}/nav/history?from=0&limit=500`);
     expect(full.body.points.map((p: { epoch: number }) => p.epoch)).toEqual(all.slice(0, 500));
   });
+
+  it.each(['01', '00000000000000001', `${'0'.repeat(100)}1`])(
+    'reads a limit padded with zeros as its value, however many pad it (%s)',
+    async (limit) => {
+      const { status, body } = await get(`/v1/funds/${slug()}/nav/history?limit=${limit}`);
+      expect(status).toBe(200);
+      expect(body.points.map((p: { epoch: number }) => p.epoch)).toEqual(epochsOf().slice(-1));
+    },
+  );
+
+  it('refuses a padded limit beyond its maximum, naming the rule', async () => {
+    const { status, body } = await get(`/v1/funds/${slug()}/nav/history?limit=0000000000000000501`);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      parameter: 'limit',
+      detail: "Parameter 'limit' must be an integer from 1 to 500; got '0000000000000000501'.",
+    });
+  });
 });
 
 describe('caching', () => {
