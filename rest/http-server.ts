@@ -105,12 +105,13 @@ function clientErrorRefusal(error: ParserError): { kind: ProblemKindName; detail
   const known = REFUSALS[error.code ?? ''];
   if (known !== undefined) return known;
   const method = error.code === 'HPE_INVALID_METHOD' ? unknownMethod(error) : undefined;
-  // a method Node does not know is none HTTP defines or none the service could serve on any path:
-  // 501 (RFC 9110 9.1), where a method Node knows but the service does not allow is 405
+  // a method Node does not know is none the service could serve on any path. RFC 9110 (9.1) would
+  // have 501, but the service answers a client's mistake with a 4xx, never a 5xx (README): a 5xx
+  // tells monitoring the service failed, and clients to retry the same request, which fails again
   if (method !== undefined) {
     const shown = method.length > SHOWN_METHOD_LENGTH ? `${method.slice(0, SHOWN_METHOD_LENGTH)}…` : method;
     return {
-      kind: 'not-implemented',
+      kind: 'malformed-request',
       detail: `The method '${shown}' is none this service knows; methods are case-sensitive: use GET (or POST on /graphql).`,
     };
   }

@@ -111,13 +111,6 @@ export const PROBLEM_KINDS = {
     explanation: 'The service failed. The cause is logged on the server and not disclosed.',
     remedy: 'Retry later; report the `instance` and time if it persists.',
   },
-  'not-implemented': {
-    status: 501,
-    title: 'Not Implemented',
-    explanation:
-      'The request method is none the service knows, for any path. Methods are case-sensitive: get or Get is not GET.',
-    remedy: 'Send GET, in capitals (or POST to /graphql, for a query).',
-  },
   'upstream-unavailable': {
     status: 503,
     title: 'Service Unavailable',

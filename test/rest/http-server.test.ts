@@ -102,16 +102,15 @@ describe('the service HTTP server', () => {
     ['FOO', 'FOO /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n'],
     ['GETX', 'GETX /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n'],
   ])(
-    'answers a method it does not know (%s) with a 501 problem naming it and the methods to use',
+    'answers a method it does not know (%s) with a 400 problem naming it and the methods to use',
     async (method, request) => {
       const answer = await exchange(request);
-      expect(answer.status).toBe(501);
-      expect(answer.headers).toMatch(/^http\/1\.1 501 not implemented\r\n/);
+      expect(answer.status).toBe(400);
       expect(answer.headers).toContain('content-type: application/problem+json');
       expect(JSON.parse(answer.body)).toEqual({
-        type: 'https://api.example/problems/not-implemented',
-        title: 'Not Implemented',
-        status: 501,
+        type: 'https://api.example/problems/malformed-request',
+        title: 'Bad Request',
+        status: 400,
         detail: `The method '${method}' is none this service knows; methods are case-sensitive: use GET (or POST on /graphql).`,
       });
     },
@@ -137,7 +136,7 @@ describe('the service HTTP server', () => {
 
   it('shows at most 40 characters of an unknown method', async () => {
     const answer = await exchange(`${'X'.repeat(100)} /v1/contracts HTTP/1.1\r\nHost: a\r\n\r\n`);
-    expect(answer.status).toBe(501);
+    expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toMatchObject({
       detail: `The method '${'X'.repeat(40)}…' is none this service knows; methods are case-sensitive: use GET (or POST on /graphql).`,
     });
