@@ -39,6 +39,7 @@ export function connectionBase(socket: Socket): string {
 const EXPOSED_HEADERS = [
   'ETag',
   'Age',
+  'Vary',
   'Link',
   'Allow',
   'RateLimit',
