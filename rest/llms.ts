@@ -202,7 +202,7 @@ function limitsSection(rateLimit: RateLimitConfig | false): string[] {
 function cachingSection(): string[] {
   return section(
     'Caching',
-    'Every 200 of /v1 and of the discovery documents carries ETag and Cache-Control: public, max-age=<tier> (/graphql answers are not cached). Send If-None-Match with the ETag to get 304 Not Modified (same ETag and Cache-Control, no body). Errors carry Cache-Control: no-store. Tiers:',
+    'Every 200 of /v1 and of the discovery documents carries ETag and Cache-Control: public, max-age=<tier> (/graphql answers carry Cache-Control: no-store and Vary: Accept). Send If-None-Match with the ETag to get 304 Not Modified (same ETag and Cache-Control, no body). Errors carry Cache-Control: no-store. Tiers:',
     '',
     ...Object.entries(CACHE_TIERS).map(([name, t]) => `- ${name}: ${t.maxAge} seconds (${t.covers})`),
     '',

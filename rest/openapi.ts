@@ -211,13 +211,13 @@ const noEndpointWhen = (path: string) => `a path below it, such as ${pathBelow(p
  * The 404 of a path that names no resource (a list, a document, /graphql): never of the path
  * itself, but of one below it, which the example asks for.
  */
-function noEndpointResponse(problemBase: string, path: string): JsonSchema {
+function noEndpointResponse(problemBase: string, baseUrl: string, path: string): JsonSchema {
   const below = pathBelow(path);
   return problemResponse(
     problemBase,
     'not-found',
     `Not found: never this path itself, but ${noEndpointWhen(path)}.`,
-    noEndpointDetail(below),
+    noEndpointDetail(below, baseUrl),
     below,
   );
 }
@@ -252,13 +252,14 @@ function internalErrorResponse(problemBase: string, instance: string): JsonSchem
  */
 function everyPathProblems(
   problemBase: string,
+  baseUrl: string,
   instance: string,
   rateLimit: RateLimitConfig | false,
   also400?: string,
 ): Record<string, JsonSchema> {
   return {
     '400': malformedRequestResponse(problemBase, instance, also400),
-    '404': noEndpointResponse(problemBase, instance),
+    '404': noEndpointResponse(problemBase, baseUrl, instance),
     '414': uriTooLongResponse(problemBase, instance),
     ...(rateLimit && { '429': rateLimitedResponse(problemBase, instance, rateLimit) }),
     '500': internalErrorResponse(problemBase, instance),
@@ -291,6 +292,7 @@ export function notFoundWhen(route: RouteSpec): string {
 
 function routeProblems(
   problemBase: string,
+  baseUrl: string,
   route: RouteSpec,
   instance: string,
   examples: DocumentExamples,
@@ -322,7 +324,7 @@ function routeProblems(
           unknownSlugMessage(route.path.includes('strategies') ? 'strategy' : 'fund', 'unknown'),
           instance.replace(examples.fund.slug, 'unknown').replace(examples.strategy.slug, 'unknown'),
         )
-      : noEndpointResponse(problemBase, route.path),
+      : noEndpointResponse(problemBase, baseUrl, route.path),
     'uri-too-long': uriTooLongResponse(problemBase, instance),
     'rate-limited': rateLimit && rateLimitedResponse(problemBase, instance, rateLimit),
     'internal-error': internalErrorResponse(problemBase, instance),
@@ -344,6 +346,7 @@ function routeProblems(
 
 function operation(
   problemBase: string,
+  baseUrl: string,
   route: RouteSpec,
   examples: DocumentExamples,
   rateLimit: RateLimitConfig | false,
@@ -384,7 +387,7 @@ function operation(
           'Not Modified: If-None-Match matched the current ETag; same ETag and Cache-Control, no body.',
         headers: { ETag: headerRef('ETag'), 'Cache-Control': successHeaders['Cache-Control'] },
       },
-      ...routeProblems(problemBase, route, instance, examples, rateLimit),
+      ...routeProblems(problemBase, baseUrl, route, instance, examples, rateLimit),
     },
   };
 }
@@ -418,6 +421,7 @@ function documentOperation(
 /** The gateway the REST routes run on, for clients that want to shape their own queries. */
 function graphqlPath(
   problemBase: string,
+  baseUrl: string,
   examples: DocumentExamples,
   rateLimit: RateLimitConfig | false,
 ): JsonSchema {
@@ -481,7 +485,7 @@ function graphqlPath(
         ),
       },
     },
-    '404': noEndpointResponse(problemBase, '/graphql'),
+    '404': noEndpointResponse(problemBase, baseUrl, '/graphql'),
     '406': problemResponse(
       problemBase,
       'not-acceptable',
@@ -583,7 +587,7 @@ export function buildOpenApi(
 ): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const route of routeTable(examples))
-    paths[route.path] = { get: operation(problemBase, route, examples, rateLimit) };
+    paths[route.path] = { get: operation(problemBase, baseUrl, route, examples, rateLimit) };
   for (const old of DEPRECATED_ROUTES) {
     const instance = examplePath(old, examples);
     paths[old.path] = {
@@ -605,6 +609,7 @@ export function buildOpenApi(
         responses: {
           ...everyPathProblems(
             problemBase,
+            baseUrl,
             instance,
             rateLimit,
             ' A slug that is not valid percent-encoding is an invalid-parameter.',
@@ -623,11 +628,11 @@ export function buildOpenApi(
   for (const document of Object.values(DISCOVERY_DOCUMENTS)) {
     paths[document.path] = documentOperation(
       document,
-      everyPathProblems(problemBase, document.path, rateLimit),
+      everyPathProblems(problemBase, baseUrl, document.path, rateLimit),
     );
   }
   Object.assign(paths, {
-    '/graphql': graphqlPath(problemBase, examples, rateLimit),
+    '/graphql': graphqlPath(problemBase, baseUrl, examples, rateLimit),
   });
   const headers = {
     ETag: {
@@ -636,7 +641,7 @@ export function buildOpenApi(
     },
     Age: { description: 'seconds the body has been held in the server cache', schema: { type: 'integer' } },
     Link: {
-      description: '</openapi.json>; rel="service-desc"',
+      description: `<${baseUrl}/openapi.json>; rel="service-desc"`,
       schema: { type: 'string' },
     },
     ...(rateLimit
@@ -671,7 +676,7 @@ export function buildOpenApi(
         GRAPHQL_SUMMARY,
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
         `Rate limits: ${rateLimitStatement(rateLimit)}`,
-        'Caching: every 200 of /v1 and of the discovery documents carries ETag and Cache-Control; If-None-Match with the current ETag gives 304. /graphql answers are not cached.',
+        'Caching: every 200 of /v1 and of the discovery documents carries ETag and Cache-Control; If-None-Match with the current ETag gives 304. /graphql answers carry Cache-Control: no-store.',
         'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds; responses with values read live from the chain carry X-Chain-Block, the block they were read at.',
         'Any method other than GET, HEAD or OPTIONS on /v1, a discovery document, the logo or a problem page answers 405 with Allow.',
         ...(examples.scenario ? [] : [NETWORK_EXAMPLES_NOTE]),

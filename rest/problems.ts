@@ -142,9 +142,9 @@ export const uriTooLongDetail = (length: number, graphql = false) =>
 
 /**
  * The `detail` of the 404 for a path that is no endpoint: one below an endpoint's, or unknown. `base`
- * is the public base URL the documents it names are under ('' names them by their paths alone).
+ * is the public base URL the documents it names are under.
  */
-export const noEndpointDetail = (path: string, base = '') =>
+export const noEndpointDetail = (path: string, base: string) =>
   `No endpoint at ${path}. The endpoints are listed in ${base}/openapi.json and ${base}/llms.txt.`;
 
 /** The `detail` of the refusal of a Host header that is no host (rest/request-guards.ts). */
