@@ -2,9 +2,10 @@
 // open (common/http-server-limits.ts: a client sending its headers or body slowly would hold a
 // connection for minutes) and a problem+json answer to the requests Node answers itself before the
 // app sees them, with an empty body or none at all: a malformed request line or header, a method
-// Node does not know, headers over 16 KiB, a request too slow to arrive, an Expect other than 100-continue, and CONNECT. A
-// request without a Host, which Node would refuse as well, goes on to the app's request guard
-// (rest/request-guards.ts), which refuses it with a problem, as it refuses two Hosts.
+// Node does not know, headers over 16 KiB, a request too slow to arrive, an Expect other than
+// 100-continue, and CONNECT. A request without a Host, which Node would refuse as well, goes on to
+// the app's request guard (rest/request-guards.ts), which refuses it with a problem, as it refuses
+// two Hosts.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
