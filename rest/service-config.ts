@@ -5,6 +5,7 @@
 // Every variable is documented in README.md and .env.example. Values are read by the rule every
 // process shares (common/env.ts): surrounding whitespace trimmed, a blank value unset.
 import { fileURLToPath } from 'node:url';
+import express from 'express';
 import { envInteger, envValue, urlRefusal, type Env } from '../common/env.ts';
 import { keepAliveTimeoutFromEnv } from '../common/http-server-limits.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../gateway/context.ts';
@@ -65,6 +66,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw.replace(/\/$/, '');
 }
 
+/** what TRUST_PROXY accepts: Express's `trust proxy` setting, less `true` */
+const TRUST_PROXY_FORMS =
+  'false, a hop count (1 behind one load balancer), or a comma-separated list of proxy addresses, CIDR ranges (10.0.0.0/8) and the names loopback, linklocal and uniquelocal';
+
 function trustProxy(env: Env): number | string | false {
   const raw = envValue(env, 'TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
@@ -75,8 +80,22 @@ function trustProxy(env: Env): number | string | false {
     );
   }
   if (/^\d+$/.test(raw)) return Number(raw);
-  if (/^[\w.:/,\s-]+$/.test(raw)) return raw;
-  throw new ConfigError(`TRUST_PROXY must be false, a hop count or a list of proxy addresses, got "${raw}"`);
+  // Express reads a number in a list as an address (1 is 0.0.0.1), never as a hop count
+  const number = raw.split(',').find((item) => /^\d+$/.test(item.trim()));
+  if (number !== undefined)
+    throw new ConfigError(
+      `TRUST_PROXY lists "${number.trim()}", which Express would read as an address, not a hop count: give a hop count alone, or addresses only, got "${raw}"`,
+    );
+  try {
+    // Express compiles the setting as it is set (proxy-addr), and throws on an item it cannot
+    // read; unchecked here, that throw came at createRestApp, after the upstream checks
+    express().set('trust proxy', raw);
+  } catch (error) {
+    throw new ConfigError(
+      `TRUST_PROXY must be ${TRUST_PROXY_FORMS}, got "${raw}" (${(error as Error).message})`,
+    );
+  }
+  return raw;
 }
 
 export function loadServiceConfig(env: Env): ServiceConfig {

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadServiceConfig } from '../../rest/service-config.ts';
+import { ConfigError, loadServiceConfig } from '../../rest/service-config.ts';
 
 describe('loadServiceConfig', () => {
   it('runs the devnet with the SPEC limits when nothing is set', () => {
@@ -61,6 +61,37 @@ describe('loadServiceConfig', () => {
       TRUST_PROXY: '1',
     });
     expect(config).toMatchObject({ mode: 'network', registryPath: 'registry/sepolia.json', trustProxy: 1 });
+  });
+
+  it.each([
+    ['1', 1],
+    ['loopback', 'loopback'],
+    ['loopback, 10.0.0.0/8, fd00::/8', 'loopback, 10.0.0.0/8, fd00::/8'],
+    ['10.0.0.0/255.0.0.0', '10.0.0.0/255.0.0.0'],
+  ])('takes TRUST_PROXY=%s, a form Express reads', (raw, trustProxy) => {
+    expect(loadServiceConfig({ TRUST_PROXY: raw }).trustProxy).toBe(trustProxy);
+  });
+
+  it.each([
+    ['yes', 'invalid IP address: yes'],
+    ['abc', 'invalid IP address: abc'],
+    ['1.2.3.4/99', 'invalid range on address: 1.2.3.4/99'],
+    ['10.0.0.1,', 'invalid IP address: '],
+  ])(
+    'refuses TRUST_PROXY=%s, which Express cannot read, as a configuration error naming the accepted forms',
+    (raw, reason) => {
+      const load = () => loadServiceConfig({ TRUST_PROXY: raw });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(
+        `TRUST_PROXY must be false, a hop count (1 behind one load balancer), or a comma-separated list of proxy addresses, CIDR ranges (10.0.0.0/8) and the names loopback, linklocal and uniquelocal, got "${raw}" (${reason})`,
+      );
+    },
+  );
+
+  it('refuses a TRUST_PROXY list holding a number, which Express would read as an address, not a hop count', () => {
+    expect(() => loadServiceConfig({ TRUST_PROXY: '1, loopback' })).toThrow(
+      'TRUST_PROXY lists "1", which Express would read as an address, not a hop count: give a hop count alone, or addresses only, got "1, loopback"',
+    );
   });
 
   it.each([
