@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import type { Express } from 'express';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { LONG_RUNNING_PERSISTED_STATES } from './devnet/anvil.ts';
 import {
@@ -29,7 +29,7 @@ import {
   DEFAULT_UPSTREAM_WAIT,
 } from './gateway/start-up-checks.ts';
 import { redactRedisUrl, redactUrl } from './common/url.ts';
-import { createIndexer } from './indexer/indexer.ts';
+import { createIndexer, type Indexer } from './indexer/indexer.ts';
 import { createRestApp } from './rest/app.ts';
 import { createServiceServer } from './rest/http-server.ts';
 import { connectRedis, rateLimitSummary, type RedisConnection } from './rest/rate-limit.ts';
@@ -66,7 +66,11 @@ async function starting<T>(what: string, step: () => Promise<T>): Promise<T> {
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
-async function shutdown(code: number): Promise<never> {
+/** set once shutdown began: what fails as it takes things down (a start-up step waiting on them) is no news */
+let stopping = false;
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error(error));
   process.exit(code);
 }
@@ -116,7 +120,7 @@ async function startEmbeddedDevnet(params: ScenarioParams): Promise<Upstreams> {
   await indexer.start();
   cleanups.push(() => indexer.stop());
   console.log('indexer: catching up with the devnet...');
-  await indexer.waitForHead();
+  await Promise.race([indexer.waitForHead(), storeFailure(indexer)]);
   return {
     subgraphUrl: indexer.queryUrl,
     // the embedded indexer serves graph-node's index-node status API beside its subgraph
@@ -125,6 +129,27 @@ async function startEmbeddedDevnet(params: ScenarioParams): Promise<Upstreams> {
     distributionsBase: config.distributionsBase ?? dataDir,
   };
 }
+
+/**
+ * Rejects once the indexer reports its store cannot be written (a full disk, say): indexing would
+ * wait for that to change, but the devnet is new at every start, so the start is refused instead.
+ */
+function storeFailure(indexer: Indexer): Promise<never> {
+  return new Promise((_, fail) => {
+    const check = setInterval(() => {
+      const { storeError } = indexer.status();
+      if (storeError === null) return;
+      clearInterval(check);
+      fail(
+        new StartupError(
+          `cannot use DATA_DIR (${config.dataDir}): the indexer's store cannot be written (${storeError}); make it writable with room to spare, or set DATA_DIR to another directory`,
+        ),
+      );
+    }, STORE_CHECK_MS);
+    check.unref();
+  });
+}
+const STORE_CHECK_MS = 250;
 
 /** Network mode's upstreams as configured (loadServiceConfig requires SUBGRAPH_URL there). */
 function configuredUpstreams(): Upstreams {
@@ -223,6 +248,25 @@ function createApp(upstreams: Upstreams, registry: Registry, redis: RedisConnect
   });
 }
 
+const CANNOT_LISTEN = `cannot listen on HOST ${config.host}, PORT ${config.port}`;
+
+/**
+ * Devnet mode seeds and indexes for a while before it listens: a PORT another process holds is
+ * refused before that, not after (the listen itself still refuses one taken meanwhile).
+ */
+async function checkPortFree(): Promise<void> {
+  if (config.port === 0) return;
+  const probe = createNetServer();
+  await starting(
+    CANNOT_LISTEN,
+    () =>
+      new Promise<void>((free, fail) => {
+        probe.once('error', fail);
+        probe.listen(config.port, config.host, () => probe.close(() => free()));
+      }),
+  );
+}
+
 /** The server of `app`, listening on HOST and PORT. */
 async function listen(app: Express): Promise<Server> {
   // Node's refusals come before any request names a host: without a configured base, their types
@@ -233,15 +277,32 @@ async function listen(app: Express): Promise<Server> {
     config.keepAliveTimeoutMs,
   );
   await starting(
-    `cannot listen on HOST ${config.host}, PORT ${config.port}`,
+    CANNOT_LISTEN,
     () =>
       new Promise<void>((ready, fail) => {
         server.once('error', fail);
         server.listen(config.port, config.host, ready);
       }),
   );
-  cleanups.push(() => new Promise((done) => server.close(done)));
+  cleanups.push(() => closeServer(server));
   return server;
+}
+
+/**
+ * How long a stop waits for the answers under way before it closes their connections: every
+ * upstream read is bounded by its own timeout, but a client that stops reading its answer is not.
+ */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Stops `server` taking connections and ends the ones left once SHUTDOWN_GRACE_MS has passed. */
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise((done) => server.close(done));
+  const grace = setTimeout(() => {
+    console.log(`service: closing the connections still open ${SHUTDOWN_GRACE_MS / 1000} s after the stop`);
+    server.closeAllConnections();
+  }, SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
 }
 
 /** The lines saying where the service answers and what it reads. */
@@ -271,6 +332,7 @@ Ctrl-C to stop.`);
 }
 
 try {
+  if (scenario) await checkPortFree();
   const upstreams = scenario ? await startEmbeddedDevnet(scenario) : configuredUpstreams();
   const redis = await connectRateLimitCounters();
   const registry = await starting('cannot load REGISTRY', async () => loadRegistry(config.registryPath));
@@ -279,8 +341,11 @@ try {
   const server = await listen(createApp(upstreams, registry, redis));
   printWhereServed(server, upstreams);
 } catch (error) {
-  // what the configuration names gets one line; anything else is a bug and keeps its stack
-  if (error instanceof StartupError) console.error(`start-up error: ${error.message}`);
-  else console.error(error);
-  await shutdown(1);
+  // a signal's shutdown stops what the start-up waits on: its failure is the stop, not news
+  if (!stopping) {
+    // what the configuration names gets one line; anything else is a bug and keeps its stack
+    if (error instanceof StartupError) console.error(`start-up error: ${error.message}`);
+    else console.error(error);
+    await shutdown(1);
+  }
 }

@@ -1,10 +1,12 @@
 // `npm start`'s entry point run as a child process, as an operator runs it: what the configuration
 // gets wrong stops it with one line naming the variable (exit 2 before start-up, exit 1 during),
 // never a stack trace, including a SUBGRAPH_URL that serves no subgraph and an RPC_URL of another
-// chain than REGISTRY's; and the URLs it prints hide the credentials and keys they may carry.
+// chain than REGISTRY's; and the URLs it prints hide the credentials and keys they may carry. A stop
+// waits a grace period for the answers under way, then closes their connections.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -39,8 +41,11 @@ interface Run {
   stderr: string;
 }
 
-/** Runs main.ts with `env` until it exits, or until it prints that it listens (then stops it). */
-function runService(env: Record<string, string>): Promise<Run> {
+/**
+ * Runs main.ts with `env` until it exits, or until it prints a line starting with `stopAt` (by
+ * default the last of those saying it listens), then stops it with SIGTERM.
+ */
+function runService(env: Record<string, string>, stopAt = 'Ctrl-C to stop'): Promise<Run> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
@@ -51,7 +56,7 @@ function runService(env: Record<string, string>): Promise<Run> {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   createInterface({ input: child.stdout }).on('line', (line) => {
     stdout += `${line}\n`;
-    if (line.startsWith('Ctrl-C to stop')) child.kill('SIGTERM');
+    if (line.startsWith(stopAt)) child.kill('SIGTERM');
   });
   return new Promise((done) => child.once('exit', (code) => done({ code, stdout, stderr })));
 }
@@ -107,6 +112,32 @@ describe('the service start-up', () => {
     expect(run.stderr.trim()).toMatch(
       new RegExp(`^start-up error: cannot listen on HOST 127\\.0\\.0\\.1, PORT ${port}: .*EADDRINUSE`),
     );
+  });
+
+  it('stops devnet mode with one line naming HOST and PORT when the port is taken, before it starts a devnet', async () => {
+    const port = await occupiedPort();
+    const run = await runService({ ...SMALLEST_SCENARIO, PORT: String(port) });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim()).toMatch(
+      new RegExp(
+        `^start-up error: cannot listen on HOST 127\\.0\\.0\\.1, PORT ${port}: .*EADDRINUSE[^\\n]*$`,
+      ),
+    );
+  });
+
+  it('stops devnet mode quietly on SIGTERM while its indexer catches up with the devnet', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-data-dir-'));
+    try {
+      const run = await runService(
+        { ...SMALLEST_SCENARIO, DATA_DIR: dataDir },
+        'indexer: catching up with the devnet',
+      );
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('stops with one line naming REDIS_URL, its password hidden, when Redis cannot be reached', async () => {
@@ -264,5 +295,38 @@ describe('the service start-up', () => {
     } finally {
       await anvil.stop();
     }
+  });
+});
+
+describe('the service stop', () => {
+  it('closes a connection whose request is still arriving once its grace has passed, and exits 0', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...NETWORK },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let stdout = '';
+    const listening = new Promise<URL>((resolve) =>
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        stdout += `${line}\n`;
+        const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+        if (url) resolve(new URL(url));
+      }),
+    );
+    const url = await listening;
+    const socket = connect(Number(url.port), url.hostname);
+    await once(socket, 'connect');
+    const closed = once(socket, 'close');
+    // a body that never arrives whole: Node would wait for it until its 30 s request timeout
+    socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    await closed;
+    expect(code).toBe(0);
+    expect(stdout).toContain('service: closing the connections still open 5 s after the stop');
   });
 });
