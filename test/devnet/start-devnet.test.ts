@@ -72,8 +72,13 @@ describe('a devnet that automines', () => {
       const seeded = Number(await rpc.request('eth_blockNumber', []));
       const [from, to] = (await rpc.request('eth_accounts', [])) as string[];
       const hash = await rpc.request('eth_sendTransaction', [{ from, to, value: '0x1' }]);
-      const receipt = (await rpc.request('eth_getTransactionReceipt', [hash])) as { blockNumber: string };
-      expect(Number(receipt.blockNumber)).toBe(seeded + 1);
+      // anvil mines on a task of its own: the receipt may come a moment after the hash, as on any chain
+      let receipt: { blockNumber: string } | null = null;
+      for (let tries = 0; receipt === null && tries < 100; tries++) {
+        receipt = (await rpc.request('eth_getTransactionReceipt', [hash])) as { blockNumber: string } | null;
+        if (receipt === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(Number(receipt?.blockNumber)).toBe(seeded + 1);
       expect(Number(await rpc.request('eth_blockNumber', []))).toBe(seeded + 1);
     } finally {
       await devnet.stop();
