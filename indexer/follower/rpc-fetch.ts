@@ -10,7 +10,10 @@
 // to single calls, and later batches split the same way: viem would wait forever for the calls
 // left unanswered, or fail reading an object as a list. A stop signal aborts every request under
 // way, as viem's timeout does: a node that stops answering would otherwise hold a stop for that
-// timeout (60 s), past the 10 s Docker gives a container before SIGKILL.
+// timeout (60 s), past the 10 s Docker gives a container before SIGKILL. A 2xx answer that is no
+// JSON-RPC answer (a GraphQL server's {"errors": …}, a page) is refused quoting it: viem would read
+// it as one and fail with a TypeError ("Cannot read properties of undefined (reading 'error')").
+import { inBrief } from './rpc-errors.ts';
 
 /** A JSON-RPC call as viem sends it. */
 interface RpcCall {
@@ -51,6 +54,19 @@ function parsed(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Throws, quoting it, where a 2xx answer is neither a list of JSON-RPC answers nor one (an object
+ * with a result or an error); viem's HTTP transport reports the throw as the request's failure.
+ */
+function refuseUnlessJsonRpc(response: Response, text: string, body: unknown): void {
+  if (!response.ok || Array.isArray(body)) return;
+  if (typeof body === 'object' && body !== null && ('result' in body || 'error' in body)) return;
+  const quoted = text === '' ? 'an empty body' : inBrief(text);
+  // the message as a whole within inBrief's bound: describeRpcError quotes viem's details (this
+  // message) through inBrief, and a message it cut would be printed again after the cut one
+  throw new Error(inBrief(`the node answered something that is no JSON-RPC answer: ${quoted}`));
 }
 
 /** What an error of a JSON-RPC answer says. */
@@ -156,7 +172,7 @@ export function rpcFetch(
     const responses = await Promise.all(
       parts.map((part) =>
         maxBatch.calls === 0
-          ? fetch(input, { ...init, body: JSON.stringify(part[0]) })
+          ? alone(input, { ...init, body: JSON.stringify(part[0]) })
           : send(input, { ...init, body: JSON.stringify(part) }, part),
       ),
     );
@@ -186,6 +202,7 @@ export function rpcFetch(
     init: RequestInit,
   ): Promise<Response> {
     const body = parsed(text);
+    refuseUnlessJsonRpc(response, text, body);
     const refusal = batchRefusal(response.status, body, calls);
     if (refusal !== null) {
       maxBatch.refused(calls.length, refusal);
@@ -201,12 +218,18 @@ export function rpcFetch(
     );
   }
 
-  async function answer(input: RequestInfo | URL, init: RequestInit): Promise<Response> {
-    const calls = batchOf(init.body);
-    if (calls) return send(input, init, calls);
+  /** One call, sent as an object. */
+  async function alone(input: RequestInfo | URL, init: RequestInit): Promise<Response> {
     // read here, while the stop can still abort it
     const response = await fetch(input, init);
-    return answerOf(response, await response.text());
+    const text = await response.text();
+    refuseUnlessJsonRpc(response, text, parsed(text));
+    return answerOf(response, text);
+  }
+
+  async function answer(input: RequestInfo | URL, init: RequestInit): Promise<Response> {
+    const calls = batchOf(init.body);
+    return calls ? send(input, init, calls) : alone(input, init);
   }
 
   return async (input, init = {}) => {
