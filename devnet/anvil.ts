@@ -69,6 +69,20 @@ function anvilBinary(): string {
   return join(dirname(wrapperPackage), '..', '..', '.bin', 'anvil');
 }
 
+/** util-linux's setpriv, where Debian and most Linux systems install it */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+
+/**
+ * The command that runs `binary` so that the kernel ends it when this process dies, SIGKILL and
+ * the OOM killer included, which no exit handler sees: an anvil left running would keep answering,
+ * and its data dir would be refused as a running devnet's. setpriv sets the parent-death signal
+ * and becomes anvil (exec), so the pid is anvil's. Elsewhere anvil runs as it is.
+ */
+function endedWithThisProcess(binary: string, args: string[]): [string, string[]] {
+  if (process.platform !== 'linux' || SETPRIV === undefined) return [binary, args];
+  return [SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args]];
+}
+
 /** How long anvil may take to answer before the start gives up. */
 const START_TIMEOUT_MS = 20_000;
 
@@ -110,7 +124,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
   });
   const home = mkdtempSync(join(options.homeParent ?? tmpdir(), 'anvil-home-'));
   const removeHome = (): void => rmSync(home, { recursive: true, force: true });
-  const child = spawn(anvilBinary(), args, {
+  const [command, commandArgs] = endedWithThisProcess(anvilBinary(), args);
+  const child = spawn(command, commandArgs, {
     stdio: ['ignore', drainer.stdin, 'pipe'],
     env: { ...process.env, HOME: home },
   });

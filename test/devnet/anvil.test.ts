@@ -1,8 +1,11 @@
 // Anvil writes the states of older blocks to disk and, stopped by a signal, never deletes them;
 // left behind by every run, they once filled the disk CI runs on. startAnvil gives each anvil a
-// home of its own and removes it when anvil stops, and a devnet that runs for hours caps them.
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// home of its own and removes it when anvil stops, and a devnet that runs for hours caps them. An
+// anvil ends with the process that started it, even one killed outright.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { describe, expect, it, vi } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
@@ -43,6 +46,39 @@ describe('a long-running anvil', () => {
       });
     } finally {
       await anvil.stop();
+    }
+  });
+});
+
+/** Whether a process `pid` runs (a zombie not yet reaped by its new parent counts as ended). */
+function runs(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const state = /^State:\s+(\w)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return state !== 'Z';
+}
+
+describe('an anvil whose process is killed outright', () => {
+  it.runIf(process.platform === 'linux')('ends with it, where no exit handler runs', async () => {
+    const script = `import { startAnvil } from './devnet/anvil.ts'; const { pid, home } = await startAnvil(); console.log(JSON.stringify({ pid, home }));`;
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const anvil = await new Promise<{ pid: number; home: string }>((found) =>
+      createInterface({ input: parent.stdout }).once('line', (line) => found(JSON.parse(line))),
+    );
+    try {
+      expect(runs(anvil.pid)).toBe(true);
+      parent.kill('SIGKILL');
+      await vi.waitFor(() => expect(runs(anvil.pid)).toBe(false), { timeout: 10_000 });
+    } finally {
+      if (runs(anvil.pid)) process.kill(anvil.pid, 'SIGKILL');
+      // its home is what the killed process would have removed
+      rmSync(anvil.home, { recursive: true, force: true });
     }
   });
 });
