@@ -1,6 +1,7 @@
 // What an answer's data reflects, told in headers on /v1 answers and /graphql's alike: the indexed
 // block and its time, how many blocks it lags the chain head, and how many seconds it lags now;
-// and for values read live from the chain, the block they were read at.
+// and for values read live from the chain, the block they were read at. The lag in blocks is left
+// out when the chain head cannot be read, at once while the node is failing (see headUnlessFailing).
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from './context.ts';
 import { isoFromSeconds } from './format.ts';
@@ -16,8 +17,9 @@ export async function freshnessHeaders(context: GatewayContext): Promise<Record<
   if (indexedAt !== null) headers['X-Indexed-At'] = isoFromSeconds(indexedAt);
   if (context.chain) {
     try {
-      const head = Number(await context.chain.headBlock());
-      headers['X-Indexed-Block-Lag'] = String(Math.max(0, head - indexedBlock));
+      // not waited for while the node is failing: an answer of indexed data need not wait on it
+      const head = await context.chain.headUnlessFailing();
+      if (head !== null) headers['X-Indexed-Block-Lag'] = String(Math.max(0, Number(head) - indexedBlock));
     } catch {
       // the head is unknown right now; the other freshness headers still hold
     }

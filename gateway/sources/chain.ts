@@ -17,6 +17,7 @@ import {
   type Address,
   type PublicClient,
 } from 'viem';
+import { answerTooLarge, boundedFetch } from '../../common/bounded-fetch.ts';
 import { httpEndpoint } from '../../common/url.ts';
 import { internalError, upstreamUnavailable, type GatewayError } from '../errors.ts';
 
@@ -60,6 +61,42 @@ export interface ChainSource {
   config: ChainConfig;
   /** the id of the chain the RPC serves, asked once (a failed ask is asked again next time) */
   chainId(): Promise<number>;
+  /** the chain head, asked of the node now (viem's cache of it bypassed; an ask under way shared) */
+  readHead(): Promise<bigint>;
+  /** whether the last head readHead asked for failed: the node is down, slow or refusing */
+  readonly headFailing: boolean;
+}
+
+/** A status a node (or the proxy before it) may answer otherwise on a second try. */
+const isTransientStatus = (status: number) => status >= 500 || status === 429;
+
+/**
+ * The fetch viem's transport sends each JSON-RPC request with. The answer is read whole before viem
+ * gets it (boundedFetch): viem's timeout ends once the headers arrive and it reads the body with none,
+ * so a node that stalled or trickled after its headers held the request for minutes, and every other
+ * request waiting on viem's one in-flight chain head with it. A request the node refused with a 5xx or
+ * 429, or that the network cut (a kept-alive connection the node had closed), is sent once more,
+ * within the same timeout. viem's own retries are off: they also retry a timeout, which made a
+ * client wait twice RPC_TIMEOUT_MS for its 503. A refusal's body only becomes the words of viem's
+ * error, so an excerpt of it is kept.
+ */
+function rpcFetch(fetchFn?: typeof fetch): typeof fetch {
+  const bounded = boundedFetch('chain RPC', { fetch: fetchFn, quotedOnly: (response) => !response.ok });
+  return async (input, init) => {
+    try {
+      const response = await bounded(input, init);
+      if (!isTransientStatus(response.status)) return response;
+    } catch (error) {
+      // fetch's TypeError is the network's failure; an abort is the timeout's, spent already
+      if (!(error instanceof TypeError) || init?.signal?.aborted) throw error;
+    }
+    return bounded(input, init);
+  };
+}
+
+/** UPSTREAM_UNAVAILABLE for a failed read, saying why when the node answered more than is read. */
+function chainUnavailable(error: unknown): GatewayError {
+  return upstreamUnavailable('chain RPC', error, answerTooLarge(error)?.reason);
 }
 
 export function createChainSource(config: ChainConfig): ChainSource {
@@ -69,8 +106,8 @@ export function createChainSource(config: ChainConfig): ChainSource {
     transport: http(endpoint.url, {
       fetchOptions: { headers: endpoint.headers },
       timeout: config.timeoutMs,
-      retryCount: 1,
-      ...(config.fetch ? { fetchFn: config.fetch } : {}),
+      retryCount: 0,
+      fetchFn: rpcFetch(config.fetch),
     }),
   });
   // a node's chain never changes under it (the start-up check compared it with the registry's):
@@ -83,7 +120,27 @@ export function createChainSource(config: ChainConfig): ChainSource {
     });
     return chainIdRead;
   };
-  return { client, config, chainId };
+  let headFailing = false;
+  const readHead = () =>
+    client.getBlockNumber({ cacheTime: 0 }).then(
+      (block) => {
+        headFailing = false;
+        return block;
+      },
+      (error: unknown) => {
+        headFailing = true;
+        throw error;
+      },
+    );
+  return {
+    client,
+    config,
+    chainId,
+    readHead,
+    get headFailing() {
+      return headFailing;
+    },
+  };
 }
 
 interface ContractRead {
@@ -154,6 +211,12 @@ export interface ChainLoaders {
    * contract read of the request is made at
    */
   headBlock(): Promise<bigint>;
+  /**
+   * headBlock, or null at once while the node failed the last head read this process asked for: what
+   * only a header needs is not waited for up to RPC_TIMEOUT_MS from a node that is down. The head is
+   * asked all the same, with no one waiting, so that the next request sees a node answering again.
+   */
+  headUnlessFailing(): Promise<bigint | null>;
   /** the id of the chain the RPC serves (eth_chainId) */
   chainId(): Promise<number>;
   /** the block this request's chain data was read at (headBlock's), once read; null before */
@@ -175,7 +238,7 @@ function keyOf(call: ContractRead): string {
 function failedRead(call: ContractRead, error: unknown): GatewayError {
   const noData =
     error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionZeroDataError) !== null;
-  if (!noData) return upstreamUnavailable('chain RPC', error);
+  if (!noData) return chainUnavailable(error);
   return internalError(
     new Error(
       `${call.functionName}() at ${call.address} returned no data: the registry names an address that is not a contract on the chain RPC_URL serves`,
@@ -188,8 +251,14 @@ function failedRead(call: ContractRead, error: unknown): GatewayError {
 export function createChainLoaders(source: ChainSource): ChainLoaders {
   let readsFrom: bigint | null = null;
   let head: Promise<bigint> | null = null;
-  const headBlock = (): Promise<bigint> =>
-    (head ??= source.client.getBlockNumber({ cacheTime: 0 }).then((block) => (readsFrom = block)));
+  const headBlock = (): Promise<bigint> => (head ??= source.readHead().then((block) => (readsFrom = block)));
+  const checkedHeadBlock = async (): Promise<bigint> => {
+    try {
+      return await headBlock();
+    } catch (error) {
+      throw chainUnavailable(error);
+    }
+  };
   const loader = new DataLoader<ContractRead, unknown, string>(
     async (calls) => {
       let results;
@@ -208,7 +277,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
           deployless: true,
         });
       } catch (error) {
-        const failure = upstreamUnavailable('chain RPC', error);
+        const failure = chainUnavailable(error);
         return calls.map(() => failure);
       }
       return results.map((r, i) => (r.status === 'success' ? r.result : failedRead(calls[i]!, r.error)));
@@ -241,18 +310,17 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
         functionName: 'isClaimed',
         args: [fund, epoch, account],
       }),
-    async headBlock() {
-      try {
-        return await headBlock();
-      } catch (error) {
-        throw upstreamUnavailable('chain RPC', error);
-      }
+    headBlock: checkedHeadBlock,
+    async headUnlessFailing() {
+      if (!source.headFailing || head) return checkedHeadBlock();
+      headBlock().catch(() => {});
+      return null;
     },
     async chainId() {
       try {
         return await source.chainId();
       } catch (error) {
-        throw upstreamUnavailable('chain RPC', error);
+        throw chainUnavailable(error);
       }
     },
     get readsFrom() {

@@ -12,8 +12,10 @@
 // served, flagged in freshness (health says `degraded`), rather than every request failing.
 // Loaders are created per request: a request's lookups of funds or rounds are batched into
 // one upstream query sized with `first`, and nothing is shared between requests.
+// Each answer is read whole within SUBGRAPH_TIMEOUT_MS and at most MAX_ANSWER_BYTES (subgraphFetch).
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
+import { answerTooLarge, boundedFetch, excerpt } from '../../common/bounded-fetch.ts';
 import { httpEndpoint } from '../../common/url.ts';
 import { GatewayError, upstreamUnavailable } from '../errors.ts';
 
@@ -317,11 +319,32 @@ function checkedRows<C extends Collection>(collection: C, data: Record<string, u
 /**
  * Whether a failed query is worth one more try: a 5xx or 429, or a network failure (fetch's
  * TypeError). A timeout (AbortSignal.timeout's TimeoutError) is not: it spent the whole
- * SUBGRAPH_TIMEOUT_MS, and a second try would make the client wait twice that for its 503.
+ * SUBGRAPH_TIMEOUT_MS, and a second try would make the client wait twice that for its 503. Nor is an
+ * answer past MAX_ANSWER_BYTES: an endpoint answering that much to a query answers so again.
  */
 function isTransient(error: unknown): boolean {
   if (error instanceof ClientError) return error.response.status >= 500 || error.response.status === 429;
-  return error instanceof Error && error.name !== 'TimeoutError';
+  return error instanceof Error && error.name !== 'TimeoutError' && !answerTooLarge(error);
+}
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** Whether `body` holds a JSON object, as far as its first byte other than whitespace tells (`{`). */
+const opensObject = (body: Uint8Array) => body.find((byte) => !JSON_WHITESPACE.has(byte)) === 0x7b;
+
+/**
+ * The fetch graphql-request sends each query with: the answer read whole within the query's signal
+ * (SUBGRAPH_TIMEOUT_MS) and at most MAX_ANSWER_BYTES. An answer graphql-request can only refuse (an
+ * HTTP error, a body that is not JSON or no JSON object) it quotes whole in its error, so that one
+ * reaches it cut to an excerpt: a proxy's 50 MiB page made a log line of 50 MB.
+ */
+function subgraphFetch(fetchFn?: typeof fetch): typeof fetch {
+  return boundedFetch('subgraph', {
+    fetch: fetchFn,
+    quotedOnly: (response, body) =>
+      !response.ok || !/json/i.test(response.headers.get('content-type') ?? '') || !opensObject(body),
+  });
 }
 
 /** One answer as received: its data (missing or null if the subgraph sent none) and its errors. */
@@ -355,7 +378,7 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
   const client = new GraphQLClient(endpoint.url, {
     errorPolicy: 'all',
     headers: endpoint.headers,
-    ...(config.fetch ? { fetch: config.fetch } : {}),
+    fetch: subgraphFetch(config.fetch),
   });
   /** the newest block any answer to this process showed */
   let newestSeen = 0;
@@ -377,7 +400,7 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
         return await once<T>(document);
       }
     } catch (error) {
-      throw upstreamUnavailable('subgraph', error);
+      throw upstreamUnavailable('subgraph', error, answerTooLarge(error)?.reason);
     }
   }
   /**
@@ -395,11 +418,12 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
     if (errorsKind(answer.errors) === 'behind') answer = await send(document);
     const { data, errors } = answer;
     const kind = errorsKind(errors);
-    if (kind === 'behind' && asked) throw new NodesBehindError(asked, new Error(JSON.stringify(errors)));
+    if (kind === 'behind' && asked)
+      throw new NodesBehindError(asked, new Error(excerpt(JSON.stringify(errors))));
     if (kind !== 'none' && kind !== 'indexing')
       throw upstreamUnavailable(
         'subgraph',
-        new Error(`the subgraph answered errors: ${JSON.stringify(errors)}`),
+        new Error(`the subgraph answered errors: ${excerpt(JSON.stringify(errors))}`),
       );
     if (typeof data?._meta?.block?.number !== 'number')
       throw upstreamUnavailable('subgraph', new Error('response without _meta'));

@@ -397,6 +397,21 @@ describe('chain RPC faults', () => {
     await expectAllOk(livePaths(), at);
   }, 120_000);
 
+  it('answers indexed data without waiting for an RPC that just failed, leaving out the lag it cannot tell until the RPC answers again', async () => {
+    const navPath = `/v1/funds/${fundSlug()}/nav`;
+    rpc.set({ kind: 'down' });
+    await expectAllUnavailable(livePaths());
+    // an RPC that now answers nothing would hold a request TIMEOUT_MS for its chain head
+    rpc.set({ kind: 'hang' });
+    const nav = await get(base, navPath, { signal: AbortSignal.timeout(TIMEOUT_MS / 2) });
+    expect(nav.status, nav.text.slice(0, 200)).toBe(200);
+    expect(nav.headers.get('x-indexed-block')).toMatch(/^\d+$/);
+    expect(nav.headers.get('x-indexed-block-lag')).toBeNull();
+    rpc.set({ kind: 'pass' });
+    await expectAllOk(livePaths());
+    expect((await get(base, navPath)).headers.get('x-indexed-block-lag')).toMatch(/^\d+$/);
+  });
+
   it('answers 503 when the RPC answers JSON-RPC errors or garbage', async () => {
     for (const fault of [
       {

@@ -1,0 +1,148 @@
+// Reading an upstream's answer whole, within the request's time limit and up to a size. A client
+// that reads the body after its fetch resolved waits on it with no limit of its own: viem's HTTP
+// transport ends its timeout once the headers arrive, so a node that stalled or trickled after them
+// held the request (and every request sharing viem's in-flight head) for minutes. And an answer read
+// without a size limit is held whole however large: a misrouted URL or a proxy's page of hundreds of
+// MiB took the service's memory by as much, where it promises that memory is bounded. boundedFetch
+// hands its caller an answer already read, so the caller's signal covers the body too, and stops
+// reading past MAX_ANSWER_BYTES. An error that quotes what an upstream sent quotes an excerpt of it
+// (excerpt; boundedFetch's quotedOnly), not the whole. The gateway's chain and subgraph sources read
+// their upstreams through it; it lives in common/ because the indexer and the scripts read upstreams
+// that can misbehave the same way. It imports nothing.
+
+/**
+ * The most the service reads of one upstream answer. Its largest legitimate answers are far below:
+ * a page of 101 events was 54 KB on the devnet scenario, 500 NAV records 44 KB, a multicall of
+ * every fund's live reads 8 KB (about 540 bytes a call, so a full 500-call multicall some 270 KB);
+ * and the embedded indexer refuses a result past 20,000,000 bytes of entities.
+ */
+export const MAX_ANSWER_BYTES = 32 * 2 ** 20;
+
+/** How many characters of an upstream's answer an error quotes. */
+const EXCERPT_CHARS = 500;
+
+/** An answer longer than the most the service reads of one. */
+export class AnswerTooLargeError extends Error {
+  /** what the upstream did, after "it": a reason a 503 can give its client */
+  readonly reason: string;
+
+  constructor(readonly upstream: string) {
+    const did = `answered more than ${MAX_ANSWER_BYTES / 2 ** 20} MiB, the most the service reads of one answer`;
+    super(
+      `the ${upstream} ${did}; none of the service's requests asks for that much, so check that its URL is the ${upstream}'s`,
+    );
+    this.name = 'AnswerTooLargeError';
+    this.reason = `it ${did}`;
+  }
+}
+
+/** The AnswerTooLargeError in `error`'s chain of causes (clients such as viem wrap it), if any. */
+export function answerTooLarge(error: unknown): AnswerTooLargeError | undefined {
+  const walked = new Set<unknown>();
+  for (let current = error; current instanceof Error && !walked.has(current); current = current.cause) {
+    if (current instanceof AnswerTooLargeError) return current;
+    walked.add(current);
+  }
+  return undefined;
+}
+
+/** `text`, or its first EXCERPT_CHARS characters and how long it was. */
+export function excerpt(text: string): string {
+  return text.length <= EXCERPT_CHARS
+    ? text
+    : `${text.slice(0, EXCERPT_CHARS)}… (${text.length} characters in all)`;
+}
+
+/** `chunks` as one array of `size` bytes. */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The body of `response`, read while `signal` lets it, refused past MAX_ANSWER_BYTES. */
+async function readBody(
+  response: Response,
+  upstream: string,
+  signal: AbortSignal | null | undefined,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const body = response.body;
+  if (!body) return new Uint8Array(0);
+  if (Number(response.headers.get('content-length')) > MAX_ANSWER_BYTES) {
+    await body.cancel();
+    throw new AnswerTooLargeError(upstream);
+  }
+  const reader = body.getReader();
+  // fetch errors its body when the signal aborts; a fetch that did not would still be stopped here
+  const stop = () => void reader.cancel().catch(() => {});
+  signal?.addEventListener('abort', stop, { once: true });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) return joined(chunks, size);
+      size += value.byteLength;
+      if (size > MAX_ANSWER_BYTES) {
+        // cancelling closes the connection: nothing more of the answer is received
+        await reader.cancel();
+        throw new AnswerTooLargeError(upstream);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+}
+
+/** `response`'s status and headers with `body` (none for an empty one: 204 and 304 may have none). */
+function answerWith(
+  response: Response,
+  body: Uint8Array<ArrayBuffer> | string,
+  headers = response.headers,
+): Response {
+  return new Response(body.length === 0 ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
+/** `response` with an excerpt of `body` as its body, as text. */
+function excerptAnswer(response: Response, body: Uint8Array<ArrayBuffer>): Response {
+  const text = new TextDecoder().decode(body);
+  if (text.length <= EXCERPT_CHARS) return answerWith(response, body);
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'text/plain; charset=utf-8');
+  return answerWith(response, excerpt(text), headers);
+}
+
+export interface BoundedFetchOptions {
+  /** the fetch that sends the request; the global one by default */
+  fetch?: typeof fetch;
+  /**
+   * whether the client reads this answer for nothing but the words of an error it raises (a refusal,
+   * a page that is no answer): its body is then cut to an excerpt (text/plain), since clients
+   * (viem, graphql-request) quote a body they refuse whole
+   */
+  quotedOnly?: (response: Response, body: Uint8Array) => boolean;
+}
+
+/**
+ * A fetch to `upstream` (its name, for errors) whose answer has its body read already: within the
+ * request's signal, which so bounds the body's time as well as the headers', and rejecting with
+ * AnswerTooLargeError past MAX_ANSWER_BYTES.
+ */
+export function boundedFetch(upstream: string, options: BoundedFetchOptions = {}): typeof fetch {
+  const { fetch: fetchFn = fetch, quotedOnly } = options;
+  return async (input, init) => {
+    const response = await fetchFn(input, init);
+    const body = await readBody(response, upstream, init?.signal);
+    return quotedOnly?.(response, body) ? excerptAnswer(response, body) : answerWith(response, body);
+  };
+}
