@@ -3,10 +3,10 @@
 // redactRedisUrl, which names the database its counters go to). The indexer's
 // follower, the gateway's chain and subgraph sources, the service's start-up checks and the subgraph
 // deploy scripts all need both, and a third: keeping those secrets out of text that quotes URLs
-// (scrubUrls). It lives in common/ because those are separate processes and scripts
-// that may not import one another: these used to sit in indexer/, so the gateway and the deploy
-// scripts imported the indexer (and with indexer/config.ts loaded SQLite and the wasm runtime) to
-// redact a URL. It imports nothing.
+// (scrubUrls; scrubbedExcerpt for an upstream's words in a log line). It lives in common/ because
+// those are separate processes and scripts that may not import one another: these used to sit in
+// indexer/, so the gateway and the deploy scripts imported the indexer (and with indexer/config.ts
+// loaded SQLite and the wasm runtime) to redact a URL. It imports nothing.
 
 /** An http(s) URL as a client sends to it: without credentials, which travel in `headers`. */
 interface HttpEndpoint {
@@ -101,3 +101,24 @@ export function scrubUrls(text: string, known: readonly string[] = []): string {
   }
   return scrubbed;
 }
+
+/**
+ * At most `maxChars` of `text` (an upstream's error message, which may quote its whole answer:
+ * graphql-request puts a body of megabytes in its message) on one line, scrubbed as scrubUrls
+ * scrubs it, with "…" where it was cut. Only the start is scrubbed, so a long text costs no more
+ * than a short one; what it cut through at the end, a part of a secret of `known` that no longer
+ * matches, is dropped with the rest.
+ */
+export function scrubbedExcerpt(text: string, maxChars: number, known: readonly string[] = []): string {
+  const window = SCRUBBED_WINDOW_FACTOR * maxChars;
+  const cutShort = text.length > window;
+  let scrubbed = scrubUrls(cutShort ? text.slice(0, window) : text, known)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (cutShort)
+    scrubbed = scrubbed.slice(0, scrubbed.length - Math.max(0, ...known.map((url) => url.length)));
+  return scrubbed.length > maxChars || cutShort ? `${scrubbed.slice(0, maxChars)}…` : scrubbed;
+}
+
+/** how much more than an excerpt is scrubbed: the URLs redacted in it shorten it */
+const SCRUBBED_WINDOW_FACTOR = 16;

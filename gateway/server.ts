@@ -15,14 +15,15 @@ import {
   type GraphQLSchema,
   type Token,
 } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import {
   createContext,
   DEFAULT_HEALTH_MAX_LAG_BLOCKS,
   type GatewayContext,
   type GatewaySources,
 } from './context.ts';
-import { classifyGraphQLError, loggedCause } from './errors.ts';
+import { classifyGraphQLError } from './errors.ts';
+import { FailureLog, graphqlPlace, type Upstreams } from './failure-log.ts';
 import { useFreshnessHeaders } from './freshness-headers.ts';
 import { listItemBudget, MAX_LIST_ITEMS } from './list-item-budget.ts';
 import { useRequestErrors } from './request-errors.ts';
@@ -148,7 +149,10 @@ export interface GatewayConfig {
   distributions: DistributionsConfig;
   /** the index-node status API health asks whether indexing has halted; undefined when there is none */
   indexingStatus?: { url: string; timeoutMs: number };
-  /** where internal errors are reported (masked for clients) */
+  /**
+   * where the gateway's failures are logged, a line (a string) each: an upstream's outage when it
+   * starts and ends, a bug every time (FailureLog); clients never see them
+   */
   logError?: (error: unknown) => void;
   /** health turns `degraded` past this lag behind the chain head (default DEFAULT_HEALTH_MAX_LAG_BLOCKS) */
   healthMaxLagBlocks?: number;
@@ -167,6 +171,8 @@ export interface Gateway {
   compile(document: string | DocumentNode): CompiledOperation;
   /** what /graphql's cache of parsed documents holds now (bounded by PARSE_CACHE_LIMITS) */
   parseCache(): ParseCacheStats;
+  /** the log of failed answers, /graphql's and the REST layer's: one outage of an upstream, one pair of lines */
+  failures: FailureLog;
 }
 
 /**
@@ -270,27 +276,64 @@ function yogaLogging(logError: (error: unknown) => void) {
 
 /**
  * Every error an answer carries, classified (errors.ts): the client's own mistakes (syntax, armor
- * limits, variables) come back unmasked as BAD_INPUT; the service's failures are logged with the
- * upstream's cause.
+ * limits, variables) come back unmasked as BAD_INPUT; a bug is logged each time. An upstream's
+ * failure is told by useFailureLog, which sees the whole answer, so that a request counts once
+ * however many of its fields failed.
  */
-function maskErrors(logError: (error: unknown) => void) {
+function maskErrors(failures: FailureLog, logError: (error: unknown) => void) {
   return {
     maskError(error: unknown) {
       const classified = classifyGraphQLError(error);
-      const cause = loggedCause(classified, error);
-      if (cause !== undefined) logError(cause);
+      if (classified.code !== 'UPSTREAM_UNAVAILABLE')
+        failures.failed(graphqlPlace(classified), classified, error, logError);
       return classified;
     },
   };
 }
 
-/** what the gateway reads from, the indexing status's failures logged where its errors go */
-function createSources(config: GatewayConfig, logError: (error: unknown) => void): GatewaySources {
+/** The upstreams as their errors name them (GatewayError.upstream), with the setting of each. */
+function upstreamsOf(config: GatewayConfig): Upstreams {
+  return {
+    subgraph: { name: 'subgraph', setting: 'SUBGRAPH_URL', location: config.subgraph.url },
+    chain: { name: 'chain RPC', setting: 'RPC_URL', location: config.chain?.rpcUrl },
+    distributions: {
+      name: 'dividend distribution',
+      setting: 'DISTRIBUTIONS_BASE',
+      location: config.distributions.base,
+    },
+    indexingStatus: {
+      name: 'indexing status',
+      setting: 'SUBGRAPH_STATUS_URL',
+      location: config.indexingStatus?.url,
+    },
+  };
+}
+
+/** Tells `failures` of each /graphql answer (FailureLog.settled), its failures logged to `logError`. */
+function useFailureLog(failures: FailureLog, logError: (error: unknown) => void): Plugin<GatewayContext> {
+  return {
+    onExecute: () => ({
+      onExecuteDone({ args, result }) {
+        if (!isAsyncIterable(result)) failures.settled(args.contextValue, result.errors ?? [], logError);
+      },
+    }),
+  };
+}
+
+/**
+ * what the gateway reads from, the indexing status's failures logged where its errors go, and a
+ * distribution read again after it failed told to `failures` (the end of its upstream's outage)
+ */
+function createSources(
+  config: GatewayConfig,
+  logError: (error: unknown) => void,
+  failures: FailureLog,
+): GatewaySources {
   return {
     registry: indexRegistry(config.registry),
     subgraph: createSubgraphClient(config.subgraph),
     chain: config.chain ? createChainSource(config.chain) : undefined,
-    distributions: createDistributionSource(config.distributions),
+    distributions: failures.distributionsAnswering(createDistributionSource(config.distributions)),
     indexingStatus:
       config.indexingStatus && createIndexingStatusSource({ ...config.indexingStatus, log: logError }),
     apiVersion: API_VERSION,
@@ -298,8 +341,15 @@ function createSources(config: GatewayConfig, logError: (error: unknown) => void
   };
 }
 
-/** `document` parsed, validated and compiled (graphql-jit) once; each run gets a fresh context */
-function compileOperation(document: string | DocumentNode, sources: GatewaySources): CompiledOperation {
+/**
+ * `document` parsed, validated and compiled (graphql-jit) once; each run gets a fresh context, and
+ * tells `failures` which upstreams answered it
+ */
+function compileOperation(
+  document: string | DocumentNode,
+  sources: GatewaySources,
+  failures: FailureLog,
+): CompiledOperation {
   const ast = typeof document === 'string' ? parse(document) : document;
   const errors = validate(schema, ast);
   if (errors.length > 0) throw new Error(`invalid operation: ${errors.map((e) => e.message).join('; ')}`);
@@ -311,6 +361,7 @@ function compileOperation(document: string | DocumentNode, sources: GatewaySourc
     async run(variables) {
       const context = createContext(sources);
       const result = (await compiled.query(undefined, context, variables)) as ExecutionResult;
+      failures.settled(context, result.errors ?? []);
       return { result, context };
     },
   };
@@ -318,7 +369,8 @@ function compileOperation(document: string | DocumentNode, sources: GatewaySourc
 
 export function createGateway(config: GatewayConfig): Gateway {
   const logError = config.logError ?? ((error: unknown) => console.error('[gateway]', error));
-  const sources = createSources(config, logError);
+  const failures = new FailureLog(upstreamsOf(config));
+  const sources = createSources(config, logError, failures);
   const documentCache = createDocumentCache();
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
@@ -333,7 +385,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     parserAndValidationCache: { documentCache, errorCache: NO_ERROR_CACHE },
     graphiql: false,
     landingPage: false,
-    maskedErrors: maskErrors(logError),
+    maskedErrors: maskErrors(failures, logError),
     plugins: [
       useArmor(DEFAULT_ARMOR_LIMITS),
       useListItemBudget(config.registry),
@@ -341,6 +393,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       useRequestErrors(schema),
       useGraphqlJsExecutor,
       useFreshnessHeaders(),
+      useFailureLog(failures, logError),
     ],
   });
 
@@ -348,7 +401,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     yoga,
     schema,
     sources,
-    compile: (document) => compileOperation(document, sources),
+    compile: (document) => compileOperation(document, sources, failures),
     parseCache: () => documentCache.stats,
+    failures,
   };
 }

@@ -62,13 +62,18 @@ export interface RestConfig {
    * its head, to drop a body built at an older one (default DEFAULT_BLOCK_CHECK_MS)
    */
   blockCheckMs?: number;
+  /**
+   * where the app's failures are logged, a line (a string) each, by the gateway's FailureLog: an
+   * upstream's outage when it starts and ends, a bug every time (default: stderr, prefixed [rest])
+   */
   logError?: (error: unknown) => void;
 }
 
 export function createRestApp(config: RestConfig): Express {
   const { gateway } = config;
-  const logError = config.logError ?? ((error: unknown) => console.error('[rest]', error));
-  const replies = createReplies(config, logError);
+  const logError = config.logError ?? ((line: unknown) => console.error('[rest]', line));
+  // the gateway's log of failures: an upstream failing /v1 and /graphql is one outage
+  const replies = createReplies(config, gateway.failures, logError);
   const registry = gateway.sources.registry;
   // the documents describe the registry served, never the devnet's unless it is the one served
   const examples = documentExamples(registry.registry, config.defaultScenario);
@@ -111,7 +116,7 @@ export function createRestApp(config: RestConfig): Express {
 
   app.use(notFound(replies));
   const routePatterns = [...routes, ...DEPRECATED_ROUTES].map((route) => templatePattern(route.path));
-  app.use(errorHandler(replies, logError, routePatterns));
+  app.use(errorHandler(replies, routePatterns));
   return app;
 }
 
@@ -170,14 +175,10 @@ function undecodableParameter(path: string, routePatterns: RegExp[]): string | u
   return undefined;
 }
 
-function errorHandler(
-  replies: Replies,
-  logError: (error: unknown) => void,
-  routePatterns: RegExp[],
-): ErrorRequestHandler {
+function errorHandler(replies: Replies, routePatterns: RegExp[]): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
-      logError(error);
+      replies.logFailure(req, error);
       res.end();
       return;
     }

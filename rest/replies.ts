@@ -1,9 +1,11 @@
 // How every part of the REST app answers a request: the base URL its links and documents name,
-// the base of its problem types, and a refusal or a failure as a problem+json. createRestApp
+// the base of its problem types, a refusal or a failure as a problem+json, and what the log keeps
+// of a failure (the gateway's FailureLog, which names the route). createRestApp
 // (rest/app.ts) builds these once from its configuration and hands them to each part it
 // assembles (guards, route handlers, documents, final handlers), so the parts share one wording.
 import type { Request, Response } from 'express';
-import { classifyError, loggedCause } from '../gateway/errors.ts';
+import { classifyError, type GatewayError } from '../gateway/errors.ts';
+import type { FailureLog } from '../gateway/failure-log.ts';
 import { KIND_OF_CODE, problemBody, sendProblem, type ProblemKindName } from './problems.ts';
 
 export interface Replies {
@@ -15,9 +17,17 @@ export interface Replies {
   problem: (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) => void;
   /**
    * answers a failure with the problem its error code calls for (an internal error's own message is
-   * never shown), after logging what loggedCause says the server keeps of it
+   * never shown), after telling logFailure of it
    */
   errorProblem: (req: Request, res: Response, error: unknown) => void;
+  /** tells the log of a failure of the request's (FailureLog.failed: an outage once, a bug each time) */
+  logFailure: (req: Request, error: unknown) => void;
+}
+
+/** the request's route as the log names it: its method and path pattern (the path without a route) */
+function routeOf(req: Request): string {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  return `${req.method} ${typeof route === 'string' ? route : req.path}`;
 }
 
 /**
@@ -33,17 +43,19 @@ export function problemBaseFor<PublicBase extends string | undefined>(
 
 export function createReplies(
   config: { publicBaseUrl?: string; problemBase?: string },
-  logError: (error: unknown) => void,
+  failures: FailureLog,
+  logError: (line: string) => void,
 ): Replies {
   const baseOf = (req: Request) =>
     config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   const problemBaseOf = (req: Request) => problemBaseFor(config.problemBase, baseOf(req));
   const problem = (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) =>
     sendProblem(res, problemBody(problemBaseOf(req), kind, detail, req.path, parameter));
+  const logFailure = (req: Request, error: unknown, classified: GatewayError = classifyError(error)) =>
+    failures.failed(routeOf(req), classified, error, logError);
   const errorProblem = (req: Request, res: Response, error: unknown) => {
     const classified = classifyError(error);
-    const cause = loggedCause(classified, error);
-    if (cause !== undefined) logError(cause);
+    logFailure(req, error, classified);
     const kind = KIND_OF_CODE[classified.code];
     const detail =
       kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
@@ -51,5 +63,5 @@ export function createReplies(
     // a refusal that lasts until the operator mends the upstream names no time to retry at
     sendProblem(res, body, !classified.lasting);
   };
-  return { baseOf, problemBaseOf, problem, errorProblem };
+  return { baseOf, problemBaseOf, problem, errorProblem, logFailure };
 }
