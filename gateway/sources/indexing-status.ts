@@ -7,6 +7,7 @@
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { innermostMessage } from '../../common/error-causes.ts';
 import { redactUrl, httpEndpoint, scrubUrls } from '../../common/url.ts';
+import { graphNodeFetch } from './subgraph.ts';
 
 interface IndexingStatusConfig {
   /** the status API's GraphQL URL */
@@ -103,7 +104,10 @@ function failureOf(error: unknown): string {
 
 export function createIndexingStatusSource(config: IndexingStatusConfig): IndexingStatusSource {
   const endpoint = httpEndpoint(config.url);
-  const client = new GraphQLClient(endpoint.url, { headers: endpoint.headers });
+  const client = new GraphQLClient(endpoint.url, {
+    headers: endpoint.headers,
+    fetch: graphNodeFetch('indexing status API'),
+  });
   const where = `SUBGRAPH_STATUS_URL (${redactUrl(config.url)})`;
   /** what the last failure was, so each outage is told once */
   let failing: string | null = null;

@@ -12,7 +12,7 @@
 // served, flagged in freshness (health says `degraded`), rather than every request failing.
 // Loaders are created per request: a request's lookups of funds or rounds are batched into
 // one upstream query sized with `first`, and nothing is shared between requests.
-// Each answer is read whole within SUBGRAPH_TIMEOUT_MS and at most MAX_ANSWER_BYTES (subgraphFetch).
+// Each answer is read whole within SUBGRAPH_TIMEOUT_MS and at most MAX_ANSWER_BYTES (graphNodeFetch).
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { answerTooLarge, boundedFetch, excerpt } from '../../common/bounded-fetch.ts';
@@ -334,13 +334,14 @@ const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const opensObject = (body: Uint8Array) => body.find((byte) => !JSON_WHITESPACE.has(byte)) === 0x7b;
 
 /**
- * The fetch graphql-request sends each query with: the answer read whole within the query's signal
- * (SUBGRAPH_TIMEOUT_MS) and at most MAX_ANSWER_BYTES. An answer graphql-request can only refuse (an
- * HTTP error, a body that is not JSON or no JSON object) it quotes whole in its error, so that one
- * reaches it cut to an excerpt: a proxy's 50 MiB page made a log line of 50 MB.
+ * The fetch graphql-request sends each query to a graph-node endpoint (`upstream`: the subgraph, the
+ * indexing status API) with: the answer read whole within the query's signal and at most
+ * MAX_ANSWER_BYTES. An answer graphql-request can only refuse (an HTTP error, a body that is not
+ * JSON or no JSON object) it quotes whole in its error, so that one reaches it cut to an excerpt: a
+ * proxy's 50 MiB page made a log line of 50 MB.
  */
-function subgraphFetch(fetchFn?: typeof fetch): typeof fetch {
-  return boundedFetch('subgraph', {
+export function graphNodeFetch(upstream: string, fetchFn?: typeof fetch): typeof fetch {
+  return boundedFetch(upstream, {
     fetch: fetchFn,
     quotedOnly: (response, body) =>
       !response.ok || !/json/i.test(response.headers.get('content-type') ?? '') || !opensObject(body),
@@ -378,7 +379,7 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
   const client = new GraphQLClient(endpoint.url, {
     errorPolicy: 'all',
     headers: endpoint.headers,
-    fetch: subgraphFetch(config.fetch),
+    fetch: graphNodeFetch('subgraph', config.fetch),
   });
   /** the newest block any answer to this process showed */
   let newestSeen = 0;

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { gatewayConfig, graphql, indexedStack, startRestService } from '../gateway/stack.ts';
 import { createGateway } from '../../gateway/server.ts';
 import { closedPort } from '../reliability/servers/ports.ts';
+import { MAX_ANSWER_BYTES } from '../../common/bounded-fetch.ts';
 
 const HEALTH =
   '{ health { status indexer { indexingHealth fatalError { message blockNumber deterministic } } } }';
@@ -138,6 +139,19 @@ describe("health's indexing status", () => {
       ),
       expect.stringMatching(
         /^indexing status: SUBGRAPH_STATUS_URL \(http:\/\/127\.0\.0\.1:\d+\/…\) answers again$/,
+      ),
+    ]);
+  });
+
+  it('is null, saying why, when the status API answers more than the service reads of one answer', async () => {
+    const logged: unknown[] = [];
+    const padding = ' '.repeat(MAX_ANSWER_BYTES);
+    const url = await statusApi(() => ({ health: 'healthy', fatalError: null, padding }));
+    const answer = await graphql(await gatewayAsking(url, logged), HEALTH);
+    expect(answer.data?.health.indexer.indexingHealth).toBeNull();
+    expect(logged.map(String)).toEqual([
+      expect.stringContaining(
+        'cannot say: the indexing status API answered more than 32 MiB, the most the service reads of one answer',
       ),
     ]);
   });
