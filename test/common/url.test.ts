@@ -2,7 +2,7 @@
 // errors may quote a URL whole, or only the path of the request they failed, where providers put keys.
 // And what it prints of REDIS_URL (redactRedisUrl): the server and database, never the password.
 import { describe, expect, it } from 'vitest';
-import { redactRedisUrl, scrubUrls } from '../../common/url.ts';
+import { redactRedisUrl, scrubbedExcerpt, scrubUrls } from '../../common/url.ts';
 
 describe('scrubUrls', () => {
   it('cuts every URL written out in the text to its scheme and host', () => {
@@ -48,5 +48,22 @@ describe('redactRedisUrl', () => {
 
   it('hides a path that is not a database number, as redactUrl does', () => {
     expect(redactRedisUrl('redis://redis.internal:6379/hunter2')).toBe('redis://redis.internal:6379/…');
+  });
+});
+
+describe('scrubbedExcerpt', () => {
+  const rpc = 'https://node.example/v3/KEY123?apikey=SECRET2';
+
+  it('quotes a short text whole on one line, a configured URL and its path and query hidden', () => {
+    expect(scrubbedExcerpt(`request to ${rpc}\n  failed (path /v3/KEY123)`, 500, [rpc])).toBe(
+      'request to https://node.example/… failed (path …)',
+    );
+  });
+
+  it('cuts a long text to the characters asked for, marking the cut, with no secret in what is kept', () => {
+    const long = `${rpc} ${'<html>'.repeat(200_000)}`;
+    const quoted = scrubbedExcerpt(long, 100, [rpc]);
+    expect(quoted).toBe(`https://node.example/… ${'<html>'.repeat(13)}<html…`.slice(0, 100) + '…');
+    expect(quoted).not.toMatch(/KEY123|SECRET2/);
   });
 });
