@@ -9,14 +9,18 @@
 // An upstream that cannot be reached at all is waited for, within a bound, rather than refused at
 // once: the service usually starts beside its graph-node and node (one compose file, one pod), and
 // a graph-node that is still starting or restarting is an outage of seconds, not a configuration
-// error; refusing would turn it into a dead service wherever nothing restarts it. Waiting without a
-// bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal names the cause.
+// error; refusing would turn it into a dead service wherever nothing restarts it. So is one that
+// answers with its database down ("Store error: database unavailable", with HTTP 200), and one
+// whose connection closes mid-answer. Waiting without a bound would hide a mistyped host, so after
+// DEFAULT_UPSTREAM_WAIT the refusal names the cause.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
+import { answerTooLarge, boundedFetch } from '../common/bounded-fetch.ts';
 import { innermostCause, innermostMessage } from '../common/error-causes.ts';
-import { httpEndpoint, scrubUrls } from '../common/url.ts';
+import { httpEndpoint, scrubbedExcerpt, scrubUrls } from '../common/url.ts';
+import { MAX_QUOTED_CHARS } from './failure-log.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import {
   indexingStatusIn,
@@ -37,8 +41,18 @@ export interface UpstreamWait {
 
 export const DEFAULT_UPSTREAM_WAIT: Omit<UpstreamWait, 'log'> = { waitMs: 30_000, retryEveryMs: 2_000 };
 
-/** A failure that waiting may end: no answer at all, a timeout, or a proxy saying its upstream is down. */
-class Unreachable extends Error {}
+/**
+ * A failure that waiting may end: no answer at all (or one cut off), a timeout, a proxy saying its
+ * upstream is down, or graph-node saying its database is (`answered`: the upstream did answer).
+ */
+class Unreachable extends Error {
+  constructor(
+    message: string,
+    readonly answered = false,
+  ) {
+    super(message);
+  }
+}
 
 /** Runs `attempt` until it succeeds, throws anything but Unreachable, or the wait is over. */
 async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: UpstreamWait): Promise<T> {
@@ -49,7 +63,9 @@ async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: U
     } catch (error) {
       if (!(error instanceof Unreachable)) throw error;
       if (Date.now() - started + wait.retryEveryMs > wait.waitMs)
-        throw new Error(`no answer within ${wait.waitMs / 1000} s: ${error.message}`);
+        throw new Error(
+          `${error.answered ? 'still failing after' : 'no answer within'} ${wait.waitMs / 1000} s: ${error.message}`,
+        );
       if (first)
         wait.log(
           `waiting up to ${wait.waitMs / 1000} s for ${what} (${error.message}); retrying every ${wait.retryEveryMs / 1000} s`,
@@ -61,6 +77,15 @@ async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: U
 
 const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 
+/**
+ * graph-node's words for a failure of its database or of its load, which it answers with HTTP 200
+ * and which end as it recovers (graph/src/components/store/err.rs: DatabaseUnavailable,
+ * StatementTimeout; graph/src/data/query/error.rs: Timeout, Throttled): "Store error: database
+ * unavailable" while its Postgres restarts.
+ */
+const GRAPH_NODE_OUTAGE =
+  /database unavailable|database query timed out|^Query timed out$|service is overloaded/;
+
 interface SubgraphEndpoint {
   url: string;
   timeoutMs: number;
@@ -70,10 +95,13 @@ interface SubgraphEndpoint {
 interface CheckQuery {
   query: string;
   variables?: Record<string, unknown>;
+  /** the endpoint's kind, as an answer too large to read names it */
+  upstream: string;
   /** the request, as the refusals name it: "a _meta query" */
   asked: string;
-  /** why an answer that is not JSON, or one with errors, rules the endpoint out */
+  /** why an answer that is not JSON (or too large to be its answer) rules the endpoint out */
   notJson: string;
+  /** why an answer with GraphQL errors, or a 4xx, rules the endpoint out */
   refused: string;
 }
 
@@ -84,37 +112,47 @@ interface CheckQuery {
 async function askEndpoint(endpoint: SubgraphEndpoint, check: CheckQuery): Promise<unknown> {
   const { url, headers } = httpEndpoint(endpoint.url);
   const scrub = (message: string) => scrubUrls(message, [endpoint.url]);
+  /** what the endpoint said, quoted as the failure log quotes it */
+  const quote = (words: string) => JSON.stringify(scrubbedExcerpt(words, MAX_QUOTED_CHARS, [endpoint.url]));
   let response: Response;
+  let text: string;
   try {
-    response = await fetch(url, {
+    // the body is read within the timeout and up to a size (an answer of gigabytes would take the
+    // process's memory); a connection closed mid-body is no answer either
+    response = await boundedFetch(check.upstream)(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ query: check.query, variables: check.variables }),
       signal: AbortSignal.timeout(endpoint.timeoutMs),
     });
+    text = await response.text();
   } catch (error) {
+    const tooLarge = answerTooLarge(error);
+    if (tooLarge) throw new Error(`${tooLarge.reason}: ${check.notJson}`);
     throw new Unreachable(scrub(causeOf(error)));
   }
   if (TRANSIENT_STATUSES.has(response.status)) throw new Unreachable(`HTTP ${response.status}`);
-  const text = await response.text();
+  const answered = `it answered ${check.asked} with HTTP ${response.status}`;
+  // a server's failure, not a sign of what it serves
+  const failed = response.status >= 500 ? 'the server failed answering it (its log says why)' : undefined;
   let body: { data?: unknown; errors?: unknown };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     const type = response.headers.get('content-type') ?? 'no content type';
     throw new Error(
-      `it answered ${check.asked} with HTTP ${response.status} (${type}), not JSON: ${check.notJson}`,
+      failed
+        ? `${answered} (${type}): ${quote(text)}: ${failed}`
+        : `${answered} (${type}), not JSON: ${check.notJson}`,
     );
   }
   const errors = Array.isArray(body?.errors)
     ? body.errors.map((e) => String((e as { message?: unknown } | null)?.message ?? JSON.stringify(e)))
     : [];
-  if (errors.length > 0 || !response.ok)
-    throw new Error(
-      scrub(
-        `it answered ${check.asked} with HTTP ${response.status}${errors.length > 0 ? ` and the errors ${JSON.stringify(errors.join('; '))}` : ''}: ${check.refused}`,
-      ),
-    );
+  const said = errors.length > 0 ? ` and the errors ${quote(errors.join('; '))}` : '';
+  if (errors.length > 0 && errors.every((error) => GRAPH_NODE_OUTAGE.test(error)))
+    throw new Unreachable(`${answered}${said}`, true);
+  if (errors.length > 0 || !response.ok) throw new Error(`${answered}${said}: ${failed ?? check.refused}`);
   return body?.data;
 }
 
@@ -133,6 +171,7 @@ export async function checkSubgraphEndpoint(
     async () => {
       const data = (await askEndpoint(endpoint, {
         query: '{ _meta { block { number } deployment hasIndexingErrors } }',
+        upstream: 'subgraph',
         asked: 'a _meta query',
         notJson: 'it is no graph-node subgraph endpoint',
         refused: 'it serves no graph-node subgraph there',
@@ -167,6 +206,7 @@ export async function checkIndexingStatusEndpoint(
       const data = await askEndpoint(endpoint, {
         query: STATUS_QUERY,
         variables: { deployment },
+        upstream: 'index-node status API',
         asked: 'an indexingStatuses query',
         notJson: 'it is no index-node status API (graph-node serves one at :8030/graphql)',
         refused: 'it is no index-node status API (graph-node serves one at :8030/graphql)',

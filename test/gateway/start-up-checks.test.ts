@@ -9,8 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
+import { MAX_ANSWER_BYTES } from '../../common/bounded-fetch.ts';
 import {
   checkChainMatchesRegistry,
+  checkIndexingStatusEndpoint,
   checkSubgraphEndpoint,
   type UpstreamWait,
 } from '../../gateway/start-up-checks.ts';
@@ -18,6 +20,8 @@ import { graphql, indexedStack, REGISTRY_FILE, testGateway, type IndexedStack } 
 import { closedPort } from '../reliability/servers/ports.ts';
 
 const SEPOLIA_CHAIN_ID = 11155111;
+/** graph-node's answer, with HTTP 200, to any query while its database is down */
+const DATABASE_UNAVAILABLE = '{"errors":[{"message":"Store error: database unavailable"}]}';
 const servers: Server[] = [];
 let stack: IndexedStack;
 let anvil: AnvilInstance;
@@ -109,14 +113,109 @@ describe('the SUBGRAPH_URL check', () => {
   });
 });
 
+describe('the SUBGRAPH_URL check meeting a graph-node that fails', () => {
+  it('waits for a graph-node whose database is unavailable, then refuses with its words', async () => {
+    const url = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(DATABASE_UNAVAILABLE),
+    );
+    const wait = shortWait();
+    const said = 'it answered a _meta query with HTTP 200 and the errors "Store error: database unavailable"';
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).rejects.toThrow(
+      new Error(`still failing after 0.6 s: ${said}`),
+    );
+    expect(wait.lines).toEqual([`waiting up to 0.6 s for SUBGRAPH_URL (${said}); retrying every 0.1 s`]);
+  });
+
+  it('waits for a subgraph whose connection closes in the middle of its answer, then refuses naming that', async () => {
+    const url = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"data":{"_meta":', () => req.socket.destroy());
+    });
+    const wait = shortWait();
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).rejects.toThrow(
+      new Error('no answer within 0.6 s: other side closed'),
+    );
+    expect(wait.lines).toEqual([
+      'waiting up to 0.6 s for SUBGRAPH_URL (other side closed); retrying every 0.1 s',
+    ]);
+  });
+
+  it('refuses a server failing with a plain-text HTTP 500, quoting it, as a failure rather than as no subgraph', async () => {
+    // graph-node's answer to a request it failed on (server/http/src/service.rs, InternalError)
+    const url = await serve((_req, res) =>
+      res
+        .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Internal server error: Failed to read request body'),
+    );
+    await expect(subgraph(url)).rejects.toThrow(
+      new Error(
+        'it answered a _meta query with HTTP 500 (text/plain; charset=utf-8): "Internal server error: Failed to read request body": the server failed answering it (its log says why)',
+      ),
+    );
+  });
+
+  it('refuses an answer larger than the service reads', async () => {
+    let sent = 0;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const mebibyte = Buffer.alloc(2 ** 20, 'a');
+      const more = () => {
+        while (sent <= MAX_ANSWER_BYTES) {
+          sent += mebibyte.length;
+          if (!res.write(mebibyte)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => (sent = Number.POSITIVE_INFINITY));
+      more();
+    });
+    await expect(subgraph(url)).rejects.toThrow(
+      new Error(
+        'it answered more than 32 MiB, the most the service reads of one answer: it is no graph-node subgraph endpoint',
+      ),
+    );
+  });
+});
+
+describe('the SUBGRAPH_STATUS_URL check meeting a graph-node that fails', () => {
+  it('waits for a status API whose database is unavailable, then refuses with its words', async () => {
+    const url = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(DATABASE_UNAVAILABLE),
+    );
+    const wait = shortWait();
+    const said =
+      'it answered an indexingStatuses query with HTTP 200 and the errors "Store error: database unavailable"';
+    await expect(
+      checkIndexingStatusEndpoint({ url, timeoutMs: 2_000 }, 'QmDeployment', wait),
+    ).rejects.toThrow(new Error(`still failing after 0.6 s: ${said}`));
+    expect(wait.lines).toEqual([
+      `waiting up to 0.6 s for SUBGRAPH_STATUS_URL (${said}); retrying every 0.1 s`,
+    ]);
+  });
+});
+
 describe('the RPC_URL check and the chain at request time', () => {
   it('accepts the chain the registry describes', async () => {
     await expect(chain(stack.devnet.rpcUrl)).resolves.toBeUndefined();
   });
 
-  it('refuses an endpoint whose answer to eth_chainId is no JSON-RPC result, such as a subgraph’s, saying what RPC_URL should be', async () => {
+  it('refuses an endpoint whose answer to eth_chainId is no JSON-RPC result, such as a GraphQL server’s, saying what RPC_URL should be', async () => {
+    // a GraphQL server answering a body without a query with HTTP 200, as graph-node once did
+    const url = await serve((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"errors":[{"message":"The query is empty"}]}'),
+    );
+    await expect(chain(url)).rejects.toThrow(
+      new Error(
+        "its answer to eth_chainId is no JSON-RPC result (Cannot convert undefined to a BigInt): point RPC_URL at the chain's JSON-RPC endpoint",
+      ),
+    );
+  });
+
+  it('refuses a subgraph endpoint, which answers a JSON-RPC request HTTP 400', async () => {
     await expect(chain(stack.subgraphUrl)).rejects.toThrow(
-      "its answer to eth_chainId is no JSON-RPC result (Cannot convert undefined to a BigInt): point RPC_URL at the chain's JSON-RPC endpoint",
+      new Error('it does not answer eth_chainId: HTTP 400'),
     );
   });
 
