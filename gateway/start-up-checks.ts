@@ -272,9 +272,9 @@ export async function checkChainMatchesRegistry(
         // even read as one (a GraphQL endpoint's JSON has no result: "Cannot convert undefined to a BigInt")
         if (!(error instanceof BaseError))
           throw new Error(
-            `its answer to eth_chainId is no JSON-RPC result (${causeOf(error)}): point RPC_URL at the chain's JSON-RPC endpoint`,
+            `its answer to eth_chainId is no JSON-RPC result (${causeOf(error)})${RPC_ENDPOINT_REMEDY}`,
           );
-        throw unreachableOr(error, chain.rpcUrl, 'it does not answer eth_chainId');
+        throw unreachableOr(error, chain.rpcUrl, 'it does not answer eth_chainId', RPC_ENDPOINT_REMEDY);
       }
     },
     wait,
@@ -324,8 +324,14 @@ export async function checkDistributionsDirectory(dir: string): Promise<void> {
   }
 }
 
-/** A viem failure as Unreachable when waiting may end it, otherwise as an error saying `refusal`. */
-function unreachableOr(error: unknown, url: string, refusal: string): Error {
+/** what an RPC_URL that answers, but not as a chain's node, should be instead */
+const RPC_ENDPOINT_REMEDY = ": point RPC_URL at the chain's JSON-RPC endpoint";
+
+/**
+ * A viem failure as Unreachable when waiting may end it, otherwise as an error saying `refusal`,
+ * the cause, then `remedy`.
+ */
+function unreachableOr(error: unknown, url: string, refusal: string, remedy = ''): Error {
   const cause = scrubUrls(causeOf(error), [url]);
   const http = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : null;
   // an HttpRequestError without a status is a request that got no answer at all
@@ -333,7 +339,7 @@ function unreachableOr(error: unknown, url: string, refusal: string): Error {
   const timedOut = error instanceof BaseError && error.walk((e) => e instanceof TimeoutError) !== null;
   if (timedOut || (http !== null && (status === undefined || TRANSIENT_STATUSES.has(status))))
     return new Unreachable(cause);
-  return new Error(`${refusal}: ${cause}`);
+  return new Error(`${refusal}: ${cause}${remedy}`);
 }
 
 /**

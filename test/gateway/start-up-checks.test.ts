@@ -215,7 +215,7 @@ describe('the RPC_URL check and the chain at request time', () => {
 
   it('refuses a subgraph endpoint, which answers a JSON-RPC request HTTP 400', async () => {
     await expect(chain(stack.subgraphUrl)).rejects.toThrow(
-      new Error('it does not answer eth_chainId: HTTP 400'),
+      new Error("it does not answer eth_chainId: HTTP 400: point RPC_URL at the chain's JSON-RPC endpoint"),
     );
   });
 
