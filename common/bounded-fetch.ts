@@ -18,8 +18,8 @@
  */
 export const MAX_ANSWER_BYTES = 32 * 2 ** 20;
 
-/** How many characters of an upstream's answer an error quotes. */
-const EXCERPT_CHARS = 500;
+/** How many characters of what an upstream sent an error or a log line quotes. */
+export const MAX_QUOTED_CHARS = 500;
 
 /** An answer longer than the most the service reads of one. */
 export class AnswerTooLargeError extends Error {
@@ -46,11 +46,11 @@ export function answerTooLarge(error: unknown): AnswerTooLargeError | undefined 
   return undefined;
 }
 
-/** `text`, or its first EXCERPT_CHARS characters and how long it was. */
+/** `text`, or its first MAX_QUOTED_CHARS characters and how long it was. */
 export function excerpt(text: string): string {
-  return text.length <= EXCERPT_CHARS
+  return text.length <= MAX_QUOTED_CHARS
     ? text
-    : `${text.slice(0, EXCERPT_CHARS)}… (${text.length} characters in all)`;
+    : `${text.slice(0, MAX_QUOTED_CHARS)}… (${text.length} characters in all)`;
 }
 
 /** `chunks` as one array of `size` bytes. */
@@ -116,7 +116,7 @@ function answerWith(
 /** `response` with an excerpt of `body` as its body, as text. */
 function excerptAnswer(response: Response, body: Uint8Array<ArrayBuffer>): Response {
   const text = new TextDecoder().decode(body);
-  if (text.length <= EXCERPT_CHARS) return answerWith(response, body);
+  if (text.length <= MAX_QUOTED_CHARS) return answerWith(response, body);
   const headers = new Headers(response.headers);
   headers.set('content-type', 'text/plain; charset=utf-8');
   return answerWith(response, excerpt(text), headers);

@@ -3,6 +3,7 @@
 // code (never the message) to a problem+json kind. Upstream messages stay in `cause`,
 // which is logged and never serialised.
 import { GraphQLError } from 'graphql';
+import { answerTooLarge } from '../common/bounded-fetch.ts';
 
 export const ERROR_CODES = ['NOT_FOUND', 'BAD_INPUT', 'UPSTREAM_UNAVAILABLE', 'INTERNAL'] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -78,9 +79,14 @@ export function badInput(argument: string, message: string): GatewayError {
 
 /**
  * The message names the upstream, and `reason` when given: the service's own words about what
- * failed, never the upstream's, which stay in `cause`.
+ * failed, never the upstream's, which stay in `cause`. Without one, an answer too large to read
+ * (common/bounded-fetch.ts) in `cause` gives its own.
  */
-export function upstreamUnavailable(upstream: string, cause?: unknown, reason?: string): GatewayError {
+export function upstreamUnavailable(
+  upstream: string,
+  cause?: unknown,
+  reason = answerTooLarge(cause)?.reason,
+): GatewayError {
   const what = reason === undefined ? '' : `: ${reason}`;
   return new GatewayError('UPSTREAM_UNAVAILABLE', `The ${upstream} is unavailable${what}; retry later.`, {
     upstream,

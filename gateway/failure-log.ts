@@ -10,14 +10,12 @@
 // answer, megabytes of HTML, in its message).
 import { inspect } from 'node:util';
 import { GraphQLError } from 'graphql';
+import { MAX_QUOTED_CHARS } from '../common/bounded-fetch.ts';
 import { innermostMessage } from '../common/error-causes.ts';
 import { redactUrl, scrubbedExcerpt } from '../common/url.ts';
 import type { GatewayContext } from './context.ts';
 import { classifyError, GatewayError, loggedCause } from './errors.ts';
 import type { DistributionSource } from './sources/distributions.ts';
-
-/** the most characters of one message an upstream or a library wrote that a log line quotes */
-export const MAX_QUOTED_CHARS = 500;
 
 /** An upstream as the log names it. */
 interface Upstream {

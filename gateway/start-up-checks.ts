@@ -17,10 +17,9 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
-import { answerTooLarge, boundedFetch } from '../common/bounded-fetch.ts';
+import { answerTooLarge, boundedFetch, MAX_QUOTED_CHARS } from '../common/bounded-fetch.ts';
 import { innermostCause, innermostMessage } from '../common/error-causes.ts';
 import { httpEndpoint, scrubbedExcerpt, scrubUrls } from '../common/url.ts';
-import { MAX_QUOTED_CHARS } from './failure-log.ts';
 import { createChainSource, type ChainConfig } from './sources/chain.ts';
 import {
   indexingStatusIn,
@@ -331,7 +330,7 @@ const RPC_ENDPOINT_REMEDY = ": point RPC_URL at the chain's JSON-RPC endpoint";
  * A viem failure as Unreachable when waiting may end it, otherwise as an error saying `refusal`,
  * the cause, then `remedy`.
  */
-function unreachableOr(error: unknown, url: string, refusal: string, remedy = ''): Error {
+function unreachableOr(error: unknown, url: string, refusal: string, remedy: string): Error {
   const cause = scrubUrls(causeOf(error), [url]);
   const http = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : null;
   // an HttpRequestError without a status is a request that got no answer at all

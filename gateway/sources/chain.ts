@@ -17,7 +17,7 @@ import {
   type Address,
   type PublicClient,
 } from 'viem';
-import { answerTooLarge, boundedFetch } from '../../common/bounded-fetch.ts';
+import { boundedFetch } from '../../common/bounded-fetch.ts';
 import { httpEndpoint } from '../../common/url.ts';
 import { internalError, upstreamUnavailable, type GatewayError } from '../errors.ts';
 
@@ -92,11 +92,6 @@ function rpcFetch(fetchFn?: typeof fetch): typeof fetch {
     }
     return bounded(input, init);
   };
-}
-
-/** UPSTREAM_UNAVAILABLE for a failed read, saying why when the node answered more than is read. */
-function chainUnavailable(error: unknown): GatewayError {
-  return upstreamUnavailable('chain RPC', error, answerTooLarge(error)?.reason);
 }
 
 export function createChainSource(config: ChainConfig): ChainSource {
@@ -238,7 +233,7 @@ function keyOf(call: ContractRead): string {
 function failedRead(call: ContractRead, error: unknown): GatewayError {
   const noData =
     error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionZeroDataError) !== null;
-  if (!noData) return chainUnavailable(error);
+  if (!noData) return upstreamUnavailable('chain RPC', error);
   return internalError(
     new Error(
       `${call.functionName}() at ${call.address} returned no data: the registry names an address that is not a contract on the chain RPC_URL serves`,
@@ -256,7 +251,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
     try {
       return await headBlock();
     } catch (error) {
-      throw chainUnavailable(error);
+      throw upstreamUnavailable('chain RPC', error);
     }
   };
   const loader = new DataLoader<ContractRead, unknown, string>(
@@ -277,7 +272,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
           deployless: true,
         });
       } catch (error) {
-        const failure = chainUnavailable(error);
+        const failure = upstreamUnavailable('chain RPC', error);
         return calls.map(() => failure);
       }
       return results.map((r, i) => (r.status === 'success' ? r.result : failedRead(calls[i]!, r.error)));
@@ -320,7 +315,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
       try {
         return await source.chainId();
       } catch (error) {
-        throw chainUnavailable(error);
+        throw upstreamUnavailable('chain RPC', error);
       }
     },
     get readsFrom() {

@@ -401,7 +401,7 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
         return await once<T>(document);
       }
     } catch (error) {
-      throw upstreamUnavailable('subgraph', error, answerTooLarge(error)?.reason);
+      throw upstreamUnavailable('subgraph', error);
     }
   }
   /**

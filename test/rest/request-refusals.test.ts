@@ -173,33 +173,31 @@ describe('a GraphQL parameter given twice', () => {
       body: form,
     });
 
+  /** Checks that `response` refuses `parameter` as given twice. */
+  async function expectRefusedAsRepeated(response: Response, parameter: string): Promise<void> {
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({
+      type: expect.stringMatching(/\/problems\/invalid-parameter$/),
+      parameter,
+      detail: `Parameter '${parameter}' must be given once.`,
+    });
+  }
+
   it.each(repeats)(
     'in a GET is refused with 400 naming it, not joined with a comma (%s)',
     async (parameter, search) => {
       const response = await fetch(`${server.url}/graphql?${search}`, {
         headers: { accept: 'application/json' },
       });
-      expect(response.status).toBe(400);
-      expect(response.headers.get('content-type')).toBe('application/problem+json');
-      expect(await response.json()).toMatchObject({
-        type: expect.stringMatching(/\/problems\/invalid-parameter$/),
-        parameter,
-        detail: `Parameter '${parameter}' must be given once.`,
-      });
+      await expectRefusedAsRepeated(response, parameter);
     },
   );
 
   it.each(repeats)(
     'in a form body is refused with 400 naming it, not read for its first value (%s)',
     async (parameter, form) => {
-      const response = await postForm(form);
-      expect(response.status).toBe(400);
-      expect(response.headers.get('content-type')).toBe('application/problem+json');
-      expect(await response.json()).toMatchObject({
-        type: expect.stringMatching(/\/problems\/invalid-parameter$/),
-        parameter,
-        detail: `Parameter '${parameter}' must be given once.`,
-      });
+      await expectRefusedAsRepeated(await postForm(form), parameter);
     },
   );
 
