@@ -7,8 +7,9 @@
 // hands its caller an answer already read, so the caller's signal covers the body too, and stops
 // reading past MAX_ANSWER_BYTES. An error that quotes what an upstream sent quotes an excerpt of it
 // (excerpt; boundedFetch's quotedOnly), not the whole. The gateway's chain and subgraph sources read
-// their upstreams through it; it lives in common/ because the indexer and the scripts read upstreams
-// that can misbehave the same way. It imports nothing.
+// their upstreams through boundedFetch; every other read of an answer that may be large goes through
+// its size bound, readAtMost: the indexer's node and file servers, the gateway's distribution files.
+// It imports nothing.
 
 /**
  * The most the service reads of one upstream answer. Its largest legitimate answers are far below:
@@ -64,20 +65,35 @@ function joined(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBu
   return bytes;
 }
 
-/** The body of `response`, read while `signal` lets it, refused past MAX_ANSWER_BYTES. */
-async function readBody(
-  response: Response,
-  upstream: string,
-  signal: AbortSignal | null | undefined,
-): Promise<Uint8Array<ArrayBuffer>> {
+/** The bounds readAtMost reads a body within. */
+export interface BodyLimits {
+  maxBytes: number;
+  /** the error an answer over maxBytes is refused with, told what showed it (for its cause) */
+  tooLarge: (seen: string) => Error;
+  /** the size the server announced, where it announces it elsewhere than in Content-Length */
+  announced?: number | null;
+  /** stops the read when it aborts (fetch errors its body then; a fetch that did not is stopped too) */
+  signal?: AbortSignal | null;
+}
+
+/**
+ * The body of `response`, refused with `tooLarge` as soon as it is over `maxBytes`: before reading
+ * it when the size announced is, else while it streams. The body is cancelled on a refusal, which
+ * closes the connection: nothing more of it is received. Every read of an upstream's answer that
+ * may be large goes through this.
+ */
+export async function readAtMost(response: Response, limits: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
+  const { maxBytes, tooLarge, signal } = limits;
   const body = response.body;
   if (!body) return new Uint8Array(0);
-  if (Number(response.headers.get('content-length')) > MAX_ANSWER_BYTES) {
-    await body.cancel();
-    throw new AnswerTooLargeError(upstream);
+  const header = response.headers.get('content-length');
+  const announced =
+    limits.announced !== undefined ? limits.announced : header === null ? null : Number(header);
+  if (announced !== null && announced > maxBytes) {
+    await body.cancel().catch(() => {});
+    throw tooLarge(`${announced} bytes announced`);
   }
   const reader = body.getReader();
-  // fetch errors its body when the signal aborts; a fetch that did not would still be stopped here
   const stop = () => void reader.cancel().catch(() => {});
   signal?.addEventListener('abort', stop, { once: true });
   const chunks: Uint8Array[] = [];
@@ -88,10 +104,9 @@ async function readBody(
       signal?.throwIfAborted();
       if (done) return joined(chunks, size);
       size += value.byteLength;
-      if (size > MAX_ANSWER_BYTES) {
-        // cancelling closes the connection: nothing more of the answer is received
-        await reader.cancel();
-        throw new AnswerTooLargeError(upstream);
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(`more than ${maxBytes} bytes received`);
       }
       chunks.push(value);
     }
@@ -142,7 +157,11 @@ export function boundedFetch(upstream: string, options: BoundedFetchOptions = {}
   const { fetch: fetchFn = fetch, quotedOnly } = options;
   return async (input, init) => {
     const response = await fetchFn(input, init);
-    const body = await readBody(response, upstream, init?.signal);
+    const body = await readAtMost(response, {
+      maxBytes: MAX_ANSWER_BYTES,
+      tooLarge: () => new AnswerTooLargeError(upstream),
+      signal: init?.signal,
+    });
     return quotedOnly?.(response, body) ? excerptAnswer(response, body) : answerWith(response, body);
   };
 }

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { readAtMost } from '../../common/bounded-fetch.ts';
 import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 import { ADDRESS_PATTERN } from '../inputs.ts';
 import {
@@ -206,27 +207,18 @@ async function fetchDump(base: string, uri: string, signal: AbortSignal): Promis
     }
     throw refused(uri, `was refused by the distribution server (HTTP ${status})`, cause);
   }
-  const announced = Number(response.headers.get('content-length') ?? 0);
-  if (announced > MAX_DISTRIBUTION_BYTES) {
-    await response.body?.cancel();
-    throw tooLarge(uri, `${announced} bytes announced`);
-  }
-  // fetch decodes a compressed answer: the count is of what it inflates to
-  const chunks: Uint8Array[] = [];
-  let received = 0;
   try {
-    // leaving the loop early cancels the body
-    for await (const chunk of response.body ?? new ReadableStream<Uint8Array>()) {
-      received += chunk.byteLength;
-      if (received > MAX_DISTRIBUTION_BYTES)
-        throw tooLarge(uri, `more than ${MAX_DISTRIBUTION_BYTES} bytes received`);
-      chunks.push(chunk);
-    }
+    // fetch decodes a compressed answer: the count is of what it inflates to
+    const bytes = await readAtMost(response, {
+      maxBytes: MAX_DISTRIBUTION_BYTES,
+      tooLarge: (seen) => tooLarge(uri, seen),
+      signal,
+    });
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (error) {
     if (error instanceof GatewayError) throw error;
     throw unavailable(uri, 'was cut off by the distribution server', error);
   }
-  return Buffer.concat(chunks, received);
 }
 
 function tooLarge(uri: string, seen: string): GatewayError {

@@ -2,7 +2,8 @@
 // default is https://arweave.net): GET <gateway>/<transaction id>. As graph-node's client, an answer
 // must announce its size (Content-Length), one over the limit is refused before its body is read,
 // and every request is bounded in time.
-import { bounded, describeFailure, readLimited, statusError } from './bounded-http.ts';
+import { readAtMost } from '../../common/bounded-fetch.ts';
+import { bounded, describeFailure, statusError } from './bounded-http.ts';
 
 /** graph-node's default Arweave gateway */
 export const ARWEAVE_GATEWAY = 'https://arweave.net';
@@ -42,12 +43,10 @@ export function createArweaveClient(options: ArweaveClientOptions): {
             if (response.status !== 200) throw await statusError(response);
             const announced = response.headers.get('content-length');
             if (announced === null) throw new Error('the gateway did not announce its size (Content-Length)');
-            return await readLimited(
-              response,
-              maxFileBytes,
-              Number(announced),
-              () => new Error(`larger than the ${maxFileBytes} bytes limit`),
-            );
+            return await readAtMost(response, {
+              maxBytes: maxFileBytes,
+              tooLarge: () => new Error(`larger than the ${maxFileBytes} bytes limit`),
+            });
           },
         );
       } catch (error) {

@@ -1,6 +1,7 @@
-// HTTP reads bounded in time and in size, shared by the clients file data sources read their files
-// with (ipfs-client.ts, arweave-client.ts): a server that never answers, or streams without end,
-// cannot hold the indexer, and a failure says what the server answered.
+// HTTP reads bounded in time, shared by the clients file data sources read their files with
+// (ipfs-client.ts, arweave-client.ts): a server that never answers cannot hold the indexer, and a
+// failure says what the server answered. Their size is bounded by common/bounded-fetch.ts's
+// readAtMost, which every read of an upstream's answer shares.
 import { inBrief } from './rpc-errors.ts';
 
 /**
@@ -41,37 +42,6 @@ export async function bounded<T>(
     signal?.removeEventListener('abort', onAbort);
     controller.abort();
   }
-}
-
-/**
- * The body of `response`, refused with `tooLarge()` as soon as it is over `maxBytes`: at once when
- * the size the server `announced` is, else while it streams.
- */
-export async function readLimited(
-  response: Response,
-  maxBytes: number,
-  announced: number | null,
-  tooLarge: () => Error,
-): Promise<Uint8Array> {
-  if (announced !== null && announced > maxBytes) throw tooLarge();
-  if (!response.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }
 
 /**

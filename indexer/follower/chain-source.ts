@@ -90,6 +90,11 @@ interface ChainSourceOptions {
    * DEFAULT_RPC_TIMEOUT_MS); an archive node may take long over old blocks
    */
   requestTimeoutMs?: number;
+  /**
+   * the most bytes read of one answer (default MAX_ANSWER_BYTES): a larger eth_getLogs answer is
+   * refused as a node's refusal of an answer's size is, a larger batch's sent again in halves
+   */
+  maxAnswerBytes?: number;
   /** aborts waits, retries and the requests under way (they then throw StoppedError) */
   signal?: AbortSignal;
 }
@@ -181,7 +186,11 @@ export class ChainSource {
   constructor(private readonly options: ChainSourceOptions) {
     const { url, headers } = httpEndpoint(options.rpcUrl);
     // one for every client: a batch limit the node states holds for them all
-    const fetchFn = rpcFetch((limit, words) => options.onBatchLimit?.(limit, words), options.signal);
+    const fetchFn = rpcFetch({
+      onBatchLimit: (limit, words) => options.onBatchLimit?.(limit, words),
+      stop: options.signal,
+      maxAnswerBytes: options.maxAnswerBytes,
+    });
     const client = (batchSize: number, timeout = options.requestTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS) =>
       createPublicClient({
         transport: http(url, {

@@ -4,7 +4,8 @@
 // finds the content or streams too much cannot hold the indexer.
 import { urlRefusal } from '../../common/env.ts';
 import { redactUrl, httpEndpoint } from '../../common/url.ts';
-import { bounded, describeFailure, readLimited, statusError } from './bounded-http.ts';
+import { readAtMost } from '../../common/bounded-fetch.ts';
+import { bounded, describeFailure, statusError } from './bounded-http.ts';
 
 export interface IpfsClientOptions {
   /** a path gateway (`https://ipfs.io`) or a kubo RPC API base (`http://127.0.0.1:5001`) */
@@ -265,12 +266,11 @@ async function catContent(
         if (response.status !== 200) throw await statusError(response);
         // kubo announces the size of a cat in X-Content-Length, a gateway in Content-Length
         const announced = response.headers.get('content-length') ?? response.headers.get('x-content-length');
-        return await readLimited(
-          response,
-          maxFileBytes,
-          announced === null ? null : Number(announced),
-          () => new IpfsTooLargeError(path, maxFileBytes),
-        );
+        return await readAtMost(response, {
+          maxBytes: maxFileBytes,
+          tooLarge: () => new IpfsTooLargeError(path, maxFileBytes),
+          announced: announced === null ? null : Number(announced),
+        });
       },
     );
   } catch (error) {

@@ -13,6 +13,13 @@
 // timeout (60 s), past the 10 s Docker gives a container before SIGKILL. A 2xx answer that is no
 // JSON-RPC answer (a GraphQL server's {"errors": …}, a page) is refused quoting it: viem would read
 // it as one and fail with a TypeError ("Cannot read properties of undefined (reading 'error')").
+// An answer is read up to a size (common/bounded-fetch.ts's MAX_ANSWER_BYTES by default), as the
+// gateway's upstreams are: a batch whose answer is larger is sent again in halves, and a single
+// call's is refused in words the chain source reads as a refusal of the answer's size, so that an
+// eth_getLogs range that dense is asked for in smaller ones. Before, a range spanning a dense
+// stretch was read whole however large (a 2,000-block range of 100 logs a block is some 200 MB of
+// JSON, and several times that once parsed).
+import { MAX_ANSWER_BYTES, readAtMost } from '../../common/bounded-fetch.ts';
 import { inBrief } from './rpc-errors.ts';
 
 /** A JSON-RPC call as viem sends it. */
@@ -152,21 +159,48 @@ function stoppable(init: RequestInit, stop: AbortSignal): { init: RequestInit; d
   };
 }
 
+export interface RpcFetchOptions {
+  /**
+   * called the first time the node refuses a batch, with the calls per batch from then on (0: single
+   * calls, no batches; lower again while the node refuses those) and the node's words
+   */
+  onBatchLimit: (limit: number, words: string) => void;
+  /** aborts every request under way once it aborts */
+  stop?: AbortSignal;
+  /** the most bytes read of one answer (default MAX_ANSWER_BYTES) */
+  maxAnswerBytes?: number;
+}
+
 /**
- * A fetch for viem's HTTP transport to one node (see the top of this file). `onBatchLimit` is
- * called the first time the node refuses a batch, with the calls per batch from then on (0: single
- * calls, no batches; lower again while the node refuses those) and the node's words. Requests are
- * aborted once `stop` is.
+ * An answer over the most read of one. Its words are those providers refuse an answer's size with,
+ * which the chain source reads as such (rpc-errors.ts's refusalAsTooLarge), so that an eth_getLogs
+ * range refused for it is asked for in smaller ones.
  */
-export function rpcFetch(
-  onBatchLimit: (limit: number, words: string) => void,
-  stop?: AbortSignal,
-): typeof fetch {
+export class AnswerOverLimitError extends Error {
+  constructor(maxBytes: number) {
+    super(
+      `the node's answer exceeds ${maxBytes} bytes, the most the indexer reads of one: response size too large`,
+    );
+    this.name = 'AnswerOverLimitError';
+  }
+}
+
+/** A fetch for viem's HTTP transport to one node (see the top of this file). */
+export function rpcFetch(options: RpcFetchOptions): typeof fetch {
+  const { onBatchLimit, stop, maxAnswerBytes = MAX_ANSWER_BYTES } = options;
   /** the most calls one batch carries; 0: calls go out alone, as JSON-RPC objects */
   const maxBatch = new BatchLimit(Number.POSITIVE_INFINITY, onBatchLimit);
 
-  async function inParts(input: RequestInfo | URL, init: RequestInit, calls: RpcCall[]): Promise<Response> {
-    const size = Math.max(1, maxBatch.calls);
+  /**
+   * `calls` in batches of `size` (by default the most one carries), their answers as one; an
+   * answer that is no 2xx is the whole request's.
+   */
+  async function inParts(
+    input: RequestInfo | URL,
+    init: RequestInit,
+    calls: RpcCall[],
+    size = Math.max(1, maxBatch.calls),
+  ): Promise<Response> {
     const parts: RpcCall[][] = [];
     for (let i = 0; i < calls.length; i += size) parts.push(calls.slice(i, i + size));
     const responses = await Promise.all(
@@ -182,10 +216,29 @@ export function rpcFetch(
     return new Response(JSON.stringify(answers.flat()), { status: 200, headers: JSON_HEADERS });
   }
 
+  /** The text of `response`, refused with AnswerOverLimitError past maxAnswerBytes. */
+  async function textOf(response: Response, init: RequestInit): Promise<string> {
+    const bytes = await readAtMost(response, {
+      maxBytes: maxAnswerBytes,
+      tooLarge: () => new AnswerOverLimitError(maxAnswerBytes),
+      signal: init.signal,
+    });
+    return new TextDecoder().decode(bytes);
+  }
+
   async function send(input: RequestInfo | URL, init: RequestInit, calls: RpcCall[]): Promise<Response> {
     if (calls.length > maxBatch.calls) return inParts(input, init, calls);
     const response = await fetch(input, init);
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await textOf(response, init);
+    } catch (error) {
+      // too large for what it holds, not for a limit of the node's: halves, the batch limit kept
+      if (error instanceof AnswerOverLimitError && calls.length > 1) {
+        return inParts(input, init, calls, Math.ceil(calls.length / 2));
+      }
+      throw error;
+    }
     // the common answer, a 2xx list for one call (eth_getLogs' can be megabytes), goes to viem as it
     // came: it answers the call whatever it holds, so parsing it here would only parse it twice
     if (response.ok && calls.length === 1 && text.startsWith('[') && text !== '[]') {
@@ -222,7 +275,7 @@ export function rpcFetch(
   async function alone(input: RequestInfo | URL, init: RequestInit): Promise<Response> {
     // read here, while the stop can still abort it
     const response = await fetch(input, init);
-    const text = await response.text();
+    const text = await textOf(response, init);
     refuseUnlessJsonRpc(response, text, parsed(text));
     return answerOf(response, text);
   }

@@ -360,6 +360,60 @@ describe('the chain source meeting a node that limits the number of logs in an a
   });
 });
 
+describe('the chain source reading answers up to a size', () => {
+  // the node's 100 logs a block are some 40 KB of JSON: a range of 25 blocks is about this much
+  const MAX_ANSWER_BYTES = 1_000_000;
+
+  it('asks for an eth_getLogs range whose answer is over the limit in smaller ones, lowering the logs it aims at', async () => {
+    node = await startLogDensityNode(() => 100);
+    const limits: [number, string][] = [];
+    const chain = new ChainSource({
+      rpcUrl: node.url,
+      initialRange: 64,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      onLogLimit: (logs, reason) => limits.push([logs, reason]),
+    });
+    const logs = await allLogs(chain, filter, 1, 300);
+    expect(new Set(logs.map((log) => `${log.blockNumber}:${log.logIndex}`)).size).toBe(30_000);
+    // 64 and 32 blocks refused (2.5 and 1.3 MB); 16 taken, then 12 (1,200 logs) every range
+    expect(widths(node.ranges).slice(0, 6)).toEqual([64, 32, 16, 12, 12, 12]);
+    expect(limits.map(([target]) => target)).toEqual([2_500, 1_250]);
+    expect(limits[0]![1]).toBe(
+      "the node's answer exceeds 1000000 bytes, the most the indexer reads of one: response size too large",
+    );
+  });
+
+  it('sends a batch whose answer is over the limit again in halves, until each answer is under it', async () => {
+    node = await startLogDensityNode(() => 100);
+    // a block whole with its 100 transactions is some 40 KB: 5 of them fit under 300,000 bytes
+    const chain = new ChainSource({ rpcUrl: node.url, maxAnswerBytes: 300_000 });
+    const numbers = Array.from({ length: 20 }, (_, i) => i + 1);
+    const five = (n: number) => new Set(Array.from({ length: 5 }, (_, i) => transactionHashOf(n, i) as Hex));
+    const headers = await chain.headers(numbers, new Map(numbers.map((n) => [n, five(n)])));
+    expect(numbers.every((n) => headers.get(n)?.transactions?.size === 5)).toBe(true);
+    expect(node.fullBlockBatches.toSorted((a, b) => b - a)).toEqual([20, 10, 10, 5, 5, 5, 5]);
+  });
+
+  it('refuses a single answer over the limit, saying so in the retry line', async () => {
+    node = await startLogDensityNode(() => 0, { head: 7 });
+    const stop = new AbortController();
+    const retries: string[] = [];
+    const chain = new ChainSource({
+      rpcUrl: node.url,
+      maxAnswerBytes: 10,
+      signal: stop.signal,
+      onRetry: (what, error) => {
+        retries.push(`${what}: ${describeRpcError(error)}`);
+        stop.abort();
+      },
+    });
+    await expect(chain.headNumber()).rejects.toBeInstanceOf(StoppedError);
+    expect(retries).toEqual([
+      "eth_blockNumber: HTTP request failed: the node's answer exceeds 10 bytes, the most the indexer reads of one: response size too large",
+    ]);
+  });
+});
+
 describe('the chain source reading blocks with their transactions', () => {
   it('reads the few transactions wanted from a block one by one, with their fields as the node reports them', async () => {
     node = await startLogDensityNode(() => 50);

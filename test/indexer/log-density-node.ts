@@ -330,6 +330,11 @@ export async function startLogDensityNode(
     },
     requestMethods,
     traceRanges,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // a connection whose answer the client cut short can stay open until its keep-alive ends
+        server.closeAllConnections();
+      }),
   };
 }
