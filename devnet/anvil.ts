@@ -10,9 +10,11 @@
 // only when it returns from main, which it does not do on a signal: every stopped anvil left its
 // states behind (77 MB for the test scenario, 20 GB for the benchmark's) until the disk filled and
 // SQLite failed a test with "database or disk is full". Each anvil therefore gets a home of its own,
-// removed when it stops.
+// removed when it stops. A process killed outright (SIGKILL, the OOM killer) takes its anvil down
+// with it but removes nothing, so a home is named after the process that owns it, and an anvil
+// started in a data directory first removes the homes there whose owner is gone.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,10 +27,36 @@ export const DEVNET_CHAIN_ID = 31337;
 /** 2025-01-01T00:00:00Z: genesis of the devnet; scenario day d is mined at GENESIS + d days. */
 export const DEVNET_GENESIS_TIMESTAMP = 1_735_689_600;
 
+/** An anvil home's name: this, its owner's process id, a dash and mkdtemp's random part. */
+const HOME_PREFIX = 'anvil-home-';
+
+/** Whether process `pid` exists (one of another user's, which may not be signalled, does). */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the anvil homes under `parent` whose owner process is gone. */
+function removeOrphanedHomes(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const owner = new RegExp(`^${HOME_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (owner !== undefined && !exists(Number(owner)))
+      rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
 interface AnvilOptions {
   /** Mine every transaction at once (default false: blocks are mined explicitly with evm_mine). */
   automine?: boolean;
-  /** Where anvil's own home is made (default the OS temp directory): the service keeps to DATA_DIR. */
+  /**
+   * Where anvil's own home is made (default the OS temp directory): the service keeps to DATA_DIR.
+   * The homes left there by processes killed outright are removed first (only where it is given: the
+   * OS temp directory may be shared with processes this one cannot see).
+   */
   homeParent?: string;
   /**
    * How many older blocks' states anvil may write to its home (default: no limit). A devnet that
@@ -122,7 +150,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
   const drainer = spawn('sh', ['-c', 'sed -n "/Listening on/{p;q;}"; exec cat > /dev/null'], {
     stdio: ['pipe', 'pipe', 'ignore'],
   });
-  const home = mkdtempSync(join(options.homeParent ?? tmpdir(), 'anvil-home-'));
+  if (options.homeParent !== undefined) removeOrphanedHomes(options.homeParent);
+  const home = mkdtempSync(join(options.homeParent ?? tmpdir(), `${HOME_PREFIX}${process.pid}-`));
   const removeHome = (): void => rmSync(home, { recursive: true, force: true });
   const [command, commandArgs] = endedWithThisProcess(anvilBinary(), args);
   const child = spawn(command, commandArgs, {

@@ -1,10 +1,12 @@
 // Anvil writes the states of older blocks to disk and, stopped by a signal, never deletes them;
 // left behind by every run, they once filled the disk CI runs on. startAnvil gives each anvil a
 // home of its own and removes it when anvil stops, and a devnet that runs for hours caps them. An
-// anvil ends with the process that started it, even one killed outright.
+// anvil ends with the process that started it, even one killed outright, and the home such a process
+// could not remove is removed by the next anvil started in the same directory.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, vi } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
@@ -61,24 +63,51 @@ function runs(pid: number): boolean {
   return state !== 'Z';
 }
 
+/**
+ * Starts an anvil (its home under `homeParent`, when given) in a child process and kills that process
+ * outright; what anvil ran as, and where its home was.
+ */
+async function anvilOfKilledProcess(homeParent?: string): Promise<{ pid: number; home: string }> {
+  const options = homeParent === undefined ? '' : JSON.stringify({ homeParent });
+  const script = `import { startAnvil } from './devnet/anvil.ts'; const { pid, home } = await startAnvil(${options}); console.log(JSON.stringify({ pid, home }));`;
+  const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: resolve(import.meta.dirname, '../..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const anvil = await new Promise<{ pid: number; home: string }>((found) =>
+    createInterface({ input: parent.stdout }).once('line', (line) => found(JSON.parse(line))),
+  );
+  expect(runs(anvil.pid)).toBe(true);
+  parent.kill('SIGKILL');
+  await new Promise((ended) => parent.once('exit', ended));
+  return anvil;
+}
+
 describe('an anvil whose process is killed outright', () => {
   it.runIf(process.platform === 'linux')('ends with it, where no exit handler runs', async () => {
-    const script = `import { startAnvil } from './devnet/anvil.ts'; const { pid, home } = await startAnvil(); console.log(JSON.stringify({ pid, home }));`;
-    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: resolve(import.meta.dirname, '../..'),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const anvil = await new Promise<{ pid: number; home: string }>((found) =>
-      createInterface({ input: parent.stdout }).once('line', (line) => found(JSON.parse(line))),
-    );
+    const anvil = await anvilOfKilledProcess();
     try {
-      expect(runs(anvil.pid)).toBe(true);
-      parent.kill('SIGKILL');
       await vi.waitFor(() => expect(runs(anvil.pid)).toBe(false), { timeout: 10_000 });
     } finally {
       if (runs(anvil.pid)) process.kill(anvil.pid, 'SIGKILL');
       // its home is what the killed process would have removed
       rmSync(anvil.home, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves its home for the next anvil started in the same directory to remove, which keeps the homes of live ones', async () => {
+    const homeParent = mkdtempSync(join(tmpdir(), 'anvil-homes-'));
+    const killed = await anvilOfKilledProcess(homeParent);
+    const live = await startAnvil({ homeParent });
+    try {
+      expect(existsSync(killed.home)).toBe(false);
+      const next = await startAnvil({ homeParent });
+      await next.stop();
+      expect(readdirSync(homeParent)).toEqual([basename(live.home)]);
+    } finally {
+      await live.stop();
+      if (runs(killed.pid)) process.kill(killed.pid, 'SIGKILL');
+      rmSync(homeParent, { recursive: true, force: true });
     }
   });
 });
