@@ -2,7 +2,8 @@
 // and chain, which cannot disagree): that SUBGRAPH_URL serves a graph-node-dialect subgraph, that
 // SUBGRAPH_STATUS_URL, if set, is the status API of the indexer of that subgraph's deployment (on
 // the network REGISTRY names), and that RPC_URL serves the chain REGISTRY describes, with contract code at every address the
-// registry names, and that a DISTRIBUTIONS_BASE directory can be read. Without these, a wrong URL
+// registry names and each fund's asset, share token, policy and decimals as the registry gives them,
+// and that a DISTRIBUTIONS_BASE directory can be read. Without these, a wrong URL
 // or registry still started and answered every request with a plausible but wrong body, or a 503
 // "retry later" that no retry could fix.
 //
@@ -16,7 +17,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BaseError, HttpRequestError, TimeoutError, getAddress } from 'viem';
+import { BaseError, HttpRequestError, TimeoutError, getAddress, parseAbi } from 'viem';
 import { answerTooLarge, boundedFetch, MAX_QUOTED_CHARS } from '../common/bounded-fetch.ts';
 import { innermostCause, innermostMessage } from '../common/error-causes.ts';
 import { httpEndpoint, scrubbedExcerpt, scrubUrls } from '../common/url.ts';
@@ -304,6 +305,72 @@ export async function checkChainMatchesRegistry(
     throw new Error(
       `REGISTRY ${registryFile} names addresses without contract code on chain ${chainId}: ${codeless.sort().join(', ')}; it describes another deployment than the one RPC_URL serves`,
     );
+  const disagreements = (
+    await Promise.all(registry.funds.map((fund, i) => fundDisagreements(client, registry, fund, i)))
+  ).flat();
+  if (disagreements.length > 0)
+    throw new Error(
+      `REGISTRY ${registryFile} disagrees with the contracts on chain ${chainId}: ${disagreements.join('; ')}. The service formats amounts with the registry's decimals and reads reserve bounds from its policy, so every answer of these funds would be wrong: correct those fields`,
+    );
+}
+
+const fundContractsAbi = parseAbi([
+  'function asset() view returns (address)',
+  'function shareToken() view returns (address)',
+  'function policy() view returns (address)',
+  'function decimals() view returns (uint8)',
+]);
+
+/**
+ * Where the registry's fund `fund` (funds[i]) says otherwise than its contracts: the vault's asset,
+ * share token and policy, and the decimals of its base asset and share token (share amounts are
+ * formatted with the base asset's decimals, so the two must be equal). A code check passes a
+ * registry that names the right contracts under the wrong fund, or the wrong decimals, and every
+ * amount was then off by powers of ten, or the reserve bounds another policy's.
+ */
+async function fundDisagreements(
+  client: ReturnType<typeof createChainSource>['client'],
+  registry: Registry,
+  fund: Registry['funds'][number],
+  i: number,
+): Promise<string[]> {
+  const read = async (address: string, functionName: 'asset' | 'shareToken' | 'policy' | 'decimals') => {
+    try {
+      return await client.readContract({ address: getAddress(address), abi: fundContractsAbi, functionName });
+    } catch (error) {
+      throw new Error(`it does not answer ${functionName}() of ${address}: ${causeOf(error)}`);
+    }
+  };
+  const policy = registry.policies.find((p) => p.slug === fund.policy)!;
+  const [asset, shareToken, policyAddress, baseDecimals, shareDecimals] = await Promise.all([
+    read(fund.vault, 'asset'),
+    read(fund.vault, 'shareToken'),
+    read(fund.vault, 'policy'),
+    read(fund.baseAsset.address, 'decimals'),
+    read(fund.shareToken, 'decimals'),
+  ]);
+  const at = `funds[${i}]`;
+  const same = (a: unknown, b: string) => getAddress(String(a)) === getAddress(b);
+  const found: string[] = [];
+  if (!same(asset, fund.baseAsset.address))
+    found.push(`${at}.baseAsset.address is ${fund.baseAsset.address}, but the vault's asset() is ${asset}`);
+  if (!same(shareToken, fund.shareToken))
+    found.push(`${at}.shareToken is ${fund.shareToken}, but the vault's shareToken() is ${shareToken}`);
+  if (!same(policyAddress, policy.address)) {
+    const named = registry.policies.find((p) => same(policyAddress, p.address));
+    found.push(
+      `${at}.policy is "${fund.policy}" (${policy.address}), but the vault's policy() is ${policyAddress}${named ? ` (policy "${named.slug}")` : ''}`,
+    );
+  }
+  if (Number(baseDecimals) !== fund.baseAsset.decimals)
+    found.push(
+      `${at}.baseAsset.decimals is ${fund.baseAsset.decimals}, but the token's decimals() is ${baseDecimals}`,
+    );
+  if (Number(shareDecimals) !== Number(baseDecimals))
+    found.push(
+      `${at}.shareToken has ${shareDecimals} decimals and the base asset ${baseDecimals}: the service formats share amounts with the base asset's decimals`,
+    );
+  return found;
 }
 
 /**

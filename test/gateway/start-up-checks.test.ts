@@ -229,6 +229,31 @@ describe('the RPC_URL check and the chain at request time', () => {
     await expect(refusal).rejects.toThrow(/contracts\[1\]\.address \(FundRegistry\) 0x/);
   });
 
+  it('refuses a registry whose funds’ decimals, share token and policy disagree with their contracts, naming each field', async () => {
+    const registry = structuredClone(stack.registry);
+    const [harbor, summit] = registry.funds;
+    harbor!.baseAsset.decimals = 18;
+    harbor!.shareToken = summit!.shareToken;
+    const kelly = registry.policies.find((p) => p.slug === summit!.policy)!;
+    const own = registry.policies.find((p) => p.slug === harbor!.policy)!;
+    harbor!.policy = kelly.slug;
+    const refusal = checkChainMatchesRegistry(
+      { rpcUrl: stack.devnet.rpcUrl, timeoutMs: 2_000, maxBatch: 1 },
+      registry,
+      REGISTRY_FILE,
+      shortWait(),
+    );
+    await expect(refusal).rejects.toThrow(
+      new Error(
+        `REGISTRY ${REGISTRY_FILE} disagrees with the contracts on chain 31337: ` +
+          `funds[0].shareToken is ${summit!.shareToken}, but the vault's shareToken() is ${stack.registry.funds[0]!.shareToken}; ` +
+          `funds[0].policy is "${kelly.slug}" (${kelly.address}), but the vault's policy() is ${own.address} (policy "${own.slug}"); ` +
+          "funds[0].baseAsset.decimals is 18, but the token's decimals() is 6. " +
+          "The service formats amounts with the registry's decimals and reads reserve bounds from its policy, so every answer of these funds would be wrong: correct those fields",
+      ),
+    );
+  });
+
   it('answers a read of an address without code as INTERNAL, not as an RPC to retry', async () => {
     const gateway = testGateway(stack, {
       chain: { rpcUrl: anvil.rpcUrl, timeoutMs: 5_000, maxBatch: 10 },
