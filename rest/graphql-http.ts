@@ -1,6 +1,7 @@
 // The HTTP rules of /graphql, checked before Yoga runs: which methods it answers, how large and of
 // which media type a request body may be (matched in any case, as RFC 9110 8.3.1 asks and Yoga does
-// not), which media types an answer can take, that a GET gives each of its parameters once, in a
+// not), which media types an answer can take (a range asking for UTF-8 by name included), that a
+// GET gives each of its parameters once, in a
 // GET's query string or a form body. Yoga refuses what breaks them with an empty body (405, 406,
 // 415), not at all (HEAD) or misleadingly (a GET's repeated parameter joined with commas, a form's
 // first value taken and the others dropped); here each refusal is a problem+json naming what to
@@ -31,7 +32,18 @@ const GRAPHQL_ANSWER_TYPES = [
 // variables travel in the same body: moving values into them saves nothing
 export const GRAPHQL_BODY_TOO_LARGE = `A GraphQL request body may have at most ${MAX_GRAPHQL_BODY_BYTES} bytes; send a smaller document or smaller variables, or split the query into several requests.`;
 export const GRAPHQL_LENGTH_REQUIRED = `A GraphQL request body must declare its Content-Length (at most ${MAX_GRAPHQL_BODY_BYTES} bytes).`;
-export const GRAPHQL_NOT_ACCEPTABLE = `/graphql answers ${GRAPHQL_ANSWER_TYPES.join(', ')}; the Accept header allows none of them.`;
+export const GRAPHQL_NOT_ACCEPTABLE = `/graphql answers ${GRAPHQL_ANSWER_TYPES.join(', ')}, in UTF-8; the Accept header allows none of them.`;
+
+/**
+ * `accept` without the `charset=utf-8` parameters of its ranges. Every answer is UTF-8, and the
+ * GraphQL-over-HTTP spec long had clients ask for it by name ("application/graphql-response+json;
+ * charset=utf-8, application/json; charset=utf-8", which Relay sends); Express's negotiator matches a
+ * range's parameters against the offered types', which name none, and so refused each of them.
+ * Another charset stays, and is refused: Yoga answers in UTF-8 only.
+ */
+export function withoutUtf8Charset(accept: string): string {
+  return accept.replace(/\s*;\s*charset\s*=\s*(?:"utf-8"|utf-8)(?=\s*(?:[;,]|$))/gi, '');
+}
 
 export function unsupportedGraphqlBody(contentType: string | undefined): string {
   const sent =
@@ -108,6 +120,8 @@ export function checkGraphqlRequest(refuse: Refuse, endpoint: string): RequestHa
       );
       return;
     }
+    // Yoga reads the header from the request too, and takes a range without a charset as UTF-8
+    if (req.headers.accept !== undefined) req.headers.accept = withoutUtf8Charset(req.headers.accept);
     if (!req.accepts(GRAPHQL_ANSWER_TYPES)) {
       refuse(req, res, 'not-acceptable', GRAPHQL_NOT_ACCEPTABLE);
       return;

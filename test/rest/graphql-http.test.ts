@@ -1,7 +1,7 @@
 // The HTTP rules of /graphql that rest/graphql-http.ts adds to Yoga's, over real HTTP and the
-// registry alone: its answers say they vary by Accept and are not to be stored, a Content-Type's
-// media type is matched in any case (RFC 9110 8.3.1), and a body over the limit is told what to
-// send instead.
+// registry alone: its answers say they vary by Accept and are not to be stored, an Accept range
+// asking for UTF-8 by name is met, a Content-Type's media type is matched in any case (RFC 9110
+// 8.3.1), and a body over the limit is told what to send instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_GRAPHQL_BODY_BYTES } from '../../rest/graphql-http.ts';
 import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
@@ -34,6 +34,33 @@ describe('an answer of /graphql', () => {
     });
     expect(response.status).toBe(406);
     expect(response.headers.get('vary')).toBe('Accept');
+  });
+});
+
+describe('an Accept header', () => {
+  const ask = (accept: string) =>
+    fetch(`${server.url}/graphql?query=${encodeURIComponent(QUERY)}`, { headers: { accept } });
+
+  it.each([
+    [
+      'application/graphql-response+json; charset=utf-8, application/json; charset=utf-8',
+      'application/graphql-response+json; charset=utf-8',
+    ],
+    ['application/json;charset=UTF-8', 'application/json; charset=utf-8'],
+    ['application/json; charset="utf-8"; q=0.9', 'application/json; charset=utf-8'],
+  ])('asking for UTF-8 by name is met (%s)', async (accept, contentType) => {
+    const response = await ask(accept);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(contentType);
+    expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+  });
+
+  it('asking for another charset is refused with a problem saying answers are UTF-8', async () => {
+    const response = await ask('application/json; charset=iso-8859-1');
+    expect(response.status).toBe(406);
+    expect(((await response.json()) as { detail: string }).detail).toBe(
+      '/graphql answers application/graphql-response+json, application/json, text/event-stream, multipart/mixed, in UTF-8; the Accept header allows none of them.',
+    );
   });
 });
 
