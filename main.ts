@@ -120,7 +120,7 @@ async function startEmbeddedDevnet(params: ScenarioParams): Promise<Upstreams> {
   await indexer.start();
   cleanups.push(() => indexer.stop());
   console.log('indexer: catching up with the devnet...');
-  await Promise.race([indexer.waitForHead(), storeFailure(indexer)]);
+  await caughtUpUnlessStoreFails(indexer);
   return {
     subgraphUrl: indexer.queryUrl,
     // the embedded indexer serves graph-node's index-node status API beside its subgraph
@@ -131,15 +131,18 @@ async function startEmbeddedDevnet(params: ScenarioParams): Promise<Upstreams> {
 }
 
 /**
- * Rejects once the indexer reports its store cannot be written (a full disk, say): indexing would
- * wait for that to change, but the devnet is new at every start, so the start is refused instead.
+ * Resolves once the indexer has caught up with the devnet; rejects once it reports its store cannot
+ * be written (a full disk, say): indexing would wait for that to change, but the devnet is new at
+ * every start, so the start is refused instead. The store is checked only meanwhile: a check after
+ * a stop has begun would ask a stopped indexer.
  */
-function storeFailure(indexer: Indexer): Promise<never> {
-  return new Promise((_, fail) => {
-    const check = setInterval(() => {
+async function caughtUpUnlessStoreFails(indexer: Indexer): Promise<void> {
+  let check: NodeJS.Timeout | undefined;
+  const storeFailure = new Promise<never>((_, fail) => {
+    check = setInterval(() => {
+      if (stopping) return;
       const { storeError } = indexer.status();
       if (storeError === null) return;
-      clearInterval(check);
       fail(
         new StartupError(
           `cannot use DATA_DIR (${config.dataDir}): the indexer's store cannot be written (${storeError}); make it writable with room to spare, or set DATA_DIR to another directory`,
@@ -148,6 +151,11 @@ function storeFailure(indexer: Indexer): Promise<never> {
     }, STORE_CHECK_MS);
     check.unref();
   });
+  try {
+    await Promise.race([indexer.waitForHead(), storeFailure]);
+  } finally {
+    clearInterval(check);
+  }
 }
 const STORE_CHECK_MS = 250;
 
@@ -208,7 +216,7 @@ async function checkNetworkUpstreams(upstreams: Upstreams, registry: Registry): 
     );
   if (upstreams.distributionsBase === undefined) {
     console.log(
-      'service: DISTRIBUTIONS_BASE is not set: dividend proofs are not served (404); rounds and their roots are',
+      'service: DISTRIBUTIONS_BASE is not set: dividend proofs are not served (404); rounds and their roots still are',
     );
   }
 }

@@ -3,7 +3,7 @@
 // never a stack trace, including a SUBGRAPH_URL that serves no subgraph and an RPC_URL of another
 // chain than REGISTRY's; and the URLs it prints hide the credentials and keys they may carry. A stop
 // waits a grace period for the answers under way, then closes their connections.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type Server } from 'node:net';
@@ -299,6 +299,39 @@ describe('the service start-up', () => {
 });
 
 describe('the service stop', () => {
+  it('exits 0 without a word on stderr in devnet mode while its anvil is slow to stop', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-data-dir-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ...SMALLEST_SCENARIO },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await new Promise<void>((listening) =>
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          if (line.startsWith('Ctrl-C to stop')) listening();
+        }),
+      );
+      // anvil, frozen, takes the stop its 5 s until SIGKILL: the stop's steps after the indexer's
+      anvil = Number(
+        execFileSync('pgrep', ['-P', String(child.pid), 'anvil'])
+          .toString()
+          .trim(),
+      );
+      process.kill(anvil, 'SIGSTOP');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('closes a connection whose request is still arriving once its grace has passed, and exits 0', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
       cwd: repoRoot,
