@@ -316,11 +316,7 @@ describe('the service stop', () => {
         }),
       );
       // anvil, frozen, takes the stop its 5 s until SIGKILL: the stop's steps after the indexer's
-      anvil = Number(
-        execFileSync('pgrep', ['-P', String(child.pid), 'anvil'])
-          .toString()
-          .trim(),
-      );
+      const anvil = Number(execFileSync('pgrep', ['-P', String(child.pid), 'anvil']).toString());
       process.kill(anvil, 'SIGSTOP');
       child.kill('SIGTERM');
       const [code] = (await exited) as [number | null];
