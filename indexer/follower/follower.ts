@@ -7,7 +7,8 @@
 // Reorgs are found by hash: the checkpoint block must still be on the canonical chain; if not, the
 // store reverts to the newest stored block that is, and indexing resumes from there. A node whose head
 // is below the checkpoint is on a shorter chain if its block differs from the newest stored one at or
-// below that head (a reorg, reverted alike), else behind (waited for). A range whose answers disagree,
+// below that head (a reorg, reverted alike), else behind (waited for, its head asked for at the poll
+// interval so that the block that ends the wait is seen at once). A range whose answers disagree,
 // or a handler's chain read the node failed (ChainAccessError), rolls back to the last commit like a
 // moved chain, and the ranges run again after a backoff. A handler that fails stops indexing; one that
 // fails under nonFatalErrors before the subgraph first caught up with the chain head pauses it, as
@@ -63,7 +64,8 @@ export interface FollowerProgress {
   filesAwaited: number;
 }
 
-type StepResult = 'advanced' | 'idle' | 'retry';
+/** `waiting`: for a node whose head is below the checkpoint (see pastNodeHead); polled as when idle */
+type StepResult = 'advanced' | 'idle' | 'retry' | 'waiting';
 
 /** Waits before running a range again (see waitBeforeRetry): the first, and the most (doubling in between). */
 const RANGE_RETRY: Backoff = { minMs: 250, maxMs: 15_000 };
@@ -103,6 +105,8 @@ export class ChainFollower {
    */
   private retryCause: { reason: string; failed: boolean } | null = null;
   private retriesInARow = 0;
+  /** whether the last step waited for a node behind the checkpoint: a wait is logged once, not per poll */
+  private waitingForNode = false;
   /** what stopped indexing, if a handler failure did: the failure, or the pause it caused */
   failure: HandlerError | IndexingPaused | null = null;
 
@@ -156,6 +160,7 @@ export class ChainFollower {
       this.resumeAfterHandlerErrors();
       while (!signal.aborted) {
         const result = await this.step();
+        this.waitingForNode = result === 'waiting';
         if (result === 'retry') {
           await this.waitBeforeRetry();
           continue;
@@ -163,7 +168,7 @@ export class ChainFollower {
         this.retriesInARow = 0;
         this.options.onProgress?.(this.progress());
         // a stop ends the wait, and then the loop
-        if (result === 'idle')
+        if (result === 'idle' || result === 'waiting')
           await sleep(this.options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
       }
     } catch (error) {
@@ -233,7 +238,10 @@ export class ChainFollower {
     return 'retry';
   }
 
-  /** One unit of work: a range written (and maybe committed), a reverted reorg, or an idle poll. */
+  /**
+   * One unit of work: a range written (and maybe committed), a reverted reorg, an idle poll, or a
+   * poll of a node behind the checkpoint.
+   */
   async step(): Promise<StepResult> {
     const { store } = this.options;
     const cp = store.checkpoint();
@@ -357,7 +365,9 @@ export class ChainFollower {
    * branch, a devnet started again). The newest stored block at or below the node's head tells them
    * apart: another hash there is a reorg, reverted as any other; the same hash, a node behind, waited
    * for with its head recorded (the index-node API's chainHeadBlock). A node behind the oldest block
-   * the store keeps cannot be told from another chain: it is waited for too, the log saying so.
+   * the store keeps cannot be told from another chain: it is waited for too, the log saying so. A
+   * node that lacks the stored block below its own head answers inconsistently: a node error, run
+   * again after the growing backoff.
    */
   private async pastNodeHead(cp: Checkpoint, head: number): Promise<StepResult> {
     const { store, chain } = this.options;
@@ -370,16 +380,27 @@ export class ChainFollower {
     if (cp.headSeen !== head) store.recordHeadSeen(head);
     const behind = `the node's head is block ${head}, behind block ${cp.number}, the last one indexed`;
     if (!stored)
-      return this.retry(
+      return this.waitForNode(
         `${behind}, and the store keeps no block at or below it to tell a node behind from another chain: waiting for the node (if its chain was replaced, as a devnet started again is, delete the store)`,
-        true,
       );
     if (!nodeBlock)
       return this.retry(`${behind}, and the node did not return block ${stored.number} below it`, true);
-    return this.retry(
+    return this.waitForNode(
       `${behind}; its block ${stored.number} is the one indexed, so it is behind, not on another chain: waiting for it`,
-      true,
     );
+  }
+
+  /**
+   * A step waiting for a node behind the checkpoint: the next one asks for its head (and its block's
+   * hash) again after the poll interval, as at the head, not after the range retries' growing
+   * backoff. What ends the wait is often the first block of a new branch (a reorg whose node at first
+   * had only the common ancestor), to be seen as soon as it is mined, as graph-node's block stream,
+   * waiting, wakes on the next chain-head update. The wait is logged when it begins, `reason` saying why.
+   */
+  private waitForNode(reason: string): 'waiting' {
+    if (!this.waitingForNode)
+      this.options.log?.(`${reason}; its head is asked for every ${this.options.pollIntervalMs} ms`);
+    return 'waiting';
   }
 
   /**

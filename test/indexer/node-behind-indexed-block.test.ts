@@ -6,7 +6,9 @@
 // the reorg threshold behind, healthy again within it. Once the node catches up indexing goes on to
 // exactly the store a run over a healthy node builds. A store keeping too little history to hold a
 // block at or below the node's head cannot tell such a node from another chain: it waits too, and
-// says what to do if the chain was replaced.
+// says what to do if the chain was replaced. A wait is logged once, and the node's head asked for at
+// the poll interval, not after the growing backoff of a range run again: after a reorg whose node at
+// first has only the common ancestor (an anvil snapshot reverted), the new branch is indexed once mined.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
@@ -104,7 +106,7 @@ describe('an indexer whose node’s head falls below the last block indexed, on 
     let cap = head - 12;
     proxy.set({ kind: 'rewrite', rewrite: nodeAt(() => cap) });
     const stored = newestStoredBlock(indexer.storePath, cap);
-    const waiting = `the node's head is block ${cap}, behind block ${head}, the last one indexed; its block ${stored} is the one indexed, so it is behind, not on another chain: waiting for it; the range after block ${head} runs again in`;
+    const waiting = `the node's head is block ${cap}, behind block ${head}, the last one indexed; its block ${stored} is the one indexed, so it is behind, not on another chain: waiting for it; its head is asked for every 20 ms`;
     await waitFor(() => expect(lines.some((l) => l.startsWith(waiting))).toBe(true));
 
     expect(await statusOf(indexer.queryUrl)).toEqual({
@@ -159,7 +161,7 @@ describe('an indexer whose node’s head falls below the last block indexed, on 
     await indexer.waitForBlock(head);
     const cap = head - 12;
     proxy.set({ kind: 'rewrite', rewrite: nodeAt(() => cap) });
-    const waiting = `the node's head is block ${cap}, behind block ${head}, the last one indexed, and the store keeps no block at or below it to tell a node behind from another chain: waiting for the node (if its chain was replaced, as a devnet started again is, delete the store); the range after block ${head} runs again in`;
+    const waiting = `the node's head is block ${cap}, behind block ${head}, the last one indexed, and the store keeps no block at or below it to tell a node behind from another chain: waiting for the node (if its chain was replaced, as a devnet started again is, delete the store); its head is asked for every 20 ms`;
     await waitFor(() => expect(lines.some((l) => l.startsWith(waiting))).toBe(true));
     expect(await statusOf(indexer.queryUrl)).toMatchObject({
       health: 'failed',
@@ -169,6 +171,46 @@ describe('an indexer whose node’s head falls below the last block indexed, on 
     const drafted = await actions.draftAll(3, 1_200_000n);
     await indexer.waitForBlock(drafted);
     expect(lines.filter((l) => l.startsWith('reorg:'))).toEqual([]);
+    await indexer.stop();
+  }, 60_000);
+
+  it('asks for the head of a node left with the common ancestor by a reorg at its poll interval, logging the wait once, and indexes the new branch', async () => {
+    proxy.set({ kind: 'pass' });
+    const lines: string[] = [];
+    const indexer = await indexers.start(proxy.url, { log: (line) => lines.push(line) });
+    const ancestor = (await actions.head()).number;
+    await indexer.waitForBlock(ancestor);
+    const snapshot = await actions.snapshot();
+    const lost = await actions.draftAll(4, 1_300_000n);
+    await indexer.waitForBlock(lost);
+    await actions.revert(snapshot);
+    const polledFrom = proxy.rpcRequests().length;
+    const headPolls = () =>
+      proxy
+        .rpcRequests()
+        .slice(polledFrom)
+        .filter((calls) => calls.some((call) => call.method === 'eth_blockNumber')).length;
+    // ten polls are 0.2 s at the poll interval; after the backoff of a range run again, 46 s
+    await waitFor(() => expect(headPolls()).toBeGreaterThanOrEqual(10));
+    expect(lines.filter((l) => l.startsWith(`the node's head is block ${ancestor}`))).toEqual([
+      `the node's head is block ${ancestor}, behind block ${lost}, the last one indexed; its block ${ancestor} is the one indexed, so it is behind, not on another chain: waiting for it; its head is asked for every 20 ms`,
+    ]);
+
+    const branch = await actions.draftAll(4, 1_400_000n);
+    const { hash } = await actions.head();
+    await waitFor(async () =>
+      expect(
+        (
+          await queryIndexer<{ _meta: { block: { number: number; hash: string } } }>(
+            indexer.queryUrl,
+            '{ _meta { block { number hash } } }',
+          )
+        )._meta.block,
+      ).toEqual({ number: branch, hash }),
+    );
+    expect(lines.filter((l) => l.startsWith('reorg:'))).toEqual([
+      `reorg: block ${lost} is no longer canonical; reverted to block ${ancestor}`,
+    ]);
     await indexer.stop();
   }, 60_000);
 });
