@@ -39,8 +39,15 @@ import {
 } from './routes.ts';
 import { componentSchemas, type JsonSchema } from './schemas.ts';
 
-const SUMMARY =
-  'Anonymous, read-only JSON API over a fund-vault protocol on a public test network: funds and their NAV (latest and history), live strategy allocations and reserves, dividend rounds with Merkle proofs for claiming, a strategy catalogue with ratings, settlement policies, registered contracts, and the indexed on-chain event stream.';
+/** where the registry's chain is, for the documents' opening line */
+function chainPlace({ syntheticChainClock, registry }: DocumentExamples): string {
+  if (syntheticChainClock) return 'a local development chain (the devnet)';
+  return registry.chain.isTestnet ? `a public test network (${registry.chain.name})` : registry.chain.name;
+}
+
+/** the documents' opening line */
+const summary = (examples: DocumentExamples) =>
+  `Anonymous, read-only JSON API over a fund-vault protocol on ${chainPlace(examples)}: funds and their NAV (latest and history), live strategy allocations and reserves, dividend rounds with Merkle proofs for claiming, a strategy catalogue with ratings, settlement policies, registered contracts, and the indexed on-chain event stream.`;
 
 /** a query value inside a Markdown link: parentheses encoded too, or `)` would end the link */
 const linkEncode = (value: string) =>
@@ -85,7 +92,7 @@ export function llmsTxt(
   const lines = [
     `# ${API_TITLE}`,
     '',
-    `> ${SUMMARY}`,
+    `> ${summary(examples)}`,
     '',
     'Every /v1 endpoint is GET, needs no key, and returns JSON; errors are application/problem+json. Start with GET /v1/funds to learn fund slugs and GET /v1/strategies for strategy slugs.',
     '',
@@ -323,7 +330,7 @@ export function llmsFullTxt(
   return [
     `# ${API_TITLE}: full reference`,
     '',
-    `> ${SUMMARY}`,
+    `> ${summary(examples)}`,
     '',
     `Base URL: ${baseUrl}. API version ${API_VERSION}, carried in the /v1/ path prefix.`,
     '',

@@ -302,6 +302,21 @@ describe('agents.json and llms documents', () => {
     expect(sepolia).not.toContain('clock is synthetic');
   });
 
+  it('open by saying where the chain is: the local devnet, or the registry’s public test network', () => {
+    const opening = (text: string) => text.split('\n').find((line) => line.startsWith('> '));
+    expect(opening(llmsTxt(base))).toMatch(
+      /^> Anonymous, read-only JSON API over a fund-vault protocol on a local development chain \(the devnet\): funds/,
+    );
+    const registry = {
+      ...DEVNET_EXAMPLES.registry,
+      network: 'sepolia',
+      chain: { id: 11155111, name: 'Sepolia', explorer: 'https://sepolia.etherscan.io', isTestnet: true },
+    };
+    expect(opening(llmsFullTxt(base, `${base}/problems`, documentExamples(registry)))).toMatch(
+      /^> Anonymous, read-only JSON API over a fund-vault protocol on a public test network \(Sepolia\): funds/,
+    );
+  });
+
   it("say what a closed fund is in the GraphQL enum's words, in openapi.json and llms-full.txt: closed to subscriptions, redemptions going on", () => {
     const closed = (schema.getType('FundStatus') as GraphQLEnumType).getValue('closed')?.description;
     expect(closed).toBe(
