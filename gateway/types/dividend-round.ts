@@ -81,15 +81,6 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
         // EIP-55 checksum only; a file may write one in capitals or with a wrong checksum, which hash alike
         const recipient = isAddress(found.account) ? found.account : getAddress(found.account.toLowerCase());
         const distributor = ctx.registry.contractOfKind('DividendDistributor')?.address ?? null;
-        const claimed =
-          ctx.chain && distributor
-            ? await ctx.chain.isClaimed(
-                distributor as `0x${string}`,
-                fund.vault,
-                BigInt(row.epoch),
-                recipient,
-              )
-            : null;
         return {
           fund: fund.slug,
           vault: fund.vault,
@@ -100,7 +91,6 @@ export const DividendRoundRef = builder.objectRef<DividendRoundShape>('DividendR
           merkleRoot: distribution.root,
           leaf: found.leaf,
           proof: found.proof,
-          claimed,
           distributor,
         };
       },

@@ -20,7 +20,6 @@ interface MerkleProofShape {
   merkleRoot: string;
   leaf: string;
   proof: string[];
-  claimed: boolean | null;
   distributor: string | null;
 }
 
@@ -53,10 +52,15 @@ export const MerkleProofRef = builder.objectRef<MerkleProofShape>('MerkleProof')
     proof: t.exposeStringList('proof', {
       description: 'sibling hashes from leaf to root, 0x 32-byte hex: the `proof` argument of claim',
     }),
-    claimed: t.exposeBoolean('claimed', {
+    claimed: t.boolean({
+      // read only when asked for, and its failure nulls this field alone, not the proof around it
       nullable: true,
       description:
-        'DividendDistributor.isClaimed(vault, epoch, account), read live; null when no chain RPC is configured or distributor is null',
+        "DividendDistributor.isClaimed(vault, epoch, account), read live; null when no chain RPC is configured or distributor is null, and null with an UPSTREAM_UNAVAILABLE error when the RPC fails (the proof's other fields are still answered)",
+      resolve: (p, _a, ctx) =>
+        ctx.chain && p.distributor !== null
+          ? ctx.chain.isClaimed(p.distributor as `0x${string}`, p.vault, BigInt(p.epoch), p.account)
+          : null,
     }),
     distributor: t.exposeString('distributor', {
       nullable: true,
