@@ -9,16 +9,25 @@ import type { HealthShape } from './types/health.ts';
 const MODULES = ['subscriptions', 'redemptions', 'claims'] as const;
 const SINGLETON_KINDS = new Set(['FundRegistry', 'NavOracle', 'DividendDistributor']);
 
-/** The registry's funds' paused modules as the index holds them, "<fund slug>:<module>". */
-function indexedPausedModules(ctx: GatewayContext, indexed: FundRow[]): string[] {
+/** The registry's funds with their indexed rows (undefined for a vault not indexed yet). */
+function registryRows(ctx: GatewayContext, indexed: FundRow[]): { slug: string; row: FundRow | undefined }[] {
   const byVault = new Map(indexed.map((row) => [row.id.toLowerCase(), row]));
-  return ctx.registry.registry.funds.flatMap((f) =>
-    (byVault.get(f.vault.toLowerCase())?.pausedModules ?? []).map((m) => `${f.slug}:${m}`),
+  return ctx.registry.registry.funds.map((f) => ({ slug: f.slug, row: byVault.get(f.vault.toLowerCase()) }));
+}
+
+/**
+ * The registry's funds' paused modules as the index holds them, "<fund slug>:<module>"; null when
+ * the subgraph could not be read.
+ */
+function indexedPausedModules(ctx: GatewayContext, indexed: FundRow[] | null): string[] | null {
+  if (indexed === null) return null;
+  return registryRows(ctx, indexed).flatMap(({ slug, row }) =>
+    (row?.pausedModules ?? []).map((m) => `${slug}:${m}`),
   );
 }
 
 /** Paused modules per fund, read live; the indexed ones when no RPC is configured. */
-async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<string[]> {
+async function pausedModules(ctx: GatewayContext, indexed: FundRow[] | null): Promise<string[] | null> {
   const chain = ctx.chain;
   if (!chain) return indexedPausedModules(ctx, indexed);
   const funds = ctx.registry.registry.funds;
@@ -27,15 +36,46 @@ async function pausedModules(ctx: GatewayContext, indexed: FundRow[]): Promise<s
 }
 
 /**
- * The health record: how far the index reaches and whether to trust it (indexing errors, lag behind
- * the chain head, the indexer's own verdict, live reads failing), the latest NAV publication and
- * the paused modules.
+ * The most recent NAV publication of the registry's funds (a vault the index holds but the
+ * registry does not list is no fund of this service's), or null before any.
+ */
+function latestPublication(ctx: GatewayContext, indexed: FundRow[]): HealthShape['nav'] {
+  let latest: { epoch: number; publishedAt: string } | null = null;
+  for (const { row } of registryRows(ctx, indexed)) {
+    const nav = row?.latestNav;
+    if (nav?.publishedAt && (!latest || BigInt(nav.publishedAt) > BigInt(latest.publishedAt))) {
+      latest = { epoch: nav.epoch, publishedAt: nav.publishedAt };
+    }
+  }
+  return latest && { latestEpoch: latest.epoch, publishedAt: isoFromSeconds(latest.publishedAt) };
+}
+
+const isUpstreamFailure = (error: unknown) =>
+  error instanceof GatewayError && error.code === 'UPSTREAM_UNAVAILABLE';
+
+/**
+ * Every indexed fund, or null when the subgraph fails: health reports that outage (degraded, its
+ * indexed fields null) rather than failing with it, since clients poll it to tell stale data.
+ */
+async function indexedFunds(ctx: GatewayContext): Promise<FundRow[] | null> {
+  try {
+    return await ctx.subgraph.allFunds();
+  } catch (error) {
+    if (!isUpstreamFailure(error)) throw error;
+    return null;
+  }
+}
+
+/**
+ * The health record: how far the index reaches and whether to trust it (the subgraph failing,
+ * indexing errors, lag behind the chain head, the indexer's own verdict, live reads failing), the
+ * latest NAV publication and the paused modules.
  */
 export async function health(ctx: GatewayContext): Promise<HealthShape> {
-  const indexed = await ctx.subgraph.allFunds();
+  const indexed = await indexedFunds(ctx);
   const { freshness } = ctx.subgraph;
-  let degraded = freshness.hasIndexingErrors;
-  let paused: string[];
+  let degraded = indexed === null || freshness.hasIndexingErrors;
+  let paused: string[] | null;
   let head: number | null = null;
   // the chain the RPC actually serves when one is configured; the registry's claim otherwise
   let chainId = ctx.registry.registry.chain.id;
@@ -51,20 +91,14 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
       ctx.chain ? ctx.chain.chainId() : Promise.resolve(chainId),
     ]);
   } catch (error) {
-    if (!(error instanceof GatewayError) || error.code !== 'UPSTREAM_UNAVAILABLE') throw error;
+    if (!isUpstreamFailure(error)) throw error;
     // live reads failed: report the indexed view and say so
     degraded = true;
     paused = indexedPausedModules(ctx, indexed);
   }
-  let latest: { epoch: number; publishedAt: string } | null = null;
-  for (const row of indexed) {
-    const nav = row.latestNav;
-    if (nav?.publishedAt && (!latest || BigInt(nav.publishedAt) > BigInt(latest.publishedAt))) {
-      latest = { epoch: nav.epoch, publishedAt: nav.publishedAt };
-    }
-  }
-  const maxIndexedBlock = freshness.indexedBlock ?? 0;
-  const lagBlocks = head === null ? null : Math.max(0, head - maxIndexedBlock);
+  // null only when the subgraph failed: each of its answers says its block
+  const maxIndexedBlock = freshness.indexedBlock;
+  const lagBlocks = head === null || maxIndexedBlock === null ? null : Math.max(0, head - maxIndexedBlock);
   if (lagBlocks !== null && lagBlocks > ctx.healthMaxLagBlocks) degraded = true;
   const status = await indexing;
   if (status !== null && status.health !== 'healthy') degraded = true;
@@ -74,17 +108,17 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
     api: { version: ctx.apiVersion },
     indexer: {
       chainId,
-      contractsTracked: singletons + indexed.length,
+      contractsTracked: indexed === null ? null : singletons + indexed.length,
       deployment: freshness.deployment,
       maxIndexedBlock,
       lastUpdatedAt: freshness.indexedAt === null ? null : isoFromSeconds(freshness.indexedAt),
-      hasIndexingErrors: freshness.hasIndexingErrors,
+      hasIndexingErrors: indexed === null ? null : freshness.hasIndexingErrors,
       chainHeadBlock: head,
       lagBlocks,
       indexingHealth: status?.health ?? null,
       fatalError: status?.fatalError ?? null,
     },
-    nav: latest ? { latestEpoch: latest.epoch, publishedAt: isoFromSeconds(latest.publishedAt) } : null,
+    nav: indexed === null ? null : latestPublication(ctx, indexed),
     pausedModules: paused,
     now: new Date().toISOString(),
   };

@@ -380,22 +380,35 @@ export const componentSchemas: Record<string, JsonSchema> = {
   HealthRecord: object({
     status: {
       enum: ['ok', 'degraded'],
-      description: `degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
+      description: `degraded: the subgraph cannot be read (indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are then null), indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
     },
     api: object({ version: string }),
     indexer: object({
       chainId: integer,
-      contractsTracked: { ...integer, minimum: 0 },
+      contractsTracked: {
+        ...nullable(integer),
+        minimum: 0,
+        description:
+          "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far; null when the subgraph cannot be read",
+      },
       deployment: {
         ...nullable(string),
         description:
           "id of the subgraph deployment serving the data (_meta.deployment); it changes when a new version is deployed under the same name. graph-node's ids are IPFS hashes (Qm…, as in the example); the embedded indexer's (devnet mode) are an L and 45 hex digits, a hash of its build and network addresses, so they change with every build of the subgraph",
       },
-      maxIndexedBlock: { ...integer, minimum: 0 },
-      lastUpdatedAt: { ...nullable(dateTime), description: 'time of the last indexed block' },
+      maxIndexedBlock: {
+        ...nullable(integer),
+        minimum: 0,
+        description: 'latest block the indexed data reflects; null when the subgraph cannot be read',
+      },
+      lastUpdatedAt: {
+        ...nullable(dateTime),
+        description: 'time of the last indexed block; null when the subgraph cannot be read',
+      },
       hasIndexingErrors: {
-        ...boolean,
-        description: 'the subgraph reports indexing errors; its data is still served and status is degraded',
+        ...nullable(boolean),
+        description:
+          'the subgraph reports indexing errors; its data is still served and status is degraded. null when the subgraph cannot be read',
       },
       chainHeadBlock: {
         ...nullable(integer),
@@ -405,7 +418,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
       lagBlocks: {
         ...nullable(integer),
         minimum: 0,
-        description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+        description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when either is',
       },
       indexingHealth: {
         type: ['string', 'null'],
@@ -439,14 +452,15 @@ export const componentSchemas: Record<string, JsonSchema> = {
       },
     }),
     nav: {
-      description: 'the latest publication across funds; null before any',
+      description:
+        "the latest publication of the registry's funds; null before any, and when the subgraph cannot be read",
       oneOf: [object({ latestEpoch: integer, publishedAt: dateTime }), { type: 'null' }],
     },
     pausedModules: {
-      type: 'array',
+      type: ['array', 'null'],
       items: { ...string, pattern: '^[a-z0-9-]+:(subscriptions|redemptions|claims)$' },
       description:
-        '"<fund slug>:<module>", read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none',
+        '"<fund slug>:<module>", read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none; null when neither can be read (the subgraph failing without a working chain RPC)',
     },
     now: {
       ...dateTime,

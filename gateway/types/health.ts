@@ -10,7 +10,7 @@ export interface HealthShape {
   api: { version: string };
   indexer: IndexerStatusShape;
   nav: { latestEpoch: number; publishedAt: string } | null;
-  pausedModules: string[];
+  pausedModules: string[] | null;
   now: string;
 }
 
@@ -18,7 +18,7 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
   description: 'Liveness and data freshness.',
   fields: (t) => ({
     status: t.exposeString('status', {
-      description: `ok; degraded when the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth), or live reads fail`,
+      description: `ok; degraded when the subgraph cannot be read (then indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are null), the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth), or live reads fail`,
     }),
     api: t.field({ type: ApiInfoRef, description: 'the API itself', resolve: (h) => h.api }),
     indexer: t.field({
@@ -29,12 +29,14 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
     nav: t.field({
       type: HealthNavRef,
       nullable: true,
-      description: 'the most recent NAV publication across funds; null before any',
+      description:
+        "the most recent NAV publication of the registry's funds; null before any, and when the subgraph cannot be read",
       resolve: (h) => h.nav,
     }),
     pausedModules: t.exposeStringList('pausedModules', {
+      nullable: true,
       description:
-        'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims), read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none',
+        'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims), read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none; null when neither can be read (the subgraph failing without a working chain RPC)',
     }),
     now: t.exposeString('now', {
       description:

@@ -6,11 +6,11 @@ import { IndexingFailureRef } from './indexing-failure.ts';
 
 export interface IndexerStatusShape {
   chainId: number;
-  contractsTracked: number;
+  contractsTracked: number | null;
   deployment: string | null;
-  maxIndexedBlock: number;
+  maxIndexedBlock: number | null;
   lastUpdatedAt: string | null;
-  hasIndexingErrors: boolean;
+  hasIndexingErrors: boolean | null;
   chainHeadBlock: number | null;
   lagBlocks: number | null;
   indexingHealth: IndexingHealth | null;
@@ -22,24 +22,29 @@ export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerSt
   fields: (t) => ({
     chainId: t.exposeInt('chainId', { description: 'chain id of the indexed network (Chain.id)' }),
     contractsTracked: t.exposeInt('contractsTracked', {
+      nullable: true,
       description:
-        "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far",
+        "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far; null when the subgraph cannot be read",
     }),
     deployment: t.exposeString('deployment', {
       nullable: true,
       description:
-        "id of the subgraph deployment serving the indexed data (the subgraph's _meta.deployment: graph-node's Qm... IPFS hash, the embedded indexer's an L and 45 hex digits); it changes when a new version of the subgraph is deployed under the same name. null when the subgraph does not say",
+        "id of the subgraph deployment serving the indexed data (the subgraph's _meta.deployment: graph-node's Qm... IPFS hash, the embedded indexer's an L and 45 hex digits); it changes when a new version of the subgraph is deployed under the same name. null when the subgraph does not say or cannot be read",
     }),
     maxIndexedBlock: t.exposeInt('maxIndexedBlock', {
-      description: "latest block the indexed data reflects (the subgraph's _meta); 0 when unknown",
+      nullable: true,
+      description:
+        "latest block the indexed data reflects (the subgraph's _meta); null when the subgraph cannot be read",
     }),
     lastUpdatedAt: t.exposeString('lastUpdatedAt', {
       nullable: true,
       description:
-        'block time of maxIndexedBlock, ISO 8601 UTC with milliseconds; null when the subgraph reports no time',
+        'block time of maxIndexedBlock, ISO 8601 UTC with milliseconds; null when the subgraph reports no time or cannot be read',
     }),
     hasIndexingErrors: t.exposeBoolean('hasIndexingErrors', {
-      description: 'the subgraph reports indexing errors; its data is still served and status is degraded',
+      nullable: true,
+      description:
+        'the subgraph reports indexing errors; its data is still served and status is degraded. null when the subgraph cannot be read',
     }),
     chainHeadBlock: t.exposeInt('chainHeadBlock', {
       nullable: true,
@@ -47,7 +52,7 @@ export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerSt
     }),
     lagBlocks: t.exposeInt('lagBlocks', {
       nullable: true,
-      description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+      description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when either is',
     }),
     indexingHealth: t.exposeString('indexingHealth', {
       nullable: true,
