@@ -107,6 +107,40 @@ export function checkAddress(argument: string, value: string): `0x${string}` {
   return value.toLowerCase() as `0x${string}`;
 }
 
+/** The rule an address follows, in the words both surfaces state it. */
+export const ADDRESS_RULE = 'a 0x-prefixed address of 40 hex digits';
+
+/** The rule a cursor argument follows, in GraphQL's words (a REST route names its endpoint). */
+export const CURSOR_RULE = 'the nextCursor of a previous page, exactly as returned';
+
+/** The rule a slug argument follows: where its values are listed, and its form. */
+export const slugRule = (resource: SlugResource): string =>
+  `a ${resource} slug from ${listedBy(SLUG_LISTINGS[resource])} (${SLUG_RULE})`;
+
+/**
+ * Why an optional input given empty is refused, in the words both surfaces use: an empty value is
+ * a mistake, not an absence (`cursor=` would restart at the first page, `eventName=` list every
+ * event). `subject` names the input as its surface does (REST "Parameter 'eventName'", GraphQL
+ * "eventName"), `rule` states what it takes.
+ */
+export function emptyValueMessage(subject: string, rule: string): string {
+  return `${subject} is empty: give it a value (${rule}) or leave it out.`;
+}
+
+/**
+ * An optional string argument's value: undefined when it is absent (not given, or null); an empty
+ * string is BAD_INPUT in emptyValueMessage's words, as REST refuses an empty parameter.
+ */
+export function optionalArgument(
+  argument: string,
+  value: string | null | undefined,
+  rule: string,
+): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (value === '') throw badInput(argument, emptyValueMessage(argument, rule));
+  return value;
+}
+
 /** The rule an event name follows, in the words both surfaces state it. */
 export const EVENT_NAME_RULE = `one of these event names, exactly as written (case-sensitive): ${EVENT_NAMES.join(', ')}`;
 

@@ -2,7 +2,12 @@
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
 // A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
-import { notListedMessage, unknownSlugMessage, type NamedEntry } from '../gateway/inputs.ts';
+import {
+  emptyValueMessage,
+  notListedMessage,
+  unknownSlugMessage,
+  type NamedEntry,
+} from '../gateway/inputs.ts';
 import { isRequired, type ParamSpec, type RouteSpec } from './routes.ts';
 
 export type ParamValues = Record<string, string | number>;
@@ -64,12 +69,12 @@ export function checkParams(
   for (const spec of route.params) {
     const raw = spec.in === 'path' ? pathParams[spec.name] : query[spec.name];
     const required = isRequired(spec);
-    // an empty optional value is a mistake, not an absence: `cursor=` would restart at page one
+    // an empty optional value is a mistake, not an absence (emptyValueMessage)
     if (raw === '' && !required) {
       return {
         ok: false,
         parameter: spec.name,
-        detail: `Parameter '${spec.name}' is empty: give it a value (${spec.rule}) or leave it out.`,
+        detail: emptyValueMessage(`Parameter '${spec.name}'`, spec.rule),
       };
     }
     if (raw === undefined || raw === '') {

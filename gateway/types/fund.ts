@@ -5,11 +5,13 @@ import { badInput, notFound } from '../errors.ts';
 import { formatUnits, percentOf } from '../format.ts';
 import {
   checkRange,
+  CURSOR_RULE,
   decodeDividendsCursor,
   dividendsCursor,
   MAX_INT,
   NAV_HISTORY_LIMIT,
   noDividendRoundMessage,
+  optionalArgument,
   PAGE_LIMIT,
   pageAfterCursor,
   pageLimit,
@@ -57,7 +59,10 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     }),
     status: t.field({
       type: FundStatusRef,
-      description: 'status derived from the indexed vault events; open for a vault not indexed yet',
+      // read from the subgraph: its failure nulls this field alone, not the fund around it
+      nullable: true,
+      description:
+        "status derived from the indexed vault events; open for a vault not indexed yet; null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails (the fund's other fields are still answered)",
       resolve: async (f, _a, ctx) => fundStatus(await ctx.subgraph.fund.load(f.vault.toLowerCase())),
     }),
     since: t.exposeString('since', { description: 'date the fund started, YYYY-MM-DD' }),
@@ -70,7 +75,8 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     latestNav: t.field({
       type: NavRecordRef,
       nullable: true,
-      description: 'the record of the highest Published epoch; null before the first publication',
+      description:
+        'the record of the highest Published epoch; null before the first publication, and null with an UPSTREAM_UNAVAILABLE error when the subgraph fails',
       resolve: async (f, _a, ctx) => {
         const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
         return row?.latestNav ? { fund: f, row: row.latestNav } : null;
@@ -80,7 +86,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       type: NavRecordRef,
       nullable: true,
       description:
-        'the record of the highest epoch drafted on the NavOracle, whatever its status; null before the first draft',
+        'the record of the highest epoch drafted on the NavOracle, whatever its status; null before the first draft, and null with an UPSTREAM_UNAVAILABLE error when the subgraph fails',
       resolve: async (f, _a, ctx) => {
         const row = await ctx.subgraph.fund.load(f.vault.toLowerCase());
         return row?.latestRecordedNav ? { fund: f, row: row.latestRecordedNav } : null;
@@ -91,7 +97,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       // an argument breaking its rule fails this field alone, not the fund around it
       nullable: true,
       description:
-        'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest). Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule.',
+        'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest). Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule; null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails.',
       args: {
         from: t.arg.int({ description: `start epoch, inclusive: an integer from 0 to ${MAX_INT}` }),
         to: t.arg.int({
@@ -183,7 +189,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       type: DividendRoundPageRef,
       nullable: true,
       description:
-        'dividend rounds, newest epoch first, cursor paging. Null, with a BAD_INPUT error naming the argument, when limit or cursor breaks its rule.',
+        'dividend rounds, newest epoch first, cursor paging. Null, with a BAD_INPUT error naming the argument, when limit or cursor breaks its rule (an empty cursor included: omit it for the newest rounds); null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails.',
       args: {
         limit: t.arg.int({
           defaultValue: PAGE_LIMIT.default,
@@ -196,9 +202,11 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       },
       resolve: async (f, args, ctx) => {
         const limit = pageLimit(args.limit);
-        const after = args.cursor
-          ? decodeDividendsCursor('cursor', args.cursor, f, ctx.registry.registry.funds)
-          : undefined;
+        const cursor = optionalArgument('cursor', args.cursor, CURSOR_RULE);
+        const after =
+          cursor === undefined
+            ? undefined
+            : decodeDividendsCursor('cursor', cursor, f, ctx.registry.registry.funds);
         const { rows, block } = await pageAfterCursor(ctx.chain, 'cursor', after?.block, () =>
           ctx.subgraph.dividendRounds({
             vault: f.vault.toLowerCase(),
@@ -215,7 +223,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       type: DividendRoundRef,
       nullable: true,
       description:
-        'one dividend round. Null, with a NOT_FOUND error, when the fund has no round for the epoch (BAD_INPUT for a negative epoch).',
+        'one dividend round. Null, with a NOT_FOUND error, when the fund has no round for the epoch (BAD_INPUT for a negative epoch); null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails.',
       args: {
         epoch: t.arg.int({
           required: true,

@@ -3,10 +3,12 @@ import { builder } from '../builder.ts';
 import { badInput, notFound } from '../errors.ts';
 import {
   checkRange,
+  CURSOR_RULE,
   decodeEventsCursor,
   encodeCursor,
   MAX_INT,
   type NamedEntry,
+  optionalArgument,
   PAGE_LIMIT,
   pageAfterCursor,
   pageLimit,
@@ -16,7 +18,7 @@ import {
   unknownSlugMessage,
 } from '../inputs.ts';
 import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
-import { eventFilter } from '../event-filters.ts';
+import { eventFilter, EVENTS_NAMING_NO_FUND } from '../event-filters.ts';
 import { blockOfSortKey } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
 import { FundRef } from './fund.ts';
@@ -72,7 +74,7 @@ builder.queryType({
       type: FundRef,
       nullable: true,
       description:
-        'one fund by slug. Null, with a NOT_FOUND error naming where slugs are listed, for an unknown slug',
+        "one fund by slug. Null, with a NOT_FOUND error naming where slugs are listed, for an unknown slug. A failing subgraph or chain RPC nulls only the fund's fields that read it, each with its UPSTREAM_UNAVAILABLE error",
       args: { slug: t.arg.string({ required: true, description: slugArgumentDescription('fund') }) },
       resolve: (_r, { slug }, ctx) => bySlug('fund', ctx.registry.fundBySlug, slug),
     }),
@@ -94,7 +96,7 @@ builder.queryType({
       // a root field that cannot be null takes the whole answer with it when an argument is bad
       nullable: true,
       description:
-        'indexed events, newest first, cursor paging. Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule.',
+        'indexed events, newest first, cursor paging. Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule (an empty string included: omit an argument not wanted) or the filters cannot match together; null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails.',
       args: {
         contract: t.arg.string({
           description:
@@ -105,8 +107,7 @@ builder.queryType({
           description: `event name, exactly as written (case-sensitive), one of the closed list by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other name is BAD_INPUT`,
         }),
         fund: t.arg.string({
-          description:
-            "slug of a fund (Query.funds): only the events that concern it, whichever contract emitted them: its vault's, and the FundRegistry's, NavOracle's and DividendDistributor's events naming it. Combine with eventName for, e.g., one fund's NavPublished. An unknown slug is BAD_INPUT",
+          description: `slug of a fund (Query.funds): only the events that concern it, whichever contract emitted them: its vault's, and the FundRegistry's, NavOracle's and DividendDistributor's events naming it. Combine with eventName for, e.g., one fund's NavPublished. An unknown slug is BAD_INPUT, and so are, beside it, a contract that is another fund's vault and an eventName that never concerns a fund (${EVENTS_NAMING_NO_FUND.join(', ')})`,
         }),
         fromBlock: t.arg.int({ description: `lowest block number, inclusive: 0 to ${MAX_INT}` }),
         toBlock: t.arg.int({
@@ -133,7 +134,8 @@ builder.queryType({
             `toBlock (${toBlock}) must be greater than or equal to fromBlock (${fromBlock}).`,
           );
         }
-        const beforeSortKey = args.cursor ? decodeEventsCursor('cursor', args.cursor) : undefined;
+        const cursor = optionalArgument('cursor', args.cursor, CURSOR_RULE);
+        const beforeSortKey = cursor === undefined ? undefined : decodeEventsCursor('cursor', cursor);
         const cursorBlock = beforeSortKey === undefined ? undefined : blockOfSortKey(beforeSortKey);
         const rows = await pageAfterCursor(ctx.chain, 'cursor', cursorBlock, () =>
           ctx.subgraph.events({
@@ -149,7 +151,8 @@ builder.queryType({
     }),
     health: t.field({
       type: HealthRef,
-      description: 'service and indexer health: poll it to detect stale data',
+      description:
+        'service and indexer health: poll it to detect stale data. It is answered while the subgraph fails too: status degraded, with the fields read from the index null (Health says which)',
       resolve: (_r, _a, ctx) => health(ctx),
     }),
   }),

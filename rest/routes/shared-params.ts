@@ -2,6 +2,7 @@
 // a cursor is described and bounded the same way on every endpoint that accepts it.
 import {
   ADDRESS_PATTERN,
+  ADDRESS_RULE,
   CURSOR_PATTERN,
   PAGE_LIMIT,
   SLUG_PATTERN,
@@ -26,7 +27,7 @@ export const addressParam = (name: string, description: string, example: string 
   in: 'query',
   description,
   schema: { type: 'string', pattern: ADDRESS_PATTERN },
-  rule: 'a 0x-prefixed address of 40 hex digits',
+  rule: ADDRESS_RULE,
   example,
 });
 

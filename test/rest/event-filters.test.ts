@@ -1,7 +1,8 @@
 // GET /v1/events filtered by fund, and the filters that cannot match: one fund's events come from
 // its vault and from the NavOracle, DividendDistributor and FundRegistry, and a contract asked for
-// an event it never emits is refused rather than answered with an empty page an agent would read as
-// "none". Expectations come from the scenario's ledger and the devnet registry.
+// an event it never emits, another fund's vault asked with a fund, or a fund asked with an event that
+// never names one is refused rather than answered with an empty page an agent would read as "none".
+// Expectations come from the scenario's ledger and the devnet registry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRestService, type IndexedStack } from '../gateway/stack.ts';
 import { call } from './openapi-responses.ts';
@@ -98,6 +99,56 @@ describe('GET /v1/events filters that cannot match', () => {
     expect(body.detail).toBe(
       `${policy.name} (${policy.address.toLowerCase()}) emits no indexed events: events are indexed for FundRegistry, NavOracle, DividendDistributor, each fund vault (FundVault). To follow one fund, filter by fund (its slug) instead.`,
     );
+  });
+
+  it("refuses another fund's vault asked with a fund, naming both and what to ask instead", async () => {
+    const [fund, other] = registry().funds;
+    const vault = registry().contracts.find((c) => c.address === other!.vault)!;
+    const { status, body } = await get(`/v1/events?fund=${fund!.slug}&contract=${other!.vault}`);
+    expect(status).toBe(400);
+    expect(body.parameter).toBe('contract');
+    expect(body.detail).toBe(
+      `${vault.name} (${other!.vault.toLowerCase()}) is the vault of fund ${other!.slug}, so none of its events concerns fund ${fund!.slug}: leave contract out to get every event of ${fund!.slug}, or ask for fund "${other!.slug}".`,
+    );
+  });
+
+  it("answers a fund's own vault asked with the fund", async () => {
+    const fund = registry().funds[0]!;
+    const { status, body } = await get(`/v1/events?fund=${fund.slug}&contract=${fund.vault}&limit=1`);
+    expect(status).toBe(200);
+    expect(body.items).toEqual([expect.objectContaining({ fund: fund.slug, contract: fund.vault })]);
+  });
+
+  it('refuses a fund asked with an event no record of which names a fund', async () => {
+    const fund = registry().funds[0]!;
+    const { status, body } = await get(`/v1/events?fund=${fund.slug}&eventName=RoleGranted`);
+    expect(status).toBe(400);
+    expect(body.parameter).toBe('fund');
+    expect(body.detail).toBe(
+      `No RoleGranted event concerns a fund (it is about the contract that emits it), so fund "${fund.slug}" would match none: leave fund out to list RoleGranted events, or leave eventName out to list every event of ${fund.slug}.`,
+    );
+  });
+
+  it("refuses a fund asked with the FundRegistry's OwnershipTransferred, which names no fund as a vault's does", async () => {
+    const fund = registry().funds[0]!;
+    const fundRegistry = registry().contracts.find((c) => c.kind === 'FundRegistry')!;
+    const refused = await get(
+      `/v1/events?fund=${fund.slug}&contract=${fundRegistry.address}&eventName=OwnershipTransferred`,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/^No OwnershipTransferred event of FundRegistry concerns a fund /);
+    // a vault's OwnershipTransferred names its fund, so the pair alone may match
+    expect((await get(`/v1/events?fund=${fund.slug}&eventName=OwnershipTransferred`)).status).toBe(200);
+  });
+
+  it('names a fund in no record of the events it refuses a fund for, as the scenario indexed them', async () => {
+    const roleEvents = await allEvents('eventName=RoleGranted');
+    expect(roleEvents.length).toBeGreaterThan(0);
+    expect(new Set(roleEvents.map((e) => e.fund))).toEqual(new Set([null]));
+    const fundRegistry = registry().contracts.find((c) => c.kind === 'FundRegistry')!;
+    const transfers = await allEvents(`contract=${fundRegistry.address}&eventName=OwnershipTransferred`);
+    expect(transfers.length).toBeGreaterThan(0);
+    expect(new Set(transfers.map((e) => e.fund))).toEqual(new Set([null]));
   });
 
   it("answers a contract's own event as before", async () => {
