@@ -5,7 +5,18 @@
 import { GraphQLError } from 'graphql';
 import { answerTooLarge } from '../common/bounded-fetch.ts';
 
-export const ERROR_CODES = ['NOT_FOUND', 'BAD_INPUT', 'UPSTREAM_UNAVAILABLE', 'INTERNAL'] as const;
+/**
+ * PERSISTED_QUERY_NOT_SUPPORTED is the one code a protocol fixes: Apollo clients sending a persisted
+ * query's hash in place of its text resend the text only on it (or on its message, which would say
+ * nothing to anyone else); under BAD_INPUT every query of theirs failed.
+ */
+export const ERROR_CODES = [
+  'NOT_FOUND',
+  'BAD_INPUT',
+  'UPSTREAM_UNAVAILABLE',
+  'INTERNAL',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class GatewayError extends GraphQLError {
@@ -115,6 +126,11 @@ export function upstreamRefused(upstream: string, reason: string, cause?: unknow
  */
 export function badRequest(message: string, at?: GraphQLError): GatewayError {
   return new GatewayError('BAD_INPUT', message, { at, httpStatus: 400 });
+}
+
+/** A request naming a persisted query instead of sending its text (see ERROR_CODES): HTTP 400. */
+export function persistedQueryNotSupported(message: string): GatewayError {
+  return new GatewayError('PERSISTED_QUERY_NOT_SUPPORTED', message, { httpStatus: 400 });
 }
 
 export function internalError(cause?: unknown): GatewayError {

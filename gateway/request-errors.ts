@@ -3,7 +3,7 @@
 import { buildExecutionContext } from 'graphql/execution/execute.js';
 import { getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { badRequest, classifyGraphQLError } from './errors.ts';
+import { badRequest, classifyGraphQLError, persistedQueryNotSupported } from './errors.ts';
 
 /** the answer to a request that names a persisted query instead of sending the document */
 const PERSISTED_QUERY_REFUSED =
@@ -34,11 +34,12 @@ export function useRequestErrors(schema: GraphQLSchema): Plugin {
     },
     // Yoga reads no persisted query (extensions.persistedQuery, sent by Apollo clients in place of
     // the document) and would answer its absence with "Must provide query string.", which says
-    // neither why nor what to send instead. A query sent beside the extension is run as it is.
+    // neither why nor what to send instead, nor tells an Apollo client to send the text. A query
+    // sent beside the extension is run as it is.
     onParams({ params }) {
       const extensions: unknown = params.extensions;
       if (!params.query && typeof extensions === 'object' && extensions && 'persistedQuery' in extensions)
-        throw badRequest(PERSISTED_QUERY_REFUSED);
+        throw persistedQueryNotSupported(PERSISTED_QUERY_REFUSED);
     },
     // Yoga refuses a document without the operation to run before graphql-js can say which
     // (unknown name, several without a name), in words that name neither: graphql-js's instead.

@@ -128,6 +128,8 @@ export const KIND_OF_CODE: Record<ErrorCode, ProblemKindName> = {
   BAD_INPUT: 'invalid-parameter',
   UPSTREAM_UNAVAILABLE: 'upstream-unavailable',
   INTERNAL: 'internal-error',
+  // only /graphql raises it, whose answers are GraphQL's
+  PERSISTED_QUERY_NOT_SUPPORTED: 'invalid-parameter',
 };
 
 /** longest request target (path and query) accepted; every valid /v1 request is far shorter */

@@ -167,10 +167,13 @@ describe('client mistakes on /graphql', () => {
     expect(await post(JSON.stringify({ variables: {} }))).toEqual(badInput('Must provide query string.'));
   });
 
-  it('answers a persisted query sent without its text, by POST or GET, with BAD_INPUT saying to send the text', async () => {
-    const refused = badInput(
-      'Persisted queries (extensions.persistedQuery) are not supported: send the query text itself, as "query" in the JSON body of a POST or as the query parameter of a GET.',
-    );
+  it('answers a persisted query sent without its text, by POST or GET, with 400 and the code Apollo clients resend the text on', async () => {
+    const message =
+      'Persisted queries (extensions.persistedQuery) are not supported: send the query text itself, as "query" in the JSON body of a POST or as the query parameter of a GET.';
+    const refused = {
+      status: 400,
+      body: { errors: [{ message, extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } }] },
+    };
     const extensions = {
       persistedQuery: {
         version: 1,
