@@ -54,15 +54,16 @@ const isUpstreamFailure = (error: unknown) =>
   error instanceof GatewayError && error.code === 'UPSTREAM_UNAVAILABLE';
 
 /**
- * Every indexed fund, or null when the subgraph fails: health reports that outage (degraded, its
- * indexed fields null) rather than failing with it, since clients poll it to tell stale data.
+ * Every indexed fund, or the subgraph's failure: health reports that outage (degraded, the fields
+ * read from the index null beside this error) rather than failing with it, so that a client
+ * polling it still learns the status and the live fields.
  */
-async function indexedFunds(ctx: GatewayContext): Promise<FundRow[] | null> {
+async function indexedFunds(ctx: GatewayContext): Promise<FundRow[] | GatewayError> {
   try {
     return await ctx.subgraph.allFunds();
   } catch (error) {
     if (!isUpstreamFailure(error)) throw error;
-    return null;
+    return error as GatewayError;
   }
 }
 
@@ -72,7 +73,9 @@ async function indexedFunds(ctx: GatewayContext): Promise<FundRow[] | null> {
  * latest NAV publication and the paused modules.
  */
 export async function health(ctx: GatewayContext): Promise<HealthShape> {
-  const indexed = await indexedFunds(ctx);
+  const read = await indexedFunds(ctx);
+  const subgraphFailure = read instanceof GatewayError ? read : null;
+  const indexed = subgraphFailure ? null : (read as FundRow[]);
   const { freshness } = ctx.subgraph;
   let degraded = indexed === null || freshness.hasIndexingErrors;
   let paused: string[] | null;
@@ -117,6 +120,7 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
       lagBlocks,
       indexingHealth: status?.health ?? null,
       fatalError: status?.fatalError ?? null,
+      subgraphFailure,
     },
     nav: indexed === null ? null : latestPublication(ctx, indexed),
     pausedModules: paused,

@@ -380,35 +380,27 @@ export const componentSchemas: Record<string, JsonSchema> = {
   HealthRecord: object({
     status: {
       enum: ['ok', 'degraded'],
-      description: `degraded: the subgraph cannot be read (indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are then null), indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
+      description: `degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
     },
     api: object({ version: string }),
     indexer: object({
       chainId: integer,
       contractsTracked: {
-        ...nullable(integer),
+        ...integer,
         minimum: 0,
         description:
-          "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far; null when the subgraph cannot be read",
+          "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far",
       },
       deployment: {
         ...nullable(string),
         description:
           "id of the subgraph deployment serving the data (_meta.deployment); it changes when a new version is deployed under the same name. graph-node's ids are IPFS hashes (Qm…, as in the example); the embedded indexer's (devnet mode) are an L and 45 hex digits, a hash of its build and network addresses, so they change with every build of the subgraph",
       },
-      maxIndexedBlock: {
-        ...nullable(integer),
-        minimum: 0,
-        description: 'latest block the indexed data reflects; null when the subgraph cannot be read',
-      },
-      lastUpdatedAt: {
-        ...nullable(dateTime),
-        description: 'time of the last indexed block; null when the subgraph cannot be read',
-      },
+      maxIndexedBlock: { ...integer, minimum: 0, description: 'latest block the indexed data reflects' },
+      lastUpdatedAt: { ...nullable(dateTime), description: 'time of the last indexed block' },
       hasIndexingErrors: {
-        ...nullable(boolean),
-        description:
-          'the subgraph reports indexing errors; its data is still served and status is degraded. null when the subgraph cannot be read',
+        ...boolean,
+        description: 'the subgraph reports indexing errors; its data is still served and status is degraded',
       },
       chainHeadBlock: {
         ...nullable(integer),
@@ -418,7 +410,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
       lagBlocks: {
         ...nullable(integer),
         minimum: 0,
-        description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when either is',
+        description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
       },
       indexingHealth: {
         type: ['string', 'null'],
@@ -452,15 +444,14 @@ export const componentSchemas: Record<string, JsonSchema> = {
       },
     }),
     nav: {
-      description:
-        "the latest publication of the registry's funds; null before any, and when the subgraph cannot be read",
+      description: "the latest publication of the registry's funds; null before any",
       oneOf: [object({ latestEpoch: integer, publishedAt: dateTime }), { type: 'null' }],
     },
     pausedModules: {
-      type: ['array', 'null'],
+      type: 'array',
       items: { ...string, pattern: '^[a-z0-9-]+:(subscriptions|redemptions|claims)$' },
       description:
-        '"<fund slug>:<module>", read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none; null when neither can be read (the subgraph failing without a working chain RPC)',
+        '"<fund slug>:<module>", read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none',
     },
     now: {
       ...dateTime,

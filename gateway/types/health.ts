@@ -3,7 +3,7 @@ import { builder } from '../builder.ts';
 import { DEFAULT_HEALTH_MAX_LAG_BLOCKS } from '../context.ts';
 import { ApiInfoRef } from './api-info.ts';
 import { HealthNavRef } from './health-nav.ts';
-import { IndexerStatusRef, type IndexerStatusShape } from './indexer-status.ts';
+import { IndexerStatusRef, readFromIndex, type IndexerStatusShape } from './indexer-status.ts';
 
 export interface HealthShape {
   status: 'ok' | 'degraded';
@@ -18,7 +18,7 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
   description: 'Liveness and data freshness.',
   fields: (t) => ({
     status: t.exposeString('status', {
-      description: `ok; degraded when the subgraph cannot be read (then indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are null), the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth), or live reads fail`,
+      description: `ok; degraded when the subgraph cannot be read (then indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are null beside UPSTREAM_UNAVAILABLE errors, while status and the live fields are answered), the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth), or live reads fail`,
     }),
     api: t.field({ type: ApiInfoRef, description: 'the API itself', resolve: (h) => h.api }),
     indexer: t.field({
@@ -30,13 +30,14 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
       type: HealthNavRef,
       nullable: true,
       description:
-        "the most recent NAV publication of the registry's funds; null before any, and when the subgraph cannot be read",
-      resolve: (h) => h.nav,
+        "the most recent NAV publication of the registry's funds; null before any, and beside an UPSTREAM_UNAVAILABLE error when the subgraph cannot be read",
+      resolve: (h) => readFromIndex(h.indexer, h.nav),
     }),
-    pausedModules: t.exposeStringList('pausedModules', {
+    pausedModules: t.stringList({
       nullable: true,
       description:
-        'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims), read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none; null when neither can be read (the subgraph failing without a working chain RPC)',
+        'paused modules as "<fund slug>:<module>" (module: subscriptions, redemptions, claims), read live from each vault (the indexed state without a chain RPC or when live reads fail); empty when none; null beside an UPSTREAM_UNAVAILABLE error when neither can be read (the subgraph failing without a working chain RPC)',
+      resolve: (h) => h.pausedModules ?? readFromIndex(h.indexer, null),
     }),
     now: t.exposeString('now', {
       description:

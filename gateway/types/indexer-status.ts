@@ -1,6 +1,7 @@
 // Progress of the indexer behind the service, from the subgraph's _meta, and its health from the
 // index-node status API when one is configured.
 import { builder } from '../builder.ts';
+import type { GatewayError } from '../errors.ts';
 import type { IndexingFailure, IndexingHealth } from '../sources/indexing-status.ts';
 import { IndexingFailureRef } from './indexing-failure.ts';
 
@@ -15,36 +16,48 @@ export interface IndexerStatusShape {
   lagBlocks: number | null;
   indexingHealth: IndexingHealth | null;
   fatalError: IndexingFailure | null;
+  /** why the subgraph could not be read: the fields read from it are null beside this error */
+  subgraphFailure: GatewayError | null;
+}
+
+/** `value`, or the subgraph's failure thrown, so that the field is null beside its error. */
+export function readFromIndex<T>(status: { subgraphFailure: GatewayError | null }, value: T): T {
+  if (status.subgraphFailure) throw status.subgraphFailure;
+  return value;
 }
 
 export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerStatus').implement({
   description: 'How far the indexer has come.',
   fields: (t) => ({
     chainId: t.exposeInt('chainId', { description: 'chain id of the indexed network (Chain.id)' }),
-    contractsTracked: t.exposeInt('contractsTracked', {
+    contractsTracked: t.int({
       nullable: true,
       description:
-        "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far; null when the subgraph cannot be read",
+        "contracts whose events are indexed: the registry's FundRegistry, NavOracle and DividendDistributor, and every fund vault indexed so far; null beside an UPSTREAM_UNAVAILABLE error when the subgraph cannot be read",
+      resolve: (status) => readFromIndex(status, status.contractsTracked),
     }),
     deployment: t.exposeString('deployment', {
       nullable: true,
       description:
         "id of the subgraph deployment serving the indexed data (the subgraph's _meta.deployment: graph-node's Qm... IPFS hash, the embedded indexer's an L and 45 hex digits); it changes when a new version of the subgraph is deployed under the same name. null when the subgraph does not say or cannot be read",
     }),
-    maxIndexedBlock: t.exposeInt('maxIndexedBlock', {
+    maxIndexedBlock: t.int({
       nullable: true,
       description:
-        "latest block the indexed data reflects (the subgraph's _meta); null when the subgraph cannot be read",
+        "latest block the indexed data reflects (the subgraph's _meta); null beside an UPSTREAM_UNAVAILABLE error when the subgraph cannot be read",
+      resolve: (status) => readFromIndex(status, status.maxIndexedBlock),
     }),
-    lastUpdatedAt: t.exposeString('lastUpdatedAt', {
+    lastUpdatedAt: t.string({
       nullable: true,
       description:
-        'block time of maxIndexedBlock, ISO 8601 UTC with milliseconds; null when the subgraph reports no time or cannot be read',
+        'block time of maxIndexedBlock, ISO 8601 UTC with milliseconds; null when the subgraph reports no time, and beside an UPSTREAM_UNAVAILABLE error when it cannot be read',
+      resolve: (status) => readFromIndex(status, status.lastUpdatedAt),
     }),
-    hasIndexingErrors: t.exposeBoolean('hasIndexingErrors', {
+    hasIndexingErrors: t.boolean({
       nullable: true,
       description:
-        'the subgraph reports indexing errors; its data is still served and status is degraded. null when the subgraph cannot be read',
+        'the subgraph reports indexing errors; its data is still served and status is degraded. null beside an UPSTREAM_UNAVAILABLE error when the subgraph cannot be read',
+      resolve: (status) => readFromIndex(status, status.hasIndexingErrors),
     }),
     chainHeadBlock: t.exposeInt('chainHeadBlock', {
       nullable: true,

@@ -152,7 +152,7 @@ builder.queryType({
     health: t.field({
       type: HealthRef,
       description:
-        'service and indexer health: poll it to detect stale data. It is answered while the subgraph fails too: status degraded, with the fields read from the index null (Health says which)',
+        'service and indexer health: poll it to detect stale data. It is answered while the subgraph fails too: status degraded, with the fields read from the index null beside UPSTREAM_UNAVAILABLE errors (Health says which)',
       resolve: (_r, _a, ctx) => health(ctx),
     }),
   }),

@@ -84,23 +84,15 @@ const firstRound = () => {
   return round;
 };
 
-/** The endpoints that need the subgraph, one request each (health reports its outage instead). */
+/** The endpoints that need the subgraph, one request each. */
 const SUBGRAPH_PATHS = () => [
   '/v1/funds',
   `/v1/funds/${fundSlug()}/nav`,
   `/v1/funds/${fundSlug()}/nav/history`,
   `/v1/funds/${fundSlug()}/dividends`,
   '/v1/events?limit=5',
+  '/v1/health',
 ];
-
-/** GET /v1/health's status and how far it says the index reaches */
-async function healthNow(): Promise<{ status: string; maxIndexedBlock: number | null }> {
-  const response = await get(base, '/v1/health');
-  expect(response.status, response.text.slice(0, 300)).toBe(200);
-  expectNoLeak(response.text, [UPSTREAM_SECRET]);
-  const body = JSON.parse(response.text) as { status: string; indexer: { maxIndexedBlock: number | null } };
-  return { status: body.status, maxIndexedBlock: body.indexer.maxIndexedBlock };
-}
 
 async function expectAllUnavailable(paths: string[], at = base): Promise<void> {
   for (const path of paths) {
@@ -136,13 +128,6 @@ describe('subgraph faults', () => {
     await expectAllOk(SUBGRAPH_PATHS());
   });
 
-  it('reports the subgraph down in a degraded health record, not a 503, and ok again once it answers', async () => {
-    subgraph.set({ kind: 'down' });
-    expect(await healthNow()).toEqual({ status: 'degraded', maxIndexedBlock: null });
-    subgraph.set({ kind: 'pass' });
-    expect(await healthNow()).toEqual({ status: 'ok', maxIndexedBlock: expect.any(Number) });
-  });
-
   it('gives up on a subgraph slower than the timeout with 503, then recovers', async () => {
     const at = await serviceWaitingLessFor(['subgraph']);
     subgraph.set({ kind: 'hang' });
@@ -158,8 +143,6 @@ describe('subgraph faults', () => {
       body: JSON.stringify({ errors: [{ message: `store error: ${UPSTREAM_SECRET}` }] }),
     });
     await expectAllUnavailable(SUBGRAPH_PATHS());
-    // health says so without the upstream's words
-    expect(await healthNow()).toEqual({ status: 'degraded', maxIndexedBlock: null });
     subgraph.set({ kind: 'answer', status: 500, body: UPSTREAM_SECRET, contentType: 'text/plain' });
     await expectAllUnavailable(['/v1/funds']);
     subgraph.set({ kind: 'pass' });
