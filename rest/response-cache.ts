@@ -1,11 +1,19 @@
 // The server-side response cache: a 200 body with its ETag is kept for its tier's lifetime, or
-// until it is outdated (OutdatedBodies: a newer indexed block than it reflects or its block
-// replaced, the subgraph's indexing errors come or gone, or a chain head past its live reads'), so
-// repeated requests and If-None-Match revalidations are answered before any query runs. Entries
-// are bounded in number and their bodies in total bytes (oldest evicted first): the key space is open-ended (NAV history `from` x `limit` alone has billions of keys,
-// bodies up to hundreds of KiB), so a count alone would let traffic pin gigabytes.
+// until it is outdated (OutdatedBodies: another indexed block than it reflects, newer, at its height,
+// or lower because a reorg took its block away; the subgraph's indexing errors come or gone; or, for
+// live reads, a chain head other than the block they were made at), so repeated requests and
+// If-None-Match revalidations are answered before any query runs. Entries are bounded in number and
+// their bodies in total bytes (oldest evicted first): the key space is open-ended (NAV history `from`
+// x `limit` alone has billions of keys, bodies up to hundreds of KiB), so a count alone would let
+// traffic pin gigabytes.
 import { createHash } from 'node:crypto';
 import type { IndexedState } from '../gateway/sources/subgraph.ts';
+
+/** A chain block a body's live reads were made at, or a reading of the chain head. */
+export interface ChainHead {
+  number: number;
+  hash: string;
+}
 
 /** What a body's data reflects, to know when it is outdated. */
 export interface Basis {
@@ -14,8 +22,8 @@ export interface Basis {
    * subgraph had indexing errors then; null when it reads no indexed data
    */
   indexed: (IndexedState & { timestamp: number | null }) | null;
-  /** the chain head its live chain reads reflect at least; null when it reads nothing live */
-  chainHead: number | null;
+  /** the block its live chain reads were made at; null when it reads nothing live */
+  chainHead: ChainHead | null;
 }
 
 export interface CachedResponse {
@@ -27,6 +35,13 @@ export interface CachedResponse {
   maxAgeSeconds: number;
   basis: Basis;
 }
+
+/**
+ * The subgraph as the watch reads it: its latest block, or 'reverting' while its nodes are below the
+ * newest block this process served and the chain RPC no longer holds that block (a reorg's revert
+ * being re-indexed; see the subgraph source's settleFloor).
+ */
+export type IndexedReading = IndexedState | 'reverting';
 
 /** How often, at most, a cache hit asks whether a newer block is indexed or on chain. */
 export const DEFAULT_BLOCK_CHECK_MS = 2000;
@@ -82,46 +97,100 @@ export class LatestBlockWatch<T> {
 }
 
 /**
- * Whether a cached body is outdated: the subgraph holds a newer indexed block than the body
- * reflects, or, asked after the body was built, another block at its height (a reorg); or its
- * indexing-errors flag changed since the body was built (health would say ok beside a degraded
- * subgraph); or the chain head is past the one its live reads reflect. Serving it for the rest of
- * its tier's lifetime would hide a claim, a new NAV or a reverted block from a client that does not
- * cache, as most agents do not. A lower block is no evidence of a reorg: it is a query node behind
- * the others (and the subgraph source refuses to read below the newest block seen, so the watch
- * cannot read one). When a watch cannot read, the cached body stands, within its lifetime.
+ * Whether a reading of the latest block shows that a body built at `storedAt` from `block` no longer
+ * reflects it: a later block; or, read after the body was built (a reading asked for before may
+ * predate it), another block at its height (a reorg replaced it) or a lower one. The subgraph source
+ * never reads below the newest block it has served unless the chain RPC no longer holds that block,
+ * and a chain head below a body's block is a chain that lost it: either way the body's block was
+ * taken away by a reorg. (A load-balanced RPC's node behind the others also reads a lower head: the
+ * body is rebuilt at that head, which costs a rebuild and shows nothing untrue.)
+ */
+function moved(
+  reading: BlockReading<{ number: number; hash: string | null }>,
+  block: { number: number; hash: string | null },
+  storedAt: number,
+): boolean {
+  if (reading.value.number > block.number) return true;
+  return (
+    reading.askedAt >= storedAt && (reading.value.number < block.number || reading.value.hash !== block.hash)
+  );
+}
+
+/** moved() for an indexed block, which also moves with the errors flag, or while the subgraph is reverting. */
+function indexedMoved(
+  reading: BlockReading<IndexedReading>,
+  indexed: IndexedState,
+  storedAt: number,
+): boolean {
+  const { value, askedAt } = reading;
+  const later = askedAt >= storedAt;
+  if (value === 'reverting') return later;
+  return (
+    moved({ value, askedAt }, indexed, storedAt) ||
+    (later && value.hasIndexingErrors !== indexed.hasIndexingErrors)
+  );
+}
+
+/**
+ * Whether a cached body is outdated: its indexed block moved (see moved()), its indexing-errors flag
+ * changed since the body was built (health would say ok beside a degraded subgraph), or the subgraph
+ * is reverting a block the chain no longer holds; or the chain head is not the block its live reads
+ * were made at. Serving it for the rest of its tier's lifetime would hide a claim, a new NAV or a
+ * reverted block from a client that does not cache, as most agents do not. When a watch cannot read
+ * (an upstream failing, or query nodes behind a block the chain still holds), the cached body
+ * stands, within its lifetime. The chain head is read once per interval however many hits ask, and
+ * also tells a cached body's X-Indexed-Block-Lag (chainHeadNow).
  */
 export class OutdatedBodies {
-  constructor(
-    private readonly indexed: LatestBlockWatch<IndexedState>,
-    private readonly chainHead: LatestBlockWatch<number> | undefined,
-  ) {}
+  private readonly indexed: LatestBlockWatch<IndexedReading>;
+  private readonly chainHead: LatestBlockWatch<ChainHead> | undefined;
 
-  /** Lets the watches learn of a newer block from a body just built (see LatestBlockWatch.saw). */
-  built(basis: Basis, now: number): void {
+  constructor(
+    readIndexed: () => Promise<IndexedReading>,
+    /** undefined when no chain RPC is configured */
+    readChainHead: (() => Promise<ChainHead>) | undefined,
+    intervalMs: number,
+  ) {
+    this.indexed = new LatestBlockWatch(readIndexed, intervalMs, (a, b) =>
+      a === 'reverting' ? false : b === 'reverting' || a.number > b.number,
+    );
+    this.chainHead =
+      readChainHead && new LatestBlockWatch(readChainHead, intervalMs, (a, b) => a.number > b.number);
+  }
+
+  /**
+   * Lets the watches learn of a newer block from a body just built (see LatestBlockWatch.saw): its
+   * indexed block, and `head`, the chain head its request read.
+   */
+  built(basis: Basis, head: ChainHead | null, now: number): void {
     if (basis.indexed !== null) {
       const { number, hash, hasIndexingErrors } = basis.indexed;
       this.indexed.saw({ number, hash, hasIndexingErrors }, now);
     }
-    if (basis.chainHead !== null) this.chainHead?.saw(basis.chainHead, now);
+    if (head !== null) this.chainHead?.saw(head, now);
+  }
+
+  /**
+   * The chain head's number now, to tell a cached body's X-Indexed-Block-Lag by: the watch's reading
+   * (read at most once per interval). Undefined without an RPC, when the head cannot be read, and at
+   * once while the node is `failing`: an answer of indexed data does not wait on it (a read is
+   * started all the same, so that a node answering again is seen).
+   */
+  async chainHeadNow(now: number, failing: boolean): Promise<number | undefined> {
+    const reading = this.chainHead?.latest(now);
+    if (failing) return undefined;
+    return (await reading)?.value.number;
   }
 
   async outdate(entry: CachedResponse, now: number): Promise<boolean> {
     const { indexed, chainHead } = entry.basis;
     if (indexed !== null) {
       const seen = await this.indexed.latest(now);
-      if (seen !== null) {
-        if (seen.value.number > indexed.number) return true;
-        // a reading asked for before the body was built may predate it: only a later one tells a
-        // reorg or a change of the errors flag
-        const replaced = seen.value.number === indexed.number && seen.value.hash !== indexed.hash;
-        const errorsChanged = seen.value.hasIndexingErrors !== indexed.hasIndexingErrors;
-        if ((replaced || errorsChanged) && seen.askedAt >= entry.storedAt) return true;
-      }
+      if (seen !== null && indexedMoved(seen, indexed, entry.storedAt)) return true;
     }
     if (chainHead !== null && this.chainHead) {
       const seen = await this.chainHead.latest(now);
-      if (seen !== null && seen.value > chainHead) return true;
+      if (seen !== null && moved(seen, chainHead, entry.storedAt)) return true;
     }
     return false;
   }

@@ -1,21 +1,24 @@
 // The one handler behind every route of the table (rest/routes.ts), instantiated per route:
-// parameters checked -> response cache (a hit stands unless OutdatedBodies finds a newer block) ->
+// parameters checked -> response cache (a hit stands unless OutdatedBodies finds its block moved) ->
 // the route's GraphQL operation, compiled once and run in-process -> body -> sent with its ETag and
 // freshness headers, and kept for its cache tier. The cache and the block watches are shared by
 // all the routes of one app.
 import type { RequestHandler } from 'express';
 import type { GatewayContext } from '../gateway/context.ts';
-import { freshnessHeaders } from '../gateway/freshness-headers.ts';
+import { dataBlockHeaders, headForLag } from '../gateway/freshness-headers.ts';
 import type { Gateway } from '../gateway/server.ts';
+import type { ChainBlock } from '../gateway/sources/chain.ts';
+import { NodesBehindError, type SubgraphClient } from '../gateway/sources/subgraph.ts';
 import { cacheKey, checkParams, type ParamValues, type RegisteredSlugs } from './params.ts';
 import type { Replies } from './replies.ts';
 import {
   etagOf,
-  LatestBlockWatch,
   OutdatedBodies,
   ResponseCache,
   type Basis,
   type CachedResponse,
+  type ChainHead,
+  type IndexedReading,
 } from './response-cache.ts';
 import { CACHE_TIERS, type RouteSpec } from './routes.ts';
 import { sendCached } from './send-cached.ts';
@@ -35,6 +38,7 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
   const { gateway, replies } = options;
   const cache = new ResponseCache(options.cacheEntries, options.cacheBytes);
   const outdatedBodies = watchOutdatedBodies(gateway, options.blockCheckMs);
+  const chainFailing = () => gateway.sources.chain?.headFailing ?? false;
   const registry = gateway.sources.registry;
   const registered: RegisteredSlugs = (resource) =>
     resource === 'fund' ? registry.fundBySlug : registry.strategyBySlug;
@@ -58,7 +62,9 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
       const now = Date.now();
       const hit = cache.get(key, now);
       if (hit && !(await outdatedBodies.outdate(hit, now))) {
-        sendCached(req, res, hit, 'application/json; charset=utf-8');
+        const head =
+          hit.basis.indexed === null ? undefined : await outdatedBodies.chainHeadNow(now, chainFailing());
+        sendCached(req, res, hit, 'application/json; charset=utf-8', head);
         return;
       }
       const variables: ParamValues = check.values;
@@ -74,60 +80,68 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
         replies.errorProblem(req, res, error);
         return;
       }
-      const entry = await builtResponse(body, context, maxAge);
+      const { entry, head } = await builtResponse(body, context, maxAge);
       cache.set(key, entry);
-      outdatedBodies.built(entry.basis, entry.storedAt);
-      sendCached(req, res, entry, 'application/json; charset=utf-8');
+      outdatedBodies.built(entry.basis, head, entry.storedAt);
+      sendCached(req, res, entry, 'application/json; charset=utf-8', head?.number);
     };
   };
 }
 
-/** The watches of the subgraph's indexed block and, when one is read, the chain head. */
+const chainHeadOf = (block: ChainBlock): ChainHead => ({ number: Number(block.number), hash: block.hash });
+
+/**
+ * The subgraph's block as the watch reads it: 'reverting' while its nodes are below the newest block
+ * this process served and the chain RPC no longer holds that block; any other failure (query nodes
+ * behind a block the chain holds included) leaves the watch without a reading.
+ */
+async function indexedReading(subgraph: SubgraphClient): Promise<IndexedReading> {
+  try {
+    return await subgraph.indexedBlock();
+  } catch (error) {
+    if (error instanceof NodesBehindError && error.onChain === false) return 'reverting';
+    throw error;
+  }
+}
+
+/** The watches of the subgraph's indexed block and, when an RPC is configured, the chain head. */
 function watchOutdatedBodies(gateway: Gateway, blockCheckMs: number): OutdatedBodies {
-  const chain = gateway.sources.chain;
+  const { subgraph, chain } = gateway.sources;
   return new OutdatedBodies(
-    new LatestBlockWatch(
-      () => gateway.sources.subgraph.indexedBlock(),
-      blockCheckMs,
-      (a, b) => a.number > b.number,
-    ),
-    // the watch keeps its own interval: viem's one-second cache of the head would only add to it
-    chain &&
-      new LatestBlockWatch(
-        async () => Number(await chain.client.getBlockNumber({ cacheTime: 0 })),
-        blockCheckMs,
-        (a, b) => a > b,
-      ),
+    () => indexedReading(subgraph),
+    chain && (async () => chainHeadOf(await chain.readHead())),
+    blockCheckMs,
   );
 }
 
-/** A body just built, as the cache keeps it: its bytes, ETag, freshness headers and basis. */
+/**
+ * A body just built, as the cache keeps it (its bytes, ETag, the headers fixed with its data and its
+ * basis), and the chain head its request read, if any.
+ */
 async function builtResponse(
   body: unknown,
   context: GatewayContext,
   maxAgeSeconds: number,
-): Promise<CachedResponse> {
+): Promise<{ entry: CachedResponse; head: ChainHead | null }> {
   const bytes = Buffer.from(JSON.stringify(body));
-  // taken before freshnessHeaders reads the chain head for a header, which the body does not reflect
+  // taken before headForLag reads the chain head, which the body does not reflect
   const basis = basisOf(context);
+  const headers = dataBlockHeaders(context);
+  const head = (await headForLag(context)) ?? context.chain?.readsFrom;
   return {
-    body: bytes,
-    etag: etagOf(bytes),
-    headers: await freshnessHeaders(context),
-    storedAt: Date.now(),
-    maxAgeSeconds,
-    basis,
+    entry: { body: bytes, etag: etagOf(bytes), headers, storedAt: Date.now(), maxAgeSeconds, basis },
+    head: head == null ? null : chainHeadOf(head),
   };
 }
 
 function basisOf(context: GatewayContext): Basis {
   const { indexedBlock, indexedHash, indexedAt, hasIndexingErrors } = context.subgraph.freshness;
-  const chainHead = context.chain?.readsFrom;
+  const readsFrom = context.chain?.readsFrom;
   return {
     indexed:
       indexedBlock === null
         ? null
         : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt, hasIndexingErrors },
-    chainHead: chainHead == null ? null : Number(chainHead),
+    chainHead: readsFrom == null ? null : chainHeadOf(readsFrom),
   };
 }

@@ -13,6 +13,7 @@ import {
   createPublicClient,
   http,
   parseAbi,
+  numberToHex,
   type Abi,
   type Address,
   type PublicClient,
@@ -56,13 +57,24 @@ export interface ChainConfig {
   fetch?: typeof fetch;
 }
 
+/**
+ * A block as the node serves it: its hash tells it from a block a reorg put at its height, which
+ * its number alone does not.
+ */
+export interface ChainBlock {
+  number: bigint;
+  hash: string;
+}
+
 export interface ChainSource {
   client: PublicClient;
   config: ChainConfig;
   /** the id of the chain the RPC serves, asked once (a failed ask is asked again next time) */
   chainId(): Promise<number>;
-  /** the chain head, asked of the node now (viem's cache of it bypassed; an ask under way shared) */
-  readHead(): Promise<bigint>;
+  /** the chain head, asked of the node now (an ask under way shared) */
+  readHead(): Promise<ChainBlock>;
+  /** the block at `number` on the node's chain; null past its head */
+  blockAt(number: bigint): Promise<ChainBlock | null>;
   /** whether the last head readHead asked for failed: the node is down, slow or refusing */
   readonly headFailing: boolean;
 }
@@ -115,23 +127,40 @@ export function createChainSource(config: ChainConfig): ChainSource {
     });
     return chainIdRead;
   };
+  // eth_getBlockByNumber rather than eth_blockNumber: one call tells the head's hash too, which a
+  // body's live reads are checked against (a reorg may put another block at the same height)
+  const blockAt = async (block: bigint | 'latest'): Promise<ChainBlock | null> => {
+    const found = await client.request({
+      method: 'eth_getBlockByNumber',
+      params: [block === 'latest' ? block : numberToHex(block), false],
+    });
+    if (found?.number == null || found.hash == null) return null;
+    return { number: BigInt(found.number), hash: found.hash };
+  };
   let headFailing = false;
+  let headRead: Promise<ChainBlock> | null = null;
   const readHead = () =>
-    client.getBlockNumber({ cacheTime: 0 }).then(
-      (block) => {
-        headFailing = false;
-        return block;
-      },
-      (error: unknown) => {
-        headFailing = true;
-        throw error;
-      },
-    );
+    (headRead ??= blockAt('latest')
+      .then(
+        (block) => {
+          if (block === null) throw new Error('the node answered no latest block');
+          headFailing = false;
+          return block;
+        },
+        (error: unknown) => {
+          headFailing = true;
+          throw error;
+        },
+      )
+      .finally(() => {
+        headRead = null;
+      }));
   return {
     client,
     config,
     chainId,
     readHead,
+    blockAt,
     get headFailing() {
       return headFailing;
     },
@@ -201,21 +230,22 @@ export interface ChainLoaders {
   /** DividendDistributor.isClaimed(fund, epoch, account): whether the account claimed that round */
   isClaimed(distributor: Address, fund: string, epoch: bigint, account: string): Promise<boolean>;
   /**
-   * the chain head as this request reads it: asked of the node once per request, when first needed
-   * (a head cached across requests can be behind the block just indexed), and the block every
+   * the chain head's number as this request reads it: asked of the node once per request, when first
+   * needed (a head cached across requests can be behind the block just indexed), and the block every
    * contract read of the request is made at
    */
   headBlock(): Promise<bigint>;
   /**
-   * headBlock, or null at once while the node failed the last head read this process asked for: what
-   * only a header needs is not waited for up to RPC_TIMEOUT_MS from a node that is down. The head is
-   * asked all the same, with no one waiting, so that the next request sees a node answering again.
+   * the head headBlock reads, or null at once while the node failed the last head read this process
+   * asked for: what only a header needs is not waited for up to RPC_TIMEOUT_MS from a node that is
+   * down. The head is asked all the same, with no one waiting, so that the next request sees a node
+   * answering again.
    */
-  headUnlessFailing(): Promise<bigint | null>;
+  headUnlessFailing(): Promise<ChainBlock | null>;
   /** the id of the chain the RPC serves (eth_chainId) */
   chainId(): Promise<number>;
   /** the block this request's chain data was read at (headBlock's), once read; null before */
-  readonly readsFrom: bigint | null;
+  readonly readsFrom: ChainBlock | null;
 }
 
 function keyOf(call: ContractRead): string {
@@ -244,10 +274,11 @@ function failedRead(call: ContractRead, error: unknown): GatewayError {
 
 /** Per request: every read made while resolving one operation goes out in one multicall. */
 export function createChainLoaders(source: ChainSource): ChainLoaders {
-  let readsFrom: bigint | null = null;
-  let head: Promise<bigint> | null = null;
-  const headBlock = (): Promise<bigint> => (head ??= source.readHead().then((block) => (readsFrom = block)));
-  const checkedHeadBlock = async (): Promise<bigint> => {
+  let readsFrom: ChainBlock | null = null;
+  let head: Promise<ChainBlock> | null = null;
+  const headBlock = (): Promise<ChainBlock> =>
+    (head ??= source.readHead().then((block) => (readsFrom = block)));
+  const checkedHeadBlock = async (): Promise<ChainBlock> => {
     try {
       return await headBlock();
     } catch (error) {
@@ -261,7 +292,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
         // every read of the request at one block, the one X-Chain-Block names: a reserve and the
         // total assets it is a percent of come from the same state
         results = await source.client.multicall({
-          blockNumber: await headBlock(),
+          blockNumber: (await headBlock()).number,
           contracts: calls.map((c) => ({
             address: c.address,
             abi: c.abi,
@@ -305,7 +336,7 @@ export function createChainLoaders(source: ChainSource): ChainLoaders {
         functionName: 'isClaimed',
         args: [fund, epoch, account],
       }),
-    headBlock: checkedHeadBlock,
+    headBlock: async () => (await checkedHeadBlock()).number,
     async headUnlessFailing() {
       if (!source.headFailing || head) return checkedHeadBlock();
       headBlock().catch(() => {});

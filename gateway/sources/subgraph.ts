@@ -7,7 +7,10 @@
 // heights would otherwise show data going back and forth, and a cursor's next page could come from
 // a node that has not indexed the block its first page was read at, skipping what lies between.
 // A node behind answers an error instead; the query is asked once more (the balancer may pick
-// another node), then fails with UPSTREAM_UNAVAILABLE saying the nodes are behind.
+// another node), then fails with UPSTREAM_UNAVAILABLE saying the nodes are behind. Unless that
+// newest block is gone: after a reorg to a shorter chain graph-node reverts it, and on a quiet chain
+// nothing would ever be indexed at its height again. Where the chain RPC is given, it tells the two
+// apart (see settleFloor), and a block it no longer holds stops being the floor.
 // Entity fields say `subgraphError: allow`: a subgraph with indexing errors still has its data
 // served, flagged in freshness (health says `degraded`), rather than every request failing.
 // Loaders are created per request: a request's lookups of funds or rounds are batched into
@@ -18,6 +21,7 @@ import { ClientError, GraphQLClient } from 'graphql-request';
 import { answerTooLarge, boundedFetch, excerpt } from '../../common/bounded-fetch.ts';
 import { httpEndpoint } from '../../common/url.ts';
 import { GatewayError, upstreamUnavailable } from '../errors.ts';
+import type { ChainSource } from './chain.ts';
 
 export interface SubgraphConfig {
   url: string;
@@ -54,6 +58,15 @@ interface BlockFloor {
   reason: 'seen' | 'cursor';
 }
 
+/** A block an answer showed. */
+interface SeenBlock {
+  number: number;
+  hash: string | null;
+}
+
+/** What the subgraph source asks the chain RPC: whether a block it has served is still on chain. */
+export type ChainBlocks = Pick<ChainSource, 'readHead' | 'blockAt'>;
+
 /** What one request's data reflects: the lowest indexed block any of its queries saw. */
 export class Freshness {
   indexedBlock: number | null = null;
@@ -61,8 +74,13 @@ export class Freshness {
   indexedAt: number | null = null;
   deployment: string | null = null;
   hasIndexingErrors = false;
+  /** the floor's lowering (see settleFloor) the first answer was asked under */
+  private firstLowering: number | null = null;
+  /** whether answers came from both sides of a lowering */
+  private straddles = false;
 
-  record(meta: SubgraphMeta): void {
+  /** `lowering`: how many times the floor had come down when the answer's query was sent */
+  record(meta: SubgraphMeta, lowering: number): void {
     if (this.indexedBlock === null || meta.block.number < this.indexedBlock) {
       this.indexedBlock = meta.block.number;
       this.indexedHash = meta.block.hash;
@@ -70,6 +88,11 @@ export class Freshness {
       this.deployment = meta.deployment;
     }
     this.hasIndexingErrors ||= meta.hasIndexingErrors;
+    this.firstLowering ??= lowering;
+    this.straddles ||= lowering !== this.firstLowering;
+    // answers from both sides of a reorg: the data reflects no one block, so no hash stands for it
+    // and a cached body of it is outdated at its next check (rest/response-cache.ts)
+    if (this.straddles) this.indexedHash = null;
   }
 }
 
@@ -108,12 +131,16 @@ function errorsKind(errors: unknown): 'none' | 'indexing' | 'behind' | 'other' {
  * The 503 for a query every try of which reached a node that has not indexed `floor` yet. Its
  * words are the service's own (the upstream's stay in the cause), and say why the block is needed
  * and that a retry is the remedy: the nodes catch up within seconds. It keeps the floor, so that a
- * resolver can tell a cursor's block no node will ever reach (inputs.ts, pageAfterCursor).
+ * resolver can tell a cursor's block no node will ever reach (inputs.ts, pageAfterCursor), and what
+ * the chain RPC said of the floor's block (`onChain`, see settleFloor): true, the nodes are behind a
+ * block the chain holds; false, the chain no longer holds it (a reorg whose revert is being
+ * re-indexed); null, not asked (a cursor's floor, no RPC, or the RPC failing).
  */
 export class NodesBehindError extends GatewayError {
   constructor(
     readonly floor: BlockFloor,
     cause: unknown,
+    readonly onChain: boolean | null,
   ) {
     const [needed, retry] =
       floor.reason === 'cursor'
@@ -356,22 +383,26 @@ interface SubgraphAnswer<T> {
 
 export interface SubgraphClient {
   /**
-   * Runs `document`, one top-level collection field (or none), with `_meta` added beside it.
-   * `asked`: what the field's `block: { number_gte }` asked for (see floor()), which a node that
-   * has not indexed it refuses; the answer's `_meta` tells the block the data reflects.
+   * Runs one top-level collection field, `field(floor)` (see floor(); it asks for the floor with
+   * `block: { number_gte }`, which a node that has not indexed it refuses), with `_meta` added
+   * beside it, which tells the block the data reflects. `cursorBlock`: the block a cursor's page was
+   * read at, which the field must read at or past too.
    */
-  query<T>(document: string, freshness: Freshness, asked?: BlockFloor): Promise<T & { _meta: SubgraphMeta }>;
-  /**
-   * The block a query must read at or past now: the newest this process has seen, or `cursorBlock`
-   * when that is higher. Undefined before any answer (block 0 included), when any block will do.
-   */
-  floor(cursorBlock?: number): BlockFloor | undefined;
-  /** the subgraph's latest block and errors flag (its `_meta` alone), at or past floor() */
+  query<T>(
+    field: (floor: BlockFloor | undefined) => string,
+    freshness: Freshness,
+    cursorBlock?: number,
+  ): Promise<T & { _meta: SubgraphMeta }>;
+  /** the subgraph's latest block and errors flag (its `_meta` alone), at or past the floor */
   indexedBlock(): Promise<IndexedState>;
   readonly config: SubgraphConfig;
 }
 
-export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
+/**
+ * The subgraph source. `chain`: the chain RPC the gateway reads, if one is configured; it tells a
+ * floor block a reorg took away from one the nodes have not indexed yet (see settleFloor).
+ */
+export function createSubgraphClient(config: SubgraphConfig, chain?: ChainBlocks): SubgraphClient {
   // errorPolicy 'all': an answer's GraphQL errors come back with its data instead of being
   // thrown, so that graph-node's `indexing_error` can be told apart from real failures
   // a URL with credentials, which fetch refuses, sends them as Basic authorization instead
@@ -381,11 +412,24 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
     headers: endpoint.headers,
     fetch: graphNodeFetch('subgraph', config.fetch),
   });
-  /** the newest block any answer to this process showed */
-  let newestSeen = 0;
+  /** the newest block any answer to this process showed (or the one settleFloor lowered it to) */
+  let newestSeen: SeenBlock = { number: 0, hash: null };
+  /** how many times settleFloor lowered newestSeen: answers asked for before a lowering may be orphans */
+  let lowerings = 0;
+  /**
+   * The block a query must read at or past now: the newest this process has seen, or `cursorBlock`
+   * when that is higher. Undefined before any answer (block 0 included), when any block will do.
+   */
   const floor = (cursorBlock = 0): BlockFloor | undefined => {
-    if (cursorBlock > newestSeen) return { number: cursorBlock, reason: 'cursor' };
-    return newestSeen > 0 ? { number: newestSeen, reason: 'seen' } : undefined;
+    if (cursorBlock > newestSeen.number) return { number: cursorBlock, reason: 'cursor' };
+    return newestSeen.number > 0 ? { number: newestSeen.number, reason: 'seen' } : undefined;
+  };
+  const isNewestSeen = (block: SeenBlock) =>
+    block.number === newestSeen.number && block.hash === newestSeen.hash;
+  const see = (block: SeenBlock) => {
+    // the same height with another hash: a reorg replaced the block, and the newer answer shows it
+    const replaced = block.number === newestSeen.number && block.hash !== null && !isNewestSeen(block);
+    if (block.number > newestSeen.number || replaced) newestSeen = block;
   };
 
   async function once<T>(document: string): Promise<SubgraphAnswer<T>> {
@@ -404,23 +448,83 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
       throw upstreamUnavailable('subgraph', error);
     }
   }
+  /** The subgraph's latest block, whatever its height (`_meta` with no floor). */
+  async function latestIndexed(): Promise<SeenBlock> {
+    const { data } = await send<{ _meta?: SubgraphMeta }>(`{ _meta { block { number hash } } }`);
+    const block = data?._meta?.block;
+    if (typeof block?.number !== 'number')
+      throw upstreamUnavailable('subgraph', new Error('response without _meta'));
+    return { number: block.number, hash: block.hash ?? null };
+  }
+
   /**
-   * Sends a document that asks for `_meta` (its entity field, if any, at or past `asked`), and
-   * checks and records the answer.
+   * Asked when every try of a query reached a node below `seen`, the newest block this process has
+   * served: whether the chain RPC still holds that block (true: the nodes are behind it, and the
+   * floor stands; false or null, see NodesBehindError.onChain). A block the chain no longer holds was
+   * taken away by a reorg, and graph-node reverted it: when the subgraph's own latest block is on
+   * the chain, the floor comes down to it ('lowered'). A chain that ends below `seen` is a reorg to
+   * a shorter branch only once the subgraph has indexed that chain's head; before, it may be an RPC
+   * node behind the subgraph's, and the floor stands.
+   */
+  async function settleFloor(seen: SeenBlock): Promise<'lowered' | boolean | null> {
+    if (!chain || seen.hash === null) return null;
+    try {
+      const head = await chain.readHead();
+      const atSeen = BigInt(seen.number) > head.number ? null : await chain.blockAt(BigInt(seen.number));
+      if (atSeen?.hash === seen.hash) return true;
+      const now = await latestIndexed();
+      if (now.number >= seen.number) return false;
+      const nowIsHead = BigInt(now.number) === head.number;
+      const atNow = nowIsHead ? head : await chain.blockAt(BigInt(now.number));
+      if (atNow?.hash !== now.hash || (atSeen === null && !nowIsHead)) return false;
+      // another request's answer may have raised the floor meanwhile: that floor is not this verdict's
+      if (!isNewestSeen(seen)) return null;
+      newestSeen = now;
+      lowerings += 1;
+      return 'lowered';
+    } catch {
+      return null;
+    }
+  }
+  /** one settleFloor at a time: the requests refused meanwhile share its verdict */
+  let settling: Promise<'lowered' | boolean | null> | null = null;
+
+  /**
+   * Sends the document `build` makes for the floor (`_meta` with or without an entity field), and
+   * checks and records the answer. When every try reached a node below the newest block seen, and
+   * that block is gone from the chain, the floor comes down and the document is asked once more.
    */
   async function ask<T>(
-    document: string,
+    build: (floor: BlockFloor | undefined) => string,
     freshness: Freshness,
-    asked: BlockFloor | undefined,
+    cursorBlock?: number,
   ): Promise<T & { _meta: SubgraphMeta }> {
     type Answer = SubgraphAnswer<T & { _meta: SubgraphMeta }>;
-    let answer: Answer = await send(document);
-    // a load balancer may send the second try to a node that has the block
-    if (errorsKind(answer.errors) === 'behind') answer = await send(document);
+    const tryTwice = async (document: string): Promise<Answer> => {
+      const answer: Answer = await send(document);
+      // a load balancer may send the second try to a node that has the block
+      return errorsKind(answer.errors) === 'behind' ? send(document) : answer;
+    };
+    let asked = floor(cursorBlock);
+    let lowering = lowerings;
+    let answer = await tryTwice(build(asked));
+    let onChain: boolean | null = null;
+    if (errorsKind(answer.errors) === 'behind' && asked?.reason === 'seen') {
+      const verdict = await (settling ??= settleFloor(newestSeen).finally(() => {
+        settling = null;
+      }));
+      if (verdict === 'lowered') {
+        asked = floor(cursorBlock);
+        lowering = lowerings;
+        answer = await tryTwice(build(asked));
+        // settleFloor found the block it lowered the floor to on chain
+        onChain = true;
+      } else onChain = verdict;
+    }
     const { data, errors } = answer;
     const kind = errorsKind(errors);
     if (kind === 'behind' && asked)
-      throw new NodesBehindError(asked, new Error(excerpt(JSON.stringify(errors))));
+      throw new NodesBehindError(asked, new Error(excerpt(JSON.stringify(errors))), onChain);
     if (kind !== 'none' && kind !== 'indexing')
       throw upstreamUnavailable(
         'subgraph',
@@ -431,26 +535,28 @@ export function createSubgraphClient(config: SubgraphConfig): SubgraphClient {
     // graph-node's answer to a field left at `subgraphError: deny`: nothing but `_meta`
     if (kind === 'indexing' && Object.keys(data).every((field) => field === '_meta'))
       throw upstreamUnavailable('subgraph', new Error('the subgraph withheld its data for indexing errors'));
-    newestSeen = Math.max(newestSeen, data._meta.block.number);
-    freshness.record({
-      ...data._meta,
-      deployment: data._meta.deployment ?? null,
-      hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
-    });
+    // an answer asked for before the floor came down may be from the branch a reorg took away
+    if (lowering === lowerings) see({ number: data._meta.block.number, hash: data._meta.block.hash ?? null });
+    freshness.record(
+      {
+        ...data._meta,
+        deployment: data._meta.deployment ?? null,
+        hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
+      },
+      lowering,
+    );
     return data;
   }
 
   return {
     config,
-    query<T>(document: string, freshness: Freshness, asked?: BlockFloor) {
-      return ask<T>(document.replace(/\}\s*$/, ` ${metaField(0)} }`), freshness, asked);
+    query<T>(field: (floor: BlockFloor | undefined) => string, freshness: Freshness, cursorBlock?: number) {
+      return ask<T>((asked) => `{ ${field(asked)} ${metaField(0)} }`, freshness, cursorBlock);
     },
-    floor,
     async indexedBlock(): Promise<IndexedState> {
       const freshness = new Freshness();
-      const now = floor();
       // `_meta` alone, so it can carry the floor itself
-      await ask(`{ ${metaField(now?.number ?? 0)} }`, freshness, now);
+      await ask((asked) => `{ ${metaField(asked?.number ?? 0)} }`, freshness);
       return {
         number: freshness.indexedBlock!,
         hash: freshness.indexedHash,
@@ -516,10 +622,11 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
    * rows' or a later one).
    */
   const read = async <C extends Collection>(collection: C, args: string, cursorBlock?: number) => {
-    const floor = client.floor(cursorBlock);
-    const block = floor ? `block: { number_gte: ${floor.number} }, ` : '';
-    const document = `{ ${collection}(${block}${args}, subgraphError: allow) { ${COLLECTION_FIELDS[collection]} } }`;
-    const data = await client.query<Record<string, unknown>>(document, freshness, floor);
+    const field = (floor: BlockFloor | undefined) => {
+      const block = floor ? `block: { number_gte: ${floor.number} }, ` : '';
+      return `${collection}(${block}${args}, subgraphError: allow) { ${COLLECTION_FIELDS[collection]} }`;
+    };
+    const data = await client.query<Record<string, unknown>>(field, freshness, cursorBlock);
     return { rows: checkedRows(collection, data), block: data._meta.block.number };
   };
   const fund = new DataLoader<string, FundRow | null>(

@@ -16,10 +16,12 @@ afterAll(() => proxy.close());
 
 async function failedQuery(): Promise<unknown> {
   const client = createSubgraphClient({ url: proxy.url, timeoutMs: 300, maxBatch: 10 });
-  return client.query('{ funds { id } }', new Freshness()).then(
-    () => null,
-    (error: unknown) => error,
-  );
+  return client
+    .query(() => 'funds { id }', new Freshness())
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
 }
 
 describe('the subgraph source', () => {

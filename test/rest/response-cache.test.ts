@@ -1,10 +1,9 @@
 // The server response cache's bounds: the key space is open-ended, so both the number of
 // entries and the bytes of their bodies must stay under their limits whatever is stored. And its
 // freshness: a body is not served once a newer block is indexed than the one it reflects, its
-// block is replaced, the subgraph's indexing-errors flag changes, or the chain is past the head its
-// live reads reflect.
+// block is replaced or taken away by a reorg, the subgraph's indexing-errors flag changes, or the
+// chain head is not the block its live reads were made at.
 import { describe, expect, it } from 'vitest';
-import type { IndexedState } from '../../gateway/sources/subgraph.ts';
 import {
   etagOf,
   LatestBlockWatch,
@@ -12,6 +11,7 @@ import {
   ResponseCache,
   type Basis,
   type CachedResponse,
+  type IndexedReading,
 } from '../../rest/response-cache.ts';
 
 function entry(body: Buffer): CachedResponse {
@@ -78,7 +78,6 @@ describe('ResponseCache', () => {
 });
 
 const laterHead = (a: number, b: number) => a > b;
-const laterBlock = (a: { number: number }, b: { number: number }) => a.number > b.number;
 
 describe('LatestBlockWatch', () => {
   it('reads at most once per interval, however many hits want the block', async () => {
@@ -123,6 +122,7 @@ describe('OutdatedBodies', () => {
     hash,
     hasIndexingErrors,
   });
+  const head = (number: number, hash = `0x${number}`) => ({ number, hash });
   const built = (basis: Partial<Basis>, storedAt = 0): CachedResponse => ({
     ...entry(Buffer.from('{}')),
     storedAt,
@@ -132,11 +132,12 @@ describe('OutdatedBodies', () => {
     ...at(number, hash, hasIndexingErrors),
     timestamp: 1,
   });
-  /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `head` */
-  const outdated = (entry: CachedResponse, indexed: IndexedState, head = 0, now = 10) =>
+  /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `chainHead` */
+  const outdated = (entry: CachedResponse, indexed: IndexedReading, chainHead = head(0), now = 10) =>
     new OutdatedBodies(
-      new LatestBlockWatch<IndexedState>(async () => indexed, 2000, laterBlock),
-      new LatestBlockWatch(async () => head, 2000, laterHead),
+      async () => indexed,
+      async () => chainHead,
+      2000,
     ).outdate(entry, now);
 
   it('outdates a body built at an older indexed block than the latest, and not one built at the latest', async () => {
@@ -148,21 +149,24 @@ describe('OutdatedBodies', () => {
     expect(await outdated(built({ indexed: indexedAt(12, '0xold') }), at(12, '0xnew'))).toBe(true);
   });
 
-  it('keeps a body built at a block higher than a reading, which is a query node behind, not a reorg', async () => {
-    expect(await outdated(built({ indexed: indexedAt(12) }), at(10))).toBe(false);
+  it('outdates a body built at a block higher than the subgraph now reads, which a reorg took away', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12) }), at(10))).toBe(true);
+  });
+
+  it('outdates a body of indexed data while the subgraph reverts a block the chain no longer holds', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12) }), 'reverting')).toBe(true);
   });
 
   it('keeps a body built after the reading it is compared with, which may be older than the body', async () => {
-    // the reading was asked for at 10, the body stored at 11 from a newer block
-    expect(await outdated(built({ indexed: indexedAt(13) }, 11), at(12), 0, 10)).toBe(false);
+    // the readings were asked for at 10, the bodies stored at 11
+    expect(await outdated(built({ indexed: indexedAt(13) }, 11), at(12), head(0), 10)).toBe(false);
+    expect(await outdated(built({ indexed: indexedAt(13) }, 11), 'reverting', head(0), 10)).toBe(false);
+    expect(await outdated(built({ chainHead: head(41) }, 11), at(12), head(40), 10)).toBe(false);
   });
 
   it('outdates the bodies built under another indexing-errors flag than a later reading shows, and not those built under it', async () => {
     let subgraph = at(12);
-    const bodies = new OutdatedBodies(
-      new LatestBlockWatch<IndexedState>(async () => subgraph, 2000, laterBlock),
-      undefined,
-    );
+    const bodies = new OutdatedBodies(async () => subgraph, undefined, 2000);
     const before = built({ indexed: indexedAt(12) }, 5);
     expect(await bodies.outdate(before, 10)).toBe(false);
     subgraph = at(12, '0x12', true);
@@ -170,26 +174,57 @@ describe('OutdatedBodies', () => {
     expect(await bodies.outdate(built({ indexed: indexedAt(12, '0x12', true) }, 2020), 2030)).toBe(false);
   });
 
-  it('outdates a body of live chain reads once the chain head is past the one they reflect', async () => {
-    expect(await outdated(built({ chainHead: 40 }), at(12), 41)).toBe(true);
-    expect(await outdated(built({ chainHead: 41 }), at(12), 41)).toBe(false);
+  it('outdates a body of live chain reads once the chain head is past the block they were made at', async () => {
+    expect(await outdated(built({ chainHead: head(40) }), at(12), head(41))).toBe(true);
+    expect(await outdated(built({ chainHead: head(41) }), at(12), head(41))).toBe(false);
+  });
+
+  it('outdates a body of live chain reads whose block a reorg replaced at the same height', async () => {
+    expect(await outdated(built({ chainHead: head(41, '0xold') }), at(12), head(41, '0xnew'))).toBe(true);
+  });
+
+  it('outdates a body of live chain reads once the chain head is below the block they were made at', async () => {
+    expect(await outdated(built({ chainHead: head(41) }), at(12), head(39))).toBe(true);
   });
 
   it('never outdates a body that reads neither indexed data nor the chain', async () => {
-    expect(await outdated(built({}), at(99), 99)).toBe(false);
+    expect(await outdated(built({}), at(99), head(99))).toBe(false);
   });
 
   it('keeps a cached body when the subgraph cannot say its block', async () => {
     const bodies = new OutdatedBodies(
-      new LatestBlockWatch<IndexedState>(
-        async () => {
-          throw new Error('subgraph down');
-        },
-        2000,
-        laterBlock,
-      ),
+      async () => {
+        throw new Error('subgraph down');
+      },
       undefined,
+      2000,
     );
     expect(await bodies.outdate(built({ indexed: indexedAt(11) }), 0)).toBe(false);
+  });
+
+  it('tells the chain head a body just built read, for its lag, until the next reading', async () => {
+    const bodies = new OutdatedBodies(
+      async () => at(12),
+      async () => head(40),
+      2000,
+    );
+    bodies.built(built({ indexed: indexedAt(12) }).basis, head(45), 5);
+    expect(await bodies.chainHeadNow(6, false)).toBe(45);
+    expect(await bodies.chainHeadNow(2005, false)).toBe(40);
+  });
+
+  it('tells no chain head while the node is failing, without waiting for it', async () => {
+    let reads = 0;
+    const bodies = new OutdatedBodies(
+      async () => at(12),
+      () => {
+        reads += 1;
+        return new Promise<never>(() => {});
+      },
+      2000,
+    );
+    expect(await bodies.chainHeadNow(0, true)).toBeUndefined();
+    // a read is started all the same, so that a node answering again is seen
+    expect(reads).toBe(1);
   });
 });
