@@ -1,6 +1,7 @@
 // The events route on its own: the one route over every tracked contract rather than one
 // resource, with filters (contract, event name, block range) no other route takes.
 import { EVENT_NAME_RULE, MAX_INT, SLUG_PATTERN, SLUG_RULE } from '../../gateway/inputs.ts';
+import { EVENTS_NAMING_NO_FUND } from '../../gateway/event-filters.ts';
 import { EVENT_NAMES, EVENT_NAMES_BY_CONTRACT } from '../../gateway/event-names.ts';
 import type { DocumentExamples } from '../examples.ts';
 import type { ParamSpec, RouteSpec } from '../routes.ts';
@@ -21,7 +22,7 @@ export function listEventsRoute({ contract, fund, scenario }: DocumentExamples):
     operationId: 'listEvents',
     path: '/v1/events',
     summary: 'Indexed on-chain events',
-    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\` is refused with 400; one written in another case or with separators (nav_published) gets a 400 naming the event meant. \`fund\` (a fund slug) selects the events that concern one fund whichever contract emitted them (its vault's, and the NavOracle, DividendDistributor and FundRegistry events naming it): \`fund=<slug>&eventName=NavPublished\` lists one fund's NAV publications. A \`contract\` and \`eventName\` that cannot occur together (NavPublished of a fund vault), or a registered contract no event is indexed for (a policy, a share token), are refused with 400 naming what to ask instead, never answered with an empty page.`,
+    description: `Events of every tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults), newest first by (block, log index). Cursor paging is stable: new events never shift or repeat pages already read. Every event of these contracts is indexed, so \`eventName\` is one of a closed list, by emitting contract: ${EVENT_NAMES_BY_CONTRACT}. Any other \`eventName\` is refused with 400; one written in another case or with separators (nav_published) gets a 400 naming the event meant. \`fund\` (a fund slug) selects the events that concern one fund whichever contract emitted them (its vault's, and the NavOracle, DividendDistributor and FundRegistry events naming it): \`fund=<slug>&eventName=NavPublished\` lists one fund's NAV publications. A \`contract\` and \`eventName\` that cannot occur together (NavPublished of a fund vault), or a registered contract no event is indexed for (a policy, a share token), are refused with 400 naming what to ask instead, never answered with an empty page; so are \`fund\` with another fund's vault as \`contract\`, and \`fund\` with an \`eventName\` no record of which names a fund (${EVENTS_NAMING_NO_FUND.join(', ')}; the FundRegistry's OwnershipTransferred), and an empty value for any parameter.`,
     tier: 'live',
     params: [
       addressParam(
