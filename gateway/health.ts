@@ -101,8 +101,10 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
   }
   // null only when the subgraph failed: each of its answers says its block
   const maxIndexedBlock = freshness.indexedBlock;
-  const lagBlocks = head === null || maxIndexedBlock === null ? null : Math.max(0, head - maxIndexedBlock);
-  if (lagBlocks !== null && lagBlocks > ctx.healthMaxLagBlocks) degraded = true;
+  // negative when the index is ahead of the head the RPC reports: the RPC lags the indexer's node, or
+  // the indexed tip left the chain in a reorg; either way the live reads and the index disagree
+  const lagBlocks = head === null || maxIndexedBlock === null ? null : head - maxIndexedBlock;
+  if (lagBlocks !== null && Math.abs(lagBlocks) > ctx.healthMaxLagBlocks) degraded = true;
   const status = await indexing;
   if (status !== null && status.health !== 'healthy') degraded = true;
   const singletons = ctx.registry.registry.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;

@@ -380,7 +380,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   HealthRecord: object({
     status: {
       enum: ['ok', 'degraded'],
-      description: `degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head, the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
+      description: `degraded: indexing errors, the indexer more than HEALTH_MAX_LAG_BLOCKS (default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) blocks behind the chain head (or ahead of the head the chain RPC reports), the indexer saying it is unhealthy or failed (indexer.indexingHealth), or live chain reads failing`,
     },
     api: object({ version: string }),
     indexer: object({
@@ -409,8 +409,8 @@ export const componentSchemas: Record<string, JsonSchema> = {
       },
       lagBlocks: {
         ...nullable(integer),
-        minimum: 0,
-        description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when chainHeadBlock is',
+        description:
+          'chainHeadBlock - maxIndexedBlock; negative when the index is ahead of the head the chain RPC reports (the RPC lags the indexer, or the indexed tip left the chain in a reorg); null when chainHeadBlock is. status is degraded when it is further from 0 than HEALTH_MAX_LAG_BLOCKS',
       },
       indexingHealth: {
         type: ['string', 'null'],

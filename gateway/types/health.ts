@@ -18,7 +18,7 @@ export const HealthRef = builder.objectRef<HealthShape>('Health').implement({
   description: 'Liveness and data freshness.',
   fields: (t) => ({
     status: t.exposeString('status', {
-      description: `ok; degraded when the subgraph cannot be read (then indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are null beside UPSTREAM_UNAVAILABLE errors, while status and the live fields are answered), the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}), says it is not healthy (indexer.indexingHealth), or live reads fail`,
+      description: `ok; degraded when the subgraph cannot be read (then indexer.contractsTracked, maxIndexedBlock, lastUpdatedAt and hasIndexingErrors, and nav, are null beside UPSTREAM_UNAVAILABLE errors, while status and the live fields are answered), the indexer reports indexing errors, lags the chain head by more than the configured number of blocks (HEALTH_MAX_LAG_BLOCKS, default ${DEFAULT_HEALTH_MAX_LAG_BLOCKS}) or is that far ahead of the head the chain RPC reports, says it is not healthy (indexer.indexingHealth), or live reads fail`,
     }),
     api: t.field({ type: ApiInfoRef, description: 'the API itself', resolve: (h) => h.api }),
     indexer: t.field({

@@ -65,7 +65,8 @@ export const IndexerStatusRef = builder.objectRef<IndexerStatusShape>('IndexerSt
     }),
     lagBlocks: t.exposeInt('lagBlocks', {
       nullable: true,
-      description: 'chainHeadBlock - maxIndexedBlock, at least 0; null when either is',
+      description:
+        'chainHeadBlock - maxIndexedBlock; negative when the index is ahead of the head the chain RPC reports (the RPC lags the indexer, or the indexed tip left the chain in a reorg); null when either is. status is degraded when it is further from 0 than HEALTH_MAX_LAG_BLOCKS',
     }),
     indexingHealth: t.exposeString('indexingHealth', {
       nullable: true,

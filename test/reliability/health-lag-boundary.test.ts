@@ -1,6 +1,6 @@
 // The lag at which health turns degraded: only past HEALTH_MAX_LAG_BLOCKS blocks behind the chain
 // head, as README and the health status's description say, so a lag of exactly that many blocks is
-// still ok. The subgraph lags by a chosen number of blocks: a fault proxy in front of the indexed
+// still ok; and as far ahead of the head the chain RPC reports, the lag then negative. The subgraph lags by a chosen number of blocks: a fault proxy in front of the indexed
 // devnet's subgraph rewrites the block its _meta answers with, as in upstream-faults.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
@@ -69,6 +69,13 @@ describe('health at the lag limit', () => {
   it('is degraded at a lag of one block more', async () => {
     const { status, indexer } = await healthLagging(MAX_LAG_BLOCKS + 1);
     expect(indexer.lagBlocks).toBe(MAX_LAG_BLOCKS + 1);
+    expect(status).toBe('degraded');
+  });
+
+  // last: the subgraph's answers then name a block the chain does not have, which the service remembers
+  it('is degraded, its lag negative, with the index that many blocks and one more ahead of the chain head', async () => {
+    const { status, indexer } = await healthLagging(-(MAX_LAG_BLOCKS + 1));
+    expect(indexer.lagBlocks).toBe(-(MAX_LAG_BLOCKS + 1));
     expect(status).toBe('degraded');
   });
 });
