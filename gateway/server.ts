@@ -329,10 +329,12 @@ function createSources(
   logError: (error: unknown) => void,
   failures: FailureLog,
 ): GatewaySources {
+  const chain = config.chain ? createChainSource(config.chain) : undefined;
   return {
     registry: indexRegistry(config.registry),
-    subgraph: createSubgraphClient(config.subgraph),
-    chain: config.chain ? createChainSource(config.chain) : undefined,
+    // the chain tells the subgraph source when the newest block it served left the chain in a reorg
+    subgraph: createSubgraphClient(config.subgraph, chain),
+    chain,
     distributions: failures.distributionsAnswering(createDistributionSource(config.distributions)),
     indexingStatus:
       config.indexingStatus && createIndexingStatusSource({ ...config.indexingStatus, log: logError }),

@@ -8,9 +8,8 @@ import { encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
-import { createGateway, type Gateway } from '../../gateway/server.ts';
+import { createGateway } from '../../gateway/server.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { createSubgraphClient, type SubgraphConfig } from '../../gateway/sources/subgraph.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
@@ -73,16 +72,6 @@ async function indexedHead(): Promise<{ number: number; hash: Hex }> {
   }
 }
 
-/**
- * The subgraph source told the chain RPC the gateway reads, which tells a floor block a reorg took
- * away from one the query nodes have not indexed yet. gateway/server.ts is to pass it when it builds
- * the sources; until it does, the test gives it here.
- */
-function withChainCheckedFloor(gateway: Gateway, subgraph: SubgraphConfig): Gateway {
-  gateway.sources.subgraph = createSubgraphClient(subgraph, gateway.sources.chain);
-  return gateway;
-}
-
 beforeAll(async () => {
   devnet = await startPrivateDevnet({
     scenario: {
@@ -117,7 +106,7 @@ beforeAll(async () => {
   });
   // every cache hit asks whether the indexer or the chain has moved, so the test need not wait out an interval
   const app = createRestApp({
-    gateway: withChainCheckedFloor(gateway, subgraph),
+    gateway,
     trustProxy: false,
     rateLimit: false,
     responseCacheEntries: 100,
