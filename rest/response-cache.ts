@@ -136,9 +136,11 @@ function indexedMoved(
  * changed since the body was built (health would say ok beside a degraded subgraph), or the subgraph
  * is reverting a block the chain no longer holds; or the chain head is not the block its live reads
  * were made at. Serving it for the rest of its tier's lifetime would hide a claim, a new NAV or a
- * reverted block from a client that does not cache, as most agents do not. When a watch cannot read
- * (an upstream failing, or query nodes behind a block the chain still holds), the cached body
- * stands, within its lifetime. The chain head is read once per interval however many hits ask, and
+ * reverted block from a client that does not cache, as most agents do not. When the subgraph's
+ * watch cannot read (the subgraph failing, or query nodes behind a block the chain still holds), a
+ * body of indexed data stands, within its lifetime: its headers say the block it reflects. When the
+ * chain head cannot be read, a body of live reads is outdated: rebuilt, it answers that the chain
+ * fails (503; health degraded) rather than values no longer read live. The chain head is read once per interval however many hits ask, and
  * also tells a cached body's X-Indexed-Block-Lag (chainHeadNow).
  */
 export class OutdatedBodies {
@@ -190,7 +192,8 @@ export class OutdatedBodies {
     }
     if (chainHead !== null && this.chainHead) {
       const seen = await this.chainHead.latest(now);
-      if (seen !== null && moved(seen, chainHead, entry.storedAt)) return true;
+      // live reads that cannot be confirmed are not passed off as live: rebuilt, they say the chain fails
+      if (seen === null || moved(seen, chainHead, entry.storedAt)) return true;
     }
     return false;
   }

@@ -202,6 +202,18 @@ describe('OutdatedBodies', () => {
     expect(await bodies.outdate(built({ indexed: indexedAt(11) }), 0)).toBe(false);
   });
 
+  it('outdates a body of live chain reads when the chain head cannot be read', async () => {
+    const bodies = new OutdatedBodies(
+      async () => at(12),
+      async () => {
+        throw new Error('RPC down');
+      },
+      2000,
+    );
+    expect(await bodies.outdate(built({ chainHead: head(41) }), 10)).toBe(true);
+    expect(await bodies.outdate(built({ indexed: indexedAt(12) }), 10)).toBe(false);
+  });
+
   it('tells the chain head a body just built read, for its lag, until the next reading', async () => {
     const bodies = new OutdatedBodies(
       async () => at(12),
