@@ -159,7 +159,7 @@ function stoppable(init: RequestInit, stop: AbortSignal): { init: RequestInit; d
   };
 }
 
-export interface RpcFetchOptions {
+interface RpcFetchOptions {
   /**
    * called the first time the node refuses a batch, with the calls per batch from then on (0: single
    * calls, no batches; lower again while the node refuses those) and the node's words
@@ -176,7 +176,7 @@ export interface RpcFetchOptions {
  * which the chain source reads as such (rpc-errors.ts's refusalAsTooLarge), so that an eth_getLogs
  * range refused for it is asked for in smaller ones.
  */
-export class AnswerOverLimitError extends Error {
+class AnswerOverLimitError extends Error {
   constructor(maxBytes: number) {
     super(
       `the node's answer exceeds ${maxBytes} bytes, the most the indexer reads of one: response size too large`,
