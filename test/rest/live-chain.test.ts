@@ -5,19 +5,20 @@
 // claim shows in cached responses as soon as it is indexed.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeFunctionData, erc20Abi, parseAbi, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
-import { createGateway } from '../../gateway/server.ts';
-import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { listen } from '../gateway/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
+import { holdsBlock, indexedGateway, transact, VAULT_OWNER_ABI } from '../harness/private-gateway.ts';
 import { call } from './openapi-responses.ts';
 
 let devnet: SeededPrivateDevnet;
+let rpc: RpcClient;
 let indexer: Indexer;
 let deployment: Deployment;
 let ledger: Ledger;
@@ -28,49 +29,15 @@ let cachedBase: string;
 let close: () => Promise<void>;
 let closeCached: () => Promise<void>;
 
-async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
-  const response = await fetch(devnet.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
-/** Sends a transaction from any account (anvil impersonates), mines it and returns its receipt status. */
-async function transact(
-  from: string,
-  to: string,
-  data: Hex,
-): Promise<{ status: string; blockNumber: number; blockHash: Hex }> {
-  const hash = await rpc<Hex>('eth_sendTransaction', [{ from, to, data, gas: '0x1e8480', gasPrice: '0x0' }]);
-  await rpc('evm_mine');
-  const receipt = await rpc<{ status: string; blockNumber: Hex; blockHash: Hex }>(
-    'eth_getTransactionReceipt',
-    [hash],
-  );
-  return { status: receipt.status, blockNumber: Number(receipt.blockNumber), blockHash: receipt.blockHash };
-}
-
 /**
  * Waits until the indexer holds the block `hash` at `number`. Reaching the number is not enough
  * after the reverted snapshot of another test: the indexer may still hold that number from the
  * abandoned branch until the new branch grows past it.
  */
 async function indexedBlock(number: number, hash: Hex): Promise<void> {
-  for (;;) {
-    // graph-node's dialect answers a block given by hash only when it holds that very block
-    const response = await fetch(indexer.queryUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ _meta(block: { hash: "${hash}" }) { block { number } } }` }),
-    });
-    const body = (await response.json()) as { data?: { _meta: { block: { number: number } } | null } | null };
-    if (body.data?._meta?.block.number === number) return;
+  while (!(await holdsBlock(indexer, number, hash))) {
     // the new branch must grow past the abandoned one for the follower to see the reorg
-    await rpc('evm_mine');
+    await rpc.request('evm_mine', []);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -88,23 +55,9 @@ beforeAll(async () => {
     dirPrefix: 'h4-live-',
   });
   ({ deployment, ledger, dataDir } = devnet);
-  indexer = await createIndexer({
-    rpcUrl: devnet.rpcUrl,
-    network: 'devnet',
-    dataDir,
-    port: 0,
-    pollIntervalMs: 50,
-    log: () => {},
-  });
-  await indexer.start();
-  await indexer.waitForBlock(ledger.endBlock);
-  const gateway = createGateway({
-    registry: loadRegistry(REGISTRY_FILE),
-    subgraph: { url: indexer.queryUrl, timeoutMs: 10_000, maxBatch: 1000 },
-    chain: { rpcUrl: devnet.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
-    distributions: { base: dataDir, timeoutMs: 5_000, cacheSize: 8 },
-    logError: () => {},
-  });
+  rpc = createRpcClient(devnet.rpcUrl);
+  const { gateway, ...service } = await indexedGateway(devnet);
+  indexer = service.indexer;
   // no server-side cache: every page is read from the indexer as it is now
   const app = createRestApp({
     gateway,
@@ -132,12 +85,6 @@ afterAll(async () => {
   await indexer?.stop();
   await devnet?.stop();
 });
-
-const vaultAbi = parseAbi([
-  'function pause(uint8 module)',
-  'function unpause(uint8 module)',
-  'function setStrategy(address strategy, uint16 targetBps, uint16 capBps, bool active)',
-]);
 
 /** A round of an active fund whose claims are not paused, and the account of its `index`th leaf. */
 function claimableRecipient(index: number): { round: Ledger['rounds'][number]; account: Hex } {
@@ -174,14 +121,16 @@ describe('while the chain moves', () => {
       if (page++ < 3) {
         // new events land between pages: a pause and an unpause of the vault's subscriptions
         await transact(
+          rpc,
           spec.multisig,
           spec.vault,
-          encodeFunctionData({ abi: vaultAbi, functionName: 'pause', args: [0] }),
+          encodeFunctionData({ abi: VAULT_OWNER_ABI, functionName: 'pause', args: [0] }),
         );
         const { blockNumber } = await transact(
+          rpc,
           spec.multisig,
           spec.vault,
-          encodeFunctionData({ abi: vaultAbi, functionName: 'unpause', args: [0] }),
+          encodeFunctionData({ abi: VAULT_OWNER_ABI, functionName: 'unpause', args: [0] }),
         );
         await indexer.waitForBlock(blockNumber);
       }
@@ -209,11 +158,11 @@ describe('while the chain moves', () => {
     const proof = body.data;
     expect(proof.claimed).toBe(false);
 
-    const snapshot = await rpc<Hex>('evm_snapshot');
+    const snapshot = await rpc.request<Hex>('evm_snapshot', []);
     try {
       const balance = async () =>
         BigInt(
-          await rpc<Hex>('eth_call', [
+          await rpc.request<Hex>('eth_call', [
             {
               to: deployment.contracts.baseAsset,
               data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [account] }),
@@ -224,17 +173,17 @@ describe('while the chain moves', () => {
       const before = await balance();
       // any wallet may send it: the dividend goes to the account all the same
       const relayer = deployment.funds[0]?.multisig as Hex;
-      const receipt = await transact(relayer, proof.claim.to, proof.claim.data);
+      const receipt = await transact(rpc, relayer, proof.claim.to, proof.claim.data);
       expect(receipt.status).toBe('0x1');
       expect((await balance()) - before).toBe(BigInt(proof.amountRaw));
       // the same proof a second time is a double claim, which the distributor refuses
-      const again = await transact(account, proof.claim.to, proof.claim.data);
+      const again = await transact(rpc, account, proof.claim.to, proof.claim.data);
       expect(again.status).toBe('0x0');
     } finally {
-      expect(await rpc<boolean>('evm_revert', [snapshot])).toBe(true);
+      expect(await rpc.request<boolean>('evm_revert', [snapshot])).toBe(true);
       // the indexer holds the abandoned branch until it sees the revert: the next test starts
       // once it is back on the chain, not while its checkpoint is about to move back under it
-      const head = await rpc<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
+      const head = await rpc.request<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
       await indexedBlock(Number(head.number), head.hash);
     }
   });
@@ -252,7 +201,7 @@ describe('while the chain moves', () => {
     expect(cached.headers.get('age')).toMatch(/^\d+$/);
     expect((await cached.json()).data.claimed).toBe(false);
 
-    const receipt = await transact(account, proof.claim.to, proof.claim.data);
+    const receipt = await transact(rpc, account, proof.claim.to, proof.claim.data);
     expect(receipt.status).toBe('0x1');
     await indexedBlock(receipt.blockNumber, receipt.blockHash);
     const after = await fetch(cachedBase + proofPath);
@@ -272,10 +221,11 @@ describe('while the chain moves', () => {
     expect((await fetch(cachedBase + path)).headers.get('age')).not.toBeNull();
 
     const receipt = await transact(
+      rpc,
       spec.multisig,
       spec.vault,
       encodeFunctionData({
-        abi: vaultAbi,
+        abi: VAULT_OWNER_ABI,
         functionName: 'setStrategy',
         args: [strategy.strategy, strategy.targetBps - 1, strategy.capBps, strategy.active],
       }),
@@ -287,7 +237,7 @@ describe('while the chain moves', () => {
   });
 
   it('tells the data lag of a cached body as of each answer, not as of when the body was built', async () => {
-    await indexer.waitForBlock(Number(await rpc<Hex>('eth_blockNumber')));
+    await indexer.waitForBlock(Number(await rpc.request<Hex>('eth_blockNumber', [])));
     const first = await fetch(`${cachedBase}/v1/events?limit=1`);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const cached = await fetch(`${cachedBase}/v1/events?limit=1`);

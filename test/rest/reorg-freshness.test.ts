@@ -4,19 +4,20 @@
 // nor every indexed answer refused as "nodes behind" for good; live reads are rebuilt when a reorg
 // replaces their block at the same height or the chain head goes lower; and a cached body's
 // X-Indexed-Block-Lag grows as the chain moves on while the index stalls.
-import { encodeFunctionData, parseAbi, type Hex } from 'viem';
+import { encodeFunctionData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
-import { createGateway } from '../../gateway/server.ts';
-import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
+import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
+import type { Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { listen, REGISTRY_FILE } from '../gateway/stack.ts';
+import { listen } from '../gateway/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
+import { holdsBlock, indexedGateway, transact, VAULT_OWNER_ABI } from '../harness/private-gateway.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 
 let devnet: SeededPrivateDevnet;
+let rpc: RpcClient;
 let deployment: Deployment;
 let ledger: Ledger;
 /** the indexer's way to the chain: set down, the index stalls while the chain moves on */
@@ -25,32 +26,16 @@ let indexer: Indexer;
 let base: string;
 let close: () => Promise<void>;
 
-async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
-  const response = await fetch(devnet.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
 async function head(): Promise<{ number: number; hash: Hex }> {
-  const block = await rpc<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
+  const block = await rpc.request<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
   return { number: Number(block.number), hash: block.hash };
 }
 
-/** Sends a transaction from any account (anvil impersonates) and mines it in a block of its own. */
-async function transact(from: string, to: string, data: Hex): Promise<{ number: number; hash: Hex }> {
-  const tx = await rpc<Hex>('eth_sendTransaction', [{ from, to, data, gas: '0x1e8480', gasPrice: '0x0' }]);
-  await rpc('evm_mine');
-  const receipt = await rpc<{ status: string; blockNumber: Hex; blockHash: Hex }>(
-    'eth_getTransactionReceipt',
-    [tx],
-  );
-  if (receipt.status !== '0x1') throw new Error(`transaction ${tx} reverted`);
-  return { number: Number(receipt.blockNumber), hash: receipt.blockHash };
+/** Sends an owner's call from any account (anvil impersonates), mined in a block of its own; that block. */
+async function transactOk(from: string, to: string, data: Hex): Promise<{ number: number; hash: Hex }> {
+  const receipt = await transact(rpc, from, to, data);
+  if (receipt.status !== '0x1') throw new Error(`a transaction to ${to} reverted`);
+  return { number: receipt.blockNumber, hash: receipt.blockHash };
 }
 
 /** Resolves once the indexer holds the chain's head block, that very block (not another at its height). */
@@ -58,14 +43,7 @@ async function indexedHead(): Promise<{ number: number; hash: Hex }> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const block = await head();
-    // graph-node's dialect answers a block given by hash only when it holds that very block
-    const response = await fetch(indexer.queryUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ _meta(block: { hash: "${block.hash}" }) { block { number } } }` }),
-    });
-    const body = (await response.json()) as { data?: { _meta: { block: { number: number } } | null } | null };
-    if (body.data?._meta?.block.number === block.number) return block;
+    if (await holdsBlock(indexer, block.number, block.hash)) return block;
     if (Date.now() > deadline)
       throw new Error(`the indexer did not reach block ${block.number} (${block.hash})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -85,25 +63,10 @@ beforeAll(async () => {
     dirPrefix: 'reorg-freshness-',
   });
   ({ deployment, ledger } = devnet);
+  rpc = createRpcClient(devnet.rpcUrl);
   indexerRpc = await startFaultProxy(devnet.rpcUrl);
-  indexer = await createIndexer({
-    rpcUrl: indexerRpc.url,
-    network: 'devnet',
-    dataDir: devnet.dataDir,
-    port: 0,
-    pollIntervalMs: 50,
-    log: () => {},
-  });
-  await indexer.start();
-  await indexer.waitForBlock(ledger.endBlock);
-  const subgraph = { url: indexer.queryUrl, timeoutMs: 10_000, maxBatch: 1000 };
-  const gateway = createGateway({
-    registry: loadRegistry(REGISTRY_FILE),
-    subgraph,
-    chain: { rpcUrl: devnet.rpcUrl, timeoutMs: 10_000, maxBatch: 200 },
-    distributions: { base: devnet.dataDir, timeoutMs: 5_000, cacheSize: 8 },
-    logError: () => {},
-  });
+  const { gateway, ...service } = await indexedGateway(devnet, indexerRpc.url);
+  indexer = service.indexer;
   // every cache hit asks whether the indexer or the chain has moved, so the test need not wait out an interval
   const app = createRestApp({
     gateway,
@@ -133,12 +96,6 @@ async function get(path: string, etag?: string): Promise<{ status: number; body:
   };
 }
 
-const vaultAbi = parseAbi([
-  'function pause(uint8 module)',
-  'function unpause(uint8 module)',
-  'function setStrategy(address strategy, uint16 targetBps, uint16 capBps, bool active)',
-]);
-
 /** An active fund whose subscriptions are running, and its deployment. */
 function activeFund(): Deployment['funds'][number] {
   const fund = ledger.funds.find((f) => f.status === 'active' && !f.pausedModules.subscriptions);
@@ -153,11 +110,11 @@ describe('a reorg under cached live reads', () => {
     const path = `/v1/funds/${fund.slug}/allocations`;
     const before = (await get(path)).body;
     const strategy = before.strategies.find((s: { targetBps: number }) => s.targetBps > 0);
-    const changed = await transact(
+    const changed = await transactOk(
       fund.multisig,
       fund.vault,
       encodeFunctionData({
-        abi: vaultAbi,
+        abi: VAULT_OWNER_ABI,
         functionName: 'setStrategy',
         args: [strategy.strategy, strategy.targetBps - 1, strategy.capBps, strategy.active],
       }),
@@ -167,7 +124,7 @@ describe('a reorg under cached live reads', () => {
     expect(built.body.strategies).not.toEqual(before.strategies);
 
     // the block holding setStrategy is replaced by an empty one: the allocations are as before it
-    await rpc('anvil_reorg', [1, []]);
+    await rpc.request('anvil_reorg', [1, []]);
     const replaced = await head();
     expect(replaced.number).toBe(changed.number);
     expect(replaced.hash).not.toBe(changed.hash);
@@ -179,19 +136,19 @@ describe('a reorg under cached live reads', () => {
   });
 
   it('rebuilds a cached health body once the chain head is below the block it read', async () => {
-    const snapshot = await rpc<Hex>('evm_snapshot');
+    const snapshot = await rpc.request<Hex>('evm_snapshot', []);
     const start = await indexedHead();
-    for (let i = 0; i < 3; i++) await rpc('evm_mine');
+    for (let i = 0; i < 3; i++) await rpc.request('evm_mine', []);
     const higher = await get('/v1/health');
     expect(higher.body.indexer.chainHeadBlock).toBe(start.number + 3);
 
-    expect(await rpc<boolean>('evm_revert', [snapshot])).toBe(true);
+    expect(await rpc.request<boolean>('evm_revert', [snapshot])).toBe(true);
     const lower = await get('/v1/health', higher.headers.get('etag')!);
     expect(lower.status).toBe(200);
     expect(lower.body.indexer.chainHeadBlock).toBe(start.number);
     expect(lower.headers.get('x-chain-block')).toBe(String(start.number));
     // the new branch grows past the abandoned one, and the indexer follows it, for the next test
-    for (let i = 0; i < 4; i++) await rpc('evm_mine');
+    for (let i = 0; i < 4; i++) await rpc.request('evm_mine', []);
     await indexedHead();
   });
 });
@@ -200,17 +157,17 @@ describe('a reorg to a shorter chain', () => {
   it('serves the new branch, rebuilding the bodies cached from the abandoned one, where the chain makes no more blocks', async () => {
     const fund = activeFund();
     const start = await indexedHead();
-    const snapshot = await rpc<Hex>('evm_snapshot');
+    const snapshot = await rpc.request<Hex>('evm_snapshot', []);
     // two blocks of indexed events on the branch about to be abandoned
-    await transact(
+    await transactOk(
       fund.multisig,
       fund.vault,
-      encodeFunctionData({ abi: vaultAbi, functionName: 'pause', args: [0] }),
+      encodeFunctionData({ abi: VAULT_OWNER_ABI, functionName: 'pause', args: [0] }),
     );
-    const abandoned = await transact(
+    const abandoned = await transactOk(
       fund.multisig,
       fund.vault,
-      encodeFunctionData({ abi: vaultAbi, functionName: 'unpause', args: [0] }),
+      encodeFunctionData({ abi: VAULT_OWNER_ABI, functionName: 'unpause', args: [0] }),
     );
     await indexedHead();
     const events = await get('/v1/events?limit=1');
@@ -221,8 +178,8 @@ describe('a reorg to a shorter chain', () => {
     expect((await get('/v1/health')).body.indexer.maxIndexedBlock).toBe(abandoned.number);
 
     // back to before them, and one block on the new branch: a chain shorter than the abandoned one
-    expect(await rpc<boolean>('evm_revert', [snapshot])).toBe(true);
-    const transfer = await transact(
+    expect(await rpc.request<boolean>('evm_revert', [snapshot])).toBe(true);
+    const transfer = await transactOk(
       deployment.accounts.deployer,
       '0x000000000000000000000000000000000000dEaD',
       '0x',
@@ -260,13 +217,13 @@ describe('a stalled index', () => {
     expect(built.headers.get('x-indexed-block-lag')).toBe('0');
     indexerRpc.set({ kind: 'down' });
     try {
-      for (let i = 0; i < 3; i++) await rpc('evm_mine');
+      for (let i = 0; i < 3; i++) await rpc.request('evm_mine', []);
       const cached = await get('/v1/events?limit=1');
       expect(cached.headers.get('age')).not.toBeNull();
       expect(cached.headers.get('etag')).toBe(built.headers.get('etag'));
       expect(cached.headers.get('x-indexed-block')).toBe(String(indexed.number));
       expect(cached.headers.get('x-indexed-block-lag')).toBe('3');
-      await rpc('evm_mine');
+      await rpc.request('evm_mine', []);
       expect((await get('/v1/events?limit=1')).headers.get('x-indexed-block-lag')).toBe('4');
     } finally {
       indexerRpc.set({ kind: 'pass' });
