@@ -41,12 +41,15 @@ interface SubgraphMeta {
 
 /**
  * The subgraph as one reading of its `_meta`: its latest block, whose hash tells a block replaced
- * by a reorg from the one it replaced, and whether it reports indexing errors.
+ * by a reorg from the one it replaced, whether it reports indexing errors, and the deployment that
+ * answered (a redeploy under the same name answers from another one, whose data may differ).
  */
 export interface IndexedState {
   number: number;
   hash: string | null;
   hasIndexingErrors: boolean;
+  /** `_meta.deployment`, null when it names none; optional while the REST cache builds IndexedStates without it */
+  deployment?: string | null;
 }
 
 /**
@@ -561,6 +564,7 @@ export function createSubgraphClient(config: SubgraphConfig, chain?: ChainBlocks
         number: freshness.indexedBlock!,
         hash: freshness.indexedHash,
         hasIndexingErrors: freshness.hasIndexingErrors,
+        deployment: freshness.deployment,
       };
     },
   };
