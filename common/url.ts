@@ -3,7 +3,8 @@
 // redactRedisUrl, which names the database its counters go to). The indexer's
 // follower, the gateway's chain and subgraph sources, the service's start-up checks and the subgraph
 // deploy scripts all need both, and a third: keeping those secrets out of text that quotes URLs
-// (scrubUrls; scrubbedExcerpt for an upstream's words in a log line). It lives in common/ because
+// (scrubUrls; scrubbedExcerpt for an upstream's words in a log line; urlSecretsHidden for a tool's
+// output whose links a person must copy). It lives in common/ because
 // those are separate processes and scripts that may not import one another: these used to sit in
 // indexer/, so the gateway and the deploy scripts imported the indexer (and with indexer/config.ts
 // loaded SQLite and the wasm runtime) to redact a URL. It imports nothing.
@@ -77,29 +78,72 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]…]+/gi;
 /** punctuation that ends a sentence after a URL rather than belonging to it */
 const TRAILING_PUNCTUATION = /[.,;:!?]+$/;
 
+/** a URL found in text, and the sentence punctuation after it */
+function splitFound(found: string): { url: string; punctuation: string } {
+  const punctuation = TRAILING_PUNCTUATION.exec(found)?.[0] ?? '';
+  return { url: found.slice(0, found.length - punctuation.length), punctuation };
+}
+
 /** `url`, found in text, as redactUrl prints it, or as written when that hides nothing. */
 function scrubbedUrl(found: string): string {
-  const punctuation = TRAILING_PUNCTUATION.exec(found)?.[0] ?? '';
-  const url = found.slice(0, found.length - punctuation.length);
+  const { url, punctuation } = splitFound(found);
   const shown = redactUrl(url);
   return `${shown.endsWith('…') ? shown : url}${punctuation}`;
 }
 
 /**
- * `text` (a log line, an upstream's error message) without the secrets URLs put in it: every URL
- * written out in it as redactUrl prints it, and the path and query of each of `known` wherever they
- * appear alone, since upstreams quote a request's path in their own words (graph-node's errors
- * quote the path, where hosted gateways put keys). User info is not looked for alone: it appears
- * in URLs, and a short user name replaced everywhere would garble the text.
+ * `text` with the path and query of each of `known` replaced by "…" wherever they appear, alone or
+ * inside another URL: upstreams quote a request's path in their own words (graph-node's errors quote
+ * the path, where hosted gateways put keys). User info is not looked for alone: it appears in URLs,
+ * and a short user name replaced everywhere would garble the text.
  */
-export function scrubUrls(text: string, known: readonly string[] = []): string {
-  let scrubbed = text.replace(URL_IN_TEXT, scrubbedUrl);
+function knownPartsHidden(text: string, known: readonly string[]): string {
+  let hidden = text;
   for (const url of known) {
     const { pathname, search } = new URL(url);
     for (const secret of [search, pathname === '/' ? '' : pathname])
-      if (secret) scrubbed = scrubbed.replaceAll(secret, '…');
+      if (secret) hidden = hidden.replaceAll(secret, '…');
   }
-  return scrubbed;
+  return hidden;
+}
+
+/**
+ * `text` (a log line, an upstream's error message) without the secrets URLs put in it: every URL
+ * written out in it as redactUrl prints it, and the path and query of each of `known` wherever they
+ * appear alone.
+ */
+export function scrubUrls(text: string, known: readonly string[] = []): string {
+  return knownPartsHidden(text.replace(URL_IN_TEXT, scrubbedUrl), known);
+}
+
+/** what tells a URL from another: all of it but its user info and fragment */
+const placeOf = (url: URL) => `${url.protocol}//${url.host}${url.pathname}${url.search}`;
+
+/**
+ * `text` (a tool's output, such as graph-cli's) with only what may be secret in its URLs hidden,
+ * so that the links a person must copy stay readable (graph-cli's "Queries (HTTP)" URL, which
+ * SUBGRAPH_URL takes): each of `known`, the URLs the tool was given (whose path may be a key), as
+ * redactUrl prints it, and their paths and queries wherever they appear; of any other URL its user
+ * info, query and fragment, where keys and passwords travel, while its host and path stay.
+ */
+export function urlSecretsHidden(text: string, known: readonly string[] = []): string {
+  const knownPlaces = new Set(known.map((url) => placeOf(new URL(url))));
+  const shown = text.replace(URL_IN_TEXT, (found) => {
+    const { url, punctuation } = splitFound(found);
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return found;
+    }
+    if (knownPlaces.has(placeOf(parsed))) return `${redactUrl(url)}${punctuation}`;
+    const secret =
+      parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '';
+    if (!secret) return found;
+    const queryHidden = parsed.search !== '' || parsed.hash !== '' ? '?…' : '';
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}${queryHidden}${punctuation}`;
+  });
+  return knownPartsHidden(shown, known);
 }
 
 /**

@@ -3,10 +3,11 @@
 // the committed subgraph.yaml is never modified by a build or a deploy. A deploy's arguments carry
 // secrets (the deploy key or access token, credentials and keys in the node and IPFS URLs), and CI
 // keeps deploy logs: nothing this prints, the command, graph-cli's output or a failure, shows them.
+// The URLs graph-cli reports back stay readable: "Queries (HTTP)" is the URL SUBGRAPH_URL takes.
 import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactUrl, scrubUrls } from '../../common/url.ts';
+import { redactUrl, urlSecretsHidden } from '../../common/url.ts';
 import { manifestPath, subgraphDir } from '../manifest.ts';
 
 const graphBin = join(subgraphDir, '..', 'node_modules', '.bin', 'graph');
@@ -47,11 +48,16 @@ export function printableCommand(args: readonly string[]): string {
 const shellWord = (arg: string): string =>
   /^[\w./:@%+=,…*-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 
-/** `text` (graph-cli's output) without the secrets of `args`: the keys masked, the URLs scrubbed. */
+/**
+ * `text` (graph-cli's output) without the secrets of `args`: the keys masked, the node and IPFS URLs
+ * as redactUrl shows them, and the user info and query of any other URL hidden. graph-node's paths
+ * hold no secret (/subgraphs/name/<name>, Studio's /query/<user id>/<slug>/<version>), so the
+ * "Deployed to" and "Queries (HTTP)" URLs keep theirs.
+ */
 function withoutSecrets(text: string, args: readonly string[]): string {
   let shown = text;
   for (const secret of flagValues(args, SECRET_FLAGS)) if (secret) shown = shown.replaceAll(secret, '***');
-  return scrubUrls(shown, flagValues(args, URL_FLAGS));
+  return urlSecretsHidden(shown, flagValues(args, URL_FLAGS));
 }
 
 /**

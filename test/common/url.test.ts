@@ -1,8 +1,9 @@
 // What the project prints of text that quotes URLs (common/url.ts scrubUrls): log lines and upstream
 // errors may quote a URL whole, or only the path of the request they failed, where providers put keys.
+// What it prints of a tool's output whose links a person must copy (urlSecretsHidden): the links.
 // And what it prints of REDIS_URL (redactRedisUrl): the server and database, never the password.
 import { describe, expect, it } from 'vitest';
-import { redactRedisUrl, scrubbedExcerpt, scrubUrls } from '../../common/url.ts';
+import { redactRedisUrl, scrubbedExcerpt, scrubUrls, urlSecretsHidden } from '../../common/url.ts';
 
 describe('scrubUrls', () => {
   it('cuts every URL written out in the text to its scheme and host', () => {
@@ -32,6 +33,37 @@ describe('scrubUrls', () => {
       'via http://127.0.0.1:8545/…; store /tmp/x. See https://a.example/…, or http://b.example:80; then',
     );
     expect(scrubUrls(once)).toBe(once);
+  });
+});
+
+describe('urlSecretsHidden', () => {
+  const node = 'https://deployer:pw7@graph.example:8020/key123/';
+
+  it('keeps the path of a URL the tool answered, and hides its user info and query', () => {
+    expect(
+      urlSecretsHidden(
+        'Queries (HTTP): https://graph.example/subgraphs/name/fund-protocol; see https://u:pw@h.example/q/1?key=K9#x.',
+        [node],
+      ),
+    ).toBe(
+      'Queries (HTTP): https://graph.example/subgraphs/name/fund-protocol; see https://h.example/q/1?….',
+    );
+  });
+
+  it('shows a URL the tool was given as redactUrl does, and hides its path wherever it appears', () => {
+    expect(
+      urlSecretsHidden(
+        `Deploying to Graph node ${node}: 404 for /key123/ at https://graph.example:8000/key123/subgraphs/name/x`,
+        [node],
+      ),
+    ).toBe(
+      'Deploying to Graph node https://graph.example:8020/…: 404 for … at https://graph.example:8000…subgraphs/name/x',
+    );
+  });
+
+  it('leaves text it hid secrets in before as it is', () => {
+    const once = urlSecretsHidden(`at ${node} and https://h.example/a?k=1`, [node]);
+    expect(urlSecretsHidden(once, [node])).toBe(once);
   });
 });
 
