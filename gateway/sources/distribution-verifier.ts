@@ -8,7 +8,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 
-/** What distributions.ts hands a verifier thread. */
+/** What distributions.ts hands a verifier thread: `verifier` tells the module it runs as one. */
+export interface VerifierData {
+  verifier: true;
+  input: VerifierInput;
+}
+
+/** The file and round a verifier thread checks. */
 export interface VerifierInput {
   /** the file's bytes */
   file: Uint8Array;
@@ -239,8 +245,11 @@ function leafAt(leaves: Buffer, at: number, nodes: Buffer): DistributionLeaf {
 }
 
 /** A verifier thread's work: checks the file it was handed and posts the outcome, its tables moved, not copied. */
-export function answerParent(): void {
-  const outcome = verifyDistribution((workerData as { input: VerifierInput }).input);
+function answerParent(): void {
+  const outcome = verifyDistribution((workerData as VerifierData).input);
   const moved = 'tables' in outcome ? [outcome.tables.nodes.buffer, outcome.tables.leaves.buffer] : [];
   parentPort!.postMessage(outcome, moved);
 }
+
+// started as a thread by distributions.ts, from this module's bundle (common/worker-script.ts)
+if (parentPort && (workerData as Partial<VerifierData> | null)?.verifier === true) answerParent();

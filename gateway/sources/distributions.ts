@@ -12,11 +12,10 @@
 // kept, as the flat tables the verifier packs them in, up to a count and a byte budget.
 import { constants, open, realpath } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { readAtMost } from '../../common/bounded-fetch.ts';
+import { workerScript } from '../../common/worker-script.ts';
 import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 import { ADDRESS_PATTERN } from '../inputs.ts';
 import {
@@ -24,6 +23,7 @@ import {
   rootOf,
   type DistributionLeaf,
   type DistributionTables,
+  type VerifierData,
   type VerifierInput,
   type VerifierOutcome,
 } from './distribution-verifier.ts';
@@ -38,7 +38,7 @@ export const isUrlBase = (base: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.t
 export interface DistributionsConfig {
   /** a local directory or an http(s) base URL; undefined when proofs are not served */
   base: string | undefined;
-  /** how long one distribution may take to arrive, waiting for a free reader included */
+  /** how long one distribution may take to arrive once its read starts, and a request may wait for its read to start */
   timeoutMs: number;
   /** how many verified trees are kept (at most CACHED_DISTRIBUTION_BYTES of tables in all) */
   cacheSize: number;
@@ -83,7 +83,7 @@ export interface DistributionSource {
 export const MAX_DISTRIBUTION_BYTES = 64 * 1024 * 1024;
 
 /**
- * How many distributions are read and checked at once; the others wait, within their timeout. A
+ * How many distributions are read and checked at once; the others wait in line. A
  * file read holds one of libuv's four threadpool threads until the file system answers (a hung
  * network mount never does), so a reader's place is freed only when its read ends, not when its
  * request gives up; then the file's check holds it until its thread has exited. At most this many
@@ -129,28 +129,13 @@ function unavailable(uri: string, reason: string, cause?: unknown): GatewayError
   return upstreamUnavailable(UPSTREAM, cause, `${quoted(uri)} ${reason}`);
 }
 
-/** A slot for each reader; a request waiting for one gives up when its signal aborts. */
+/**
+ * A slot for each reader. A job waiting for one keeps its place however long: a request that stops
+ * waiting for it leaves it queued, so that its retry finds the file checked or being checked.
+ */
 function createReaderSlots(slots: number) {
   let taken = 0;
   const waiting: (() => void)[] = [];
-  const take = (signal: AbortSignal): Promise<void> => {
-    if (taken < slots) {
-      taken++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const grant = () => {
-        signal.removeEventListener('abort', giveUp);
-        resolve();
-      };
-      const giveUp = () => {
-        waiting.splice(waiting.indexOf(grant), 1);
-        reject(signal.reason);
-      };
-      waiting.push(grant);
-      signal.addEventListener('abort', giveUp, { once: true });
-    });
-  };
   // a freed slot goes straight to the next waiter, so no newcomer can take it in between
   const give = () => {
     const next = waiting.shift();
@@ -158,12 +143,17 @@ function createReaderSlots(slots: number) {
     else taken--;
   };
   return {
-    /** runs `read` in a slot, held until `read` ends however long after `signal` aborts */
-    async run<T>(signal: AbortSignal, read: () => Promise<T>): Promise<T> {
-      await take(signal);
-      const reading = read();
-      reading.then(give, give);
-      return reading;
+    /**
+     * Runs `job` in a slot, held until `job` ends; `granted` is called as it starts (at once when a
+     * slot is free).
+     */
+    async run<T>(job: () => Promise<T>, granted: () => void): Promise<T> {
+      if (taken < slots) taken++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      granted();
+      const running = job();
+      running.then(give, give);
+      return running;
     },
   };
 }
@@ -305,15 +295,7 @@ async function readDumpFile(base: string, uri: string): Promise<Buffer> {
   }
 }
 
-// Plain CommonJS, with none of the parent's flags: it loads the verifier, TypeScript, through
-// tsx's require hook, which works in any thread (a loader given by --import does not reach a worker
-// on Node 20), whatever runs the service (tsx, vitest).
-const VERIFIER_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-require(workerData.loader).require(workerData.verifier, workerData.verifier).answerParent();
-`;
-const VERIFIER_LOADER = createRequire(import.meta.url).resolve('tsx/cjs/api');
-const VERIFIER = fileURLToPath(new URL('./distribution-verifier.ts', import.meta.url));
+const VERIFIER = new URL('./distribution-verifier.ts', import.meta.url);
 
 /**
  * The tables of the distribution `file` of `round`, checked on a thread of its own within `limits`;
@@ -335,10 +317,17 @@ function verifyApart(
     round: { merkleRoot: round.merkleRoot, total: round.total, leafCount: round.leafCount },
     addressPattern: ADDRESS_PATTERN,
   };
+  let script: URL;
+  try {
+    script = workerScript(VERIFIER);
+  } catch (error) {
+    return Promise.reject(
+      unavailable(uri, 'could not be checked: the thread to check it could not be made', error),
+    );
+  }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(VERIFIER_BOOTSTRAP, {
-      eval: true,
-      workerData: { loader: VERIFIER_LOADER, verifier: VERIFIER, input },
+    const worker = new Worker(script, {
+      workerData: { verifier: true, input } satisfies VerifierData,
       transferList: [moved.buffer],
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: limits.heapMb },
@@ -386,6 +375,8 @@ function verifyApart(
 
 interface CachedTree {
   loading: Promise<VerifiedDistribution>;
+  /** resolves when its file starts being read: until then it waits for a reader */
+  started: Promise<void>;
   /** the size of its tables once read and verified, 0 until then */
   bytes: number;
 }
@@ -414,7 +405,8 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
   }
 
   function remember(key: string, error: GatewayError): void {
-    const now = Date.now();
+    // the monotonic clock: a step of the wall clock neither keeps a refusal nor ends it early
+    const now = performance.now();
     for (const [refusedKey, refusal] of refusals) {
       if (refusal.until <= now || refusals.size >= config.cacheSize) refusals.delete(refusedKey);
     }
@@ -422,30 +414,56 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
   }
 
   /**
-   * The file's tables: its bytes read within the timeout, waiting for a reader included (never
-   * pending past it), then checked apart within the verifier's limits, in the same reader's place.
+   * The file's tables: its bytes read within the timeout once a reader is free, then checked apart
+   * within the verifier's limits, in the same reader's place. `started` is called as the read
+   * starts.
    */
-  async function readAndVerify(base: string, round: DistributionRound): Promise<DistributionTables> {
+  function readAndVerify(
+    base: string,
+    round: DistributionRound,
+    started: () => void,
+  ): Promise<DistributionTables> {
     const { uri } = round;
     const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(unavailable(uri, `did not arrive within ${config.timeoutMs} ms`)),
-      config.timeoutMs,
-    );
     const { signal } = controller;
     const reading = isUrlBase(base) ? () => fetchDump(base, uri, signal) : () => readDumpFile(base, uri);
-    const verifying = readers.run(signal, async () => {
+    const checking = readers.run(async () => {
+      const timer = setTimeout(
+        () => controller.abort(unavailable(uri, `did not arrive within ${config.timeoutMs} ms`)),
+        config.timeoutMs,
+      );
       let file: Buffer;
       try {
         file = await reading();
       } finally {
         clearTimeout(timer);
       }
-      // arrived after its request gave up: nobody waits for its check
+      // arrived after its read gave up: nobody waits for its check
       signal.throwIfAborted();
       return verifyApart(round, file, verifierLimits);
+    }, started);
+    return untilAborted(checking, signal);
+  }
+
+  /**
+   * What a request waits for of `entry`: its outcome, but no longer than the timeout while it waits
+   * for a reader; it keeps its place then, so the request's retry finds it read or being read.
+   */
+  function answerOf(entry: CachedTree, uri: string): Promise<VerifiedDistribution> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            unavailable(
+              uri,
+              `is still waiting its turn to be read and checked (the service checks ${DISTRIBUTION_READERS} files at once) and keeps its place in line, so a retry soon finds it ready or nearer`,
+            ),
+          ),
+        config.timeoutMs,
+      );
+      void entry.started.then(() => clearTimeout(timer));
+      entry.loading.then(resolve, reject).finally(() => clearTimeout(timer));
     });
-    return untilAborted(verifying, signal);
   }
 
   return {
@@ -461,19 +479,22 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
       }
       const key = JSON.stringify([round.uri, round.merkleRoot.toLowerCase(), round.total, round.leafCount]);
       const refusal = refusals.get(key);
-      if (refusal && refusal.until > Date.now()) return Promise.reject(refusal.error);
+      if (refusal && refusal.until > performance.now()) return Promise.reject(refusal.error);
       const cached = verified.get(key);
       if (cached) {
         verified.delete(key);
         verified.set(key, cached);
-        return cached.loading;
+        return answerOf(cached, round.uri);
       }
-      const loading = readAndVerify(base, round);
+      let started!: () => void;
+      const startedReading = new Promise<void>((resolve) => (started = resolve));
+      const loading = readAndVerify(base, round, started);
       const entry: CachedTree = {
         loading: loading.then((tables) => ({
           root: rootOf(tables),
           leafOf: (account) => findLeaf(tables, account),
         })),
+        started: startedReading,
         bytes: 0,
       };
       verified.set(key, entry);
@@ -490,7 +511,7 @@ export function createDistributionSource(config: DistributionsConfig): Distribut
           if (error instanceof GatewayError && error.lasting) remember(key, error);
         },
       );
-      return entry.loading;
+      return answerOf(entry, round.uri);
     },
   };
 }

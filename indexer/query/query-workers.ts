@@ -7,9 +7,8 @@
 // ends too, its request answered with an internal error.
 // One worker is kept ready at all times; more start while requests wait for one and end once idle,
 // so that an indexer nobody queries holds one worker's memory.
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../../common/worker-script.ts';
 import type { QueryApiName, QueryJob, QueryWorkerData, QueryWorkerMessage } from './query-worker.ts';
 
 /**
@@ -84,31 +83,17 @@ function outOfMemoryAnswer(heapMb: number): string {
   );
 }
 
-// Under tsx or vitest the worker loads from source through tsx's require hook, which works in any
-// thread (a loader given by --import does not reach a worker on Node 20); the bundle of
-// `npm run indexer` (build/) has the worker bundled beside it.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const SOURCE_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-require(workerData.loader).require(workerData.entry, workerData.entry);
-`;
+// Under tsx or vitest the worker runs the bundle common/worker-script.ts makes of query-worker.ts;
+// the bundle of `npm run indexer` (build/) has the worker bundled beside it.
+const WORKER_SCRIPT = import.meta.url.endsWith('.ts')
+  ? () => workerScript(new URL('./query-worker.ts', import.meta.url))
+  : () => new URL('./indexer-query-worker.mjs', import.meta.url);
 
 function startWorker(data: QueryWorkerData, heapMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
-  if (FROM_SOURCE) {
-    const entry = fileURLToPath(new URL('./query-worker.ts', import.meta.url));
-    const loader = createRequire(import.meta.url).resolve('tsx/cjs/api');
-    return new Worker(SOURCE_BOOTSTRAP, {
-      eval: true,
-      workerData: { ...data, loader, entry },
-      execArgv: [],
-      resourceLimits,
-    });
-  }
-  return new Worker(new URL('./indexer-query-worker.mjs', import.meta.url), {
+  return new Worker(WORKER_SCRIPT(), {
     workerData: data,
     execArgv: [],
-    resourceLimits,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
   });
 }
 

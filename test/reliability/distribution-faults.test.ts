@@ -398,6 +398,28 @@ describe('distribution files of the indexed scenario', () => {
       expect(slowFiles.peakUnanswered()).toBe(2);
     });
 
+    it('answers a request whose file waits its turn past the timeout 503, keeps the file in line, and serves the retry without reading it again', async () => {
+      const slowFiles = await startStaticFiles(dir, { delayMs: 1_000 });
+      afterTest.track(slowFiles);
+      // the third pair of files cannot start before two reads of a second each have ended
+      const at = await service(slowFiles.url, { timeoutMs: 1_500 });
+      const rounds = stack.devnet.ledger.rounds.slice(0, 6);
+      const first = await Promise.all(rounds.map((r) => get(at, proofPath(r))));
+      const waited = rounds.filter((_, i) => first[i]!.status !== 200);
+      expect(waited.length).toBeGreaterThanOrEqual(2);
+      for (const r of waited) {
+        const body = expectProblem(first[rounds.indexOf(r)]!, 503, 'upstream-unavailable');
+        expect(body.detail).toBe(
+          unavailability(
+            r.uri,
+            'is still waiting its turn to be read and checked (the service checks 2 files at once) and keeps its place in line, so a retry soon finds it ready or nearer',
+          ),
+        );
+      }
+      for (const r of waited) await expectServed(at, r);
+      expect(rounds.map((r) => slowFiles.requestsFor(`/${r.uri}`))).toEqual(rounds.map(() => 1));
+    });
+
     it('keeps a refusal for its time without fetching the file again', async () => {
       const at = await service(files.url, { refusalTtlMs: 600_000 });
       const r = round(0);

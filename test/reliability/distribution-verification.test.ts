@@ -451,6 +451,19 @@ describe('distributions checked against the rounds posted on-chain', () => {
     expect(threadCount()).toBe(threads);
   });
 
+  it('leaves no process behind once a file is checked: no zombie of a process a verifier thread started', async () => {
+    const service = await serve(gatewayOver(dataDir));
+    expect(await servedProof(service, 'agrees', 0)).toEqual(expectedProof('agrees', 0));
+    const children = await new Promise<string>((done, fail) =>
+      execFile('ps', ['-o', 'stat=,comm=', '--ppid', `${process.pid}`], (error, stdout) =>
+        // ps exits 1 when the process has no child at all
+        error && error.code !== 1 ? fail(error) : done(stdout),
+      ),
+    );
+    const zombies = children.split('\n').filter((line) => line.trim().startsWith('Z'));
+    expect(zombies).toEqual([]);
+  });
+
   it('lets a process end while a file is checked: the verifier thread does not keep it alive', async () => {
     const { uri, total, tree } = posted('large');
     const round = { uri, merkleRoot: tree.root, total: `${total}`, leafCount: tree.length };
