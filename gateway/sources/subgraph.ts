@@ -11,6 +11,12 @@
 // newest block is gone: after a reorg to a shorter chain graph-node reverts it, and on a quiet chain
 // nothing would ever be indexed at its height again. Where the chain RPC is given, it tells the two
 // apart (see settleFloor), and a block it no longer holds stops being the floor.
+// A node's refusal names the deployment that answered: one other than the last `_meta.deployment`
+// seen is a new version deployed under the same name, re-indexing from the start for what may be
+// hours, and says so instead of asking for a retry in seconds.
+// The endpoint may be graph-node itself or The Graph's gateway in front of indexers, whose words
+// differ (see readErrors): both have refusals that last until the operator acts (an API key, a
+// subgraph that is not there), answered as such rather than as an outage to retry.
 // Entity fields say `subgraphError: allow`: a subgraph with indexing errors still has its data
 // served, flagged in freshness (health says `degraded`), rather than every request failing.
 // Loaders are created per request: a request's lookups of funds or rounds are batched into
@@ -20,7 +26,7 @@ import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { answerTooLarge, boundedFetch, excerpt } from '../../common/bounded-fetch.ts';
 import { httpEndpoint } from '../../common/url.ts';
-import { GatewayError, upstreamUnavailable } from '../errors.ts';
+import { GatewayError, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 import type { ChainSource } from './chain.ts';
 
 export interface SubgraphConfig {
@@ -110,51 +116,178 @@ export class Freshness {
 const metaField = (minimum: number) =>
   `_meta(block: { number_gte: ${minimum} }) { block { number hash timestamp } deployment hasIndexingErrors }`;
 
-/** graph-node's words for a `block` its node has not indexed yet (store/src/deployment.rs, block_queryable). */
-const NOT_YET_INDEXED = /has only indexed up to block number \d+/;
+/**
+ * graph-node's words for a `block` its node has not indexed yet, naming the deployment that answered
+ * (graph/src/data/subgraph/mod.rs block_queryable; graphql/src/store/resolver.rs for `number_gte`).
+ */
+const NOT_YET_INDEXED = /(?:subgraph (\S+) )?has only indexed up to block number (\d+)/;
+
+/** graph-node's words for a deployment that has indexed no block at all (store/postgres/src/deployment.rs). */
+const NOT_STARTED = /Subgraph `([^`]+)` has not started syncing yet/;
+
+/** graph-node's words for a name or id it serves no deployment under (graph/src/data/query/error.rs). */
+const NO_SUCH_DEPLOYMENT = /^deployment `[^`]*` does not exist$/;
 
 /** The one error graph-node adds to the data of a subgraph with indexing errors. */
 const INDEXING_ERROR = 'indexing_error';
 
 /**
- * What an answer's `errors` say: nothing, only graph-node's `indexing_error` (the data is
- * served, flagged), that the node has not indexed the block asked for (`behind`), or anything
- * else (the request fails).
+ * The reason each indexer failed, when `message` is The Graph's gateway's answer to a query no
+ * indexer answered (edgeandnode/gateway src/errors.rs, BadIndexers): "bad indexers: {0x…:
+ * Unavailable(missing block: 500, latest: 382), 0x…: Timeout}"; null for any other message.
  */
-function errorsKind(errors: unknown): 'none' | 'indexing' | 'behind' | 'other' {
-  if (errors === undefined || (Array.isArray(errors) && errors.length === 0)) return 'none';
-  if (!Array.isArray(errors)) return 'other';
+function indexerFailures(message: string): string[] | null {
+  const list = /^bad indexers: \{(.*)\}$/s.exec(message)?.[1];
+  if (list === undefined) return null;
+  const starts = [...list.matchAll(/(?:^|, )\S+?: (?=Unavailable\(|Timeout\b|BadResponse\()/g)];
+  return starts.map((start, i) => list.slice(start.index + start[0].length, starts[i + 1]?.index));
+}
+
+/** The Graph's gateway's reason for an indexer without the block asked for (src/errors.rs, MissingBlockError). */
+const MISSING_BLOCK = /^Unavailable\(missing block(?:: \d+)?(?:, latest: (\d+))?\)$/;
+
+/**
+ * A refusal that lasts until the service's operator acts: `reason` says what is refused in the
+ * service's words, for clients; `remedy` says what to fix, for the operator.
+ */
+interface LastingRefusal {
+  reason: string;
+  remedy: string;
+}
+
+/** The Graph's gateway's refusal of every indexer's answer holding indexing errors (src/indexer_client.rs). */
+const UNATTESTABLE_ERRORS: LastingRefusal = {
+  reason:
+    "it has indexing errors, and The Graph's gateway, which serves it, passes on no answer holding them",
+  remedy:
+    "every indexer answered with graph-node's indexing_error, which an indexer cannot attest, so The Graph's gateway passes none of their answers on: the deployment has failed on a deterministic error. Deploy a version that does not fail, or serve the subgraph from a graph-node of your own, whose answers keep the data with the errors flagged",
+};
+
+/** The lasting refusals of graph-node and of The Graph's gateway (src/errors.rs: Auth, SubgraphNotFound). */
+function lastingRefusal(text: string): LastingRefusal | null {
+  if (text.startsWith('auth error:'))
+    return {
+      reason: "The Graph's gateway, which serves it, does not accept the service's API key",
+      remedy:
+        "The Graph's gateway refuses the API key in SUBGRAPH_URL: check the key in Subgraph Studio (its billing and spending limit, and the subgraphs and domains it is authorized for), or put another key in SUBGRAPH_URL",
+    };
+  if (text.startsWith('subgraph not found:'))
+    return {
+      reason: "The Graph's gateway, which serves it, serves no such subgraph",
+      remedy:
+        'The Graph\'s gateway serves no subgraph or deployment by the id in SUBGRAPH_URL ("no allocations": no indexer serves it yet): check the id, or wait for indexers to pick a newly published subgraph up',
+    };
+  if (NO_SUCH_DEPLOYMENT.test(text))
+    return {
+      reason: 'the graph-node serving it has no such subgraph deployed',
+      remedy:
+        'graph-node has nothing deployed under the name or id in SUBGRAPH_URL: deploy the subgraph there (README: subgraph:deploy), or correct SUBGRAPH_URL',
+    };
+  return null;
+}
+
+/**
+ * What an answer's `errors` say: nothing; only graph-node's `indexing_error` (the data is served,
+ * flagged); that the node has not indexed the block asked for (`behind`, with the deployment that
+ * said so and the block it has indexed, where its words name them); that the subgraph exists but
+ * has indexed no block yet (`unsynced`); a refusal that lasts (`refused`); or anything else (the
+ * request fails, to be retried).
+ */
+type ErrorsVerdict =
+  | { kind: 'none' }
+  | { kind: 'indexing' }
+  | { kind: 'behind'; deployment: string | null; indexedTo: number | null }
+  | { kind: 'unsynced'; deployment: string | null }
+  | { kind: 'refused'; refusal: LastingRefusal }
+  | { kind: 'other' };
+
+/**
+ * Reads an answer's `errors` in graph-node's words and in The Graph's gateway's. The gateway never
+ * passes graph-node's words on: when no indexer has the block asked for it answers "bad indexers:"
+ * with each indexer's reason, which is `behind` only when every indexer lacks a block (one timing
+ * out is an outage like any other); an answer with indexing errors cannot be attested, so on The
+ * Graph Network a deployment with indexing errors is refused by every indexer, which lasts.
+ */
+export function readErrors(errors: unknown): ErrorsVerdict {
+  if (errors === undefined || (Array.isArray(errors) && errors.length === 0)) return { kind: 'none' };
+  if (!Array.isArray(errors)) return { kind: 'other' };
   const messages = errors.map((e) => (e as { message?: unknown } | null)?.message);
-  if (messages.every((m) => m === INDEXING_ERROR)) return 'indexing';
-  if (messages.some((m) => typeof m === 'string' && NOT_YET_INDEXED.test(m))) return 'behind';
-  return 'other';
+  if (messages.every((m) => m === INDEXING_ERROR)) return { kind: 'indexing' };
+  const texts = messages.filter((m): m is string => typeof m === 'string');
+  for (const text of texts) {
+    const behind = NOT_YET_INDEXED.exec(text);
+    if (behind) return { kind: 'behind', deployment: behind[1] ?? null, indexedTo: Number(behind[2]) };
+    const unstarted = NOT_STARTED.exec(text);
+    if (unstarted) return { kind: 'unsynced', deployment: unstarted[1]! };
+    const failures = indexerFailures(text);
+    if (failures !== null && failures.length > 0) {
+      const missing = failures.map((failure) => MISSING_BLOCK.exec(failure));
+      if (missing.every((m) => m !== null)) {
+        const latest = missing.flatMap((m) => (m[1] === undefined ? [] : [Number(m[1])]));
+        return {
+          kind: 'behind',
+          deployment: null,
+          indexedTo: latest.length > 0 ? Math.max(...latest) : null,
+        };
+      }
+      if (failures.every((failure) => failure.startsWith('BadResponse(') && failure.includes(INDEXING_ERROR)))
+        return { kind: 'refused', refusal: UNATTESTABLE_ERRORS };
+    }
+    const refusal = lastingRefusal(text);
+    if (refusal) return { kind: 'refused', refusal };
+  }
+  if (texts.includes('no indexers found')) return { kind: 'unsynced', deployment: null };
+  return { kind: 'other' };
+}
+
+/**
+ * A new deployment under the subgraph's name, re-indexing from its start block: the block it has
+ * indexed (null: none yet), and the deployment it replaced, the one this process read before.
+ */
+interface Resync {
+  deployment: string;
+  indexedTo: number | null;
+  replaced: string;
 }
 
 /**
  * The 503 for a query every try of which reached a node that has not indexed `floor` yet. Its
  * words are the service's own (the upstream's stay in the cause), and say why the block is needed
- * and that a retry is the remedy: the nodes catch up within seconds. It keeps the floor, so that a
- * resolver can tell a cursor's block no node will ever reach (inputs.ts, pageAfterCursor), and what
- * the chain RPC said of the floor's block (`onChain`, see settleFloor): true, the nodes are behind a
- * block the chain holds; false, the chain no longer holds it (a reorg whose revert is being
- * re-indexed); null, not asked (a cursor's floor, no RPC, or the RPC failing).
+ * and that a retry is the remedy: the nodes catch up within seconds, unless the node is a new
+ * deployment re-indexing from the start (`resync`), which can take hours. It keeps the floor, so
+ * that a resolver can tell a cursor's block no node will ever reach (inputs.ts, pageAfterCursor),
+ * and what the chain RPC said of the floor's block (`onChain`, see settleFloor): true, the nodes are
+ * behind a block the chain holds; false, the chain no longer holds it (a reorg whose revert is being
+ * re-indexed); null, not asked (a cursor's floor, a re-indexing deployment, no RPC, or the RPC failing).
  */
 export class NodesBehindError extends GatewayError {
   constructor(
     readonly floor: BlockFloor,
     cause: unknown,
     readonly onChain: boolean | null,
+    resync?: Resync,
   ) {
     const [needed, retry] =
       floor.reason === 'cursor'
         ? [`block ${floor.number}, which the cursor's page was read at`, ' with the same cursor']
         : [`block ${floor.number}, the newest this service has read`, ''];
+    const reached = resync?.indexedTo == null ? 'no block yet' : `block ${resync.indexedTo}`;
     super(
       'UPSTREAM_UNAVAILABLE',
-      `The subgraph's query nodes are behind: the node that answered has not indexed ${needed}, and older data is not served in its place. Retry in a few seconds${retry}.`,
+      resync
+        ? `The subgraph is being re-indexed: a new version of it (deployment ${resync.deployment}) indexes the chain from its start and has reached ${reached}, not yet ${needed}, and older data is not served in its place. Retry later${retry}: re-indexing can take hours.`
+        : `The subgraph's query nodes are behind: the node that answered has not indexed ${needed}, and older data is not served in its place. Retry in a few seconds${retry}.`,
       { upstream: 'subgraph', cause },
     );
   }
+}
+
+/** What the log says of a re-indexing deployment: how far it is, and how to serve the old one meanwhile. */
+function resyncCause(resync: Resync, floor: BlockFloor, errors: unknown): Error {
+  const reached = resync.indexedTo === null ? 'has indexed no block yet' : `is at block ${resync.indexedTo}`;
+  return new Error(
+    `SUBGRAPH_URL now serves deployment ${resync.deployment}, a new version that replaced ${resync.replaced} and ${reached}; requests needing block ${floor.number} fail until it gets there. To serve ${resync.replaced} meanwhile, point SUBGRAPH_URL at its /subgraphs/id/${resync.replaced} path. The subgraph answered: ${excerpt(JSON.stringify(errors))}`,
+  );
 }
 
 /**
@@ -419,6 +552,16 @@ export function createSubgraphClient(config: SubgraphConfig, chain?: ChainBlocks
   let newestSeen: SeenBlock = { number: 0, hash: null };
   /** how many times settleFloor lowered newestSeen: answers asked for before a lowering may be orphans */
   let lowerings = 0;
+  /** the deployment the last answer came from (`_meta.deployment`), null before one names it */
+  let lastDeployment: string | null = null;
+  /** A refusal naming a deployment other than the last one read: a new version re-indexing. */
+  const resyncIn = (verdict: ErrorsVerdict): Resync | undefined => {
+    if (verdict.kind !== 'behind' && verdict.kind !== 'unsynced') return undefined;
+    if (verdict.deployment === null || lastDeployment === null || verdict.deployment === lastDeployment)
+      return undefined;
+    const indexedTo = verdict.kind === 'behind' ? verdict.indexedTo : null;
+    return { deployment: verdict.deployment, indexedTo, replaced: lastDeployment };
+  };
   /**
    * The block a query must read at or past now: the newest this process has seen, or `cursorBlock`
    * when that is higher. Undefined before any answer (block 0 included), when any block will do.
@@ -506,29 +649,43 @@ export function createSubgraphClient(config: SubgraphConfig, chain?: ChainBlocks
     const tryTwice = async (document: string): Promise<Answer> => {
       const answer: Answer = await send(document);
       // a load balancer may send the second try to a node that has the block
-      return errorsKind(answer.errors) === 'behind' ? send(document) : answer;
+      return readErrors(answer.errors).kind === 'behind' ? send(document) : answer;
     };
     let asked = floor(cursorBlock);
     let lowering = lowerings;
     let answer = await tryTwice(build(asked));
+    let verdict = readErrors(answer.errors);
     let onChain: boolean | null = null;
-    if (errorsKind(answer.errors) === 'behind' && asked?.reason === 'seen') {
-      const verdict = await (settling ??= settleFloor(newestSeen).finally(() => {
+    const resync = resyncIn(verdict);
+    // a deployment re-indexing from its start is far below any block, whatever the chain holds
+    if (verdict.kind === 'behind' && !resync && asked?.reason === 'seen') {
+      const settled = await (settling ??= settleFloor(newestSeen).finally(() => {
         settling = null;
       }));
-      if (verdict === 'lowered') {
+      if (settled === 'lowered') {
         asked = floor(cursorBlock);
         lowering = lowerings;
         answer = await tryTwice(build(asked));
+        verdict = readErrors(answer.errors);
         // settleFloor found the block it lowered the floor to on chain
         onChain = true;
-      } else onChain = verdict;
+      } else onChain = settled;
     }
     const { data, errors } = answer;
-    const kind = errorsKind(errors);
-    if (kind === 'behind' && asked)
+    if (asked && resync) {
+      // the deployment SUBGRAPH_URL serves now, as health names it beside this failure
+      freshness.deployment ??= resync.deployment;
+      throw new NodesBehindError(asked, resyncCause(resync, asked, errors), null, resync);
+    }
+    if (verdict.kind === 'behind' && asked)
       throw new NodesBehindError(asked, new Error(excerpt(JSON.stringify(errors))), onChain);
-    if (kind !== 'none' && kind !== 'indexing')
+    if (verdict.kind === 'refused')
+      throw upstreamRefused(
+        'subgraph',
+        verdict.refusal.reason,
+        new Error(`${verdict.refusal.remedy} (the subgraph answered ${excerpt(JSON.stringify(errors))})`),
+      );
+    if (verdict.kind !== 'none' && verdict.kind !== 'indexing')
       throw upstreamUnavailable(
         'subgraph',
         new Error(`the subgraph answered errors: ${excerpt(JSON.stringify(errors))}`),
@@ -536,15 +693,16 @@ export function createSubgraphClient(config: SubgraphConfig, chain?: ChainBlocks
     if (typeof data?._meta?.block?.number !== 'number')
       throw upstreamUnavailable('subgraph', new Error('response without _meta'));
     // graph-node's answer to a field left at `subgraphError: deny`: nothing but `_meta`
-    if (kind === 'indexing' && Object.keys(data).every((field) => field === '_meta'))
+    if (verdict.kind === 'indexing' && Object.keys(data).every((field) => field === '_meta'))
       throw upstreamUnavailable('subgraph', new Error('the subgraph withheld its data for indexing errors'));
     // an answer asked for before the floor came down may be from the branch a reorg took away
     if (lowering === lowerings) see({ number: data._meta.block.number, hash: data._meta.block.hash ?? null });
+    lastDeployment = data._meta.deployment ?? lastDeployment;
     freshness.record(
       {
         ...data._meta,
         deployment: data._meta.deployment ?? null,
-        hasIndexingErrors: data._meta.hasIndexingErrors || kind === 'indexing',
+        hasIndexingErrors: data._meta.hasIndexingErrors || verdict.kind === 'indexing',
       },
       lowering,
     );
