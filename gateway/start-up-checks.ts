@@ -11,9 +11,11 @@
 // once: the service usually starts beside its graph-node and node (one compose file, one pod), and
 // a graph-node that is still starting or restarting is an outage of seconds, not a configuration
 // error; refusing would turn it into a dead service wherever nothing restarts it. So is one that
-// answers with its database down ("Store error: database unavailable", with HTTP 200), and one
-// whose connection closes mid-answer. Waiting without a bound would hide a mistyped host, so after
-// DEFAULT_UPSTREAM_WAIT the refusal names the cause.
+// answers with its database down ("Store error: database unavailable", with HTTP 200), one whose
+// connection closes mid-answer, and a subgraph that exists but has indexed no block yet (graph-node's
+// "has not started syncing yet", The Graph's gateway's "no indexers found" just after publishing).
+// Waiting without a bound would hide a mistyped host, so after DEFAULT_UPSTREAM_WAIT the refusal
+// names the cause.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +31,7 @@ import {
   type StatusAnswer,
 } from './sources/indexing-status.ts';
 import type { Registry } from './sources/registry.ts';
+import { readErrors } from './sources/subgraph.ts';
 
 export interface UpstreamWait {
   /** how long an unreachable upstream is waited for before the start is refused */
@@ -43,12 +46,14 @@ export const DEFAULT_UPSTREAM_WAIT: Omit<UpstreamWait, 'log'> = { waitMs: 30_000
 
 /**
  * A failure that waiting may end: no answer at all (or one cut off), a timeout, a proxy saying its
- * upstream is down, or graph-node saying its database is (`answered`: the upstream did answer).
+ * upstream is down, graph-node saying its database is, or a subgraph with no block indexed yet
+ * (`answered`: the upstream did answer). `remedy`: what the refusal says to do once the wait is over.
  */
 class Unreachable extends Error {
   constructor(
     message: string,
     readonly answered = false,
+    readonly remedy?: string,
   ) {
     super(message);
   }
@@ -64,7 +69,7 @@ async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: U
       if (!(error instanceof Unreachable)) throw error;
       if (Date.now() - started + wait.retryEveryMs > wait.waitMs)
         throw new Error(
-          `${error.answered ? 'still failing after' : 'no answer within'} ${wait.waitMs / 1000} s: ${error.message}`,
+          `${error.answered ? 'still failing after' : 'no answer within'} ${wait.waitMs / 1000} s: ${error.message}${error.remedy === undefined ? '' : `: ${error.remedy}`}`,
         );
       if (first)
         wait.log(
@@ -91,6 +96,12 @@ interface SubgraphEndpoint {
   timeoutMs: number;
 }
 
+/**
+ * What an endpoint's GraphQL `errors` say of it beyond its check's refusal: a state to wait out
+ * (`waitFor`: what it is; `remedy`: what to do if it lasts), or another reason to refuse it.
+ */
+type ErrorsReading = { waitFor: string; remedy: string } | { refused: string } | undefined;
+
 /** A GraphQL request a check sends, and what it says of an endpoint that answers it wrongly. */
 interface CheckQuery {
   query: string;
@@ -103,6 +114,8 @@ interface CheckQuery {
   notJson: string;
   /** why an answer with GraphQL errors, or a 4xx, rules the endpoint out */
   refused: string;
+  /** reads the endpoint's GraphQL `errors` where they may say more than `refused` */
+  readErrors?: (errors: unknown) => ErrorsReading;
 }
 
 /**
@@ -152,7 +165,11 @@ async function askEndpoint(endpoint: SubgraphEndpoint, check: CheckQuery): Promi
   const said = errors.length > 0 ? ` and the errors ${quote(errors.join('; '))}` : '';
   if (errors.length > 0 && errors.every((error) => GRAPH_NODE_OUTAGE.test(error)))
     throw new Unreachable(`${answered}${said}`, true);
-  if (errors.length > 0 || !response.ok) throw new Error(`${answered}${said}: ${failed ?? check.refused}`);
+  const read = errors.length > 0 ? check.readErrors?.(body.errors) : undefined;
+  if (read && 'waitFor' in read)
+    throw new Unreachable(`${read.waitFor}: ${answered}${said}`, true, read.remedy);
+  if (errors.length > 0 || !response.ok)
+    throw new Error(`${answered}${said}: ${failed ?? read?.refused ?? check.refused}`);
   return body?.data;
 }
 
@@ -175,6 +192,7 @@ export async function checkSubgraphEndpoint(
         asked: 'a _meta query',
         notJson: 'it is no graph-node subgraph endpoint',
         refused: 'it serves no graph-node subgraph there',
+        readErrors: subgraphErrors,
       })) as { _meta?: { block?: { number?: unknown }; deployment?: unknown } } | null | undefined;
       if (typeof data?._meta?.block?.number !== 'number')
         throw new Error(
@@ -184,6 +202,23 @@ export async function checkSubgraphEndpoint(
     },
     wait,
   );
+}
+
+/**
+ * What a subgraph endpoint's errors say beyond "no subgraph here": one that exists and has indexed
+ * no block yet is waited for; a refusal of graph-node's or The Graph's gateway's that lasts (an API
+ * key, a subgraph not deployed or published) says what to fix.
+ */
+function subgraphErrors(errors: unknown): ErrorsReading {
+  const verdict = readErrors(errors);
+  if (verdict.kind === 'unsynced')
+    return {
+      waitFor: 'the subgraph exists but has indexed nothing yet',
+      remedy:
+        'start the service once its indexer has indexed the first blocks (its indexing status shows how far it is)',
+    };
+  if (verdict.kind === 'refused') return { refused: verdict.refusal.remedy };
+  return undefined;
 }
 
 /**

@@ -4,7 +4,13 @@
 // REGISTRY is refused with what to fix; an unreachable upstream is waited for, within a bound. And
 // what the gateway does with such a chain at request time: a contract read that returns no data is
 // INTERNAL (no retry mends it), and health's chainId is the chain the RPC serves.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../devnet/anvil.ts';
@@ -174,6 +180,62 @@ describe('the SUBGRAPH_URL check meeting a graph-node that fails', () => {
         'it answered more than 32 MiB, the most the service reads of one answer: it is no graph-node subgraph endpoint',
       ),
     );
+  });
+});
+
+describe('the SUBGRAPH_URL check meeting a subgraph that has indexed nothing yet', () => {
+  /** graph-node's answer to every query of a deployment before its first block (store/postgres/src/deployment.rs) */
+  const NOT_STARTED =
+    'Store error: query execution failed: Subgraph `QmTVqahxEPumHx4y1dUKpH9SAtP5ZqREhDm6JfRDkcWSwn` has not started syncing yet. Wait for it to ingest a few blocks before querying it';
+  const answering = (message: string) => (_req: IncomingMessage, res: ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message }] }));
+
+  it('waits for a graph-node deployment that has not started syncing, then refuses saying it has indexed nothing yet', async () => {
+    const url = await serve(answering(NOT_STARTED));
+    const wait = shortWait();
+    const said = `the subgraph exists but has indexed nothing yet: it answered a _meta query with HTTP 200 and the errors ${JSON.stringify(NOT_STARTED)}`;
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).rejects.toThrow(
+      new Error(
+        `still failing after 0.6 s: ${said}: start the service once its indexer has indexed the first blocks (its indexing status shows how far it is)`,
+      ),
+    );
+    expect(wait.lines).toEqual([`waiting up to 0.6 s for SUBGRAPH_URL (${said}); retrying every 0.1 s`]);
+  });
+
+  it('goes on once the deployment has indexed a block', async () => {
+    let requests = 0;
+    const url = await serve((req, res) => {
+      requests += 1;
+      if (requests <= 2) answering(NOT_STARTED)(req, res);
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            '{"data":{"_meta":{"block":{"number":1},"deployment":"QmTVqahxEPumHx4y1dUKpH9SAtP5ZqREhDm6JfRDkcWSwn","hasIndexingErrors":false}}}',
+          );
+    });
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, shortWait())).resolves.toBe(
+      'QmTVqahxEPumHx4y1dUKpH9SAtP5ZqREhDm6JfRDkcWSwn',
+    );
+    expect(requests).toBe(3);
+  });
+
+  it('waits for a subgraph The Graph’s gateway has no indexers for yet', async () => {
+    const url = await serve(answering('no indexers found'));
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, shortWait())).rejects.toThrow(
+      /^still failing after 0\.6 s: the subgraph exists but has indexed nothing yet: .*"no indexers found"/,
+    );
+  });
+
+  it('refuses at once an API key The Graph’s gateway does not accept, saying what to fix', async () => {
+    const url = await serve(answering('auth error: API key not found'));
+    const wait = shortWait();
+    await expect(checkSubgraphEndpoint({ url, timeoutMs: 2_000 }, wait)).rejects.toThrow(
+      new Error(
+        `it answered a _meta query with HTTP 200 and the errors "auth error: API key not found": The Graph's gateway refuses the API key in SUBGRAPH_URL: check the key in Subgraph Studio (its billing and spending limit, and the subgraphs and domains it is authorized for), or put another key in SUBGRAPH_URL`,
+      ),
+    );
+    expect(wait.lines).toEqual([]);
   });
 });
 
