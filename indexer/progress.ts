@@ -31,6 +31,10 @@ export interface ProgressDisplayOptions {
   columns?: () => number | undefined;
   /** minimum interval between plain lines (default 5 s) */
   lineIntervalMs?: number;
+  /**
+   * the clock rates and intervals are measured with, in ms (default performance.now(): monotonic, so
+   * that a step of the wall clock neither stops the lines nor makes rates negative)
+   */
   now?: () => number;
 }
 
@@ -135,7 +139,7 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
   const write = options.write ?? ((text: string) => void stream?.write(text));
   const tty = options.tty ?? Boolean(stream?.isTTY);
   const columns = options.columns ?? (() => (stream ? stream.columns : process.stdout.columns));
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => performance.now());
   const samples: Sample[] = [];
   let lastLineAt = -Infinity;
   /** following the head: "synced" was printed and nothing is shown until indexing falls behind */

@@ -112,9 +112,13 @@ function restOf(range: FetchedRange, header: ChainHeader): FetchedRange {
 }
 
 export class BlockRunner {
-  /** events written but not yet committed, and when the last commit was */
+  /** events written but not yet committed */
   private pendingEvents = 0;
-  private lastCommitAt = 0;
+  /**
+   * when the last commit was, on the monotonic clock (performance.now()): a step of the wall clock,
+   * as NTP makes, neither holds commits back until it has passed nor hurries them
+   */
+  private lastCommitAt = -Infinity;
   /** logs handed to handlers in committed ranges */
   private committedEvents = 0;
   /** how many data sources the set held at the last commit, to return to on a rollback */
@@ -219,7 +223,7 @@ export class BlockRunner {
     store.commit();
     this.committedEvents += this.pendingEvents;
     this.pendingEvents = 0;
-    this.lastCommitAt = Date.now();
+    this.lastCommitAt = performance.now();
   }
 
   /**
@@ -232,7 +236,7 @@ export class BlockRunner {
     if (
       caughtUp ||
       this.pendingEvents >= COMMIT_EVENTS ||
-      Date.now() - this.lastCommitAt >= (this.options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS)
+      performance.now() - this.lastCommitAt >= (this.options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS)
     ) {
       this.commitPending();
     }

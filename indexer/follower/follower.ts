@@ -95,8 +95,8 @@ class IndexingPaused extends Error {
 export class ChainFollower {
   private sources: DataSourceSet;
   private head = -1;
-  /** when the head was last asked for */
-  private headAt = 0;
+  /** when the head was last asked for, on the monotonic clock (a step of the wall clock does not move it) */
+  private headAt = -Infinity;
   private caughtUp = false;
   /**
    * Why the last step runs its range again: the node failed a handler's chain read (`failed`), or
@@ -294,12 +294,12 @@ export class ChainFollower {
    * the prefetched range.
    */
   private async refreshHead(cpNumber: number): Promise<number> {
-    if (cpNumber >= this.head || Date.now() - this.headAt >= HEAD_REFRESH_MS) {
+    if (cpNumber >= this.head || performance.now() - this.headAt >= HEAD_REFRESH_MS) {
       const chainHead = await this.options.chain.headNumber();
       // a subgraph whose data sources all end stops at the last end block, as graph-node stops it
       const last = this.options.subgraph.endBlock;
       this.head = last === null ? chainHead : Math.min(chainHead, Number(last));
-      this.headAt = Date.now();
+      this.headAt = performance.now();
     }
     return this.head;
   }
