@@ -4,7 +4,8 @@
 // asked with a fund, an event that never concerns a fund asked of one) would answer an empty page,
 // which an agent reads as "no such events"; it is refused instead, naming what to ask. A fund filter
 // takes the fund's slug and matches every event that concerns the fund, whichever contract emitted
-// it. An argument given empty is refused as REST refuses an empty parameter (optionalArgument).
+// it. An argument given empty is refused as REST refuses an empty parameter (optionalArgument). The
+// filters checked are what an events cursor is bound to (inputs.ts, eventsCursor).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifest, subgraphDir } from '../subgraph/manifest.ts';
@@ -14,26 +15,31 @@ import {
   ADDRESS_RULE,
   checkAddress,
   checkEventName,
+  checkRange,
   EVENT_NAME_RULE,
+  eventsCursor,
+  type EventsFilters,
+  MAX_INT,
   optionalArgument,
   slugRule,
   unknownSlugMessage,
 } from './inputs.ts';
 import type { RegistryFund, RegistryIndex } from './sources/registry.ts';
+import type { ProtocolEventRow } from './sources/subgraph.ts';
 
 interface EventFilterArgs {
   contract?: string | null;
   eventName?: string | null;
   fund?: string | null;
+  fromBlock?: number | null;
+  toBlock?: number | null;
 }
 
-interface EventFilter {
-  /** lowercase address */
-  contract?: string;
-  eventName?: string;
-  /** the fund's vault, lowercase */
-  fund?: string;
-}
+/** An event as a page of the stream lists it: with the filters of that listing. */
+export type ListedEvent = ProtocolEventRow & { filters: EventsFilters };
+
+/** The cursor positioned at `event`, which continues its listing with the events below it. */
+export const eventCursor = (event: ListedEvent): string => eventsCursor(BigInt(event.sortKey), event.filters);
 
 /** `export { a, b } from './protocol-event'` in a mapping file: the handlers it takes from there */
 const PROTOCOL_EVENT_REEXPORT = /export\s*\{([^}]*)\}\s*from\s*['"]\.\/protocol-event['"]/g;
@@ -75,8 +81,24 @@ function sourceOf(registry: RegistryIndex, contract: string): EventSource | 'unt
   return EVENT_SOURCES.find((source) => source.contract === kind) ?? 'untracked';
 }
 
+/** The block range asked for, checked; BAD_INPUT naming the argument that breaks its rule. */
+function blockRange(args: EventFilterArgs): Pick<EventsFilters, 'fromBlock' | 'toBlock'> {
+  const fromBlock = args.fromBlock ?? undefined;
+  const toBlock = args.toBlock ?? undefined;
+  if (fromBlock !== undefined) checkRange('fromBlock', fromBlock, 0, MAX_INT);
+  if (toBlock !== undefined) checkRange('toBlock', toBlock, 0, MAX_INT);
+  if (fromBlock !== undefined && toBlock !== undefined && fromBlock > toBlock) {
+    throw badInput(
+      'toBlock',
+      `toBlock (${toBlock}) must be greater than or equal to fromBlock (${fromBlock}).`,
+    );
+  }
+  return { fromBlock, toBlock };
+}
+
 /** The stream's filters, checked; BAD_INPUT naming the argument when one cannot match. */
-export function eventFilter(registry: RegistryIndex, args: EventFilterArgs): EventFilter {
+export function eventFilter(registry: RegistryIndex, args: EventFilterArgs): EventsFilters {
+  const { fromBlock, toBlock } = blockRange(args);
   const contractGiven = optionalArgument('contract', args.contract, ADDRESS_RULE);
   const contract = contractGiven === undefined ? undefined : checkAddress('contract', contractGiven);
   const eventNameGiven = optionalArgument('eventName', args.eventName, EVENT_NAME_RULE);
@@ -129,5 +151,5 @@ export function eventFilter(registry: RegistryIndex, args: EventFilterArgs): Eve
       );
     }
   }
-  return { contract, eventName, fund: fund?.vault.toLowerCase() };
+  return { contract, eventName, fund: fund?.vault.toLowerCase(), fromBlock, toBlock };
 }

@@ -188,20 +188,21 @@ export function pageOf<T>(
 }
 
 /**
- * Opaque cursors: base64url of "<kind>2:<field>:<field>...:<check>", what the next page continues
+ * Opaque cursors: base64url of "<kind><form>:<field>:<field>...:<check>", what the next page continues
  * from. An events cursor ('e') holds the sort key to continue below, whose block is the one the next
- * page must be read at or past (sources/subgraph.ts, blockOfSortKey). A dividends cursor ('d') is
- * made by dividendsCursor. Any position of the right form is one a page could end at, so a cursor
- * cut short or with a character altered on its way back would be followed, skipping or repeating
- * items without a word, or ending the stream early: the check, the start of a SHA-256 of the rest,
- * tells such a cursor from one this service wrote. It guards against damage, not forgery (a forged
- * cursor shows its maker nothing they could not ask for), so it needs no secret the replicas share.
- * The '2' marks this form: no cut-short cursor of it reads as one of the earlier forms, which had
- * no check (EARLIER_FORMS).
+ * page must be read at or past (sources/subgraph.ts, blockOfSortKey), and the filters of its listing
+ * (eventsCursor). A dividends cursor ('d') is made by dividendsCursor. Any position of the right form
+ * is one a page could end at, so a cursor cut short or with a character altered on its way back would
+ * be followed, skipping or repeating items without a word, or ending the stream early: the check, the
+ * start of a SHA-256 of the rest, tells such a cursor from one this service wrote. It guards against
+ * damage, not forgery (a forged cursor shows its maker nothing they could not ask for), so it needs
+ * no secret the replicas share. The form, a digit, marks what a cursor holds: no cursor of one form,
+ * cut short or altered, reads as one of the earlier forms (EARLIER_FORMS).
  */
 type CursorKind = 'd' | 'e';
 
-const CURSOR_FORM = '2';
+/** the form each kind of cursor is written in: events cursors carry their filters since form 3 */
+const CURSOR_FORMS: Record<CursorKind, string> = { e: '3', d: '2' };
 
 /** what each kind of cursor pages, as both surfaces name it, and the items it pages */
 const CURSOR_KINDS = {
@@ -209,16 +210,21 @@ const CURSOR_KINDS = {
   d: { endpoint: 'GET /v1/funds/{slug}/dividends (or Fund.dividends)', items: 'rounds' },
 } as const satisfies Record<CursorKind, { endpoint: string; items: string }>;
 
-/** the forms cursors of each kind had before they carried a check */
+/**
+ * The forms cursors of each kind had before: without a check (matched on the text), and, for events,
+ * the form 2 cursor, checked but bound to no filters, which this version cannot tell from one of the
+ * unfiltered stream (matched on its head, once its check holds: an altered form 3 cursor is not one).
+ */
 const EARLIER_FORMS: Record<CursorKind, RegExp[]> = {
   e: [/^e:\d{1,30}$/],
   d: [/^d:\d{1,30}$/, /^d:[0-9a-f]{8}:\d{1,10}:\d{1,10}$/],
 };
+const EARLIER_CHECKED_HEADS: Record<CursorKind, string[]> = { e: ['e2'], d: [] };
 
 const checkOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
 
 export function encodeCursor(kind: CursorKind, ...fields: (bigint | number | string)[]): string {
-  const text = [`${kind}${CURSOR_FORM}`, ...fields].join(':');
+  const text = [`${kind}${CURSOR_FORMS[kind]}`, ...fields].join(':');
   return Buffer.from(`${text}:${checkOf(text)}`).toString('base64url');
 }
 
@@ -227,6 +233,13 @@ const notReturned = (argument: string, kind: CursorKind) =>
   badInput(
     argument,
     `${argument} is not a nextCursor of ${CURSOR_KINDS[kind].endpoint} as it was returned: it is cut short, altered or made up. Pass nextCursor back exactly as returned, or omit ${argument} to start again from the newest ${CURSOR_KINDS[kind].items}.`,
+  );
+
+/** A cursor refused as one of an earlier version, which this one no longer reads. */
+const ofEarlierForm = (argument: string, kind: CursorKind) =>
+  badInput(
+    argument,
+    `${argument} is a cursor of an earlier version of this service, which this version no longer reads; start again from the newest ${CURSOR_KINDS[kind].items}: omit ${argument}.`,
   );
 
 /**
@@ -243,8 +256,14 @@ function cursorFields(kind: CursorKind, argument: string, cursor: string): strin
   // the spelling this service writes is its cursor
   const written = bytes.toString('base64url') === cursor;
   if (written && check === checkOf(text.slice(0, text.lastIndexOf(':')))) {
-    const found = (Object.keys(CURSOR_KINDS) as CursorKind[]).find((k) => head === `${k}${CURSOR_FORM}`);
-    if (found === kind) return fields;
+    const earlier = EARLIER_CHECKED_HEADS[kind].includes(head ?? '');
+    const found = (Object.keys(CURSOR_KINDS) as CursorKind[]).find(
+      (k) => head === `${k}${CURSOR_FORMS[k]}` || EARLIER_CHECKED_HEADS[k].includes(head ?? ''),
+    );
+    if (found === kind) {
+      if (earlier) throw ofEarlierForm(argument, kind);
+      return fields;
+    }
     if (found) {
       throw badInput(
         argument,
@@ -252,12 +271,7 @@ function cursorFields(kind: CursorKind, argument: string, cursor: string): strin
       );
     }
   }
-  if (EARLIER_FORMS[kind].some((form) => form.test(text))) {
-    throw badInput(
-      argument,
-      `${argument} is a cursor of an earlier version of this service, which this version no longer reads; start again from the newest ${CURSOR_KINDS[kind].items}: omit ${argument}.`,
-    );
-  }
+  if (EARLIER_FORMS[kind].some((form) => form.test(text))) throw ofEarlierForm(argument, kind);
   throw notReturned(argument, kind);
 }
 
@@ -267,16 +281,79 @@ function intField(text: string | undefined): number | null {
 }
 
 /**
- * The sort key an events cursor continues below. Its block (the upper 32 bits) and log index (the
- * lower 32) are GraphQL Ints, as an event's blockNumber and logIndex are: a key past either is no
- * event's, so no cursor this endpoint returned.
+ * The filters of an events listing, as checked (event-filters.ts): addresses lowercase, the fund as
+ * its vault. An events cursor is bound to them: followed under other filters, it would answer
+ * another listing from a position of this one, as if that were the next page of this one.
  */
-export function decodeEventsCursor(argument: string, cursor: string): bigint {
-  const [key, ...rest] = cursorFields('e', argument, cursor);
-  const sortKey = key !== undefined && rest.length === 0 && /^\d{1,30}$/.test(key) ? BigInt(key) : null;
+export interface EventsFilters {
+  fund?: string;
+  contract?: string;
+  eventName?: string;
+  fromBlock?: number;
+  toBlock?: number;
+}
+
+/** the filters in the order they are named and hashed */
+const EVENTS_FILTER_NAMES = ['fund', 'contract', 'eventName', 'fromBlock', 'toBlock'] as const;
+
+/** what a request sending an events cursor repeats of the request that returned it, in both surfaces' words */
+export const SAME_EVENTS_FILTERS = `the same filters (${EVENTS_FILTER_NAMES.join(', ')}: each given with the same value, or left out, as there; limit may change)`;
+
+const givenFilters = (filters: EventsFilters) =>
+  EVENTS_FILTER_NAMES.filter((name) => filters[name] !== undefined);
+
+/**
+ * A short hash of the filters given, which binds an events cursor to its listing; none for the
+ * unfiltered stream, whose cursors are as they were before filters were bound.
+ */
+function filtersTag(filters: EventsFilters): string | undefined {
+  const given = givenFilters(filters);
+  if (given.length === 0) return undefined;
+  const text = given.map((name) => `${name}=${filters[name]}`).join('&');
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
+/** The cursor continuing, below the event of `sortKey`, the listing of `filters`. */
+export function eventsCursor(sortKey: bigint, filters: EventsFilters): string {
+  const tag = filtersTag(filters);
+  return tag === undefined ? encodeCursor('e', sortKey) : encodeCursor('e', sortKey, tag);
+}
+
+/** An events cursor refused as one returned for a listing of other filters than `filters`. */
+function forOtherFilters(argument: string, cursorFiltered: boolean, filters: EventsFilters) {
+  const given = givenFilters(filters);
+  const rule = 'a cursor continues only the listing that returned it';
+  if (!cursorFiltered) {
+    return badInput(
+      argument,
+      `${argument} was returned for a request with no filter, and this one filters by ${given.join(', ')}; ${rule}. Leave those filters out to continue it, or omit ${argument} to start again from the newest events they match.`,
+    );
+  }
+  const these = given.length ? `filters by ${given.join(', ')}` : 'gives no filter';
+  return badInput(
+    argument,
+    `${argument} was returned for a request with other filters than this one (which ${these}); ${rule}. Send it with ${SAME_EVENTS_FILTERS} as the request that returned it, or omit ${argument} to start again from the newest events.`,
+  );
+}
+
+/**
+ * The sort key an events cursor continues below, when it was returned for a request of `filters`
+ * (none when left out). Its block (the upper 32 bits) and log index (the lower 32) are GraphQL
+ * Ints, as an event's blockNumber and logIndex are: a key past either is no event's, so no cursor
+ * this endpoint returned.
+ */
+export function decodeEventsCursor(argument: string, cursor: string, filters: EventsFilters = {}): bigint {
+  const [key, tag, ...rest] = cursorFields('e', argument, cursor);
+  const formed =
+    key !== undefined &&
+    /^\d{1,30}$/.test(key) &&
+    (tag === undefined || /^[0-9a-f]{8}$/.test(tag)) &&
+    rest.length === 0;
+  const sortKey = formed ? BigInt(key) : null;
   if (sortKey === null || sortKey >> 32n > MAX_INT || (sortKey & 0xffff_ffffn) > MAX_INT) {
     throw notReturned(argument, 'e');
   }
+  if (tag !== filtersTag(filters)) throw forOtherFilters(argument, tag !== undefined, filters);
   return sortKey;
 }
 

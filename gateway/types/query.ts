@@ -1,11 +1,9 @@
 // The root Query type: every entry point of the gateway. Unknown slugs raise NOT_FOUND.
 import { builder } from '../builder.ts';
-import { badInput, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import {
-  checkRange,
   CURSOR_RULE,
   decodeEventsCursor,
-  encodeCursor,
   MAX_INT,
   type NamedEntry,
   optionalArgument,
@@ -13,12 +11,13 @@ import {
   pageAfterCursor,
   pageLimit,
   pageOf,
+  SAME_EVENTS_FILTERS,
   slugArgumentDescription,
   type SlugResource,
   unknownSlugMessage,
 } from '../inputs.ts';
 import { EVENT_NAMES_BY_CONTRACT } from '../event-names.ts';
-import { eventFilter, EVENTS_NAMING_NO_FUND } from '../event-filters.ts';
+import { eventCursor, eventFilter, EVENTS_NAMING_NO_FUND, type ListedEvent } from '../event-filters.ts';
 import { blockOfSortKey } from '../sources/subgraph.ts';
 import { ContractRef } from './contract.ts';
 import { FundRef } from './fund.ts';
@@ -109,44 +108,32 @@ builder.queryType({
         fund: t.arg.string({
           description: `slug of a fund (Query.funds): only the events that concern it, whichever contract emitted them: its vault's, and the FundRegistry's, NavOracle's and DividendDistributor's events naming it. Combine with eventName for, e.g., one fund's NavPublished. An unknown slug is BAD_INPUT, and so are, beside it, a contract that is another fund's vault and an eventName that never concerns a fund (${EVENTS_NAMING_NO_FUND.join(', ')})`,
         }),
-        fromBlock: t.arg.int({ description: `lowest block number, inclusive: 0 to ${MAX_INT}` }),
+        fromBlock: t.arg.int({
+          description: `lowest block number, inclusive: 0 to ${MAX_INT}. Only blocks indexed so far have events here: a block past the indexed head (health.indexer.maxIndexedBlock; X-Indexed-Block on the HTTP answer) holds none yet, so an empty page for a range past it says nothing about those blocks until they are indexed`,
+        }),
         toBlock: t.arg.int({
-          description: `highest block number, inclusive: 0 to ${MAX_INT}, at least fromBlock`,
+          description: `highest block number, inclusive: 0 to ${MAX_INT}, at least fromBlock. Blocks past the indexed head (see fromBlock) hold no events yet, whatever the chain holds`,
         }),
         limit: t.arg.int({
           defaultValue: PAGE_LIMIT.default,
           description: `events per page: ${PAGE_LIMIT.minimum} to ${PAGE_LIMIT.maximum}`,
         }),
         cursor: t.arg.string({
-          description:
-            "the nextCursor (or an event's cursor) of a previous page, exactly as returned: one cut short or altered is BAD_INPUT; omit for the newest events",
+          description: `the nextCursor (or an event's cursor) of a previous page, exactly as returned, with ${SAME_EVENTS_FILTERS} as the query that returned it: a cursor continues only that listing. One cut short or altered, or given with other filters, is BAD_INPUT; omit for the newest events`,
         }),
       },
       resolve: async (_r, args, ctx) => {
         const limit = pageLimit(args.limit);
-        const fromBlock = args.fromBlock ?? undefined;
-        const toBlock = args.toBlock ?? undefined;
-        if (fromBlock !== undefined) checkRange('fromBlock', fromBlock, 0, MAX_INT);
-        if (toBlock !== undefined) checkRange('toBlock', toBlock, 0, MAX_INT);
-        if (fromBlock !== undefined && toBlock !== undefined && fromBlock > toBlock) {
-          throw badInput(
-            'toBlock',
-            `toBlock (${toBlock}) must be greater than or equal to fromBlock (${fromBlock}).`,
-          );
-        }
+        const filters = eventFilter(ctx.registry, args);
         const cursor = optionalArgument('cursor', args.cursor, CURSOR_RULE);
-        const beforeSortKey = cursor === undefined ? undefined : decodeEventsCursor('cursor', cursor);
+        const beforeSortKey =
+          cursor === undefined ? undefined : decodeEventsCursor('cursor', cursor, filters);
         const cursorBlock = beforeSortKey === undefined ? undefined : blockOfSortKey(beforeSortKey);
         const rows = await pageAfterCursor(ctx.chain, 'cursor', cursorBlock, () =>
-          ctx.subgraph.events({
-            ...eventFilter(ctx.registry, args),
-            fromBlock,
-            toBlock,
-            beforeSortKey,
-            first: limit + 1,
-          }),
+          ctx.subgraph.events({ ...filters, beforeSortKey, first: limit + 1 }),
         );
-        return pageOf(rows, limit, (last) => encodeCursor('e', BigInt(last.sortKey)));
+        const listed: ListedEvent[] = rows.map((row) => ({ ...row, filters }));
+        return pageOf(listed, limit, eventCursor);
       },
     }),
     health: t.field({

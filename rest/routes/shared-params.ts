@@ -45,12 +45,15 @@ export const limitParam = (what: string): ParamSpec => ({
   example: 10,
 });
 
-/** `example`: a nextCursor as this endpoint returns it (each endpoint's cursors are its own) */
-export const cursorParam = (example: string | undefined): ParamSpec => ({
+/**
+ * `example`: a nextCursor as this endpoint returns it (each endpoint's cursors are its own);
+ * `boundTo`: what a request sending the cursor repeats of the request that returned it, as the
+ * endpoint refuses the cursor under another
+ */
+export const cursorParam = (example: string | undefined, boundTo = 'the same path'): ParamSpec => ({
   name: 'cursor',
   in: 'query',
-  description:
-    'opaque `nextCursor` of the previous page, passed back exactly as returned; omit for the first (newest) page',
+  description: `opaque \`nextCursor\` of the previous page, passed back exactly as returned, with ${boundTo} as the request that returned it: a cursor continues only that listing, and under another it is refused with 400; omit for the first (newest) page`,
   schema: { type: 'string', pattern: CURSOR_PATTERN, maxLength: 64 },
   rule: 'a nextCursor value returned by this endpoint',
   example,
