@@ -1,13 +1,14 @@
 // Follows the chain for one createIndexer: each start() gets a stop signal, a ChainSource and a chain
-// reader, and a follower that reads the chain through them into the store. Only a handler's failure
-// (or the pause it causes) stops indexing for good. Any other error is non-deterministic: a store
-// that cannot be written (a full disk, an I/O error), a SQLite error such as a corrupt page, a bug.
-// The follower's open transaction is dropped and, after a doubling wait, a new follower goes on from
-// the last commit, as a restarted process would (graph-node restarts a subgraph after such errors
-// too), while the query API keeps serving what was committed. Meanwhile the failure is what status()
-// and the index-node API report (health failed, a non-deterministic fatalError), until progress
-// past it clears it; so is a node whose head is more than the reorg threshold below the last block
-// indexed, which indexing waits for. Each follower gets file fetchers of its own, closed with it.
+// reader, and a follower that reads the chain through them into the store. A handler's failure (or
+// the pause it causes) stops indexing for good, and so does a damaged store (SQLITE_CORRUPT,
+// SQLITE_NOTADB), which no retry mends: the failure says to delete the store. Any other error is
+// non-deterministic: a store that cannot be written (a full disk, an I/O error), another SQLite
+// error, a bug. The follower's open transaction is dropped and, after a doubling wait, a new follower
+// goes on from the last commit, as a restarted process would (graph-node restarts a subgraph after
+// such errors too), while the query API keeps serving what was committed. Meanwhile the failure is
+// what status() and the index-node API report (health failed, a non-deterministic fatalError), until
+// progress past it clears it; so is a node whose head is more than the reorg threshold below the last
+// block indexed, which indexing waits for. Each follower gets file fetchers of its own, closed with it.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffMs, type Backoff } from '../common/backoff.ts';
@@ -22,7 +23,7 @@ import { REORG_THRESHOLD, type Deployment } from './deployment.ts';
 import type { IndexerConfig, IndexerStatus } from './indexer.ts';
 import { createBlockProcessor } from './runtime/block-processor.ts';
 import type { TemplateSpec } from './runtime/manifest.ts';
-import type { IndexerStore } from './store/sqlite-store.ts';
+import { damagedStoreMessage, isStoreDamage, type IndexerStore } from './store/sqlite-store.ts';
 import { isTransientStoreError } from './store/store-errors.ts';
 
 /** first and longest wait before indexing starts again after a failure (a store that could not be written) */
@@ -56,6 +57,8 @@ export class FollowerSupervisor {
   private chainReader: ClosableChainReader | null = null;
   /** why indexing failed, while the indexer waits to start it again (`store`: the store could not be written) */
   private failure: { message: string; committed: number; store: boolean } | null = null;
+  /** why indexing stopped for good on a damaged store, with the remedy; null while it has not */
+  private damage: string | null = null;
   /** messages of the failures since indexing last went on whose stack was printed */
   private stacksPrinted = new Set<string>();
   private fileFetchers = new Map<string, FileFetcher>();
@@ -85,9 +88,9 @@ export class FollowerSupervisor {
     return `the node's head is block ${p.head}, ${behind} blocks below block ${p.checkpoint}, the last one indexed: indexing waits for the node to reach it (is the node still syncing, or behind a load balancer with one that is?)`;
   }
 
-  /** What holds indexing up, if anything does: the store's failure, else indexingError. */
+  /** What holds indexing up, if anything does: a damaged store, the store's failure, else indexingError. */
   get heldUpBy(): string | null {
-    return this.storeError ?? this.indexingError;
+    return this.damage ?? this.storeError ?? this.indexingError;
   }
 
   /** The indexer's status, read from `store` and the follower; throws unless both are there. */
@@ -96,7 +99,7 @@ export class FollowerSupervisor {
     const cp = store.committed();
     return {
       ...this.follower.progress(),
-      fatalError: cp.fatalError,
+      fatalError: cp.fatalError ?? this.damage,
       storeError: this.storeError,
       indexingError: this.indexingError,
       lastCommitAt: cp.updatedAt,
@@ -111,11 +114,12 @@ export class FollowerSupervisor {
 
   /**
    * Follows the chain into `store` until abort(), or until a follower stops for good: resolves with
-   * the handler failure that stopped it, if any. The first follower is there once this returns, so
-   * status() has one at once.
+   * the failure that stopped it (a handler's, or a damaged store), if any. The first follower is
+   * there once this returns, so status() has one at once.
    */
   follow(store: IndexerStore): Promise<Error | null> {
     this.abortController = new AbortController();
+    this.damage = null;
     const { signal } = this.abortController;
     // every request retrying or waiting out a rate limit at once listens for the stop: ranges
     // ahead, their batches and receipts may well be more than Node's default of 10 listeners
@@ -159,6 +163,7 @@ export class FollowerSupervisor {
         return f.failure;
       } catch (error) {
         if (signal.aborted) throw error;
+        if (isStoreDamage(error)) return this.stopOnDamage(error, store);
         if (store.committed().number > from) failures = 0;
         const wait = backoffMs(failures++, RESTART);
         store.rollback();
@@ -169,6 +174,26 @@ export class FollowerSupervisor {
         if (signal.aborted) return null;
       }
     }
+  }
+
+  /**
+   * Stops indexing on a damaged store, saying what to do: the failure follow() resolves with, and
+   * what status() and the index-node API report from then on.
+   */
+  private stopOnDamage(error: unknown, store: IndexerStore): Error {
+    const { message, code } = error as Error & { code: string };
+    this.damage = damagedStoreMessage(this.deployment.storePath, `${message}, ${code}`);
+    // the damage is what holds indexing up now, for good
+    this.failure = null;
+    try {
+      store.rollback();
+    } catch {
+      // the rollback met the damage too: closing the store drops the transaction all the same
+    }
+    this.closeFileFetchers();
+    this.log(`indexing stopped: ${this.damage}`);
+    this.notify();
+    return new Error(this.damage);
   }
 
   /**

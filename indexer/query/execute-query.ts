@@ -4,6 +4,8 @@
 // (query-worker.ts), never on the thread that indexes.
 // Queries are bounded as graph-node bounds them, in depth (MAX_QUERY_DEPTH) and result size
 // (INDEXER_QUERY_MAX_RESULT_BYTES), and in how deep their values nest (MAX_VALUE_DEPTH).
+// A query that meets a damaged page of the store is answered with the store's name and the remedy,
+// and the store's reader remembers the damage for the index-node status API (storeDamageMet).
 import {
   GraphQLError,
   Kind,
@@ -26,6 +28,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
+import { damagedStoreMessage, isStoreDamage } from '../store/sqlite-store.ts';
 import { ResultSizeLimit, type QueryContext, type TopLevelRead } from './api-schema.ts';
 import { QueryError } from './sql-query.ts';
 import { BlockLocationError, type LatestBlock, type StoreReader } from './store-reader.ts';
@@ -37,6 +40,16 @@ export interface ExecutableApi {
   /** a subgraph's API: its answers follow graph-node's error policy (see applyErrorPolicy) */
   subgraphErrors?: boolean;
 }
+
+/** What a request reads: the store's reader, and the store's file, which a query finding it damaged names. */
+interface StoreInUse {
+  reader: StoreReader;
+  /** left out, the answer names no file */
+  storePath?: string;
+}
+
+/** A request's options: the API, the store it reads, and the result-size limit. */
+type ExecuteOptions = ExecutableApi & StoreInUse & { maxResultBytes?: number };
 
 export interface GraphQLRequest {
   query?: unknown;
@@ -261,33 +274,46 @@ function isStackOverflow(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
+/** What SQLite found of each reader's store when a query met damage there (message, code). */
+const damageMet = new WeakMap<StoreReader, string>();
+
 /**
- * An error that is no GraphQLError (a bug, or a stack overflow) as one the client can read: a stack
- * overflow says the query is too deeply nested; anything else is logged and answered without its
- * details.
+ * What a query through `reader` found wrong with the store, once one met a damaged page: SQLite's
+ * message and code. A damaged page stays damaged, so it is remembered for the reader's life.
  */
-function unexpectedError(error: unknown): GraphQLError {
+export function storeDamageMet(reader: StoreReader): string | null {
+  return damageMet.get(reader) ?? null;
+}
+
+/**
+ * An error that is no GraphQLError (a bug, a stack overflow, a damaged store) as one the client can
+ * read: a stack overflow says the query is too deeply nested; a damaged store says so, naming it and
+ * the remedy (logged the first time only); anything else is logged and answered without its details.
+ */
+function unexpectedError(error: unknown, store: StoreInUse): GraphQLError {
   if (isStackOverflow(error)) return new GraphQLError(TOO_DEEPLY_NESTED);
+  if (isStoreDamage(error)) {
+    const { message, code } = error as Error & { code: string };
+    const problem = `${message}, ${code}`;
+    const damage = damagedStoreMessage(store.storePath, problem);
+    if (!damageMet.has(store.reader)) console.error(`indexer query failed: ${damage}`);
+    damageMet.set(store.reader, problem);
+    return new GraphQLError(damage);
+  }
   console.error('indexer query failed:', error);
   return new GraphQLError('Internal error while resolving the query');
 }
 
 /** Executes one GraphQL request against the store; the result is what graph-node would send. */
-export function executeQuery(
-  options: ExecutableApi & { reader: StoreReader; maxResultBytes?: number },
-  request: GraphQLRequest,
-): ExecutionResult {
+export function executeQuery(options: ExecuteOptions, request: GraphQLRequest): ExecutionResult {
   try {
     return executeChecked(options, request);
   } catch (error) {
-    return { errors: [unexpectedError(error)] };
+    return { errors: [unexpectedError(error, options)] };
   }
 }
 
-function executeChecked(
-  options: ExecutableApi & { reader: StoreReader; maxResultBytes?: number },
-  request: GraphQLRequest,
-): ExecutionResult {
+function executeChecked(options: ExecuteOptions, request: GraphQLRequest): ExecutionResult {
   if (typeof request.query !== 'string') return { errors: [new GraphQLError('The query is empty')] };
   const lexicalError = lexicalDepthError(request.query);
   if (lexicalError) return { errors: [lexicalError] };
@@ -295,7 +321,7 @@ function executeChecked(
   try {
     document = parse(request.query);
   } catch (e) {
-    return { errors: [e instanceof GraphQLError ? e : unexpectedError(e)] };
+    return { errors: [e instanceof GraphQLError ? e : unexpectedError(e, options)] };
   }
   const depthError = fragmentDepthError(document);
   if (depthError) return { errors: [depthError] };
@@ -333,7 +359,9 @@ function executeChecked(
   const { reads, latest, resultSize } = contextValue!;
   // graph-node fails the whole query with ResultTooBig (prefetch.rs), whatever else it read
   if (resultSize.exceeded) return { errors: [new GraphQLError(resultSize.exceeded.message)] };
-  const answer = result.errors ? { ...result, errors: result.errors.map(hideInternalError) } : result;
+  const answer = result.errors
+    ? { ...result, errors: result.errors.map((error) => hideInternalError(error, options)) }
+    : result;
   return options.subgraphErrors ? asGraphNodeAnswer(answer, reads, latest) : answer;
 }
 
@@ -346,8 +374,8 @@ const NON_NULL_COMPLETION = /^Cannot return null for non-nullable field [^.]+\.(
  * where the schema promises a value (a reference to an entity that does not exist) is said as
  * graph-node says it (NonNullError), naming the field, at the field's path.
  */
-function hideInternalError(error: GraphQLError): GraphQLError {
-  if (!(error instanceof GraphQLError)) return unexpectedError(error);
+function hideInternalError(error: GraphQLError, store: StoreInUse): GraphQLError {
+  if (!(error instanceof GraphQLError)) return unexpectedError(error, store);
   const original = error.originalError;
   const nonNull = original && NON_NULL_COMPLETION.exec(original.message);
   if (nonNull)
@@ -356,6 +384,6 @@ function hideInternalError(error: GraphQLError): GraphQLError {
       path: error.path,
     });
   if (!original || original instanceof QueryError || original instanceof GraphQLError) return error;
-  const hidden = unexpectedError(original);
+  const hidden = unexpectedError(original, store);
   return new GraphQLError(hidden.message, { nodes: error.nodes, path: error.path });
 }

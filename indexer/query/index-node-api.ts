@@ -3,13 +3,15 @@
 // tools that ask graph-node whether a subgraph is synced, healthy or failed (and where) get the same
 // answers here, and what features the deployment uses. Proofs of indexing, cached calls, block data
 // and subgraph sizes are not served: asking for them fails validation. Where graph-node knows more
-// than the store records, the field says so.
+// than the store records, the field says so. A store a query found damaged is reported failed.
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import type { Subgraph } from '../runtime/manifest.ts';
 import type { SubgraphSchema } from '../subgraph-schema.ts';
 import type { BlockHeader } from '../store/meta-tables.ts';
 import { sqlToJson, idFromSql, type TableLayout } from '../store/layout.ts';
+import { damagedStoreMessage } from '../store/sqlite-store.ts';
 import type { QueryContext } from './api-schema.ts';
+import { storeDamageMet } from './execute-query.ts';
 import { QueryError } from './sql-query.ts';
 
 const sdl = `
@@ -175,6 +177,8 @@ export function deploymentFeatures(subgraph: Subgraph, schema: SubgraphSchema): 
 
 interface IndexNodeDeployment {
   deployment: string;
+  /** the store's file, which the failure of a damaged store names */
+  storePath?: string;
   subgraphName: string;
   network: string;
   /** blocks of history the store keeps */
@@ -219,10 +223,12 @@ function indexingStatus(d: IndexNodeDeployment, ctx: QueryContext) {
       deterministic: true,
     };
   } else {
-    const transient = d.transientFailure?.() ?? null;
-    // no one block failed: a batch failed to commit, or the node is behind
-    if (transient !== null)
-      fatalError = { message: transient, block: null, handler: null, deterministic: false };
+    const damage = storeDamageMet(reader);
+    // no one block failed: a query found the store damaged (indexing stops once it meets the damage
+    // too, but it may never read those pages), a batch failed to commit, or the node is behind
+    const failure =
+      damage === null ? (d.transientFailure?.() ?? null) : damagedStoreMessage(d.storePath, damage);
+    if (failure !== null) fatalError = { message: failure, block: null, handler: null, deterministic: false };
   }
   const nonFatalErrors = reader.handlerErrors().map((e) => ({
     message: e.message,
