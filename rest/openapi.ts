@@ -57,8 +57,15 @@ export const NETWORK_EXAMPLES_NOTE =
   "Examples: names, slugs, addresses, chain and links are this deployment's, from its registry. Examples of indexed or live data (epochs, NAVs, dividend rounds and their recipients, events, blocks, cursors) are not shown, since none is known to hold on this network: learn them from the list endpoints (GET /v1/funds, GET /v1/funds/{slug}/nav/history, GET /v1/funds/{slug}/dividends, GET /v1/events). Policy `params` and fund `status` in the examples are illustrative; the endpoints answer the live values.";
 /** /graphql in a few words, for the overview of every discovery document */
 export const GRAPHQL_SUMMARY = `/graphql answers GraphQL queries over the same data, for clients that choose their own fields (GET with ?query=, or POST); its schema, with every type, field, argument and enum value described, is served as SDL at GET ${DISCOVERY_DOCUMENTS.graphqlSchema.path} and by introspection.`;
+/** what /graphql does with a request's `extensions` (gateway/request-errors.ts refuses a persisted query) */
+export const GRAPHQL_EXTENSIONS =
+  'request extensions (GraphQL over HTTP), a JSON object: accepted, and none changes the answer; a persisted query (extensions.persistedQuery without query) is refused with PERSISTED_QUERY_NOT_SUPPORTED: send the document itself';
 /** what a /graphql request may weigh; introspection counts too, except in the list items */
 export const GRAPHQL_LIMITS = `Limits, introspection included: depth ${DEFAULT_ARMOR_LIMITS.maxDepth}, cost ${DEFAULT_ARMOR_LIMITS.maxCost}, ${DEFAULT_ARMOR_LIMITS.maxAliases} aliases, ${DEFAULT_ARMOR_LIMITS.maxTokens} tokens; no batching. A query may also ask for at most ${MAX_LIST_ITEMS.toLocaleString('en-US')} list items: each list counts its limit argument (or its default; a variable counts as the largest limit allowed) times the lists it is nested in, a list without a limit as many items as the registry lists (funds, strategies, contracts, policies) or ${UNPAGED_LIST_ITEMS}, and every alias apart; split a query over it into smaller ones.`;
+
+/** how to tell stale data, which the time headers cannot tell */
+const JUDGE_BY_BLOCKS =
+  'Judge freshness by blocks: X-Indexed-Block-Lag (the chain head minus X-Indexed-Block) and GET /v1/health indexer.lagBlocks';
 
 export const FRESHNESS_HEADERS = {
   'X-Chain-Block': {
@@ -80,10 +87,18 @@ export const FRESHNESS_HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
   'X-Data-Lag-Seconds': {
-    description: 'server time minus X-Indexed-At when the answer was sent, in seconds',
+    description: `server time minus X-Indexed-At when the answer was sent, in seconds: how old the block's timestamp is, not how far the index is behind (a quiet chain's last block is old however current the index, and on a devnet with synthetic block timestamps it says nothing about staleness). ${JUDGE_BY_BLOCKS}`,
     schema: { type: 'integer', minimum: 0 },
   },
 } as const;
+
+/** what X-Data-Lag-Seconds says, on the deployment's chain */
+const dataLagMeaning = ({ syntheticChainClock }: DocumentExamples) =>
+  `X-Data-Lag-Seconds is wall-clock time minus the indexed block's timestamp: on a quiet chain it grows while the index is current${
+    syntheticChainClock
+      ? ", and on this deployment's chain, the local devnet, whose block timestamps are synthetic (they start at 2025-01-01), it is hundreds of days whatever the state of the index: here it says nothing about staleness."
+      : ', so by itself it says nothing about staleness.'
+  }`;
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const freshnessHeaderRefs = Object.fromEntries(
@@ -431,6 +446,7 @@ function graphqlPath(
     query: { type: 'string', description: 'the GraphQL document' },
     variables: { type: 'object', description: "values of the document's variables" },
     operationName: { type: 'string', description: 'the operation to run, when the document has several' },
+    extensions: { type: 'object', description: GRAPHQL_EXTENSIONS },
   };
   const jsonBody = { type: 'object', required: ['query'], properties: requestFields };
   // one entry per media type /graphql parses (GRAPHQL_REQUEST_TYPES; a test keeps them the same)
@@ -448,6 +464,7 @@ function graphqlPath(
         properties: {
           ...requestFields,
           variables: { type: 'string', description: "values of the document's variables, a JSON object" },
+          extensions: { type: 'string', description: GRAPHQL_EXTENSIONS },
         },
       },
     },
@@ -556,6 +573,13 @@ function graphqlPath(
           in: 'query',
           required: false,
           description: 'the operation to run, when the document has several',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'extensions',
+          in: 'query',
+          required: false,
+          description: GRAPHQL_EXTENSIONS,
           schema: { type: 'string' },
         },
       ],
@@ -677,7 +701,7 @@ export function buildOpenApi(
         'Amounts and NAV values are exact decimal strings; Bps fields are integer basis points; timestamps are ISO 8601 UTC with milliseconds; addresses are 0x hex.',
         `Rate limits: ${rateLimitStatement(rateLimit)}`,
         'Caching: every 200 of /v1 and of the discovery documents carries ETag and Cache-Control; If-None-Match with the current ETag gives 304. /graphql answers carry Cache-Control: no-store.',
-        'Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds; responses with values read live from the chain carry X-Chain-Block, the block they were read at.',
+        `Freshness: responses built from indexed data (on /v1 and /graphql) carry X-Indexed-Block, X-Indexed-At, X-Indexed-Block-Lag and X-Data-Lag-Seconds; responses with values read live from the chain carry X-Chain-Block, the block they were read at. ${JUDGE_BY_BLOCKS}. ${dataLagMeaning(examples)}`,
         'Any method other than GET, HEAD or OPTIONS on /v1, a discovery document, the logo or a problem page answers 405 with Allow.',
         ...(examples.scenario ? [] : [NETWORK_EXAMPLES_NOTE]),
         'Errors are application/problem+json (RFC 9457); problem types:',

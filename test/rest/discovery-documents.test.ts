@@ -16,6 +16,7 @@ import { buildOpenApi, DEFAULT_BASE_URL } from '../../rest/openapi.ts';
 import { OPENAPI_FILE, printedOpenApi } from '../../rest/print-openapi.ts';
 import { DEFAULT_RATE_LIMIT } from '../../rest/rate-limit.ts';
 import { ROUTES } from '../../rest/routes.ts';
+import type { JsonSchema } from '../../rest/schemas.ts';
 
 type Doc = {
   paths: Record<
@@ -24,6 +25,12 @@ type Doc = {
   >;
 };
 const base = DEFAULT_BASE_URL;
+/** the devnet's registry as if it named a public test network */
+const SEPOLIA_REGISTRY = {
+  ...DEVNET_EXAMPLES.registry,
+  network: 'sepolia',
+  chain: { id: 11155111, name: 'Sepolia', explorer: 'https://sepolia.etherscan.io', isTestnet: true },
+};
 const doc = buildOpenApi(base, `${base}/problems`) as unknown as Doc;
 
 describe('openapi.json', () => {
@@ -292,14 +299,36 @@ describe('agents.json and llms documents', () => {
       /across polls of GET \/v1\/health indexer\.maxIndexedBlock stays the same while indexer\.chainHeadBlock advances/,
     );
     expect(devnet).toContain("This deployment's chain is the local devnet, whose clock is synthetic");
-    const registry = {
-      ...DEVNET_EXAMPLES.registry,
-      network: 'sepolia',
-      chain: { id: 11155111, name: 'Sepolia', explorer: 'https://sepolia.etherscan.io', isTestnet: true },
-    };
-    const sepolia = llmsFullTxt(base, `${base}/problems`, documentExamples(registry));
+    const sepolia = llmsFullTxt(base, `${base}/problems`, documentExamples(SEPOLIA_REGISTRY));
     expect(sepolia).toContain('indexer.chainHeadBlock advances');
     expect(sepolia).not.toContain('clock is synthetic');
+  });
+
+  it("openapi.json says to judge freshness by blocks, and that the devnet's synthetic clock makes X-Data-Lag-Seconds meaningless only on the devnet", () => {
+    const lagHeader = (document: JsonSchema) =>
+      (document.components as { headers: Record<string, { description: string }> }).headers[
+        'X-Data-Lag-Seconds'
+      ]!.description;
+    const freshness = (document: JsonSchema) =>
+      ((document.info as { description: string }).description.split('\n\n') as string[]).find((p) =>
+        p.startsWith('Freshness: '),
+      );
+    const devnet = buildOpenApi(base, `${base}/problems`);
+    const sepolia = buildOpenApi(base, `${base}/problems`, documentExamples(SEPOLIA_REGISTRY));
+    const rule =
+      'Judge freshness by blocks: X-Indexed-Block-Lag (the chain head minus X-Indexed-Block) and GET /v1/health indexer.lagBlocks';
+    for (const document of [devnet, sepolia]) {
+      expect(lagHeader(document)).toBe(
+        `server time minus X-Indexed-At when the answer was sent, in seconds: how old the block's timestamp is, not how far the index is behind (a quiet chain's last block is old however current the index, and on a devnet with synthetic block timestamps it says nothing about staleness). ${rule}`,
+      );
+      expect(freshness(document)).toContain(
+        `${rule}. X-Data-Lag-Seconds is wall-clock time minus the indexed block's timestamp: on a quiet chain it grows while the index is current`,
+      );
+    }
+    expect(freshness(devnet)).toContain(
+      "on this deployment's chain, the local devnet, whose block timestamps are synthetic (they start at 2025-01-01), it is hundreds of days whatever the state of the index: here it says nothing about staleness.",
+    );
+    expect(freshness(sepolia)).toMatch(/current, so by itself it says nothing about staleness\.$/);
   });
 
   it('open by saying where the chain is: the local devnet, or the registry’s public test network', () => {
@@ -307,12 +336,7 @@ describe('agents.json and llms documents', () => {
     expect(opening(llmsTxt(base))).toMatch(
       /^> Anonymous, read-only JSON API over a fund-vault protocol on a local development chain \(the devnet\): funds/,
     );
-    const registry = {
-      ...DEVNET_EXAMPLES.registry,
-      network: 'sepolia',
-      chain: { id: 11155111, name: 'Sepolia', explorer: 'https://sepolia.etherscan.io', isTestnet: true },
-    };
-    expect(opening(llmsFullTxt(base, `${base}/problems`, documentExamples(registry)))).toMatch(
+    expect(opening(llmsFullTxt(base, `${base}/problems`, documentExamples(SEPOLIA_REGISTRY)))).toMatch(
       /^> Anonymous, read-only JSON API over a fund-vault protocol on a public test network \(Sepolia\): funds/,
     );
   });
