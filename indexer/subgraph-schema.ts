@@ -46,6 +46,15 @@ export interface FieldModel {
   description: string | undefined;
 }
 
+/**
+ * A field's type as schema.graphql writes it (`BigInt!`, `[NavRecord!]!`), as graph-node's errors
+ * name it: a store.set of the wrong type and a query filter of the wrong type both quote it.
+ */
+export function fieldTypeText(field: FieldModel): string {
+  const inner = field.list ? `[${field.typeName}${field.itemNonNull ? '!' : ''}]` : field.typeName;
+  return field.nonNull ? `${inner}!` : inner;
+}
+
 export type IdKind = 'String' | 'Bytes' | 'Int8';
 
 export interface EntityTypeModel {

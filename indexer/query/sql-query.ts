@@ -5,7 +5,8 @@
 // ordering is `<key> <dir>, id <dir>` with NULLs last ascending / first descending as in Postgres,
 // and the default order is `id asc`. An interface's collection is the UNION ALL of one such SELECT
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
-import { referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
+import { bigIntTooBig } from '../runtime/bigint-limit.ts';
+import { fieldTypeText, referencedTypes, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, valuePrefix, type ColumnLayout, type TableLayout } from '../store/layout.ts';
 import { bigIntBoundKey, encodeBigDecimalKey } from '../store/sortable-numbers.ts';
 import {
@@ -49,9 +50,6 @@ const MAX_SKIP = 4_294_967_295;
 
 /** SQLite's SQLITE_MAX_VARIABLE_NUMBER: the most parameters one statement takes. */
 const MAX_SQL_PARAMETERS = 32_766;
-
-/** graph-node's BigInt::MAX_BITS (graph/src/data/store/scalar/bigint.rs): 131,072 decimal digits. */
-const MAX_BIGINT_BITS = 435_412;
 
 const INT8_MIN = -(2n ** 63n);
 const INT8_MAX = 2n ** 63n - 1n;
@@ -144,23 +142,11 @@ function likeToGlob(pattern: string): string {
   return glob;
 }
 
-/** The number of bits of `n`'s magnitude (0 for zero). */
-function bitLength(n: bigint): number {
-  if (n === 0n) return 0;
-  const hex = (n < 0n ? -n : n).toString(16);
-  return (hex.length - 1) * 4 + parseInt(hex[0]!, 16).toString(2).length;
-}
-
 /** A BigInt filter value, refused past graph-node's limit in its words (scalar::BigInt::new). */
 function checkedBigInt(value: unknown): bigint {
   const n = BigInt(value as bigint);
-  // graph-node counts the sign bit too
-  const bits = bitLength(n) + 1;
-  if (bits > MAX_BIGINT_BITS) {
-    throw new QueryError(
-      `Failed to decode \`BigInt\` value: \`BigInt is too big, total bits ${bits} (max ${MAX_BIGINT_BITS})\``,
-    );
-  }
+  const tooBig = bigIntTooBig(n);
+  if (tooBig !== undefined) throw new QueryError(`Failed to decode \`BigInt\` value: \`${tooBig}\``);
   return n;
 }
 
@@ -210,13 +196,6 @@ function checkNoColumnFilters(keys: readonly string[]): void {
     `Cannot mix column filters with 'or' operator at the same level. Found column filter(s) ${list} alongside 'or' operator.\n\n` +
       `Instead of:\nwhere: { ${list}, or: [...] }\n\nUse:\nwhere: { or: [{ ${list}, ... }, { ${list}, ... }] }`,
   );
-}
-
-/** A field's type as the schema writes it (`Fund!`, `[NavRecord!]!`). */
-function fieldTypeText(field: FieldModel): string {
-  let text = field.typeName;
-  if (field.list) text = `[${text}${field.itemNonNull ? '!' : ''}]`;
-  return field.nonNull ? `${text}!` : text;
 }
 
 /** SQL operators graph-node names when it refuses a null for them (relational_queries.rs). */

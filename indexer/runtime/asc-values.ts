@@ -4,6 +4,7 @@
 import type { Entity, StoreValue } from '../store/entity.ts';
 import type { AscHeap } from './asc-memory.ts';
 import { StoreValueKind, type TypeIdName } from './asc-types.ts';
+import { bigIntTooBig } from './bigint-limit.ts';
 import {
   checkExponent,
   decimalFromParts,
@@ -12,18 +13,10 @@ import {
   type Decimal,
 } from './decimal.ts';
 
-/** graph-node's BigInt size limit: 131072 decimal digits, in bits, sign bit included. */
-const MAX_BIGINT_BITS = Math.floor(131072 * Math.log2(10)) + 1;
-
-/** Bounds of the numbers surely within the limit: measuring bits is left to the rare larger ones. */
-const SURELY_SMALL = 1n << 4096n;
-const SURELY_SMALL_NEGATIVE = -SURELY_SMALL;
-
+/** `n`, or graph-node's error when it is past the BigInt limit. */
 export function checkBigIntSize(n: bigint): bigint {
-  if (n < SURELY_SMALL && n > SURELY_SMALL_NEGATIVE) return n;
-  const bits = (n < 0n ? -n : n).toString(2).length + 1;
-  if (bits > MAX_BIGINT_BITS)
-    throw new Error(`BigInt is too big, total bits ${bits} (max ${MAX_BIGINT_BITS})`);
+  const tooBig = bigIntTooBig(n);
+  if (tooBig !== undefined) throw new Error(tooBig);
   return n;
 }
 

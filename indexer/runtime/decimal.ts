@@ -10,6 +10,7 @@
 // - division computes up to 100 digits, rounds half-up on the next digit of the magnitude,
 //   applies the sign, then normalizes (so negative quotients end truncated, at 34 or 35 digits);
 // - `toString` prints plain notation, never an exponent ("1E+20" prints 21 characters).
+import { bitLength } from './bigint-limit.ts';
 
 /** A decimal number: `int * 10^-scale` (bigdecimal's "scale" is the negated exponent). */
 export interface Decimal {
@@ -26,14 +27,6 @@ const powersOfTen: bigint[] = [1n];
 function tenTo(n: number): bigint {
   while (powersOfTen.length <= n) powersOfTen.push((powersOfTen[powersOfTen.length - 1] as bigint) * 10n);
   return powersOfTen[n] as bigint;
-}
-
-/** Number of bits of |n| (num-bigint's `bits()`). */
-function bitLength(n: bigint): number {
-  const abs = n < 0n ? -n : n;
-  if (abs === 0n) return 0;
-  const hex = abs.toString(16);
-  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0] as string, 16)));
 }
 
 /** bigdecimal 0.1.2 `count_decimal_digits`, including its under-count for negative values. */

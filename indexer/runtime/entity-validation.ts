@@ -4,6 +4,7 @@
 import type { Entity, StoreValue } from '../store/entity.ts';
 import { bytesToHex } from '../store/layout.ts';
 import {
+  fieldTypeText,
   referencedIdKind,
   type EntityTypeModel,
   type FieldModel,
@@ -39,12 +40,6 @@ export function valueTypeName(value: StoreValue): string {
     default:
       return value.kind;
   }
-}
-
-/** The GraphQL type of a field as written in the schema, e.g. `BigInt!` or `[String!]!`. */
-function fieldTypeText(field: FieldModel): string {
-  const inner = field.list ? `[${field.typeName}${field.itemNonNull ? '!' : ''}]` : field.typeName;
-  return field.nonNull ? `${inner}!` : inner;
 }
 
 /** The store value kind a scalar field holds; references hold the referenced entity's id kind. */
