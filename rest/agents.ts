@@ -1,8 +1,10 @@
 // Generates /.well-known/agents.json (agents.json 0.1.0: flows chaining OpenAPI operations),
 // /.well-known/ai-plugin.json, and the index at / that points a client which starts at the root to
 // all of them. Operation ids come from the route table, and a test checks that every flow action
-// names an operation that exists in openapi.json.
+// names an operation that exists in openapi.json; another runs each flow from its inputs alone, as
+// agents.json's reference executor does (test/rest/discovery-agents-flows.test.ts).
 import { API_TITLE, GRAPHQL_SUMMARY } from './openapi.ts';
+import { NAV_HISTORY_LIMIT } from '../gateway/inputs.ts';
 import { API_VERSION } from '../gateway/server.ts';
 import type { Registry } from '../gateway/sources/registry.ts';
 import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/claim-function.ts';
@@ -19,12 +21,34 @@ function operationIdOf(path: string): string {
   return route.operationId;
 }
 
+/**
+ * A link of a flow: `origin`'s value put at `target`. An origin or target whose action id is the
+ * flow's own is the flow's input (`parameters.x`) or its answer (`responses.success.x`), as the
+ * reference executor of agents.json keeps them; an array element is named by its index
+ * (items.0.epoch), as the agents.json schema's paths are.
+ */
+const link = (origin: [string, string], target: [string, string]) => ({
+  origin: { actionId: origin[0], fieldPath: origin[1] },
+  target: { actionId: target[0], fieldPath: target[1] },
+});
+
+/** the `fund` input of both flows: a slug, which GET /v1/funds lists beside each fund's name */
+const FUND_PARAMETER = {
+  name: 'fund',
+  type: 'string',
+  required: true,
+  description:
+    "the fund's slug, not its name: GET /v1/funds (operation listFunds) lists each fund's slug (items[].slug) beside its name",
+};
+
 export function agentsJson(baseUrl: string): Record<string, unknown> {
   const action = (id: string, path: string) => ({
     id,
     sourceId: SOURCE_ID,
     operationId: operationIdOf(path),
   });
+  const navFlow = 'fund_nav_lookup';
+  const claimFlow = 'dividend_claim_proof';
   return {
     agentsJson: '0.1.0',
     info: {
@@ -36,72 +60,68 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
     overrides: [],
     flows: [
       {
-        id: 'fund_nav_lookup',
+        id: navFlow,
         title: 'Fund NAV lookup',
         description:
-          'Find a fund by name among GET /v1/funds, then read its latest published NAV (and optionally its history). navPerShare is a decimal string with 6 places.',
+          "Read a fund's latest published NAV and its NAV history. The input `fund` is a fund slug, not a name: to find a fund by name, call GET /v1/funds (operation listFunds) first and take the slug beside it. navPerShare is a decimal string with 6 places.",
         actions: [
-          action('list_funds', '/v1/funds'),
           action('get_latest_nav', '/v1/funds/{slug}/nav'),
           action('get_nav_history', '/v1/funds/{slug}/nav/history'),
         ],
         links: [
-          {
-            origin: { actionId: 'list_funds', fieldPath: 'responses.success.items[].slug' },
-            target: { actionId: 'get_latest_nav', fieldPath: 'parameters.slug' },
-          },
-          {
-            origin: { actionId: 'list_funds', fieldPath: 'responses.success.items[].slug' },
-            target: { actionId: 'get_nav_history', fieldPath: 'parameters.slug' },
-          },
+          link([navFlow, 'parameters.fund'], ['get_latest_nav', 'parameters.slug']),
+          link([navFlow, 'parameters.fund'], ['get_nav_history', 'parameters.slug']),
+          link(['get_latest_nav', 'responses.success.fund'], [navFlow, 'responses.success.fund']),
+          link(['get_latest_nav', 'responses.success.nav'], [navFlow, 'responses.success.nav']),
+          link(['get_nav_history', 'responses.success.points'], [navFlow, 'responses.success.history']),
         ],
         fields: {
-          parameters: [
-            { name: 'fund', type: 'string', required: true, description: 'fund name or slug to look up' },
-          ],
+          parameters: [FUND_PARAMETER],
           responses: {
             success: {
               type: 'object',
               properties: {
                 fund: { type: 'string', description: 'fund slug' },
                 nav: { type: 'object', description: 'latest published NAV record' },
+                history: {
+                  type: 'array',
+                  description: `the NAV records of the last ${NAV_HISTORY_LIMIT.default} epochs, ascending by epoch`,
+                },
               },
             },
           },
         },
       },
       {
-        id: 'dividend_claim_proof',
+        id: claimFlow,
         title: 'Dividend claim proof',
-        description: `List a fund's dividend rounds, then fetch the Merkle proof for the holder's address: its \`claim\` is the DividendDistributor transaction that pays it (${CLAIM_SIGNATURE}), \`to\` and \`data\` ready to send; simulate it (eth_call) first. ${CLAIM_SENDER}. Every round at once, in one request instead of these calls: the graphqlPost operation with the query ${claimableDividendsQuery('<fund slug>', '<holder 0x address>')}. ${CLAIMABLE_DIVIDENDS_ANSWER}.`,
+        description: `Fetch the Merkle proof of a holder's dividend in one round of a fund: the input \`fund\` is a fund slug (GET /v1/funds, operation listFunds, lists them beside each fund's name), \`epoch\` the round (GET /v1/funds/{slug}/dividends lists them, newest first; without it, the newest round). A 404 means the address has no dividend in that round. The proof's \`claim\` is the DividendDistributor transaction that pays it (${CLAIM_SIGNATURE}), \`to\` and \`data\` ready to send; simulate it (eth_call) first. ${CLAIM_SENDER}. Every round at once, in one request instead of these calls: the graphqlPost operation with the query ${claimableDividendsQuery('<fund slug>', '<holder 0x address>')}. ${CLAIMABLE_DIVIDENDS_ANSWER}.`,
         actions: [
-          action('list_funds', '/v1/funds'),
           action('list_dividend_rounds', '/v1/funds/{slug}/dividends'),
           action('get_dividend_proof', '/v1/funds/{slug}/dividends/{epoch}/proof'),
         ],
         links: [
-          {
-            origin: { actionId: 'list_funds', fieldPath: 'responses.success.items[].slug' },
-            target: { actionId: 'list_dividend_rounds', fieldPath: 'parameters.slug' },
-          },
-          {
-            origin: { actionId: 'list_dividend_rounds', fieldPath: 'responses.success.fund' },
-            target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.slug' },
-          },
-          {
-            origin: { actionId: 'list_dividend_rounds', fieldPath: 'responses.success.items[].epoch' },
-            target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.epoch' },
-          },
-          // the flow's own input, as agents.json links a flow's parameters: its id as the origin
-          {
-            origin: { actionId: 'dividend_claim_proof', fieldPath: 'parameters.address' },
-            target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.address' },
-          },
+          link([claimFlow, 'parameters.fund'], ['list_dividend_rounds', 'parameters.slug']),
+          link([claimFlow, 'parameters.fund'], ['get_dividend_proof', 'parameters.slug']),
+          // the newest round, unless the flow is given one: a later link overrides an earlier one
+          link(
+            ['list_dividend_rounds', 'responses.success.items.0.epoch'],
+            ['get_dividend_proof', 'parameters.epoch'],
+          ),
+          link([claimFlow, 'parameters.epoch'], ['get_dividend_proof', 'parameters.epoch']),
+          link([claimFlow, 'parameters.address'], ['get_dividend_proof', 'parameters.address']),
         ],
         fields: {
           parameters: [
-            { name: 'fund', type: 'string', required: true, description: 'fund name or slug' },
+            FUND_PARAMETER,
             { name: 'address', type: 'string', required: true, description: "the holder's 0x address" },
+            {
+              name: 'epoch',
+              type: 'integer',
+              required: false,
+              description:
+                "the round's epoch, from GET /v1/funds/{slug}/dividends (items[].epoch); without it, the newest round",
+            },
           ],
           responses: {
             success: {
@@ -110,7 +130,7 @@ export function agentsJson(baseUrl: string): Record<string, unknown> {
                 data: {
                   type: 'object',
                   description:
-                    'the proof: vault, epoch, account, amountRaw and proof, claimed, and claim (to, data, signature, selector, args): the transaction to send',
+                    'the proof: vault, epoch, account, amount (the dividend as a decimal string in the base asset: the one to show) and amountRaw (the same in base units: the claim argument), proof, claimed, and claim (to, data, signature, selector, args): the transaction to send',
                 },
               },
             },

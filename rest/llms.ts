@@ -71,11 +71,13 @@ function endpointLine(baseUrl: string, route: RouteSpec, examples: DocumentExamp
  * call: over REST it takes a dividends page per 100 rounds and a proof request per round.
  */
 export const claimableDividendsQuery = (slug: string, address: string) =>
-  `{ fund(slug: "${slug}") { dividends(limit: ${PAGE_LIMIT.maximum}) { items { epoch proof(address: "${address}") { amountRaw claimed claim { to data } } } nextCursor } } }`;
+  `{ fund(slug: "${slug}") { dividends(limit: ${PAGE_LIMIT.maximum}) { items { epoch proof(address: "${address}") { amount amountRaw claimed claim { to data } } } nextCursor } } }`;
 
-/** what the claimable-dividends query answers, beside the query */
-export const CLAIMABLE_DIVIDENDS_ANSWER =
-  'A round the address has no leaf in answers proof: null beside a NOT_FOUND error naming it: skip those. A non-null nextCursor means older rounds: ask again with dividends(limit: 100, cursor: "<nextCursor>")';
+/**
+ * what the claimable-dividends query answers, beside the query: which amount to show (amountRaw is
+ * 10^decimals times larger), and which null proof means no dividend and which means not known yet
+ */
+export const CLAIMABLE_DIVIDENDS_ANSWER = `Show a person \`amount\`, the dividend as a decimal string in the fund's base asset (its decimals applied); \`amountRaw\` is the same dividend as an integer in base units (amount times 10^decimals: 10^6 for USDC), the value the claim call takes: never show or add up amountRaw as an amount. A round the address has no leaf in answers proof: null beside a NOT_FOUND error naming it: skip those. A proof (or dividends) that is null beside any other error (UPSTREAM_UNAVAILABLE, INTERNAL) means not known for now, never that there is no dividend: ask again later. A non-null nextCursor means older rounds: ask again with dividends(limit: ${PAGE_LIMIT.maximum}, cursor: "<nextCursor>")`;
 
 /** the claimable-dividends query for the documents: the example recipient where the devnet scenario gives one */
 const claimableDividendsExample = (examples: DocumentExamples) =>

@@ -193,21 +193,6 @@ describe('agents.json and llms documents', () => {
     }
   });
 
-  it("agents.json's claim flow passes its own address input to the proof action", () => {
-    type Link = {
-      origin: { actionId: string; fieldPath: string };
-      target: { actionId: string; fieldPath: string };
-    };
-    const agents = agentsJson(base) as { flows: { id: string; links: Link[] }[] };
-    const claim = agents.flows.find((flow) => flow.id === 'dividend_claim_proof')!;
-    expect(claim.links.filter((link) => link.origin.actionId === claim.id)).toEqual([
-      {
-        origin: { actionId: 'dividend_claim_proof', fieldPath: 'parameters.address' },
-        target: { actionId: 'get_dividend_proof', fieldPath: 'parameters.address' },
-      },
-    ]);
-  });
-
   it('llms-full.txt, llms.txt, agents.json and the plugin manifest point to GraphQL and its schema', () => {
     const full = llmsFullTxt(base, `${base}/problems`);
     expect(full).toContain('\n## GraphQL\n');
@@ -329,6 +314,25 @@ describe('agents.json and llms documents', () => {
       "on this deployment's chain, the local devnet, whose block timestamps are synthetic (they start at 2025-01-01), it is hundreds of days whatever the state of the index: here it says nothing about staleness.",
     );
     expect(freshness(sepolia)).toMatch(/current, so by itself it says nothing about staleness\.$/);
+  });
+
+  it('tell which amount of a proof to show, and that a null proof beside another error than NOT_FOUND is no answer, in llms.txt, llms-full.txt and agents.json', () => {
+    const { account } = DEVNET_EXAMPLES.scenario!.proof;
+    expect(claimableDividendsQuery(DEVNET_EXAMPLES.fund.slug, account)).toContain(
+      `proof(address: "${account}") { amount amountRaw claimed claim { to data } }`,
+    );
+    for (const [name, document] of Object.entries({
+      'llms.txt': llmsTxt(base),
+      'llms-full.txt': llmsFullTxt(base, `${base}/problems`),
+      'agents.json': JSON.stringify(agentsJson(base)),
+    })) {
+      expect(document, name).toContain(
+        "Show a person `amount`, the dividend as a decimal string in the fund's base asset (its decimals applied); `amountRaw` is the same dividend as an integer in base units (amount times 10^decimals: 10^6 for USDC), the value the claim call takes: never show or add up amountRaw as an amount.",
+      );
+      expect(document, name).toContain(
+        'A proof (or dividends) that is null beside any other error (UPSTREAM_UNAVAILABLE, INTERNAL) means not known for now, never that there is no dividend: ask again later.',
+      );
+    }
   });
 
   it('open by saying where the chain is: the local devnet, or the registry’s public test network', () => {
