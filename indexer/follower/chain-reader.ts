@@ -252,13 +252,13 @@ class WorkerChainReader implements ClosableChainReader {
     this.wanted = new Set(posted.map((p) => p.id));
     for (const id of this.arrived.keys()) if (!this.wanted.has(id)) this.arrived.delete(id);
     const deadline = Math.min(...posted.map((p) => p.at)) + this.timeoutMs + 2_000;
-    const cutAt = Date.now() + READ_WAIT_MS;
+    const cutAt = performance.now() + READ_WAIT_MS;
     for (;;) {
       // cleared before the port is read: an answer posted after that sets it again
       Atomics.store(this.arrival, 0, 0);
       this.receiveQueued(port);
       if (this.allArrived()) break;
-      const now = Date.now();
+      const now = performance.now();
       if (now >= deadline) throw new ChainAccessError(`${what}: no answer within ${this.timeoutMs} ms`);
       if (now >= cutAt) {
         bodies.forEach((body, i) => this.cutShort.set(body, posted[i]!));
@@ -275,7 +275,7 @@ class WorkerChainReader implements ClosableChainReader {
   private post(port: MessagePort, body: string): Posted {
     const id = this.nextId++;
     port.postMessage({ id, body });
-    return { id, at: Date.now() };
+    return { id, at: performance.now() };
   }
 
   /**
@@ -293,7 +293,7 @@ class WorkerChainReader implements ClosableChainReader {
         signal.removeEventListener('abort', end);
         resolve();
       };
-      const timer = setTimeout(end, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(end, Math.max(0, deadline - performance.now()));
       signal.addEventListener('abort', end, { once: true });
       this.endWait = end;
       // the answers may have come already

@@ -139,7 +139,7 @@ export class QueryWorkers {
         requestJson,
         transientFailure: this.options.transientFailure?.() ?? null,
       };
-      this.queue.push({ job, deadline: Date.now() + this.options.timeoutMs, settle });
+      this.queue.push({ job, deadline: performance.now() + this.options.timeoutMs, settle });
       this.dispatch();
     });
   }
@@ -241,7 +241,7 @@ export class QueryWorkers {
       if (!next) break;
       if (slot.timer) clearTimeout(slot.timer);
       slot.running = next;
-      slot.timer = setTimeout(() => this.timeOut(slot), Math.max(0, next.deadline - Date.now()));
+      slot.timer = setTimeout(() => this.timeOut(slot), Math.max(0, next.deadline - performance.now()));
       slot.worker.postMessage(next.job);
     }
     const starting = [...this.slots].some((slot) => !slot.ready);
@@ -265,7 +265,7 @@ export class QueryWorkers {
 
   /** The first waiting request that still has time; those without are answered that they timed out. */
   private nextInTime(): PendingJob | undefined {
-    const now = Date.now();
+    const now = performance.now();
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
       if (next.deadline > now) return next;
       next.settle({ body: timedOutAnswer(this.options.timeoutMs) });

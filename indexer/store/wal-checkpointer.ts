@@ -18,9 +18,9 @@ export interface CheckpointFailure {
  * enough. The worker runs it too, from its source.
  */
 function takeTurn(turn: Int32Array, waitMs: number): boolean {
-  const deadline = Date.now() + waitMs;
+  const deadline = performance.now() + waitMs;
   while (Atomics.compareExchange(turn, 0, 0, 1) !== 0) {
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     if (left <= 0) return false;
     Atomics.wait(turn, 0, 1, left);
   }

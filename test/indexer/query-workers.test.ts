@@ -167,7 +167,8 @@ describe('query workers: closing', () => {
 
 describe('query workers: more than one', () => {
   it('answers a query on a second worker while the first runs a slow one', async () => {
-    const served = fixtureQueryService(fixture);
+    // the slow query takes seconds; on a loaded machine more than the default time limit
+    const served = fixtureQueryService(fixture, { timeoutMs: 90_000 });
     try {
       const url = await served.listen(0);
       const finished: string[] = [];
@@ -185,7 +186,7 @@ describe('query workers: more than one', () => {
     } finally {
       await served.close();
     }
-  });
+  }, 120_000);
 
   it('ends a worker beyond the first once it has been idle', async () => {
     const workers = new QueryWorkers({
