@@ -3,9 +3,10 @@
 // when the inputs hash to what the last successful build recorded, and it serialises
 // concurrent builds (several test runs share this checkout) with a lock directory.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { filesUnder } from '../../common/directory.ts';
 import { compileOutputDir, driftedAbis } from './abi-sync.ts';
 import { networkManifestCopy, runGraph } from './graph-cli.ts';
 import { manifestPath, subgraphDir } from '../manifest.ts';
@@ -77,13 +78,6 @@ function inputsHash(network: string): string {
     hash.update(readFileSync(file));
   }
   return hash.digest('hex');
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
 }
 
 function warnOnAbiDrift(): void {
