@@ -84,12 +84,13 @@ export const strategySlugs = [
   'options-covered-call',
   'rwa-private-credit',
 ] as const;
+export type StrategySlug = (typeof strategySlugs)[number];
 
 /**
  * Strategies are off-chain books the vault allocates to; on the devnet each is identified by an
  * address derived from its slug, so it is stable across runs and across networks' registries.
  */
-export function strategyAddress(slug: string): Address {
+export function strategyAddress(slug: StrategySlug): Address {
   return getAddress(`0x${keccak256(toBytes(`fund-protocol/strategy/${slug}`)).slice(-40)}`);
 }
 

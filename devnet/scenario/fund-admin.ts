@@ -3,6 +3,7 @@
 // close, and the booking of the vault events these calls emit.
 import { maxUint256, type Address } from 'viem';
 import { MODULE_NAMES } from '../ledger.ts';
+import { strategyAddress } from '../protocol-config.ts';
 import type { Random } from '../random.ts';
 import type { MinedBlock, TxRequest } from '../tx-queue.ts';
 import { contractCall, eventTopic, minedLogs, USDC, type ScenarioContext } from './context.ts';
@@ -17,12 +18,6 @@ function allocationTargets(random: Random, count: number): { targetBps: number; 
     const targetBps = Math.floor((total * w) / sum);
     return { targetBps, capBps: Math.min(10_000, targetBps + random.int(500, 2_500)) };
   });
-}
-
-function strategyAddress(ctx: ScenarioContext, slug: string): Address {
-  const address = ctx.deployment.strategies.find((s) => s.slug === slug)?.address;
-  if (!address) throw new Error(`unknown strategy ${slug}`);
-  return address;
 }
 
 function strategySlug(ctx: ScenarioContext, address: Address): string {
@@ -73,7 +68,7 @@ export function fundSetupTxs(ctx: ScenarioContext, fund: FundRun): TxRequest[] {
   ];
   const targets = allocationTargets(ctx.random, fund.plan.initialStrategies.length);
   fund.plan.initialStrategies.forEach((slug, i) => {
-    fund.strategies.push({ slug, address: strategyAddress(ctx, slug), ...targets[i]!, active: true });
+    fund.strategies.push({ slug, address: strategyAddress(slug), ...targets[i]!, active: true });
   });
   for (const s of fund.strategies) txs.push(setStrategyTx(ctx, fund, s, 'strategy'));
   return txs;
@@ -101,7 +96,7 @@ function reallocate(ctx: ScenarioContext, fund: FundRun): TxRequest[] {
       ...inactive,
       ...spare.map((slug) => ({
         slug,
-        address: strategyAddress(ctx, slug),
+        address: strategyAddress(slug),
         targetBps: 0,
         capBps: 0,
         active: false,

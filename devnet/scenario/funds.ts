@@ -10,6 +10,7 @@ import {
   type NavStatus,
   type TxRef,
 } from '../ledger.ts';
+import type { StrategySlug } from '../protocol-config.ts';
 import type { Random } from '../random.ts';
 import type { ScenarioParams } from '../scenario-params.ts';
 
@@ -25,8 +26,8 @@ interface FundPlan {
   /** Annual mean and volatility of the strategy book's return, in parts per million. */
   meanPpm: number;
   volPpm: number;
-  initialStrategies: string[];
-  spareStrategies: string[];
+  initialStrategies: StrategySlug[];
+  spareStrategies: StrategySlug[];
   pauses: { module: number; from: number; to: number | null }[];
   closeDay: number | null;
   /** Epochs whose NAV is rejected once, and at which stage. */
