@@ -6,6 +6,9 @@
 // their bodies in total bytes (oldest evicted first): the key space is open-ended (NAV history `from`
 // x `limit` alone has billions of keys, bodies up to hundreds of KiB), so a count alone would let
 // traffic pin gigabytes.
+// Every time here (a body's storedAt, a watch's askedAt, the `now` callers pass) is performance.now(),
+// the monotonic clock: the wall clock can step back (NTP, an operator, a VM resumed), and an age
+// measured on it would freeze every cached body and watch reading for the length of the step.
 import { createHash } from 'node:crypto';
 import type { IndexedState } from '../gateway/sources/subgraph.ts';
 
@@ -31,6 +34,7 @@ export interface CachedResponse {
   etag: string;
   /** headers computed when the body was built */
   headers: Record<string, string>;
+  /** performance.now() when the body was built */
   storedAt: number;
   maxAgeSeconds: number;
   basis: Basis;
@@ -46,7 +50,7 @@ export type IndexedReading = IndexedState | 'reverting';
 /** How often, at most, a cache hit asks whether a newer block is indexed or on chain. */
 export const DEFAULT_BLOCK_CHECK_MS = 2000;
 
-/** A watch's reading and when it was asked for. */
+/** A watch's reading and when it was asked for (performance.now()). */
 interface BlockReading<T> {
   value: T;
   askedAt: number;
@@ -140,8 +144,9 @@ function indexedMoved(
  * watch cannot read (the subgraph failing, or query nodes behind a block the chain still holds), a
  * body of indexed data stands, within its lifetime: its headers say the block it reflects. When the
  * chain head cannot be read, a body of live reads is outdated: rebuilt, it answers that the chain
- * fails (503; health degraded) rather than values no longer read live. The chain head is read once per interval however many hits ask, and
- * also tells a cached body's X-Indexed-Block-Lag (chainHeadNow).
+ * fails (503; health degraded) rather than values no longer read live. The chain head is read once
+ * per interval however many hits ask, and also tells a cached body's X-Indexed-Block-Lag
+ * (chainHeadNow). Every `now` is performance.now().
  */
 export class OutdatedBodies {
   private readonly indexed: LatestBlockWatch<IndexedReading>;
@@ -214,7 +219,7 @@ export class ResponseCache {
     private readonly maxBodyBytes: number,
   ) {}
 
-  /** the entry while it is still within its lifetime */
+  /** the entry while it is still within its lifetime at `now` (performance.now()) */
   get(key: string, now: number): CachedResponse | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;

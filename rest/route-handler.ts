@@ -2,7 +2,8 @@
 // parameters checked -> response cache (a hit stands unless OutdatedBodies finds its block moved) ->
 // the route's GraphQL operation, compiled once and run in-process -> body -> sent with its ETag and
 // freshness headers, and kept for its cache tier. The cache and the block watches are shared by
-// all the routes of one app.
+// all the routes of one app. Ages, lifetimes and watch intervals are told by performance.now(), the
+// monotonic clock (see response-cache.ts): a step of the wall clock moves none of them.
 import type { RequestHandler } from 'express';
 import type { GatewayContext } from '../gateway/context.ts';
 import { dataBlockHeaders, headForLag } from '../gateway/freshness-headers.ts';
@@ -59,7 +60,7 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
         return;
       }
       const key = cacheKey(route, check.values);
-      const now = Date.now();
+      const now = performance.now();
       const hit = cache.get(key, now);
       if (hit && !(await outdatedBodies.outdate(hit, now))) {
         const head =
@@ -129,7 +130,7 @@ async function builtResponse(
   const headers = dataBlockHeaders(context);
   const head = (await headForLag(context)) ?? context.chain?.readsFrom;
   return {
-    entry: { body: bytes, etag: etagOf(bytes), headers, storedAt: Date.now(), maxAgeSeconds, basis },
+    entry: { body: bytes, etag: etagOf(bytes), headers, storedAt: performance.now(), maxAgeSeconds, basis },
     head: head == null ? null : chainHeadOf(head),
   };
 }

@@ -3,7 +3,8 @@
 // a 304 when If-None-Match matches, else the body. The lags are told as of this answer, not as of
 // when the body was built: a client judges a stalled index by X-Indexed-Block-Lag growing from one
 // answer to the next. The route handlers (rest/route-handler.ts) and the discovery documents
-// (rest/documents.ts) both answer through it.
+// (rest/documents.ts) both answer through it. Age is told by performance.now(), the clock of a
+// cached body's storedAt, which a step of the wall clock does not move.
 import type { Request, Response } from 'express';
 import { dataLagSeconds, indexedBlockLag } from '../gateway/freshness-headers.ts';
 import { matchesIfNoneMatch, type CachedResponse } from './response-cache.ts';
@@ -18,7 +19,7 @@ export function sendCached(
 ): void {
   res.setHeader('ETag', entry.etag);
   res.setHeader('Cache-Control', `public, max-age=${entry.maxAgeSeconds}`);
-  res.setHeader('Age', String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
+  res.setHeader('Age', String(Math.max(0, Math.floor((performance.now() - entry.storedAt) / 1000))));
   for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
   const { indexed } = entry.basis;
   if (indexed !== null && chainHead !== undefined)
