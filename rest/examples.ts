@@ -8,7 +8,7 @@
 // example an agent copies works (a test makes each documented example request); otherwise (another
 // registry, or SCENARIO_* changed) those examples are left out rather than shown wrong.
 import { isDeepStrictEqual } from 'node:util';
-import { dividendsCursor, encodeCursor } from '../gateway/inputs.ts';
+import { dividendsCursor } from '../gateway/inputs.ts';
 import {
   loadRegistry,
   type Registry,
@@ -155,11 +155,6 @@ const EXAMPLE_DIVIDENDS_CURSOR = dividendsCursor(devnetFund.vault, {
   epoch: 150,
   block: SCENARIO_LAST_BLOCK,
 });
-/** the nextCursor an events page ends with when its last event is EXAMPLE_EVENT */
-const EXAMPLE_EVENTS_CURSOR = encodeCursor(
-  'e',
-  (BigInt(EXAMPLE_EVENT.blockNumber) << 32n) + BigInt(EXAMPLE_EVENT.logIndex),
-);
 
 /** the live allocations of the devnet example fund at the end of the scenario */
 const EXAMPLE_ALLOCATIONS = {
@@ -211,7 +206,6 @@ interface ScenarioExamples {
   proof: typeof EXAMPLE_PROOF;
   event: typeof EXAMPLE_EVENT;
   dividendsCursor: string;
-  eventsCursor: string;
   allocations: typeof EXAMPLE_ALLOCATIONS;
   reserve: typeof EXAMPLE_RESERVE;
   health: typeof EXAMPLE_HEALTH;
@@ -224,7 +218,6 @@ const DEVNET_SCENARIO: ScenarioExamples = {
   proof: EXAMPLE_PROOF,
   event: EXAMPLE_EVENT,
   dividendsCursor: EXAMPLE_DIVIDENDS_CURSOR,
-  eventsCursor: EXAMPLE_EVENTS_CURSOR,
   allocations: EXAMPLE_ALLOCATIONS,
   reserve: EXAMPLE_RESERVE,
   health: EXAMPLE_HEALTH,

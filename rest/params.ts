@@ -1,7 +1,8 @@
 // Parameter checking driven by the route table: each value is parsed against its
 // declared schema, and the first violation becomes a 400 that names the parameter and
 // the rule. Unknown query parameters are refused too, so a typo never passes silently.
-// A slug that breaks its rule names no fund or strategy: a 404 in the words of an unknown slug's.
+// A slug that breaks its rule names no fund or strategy: it is refused in the words of an unknown
+// slug's, which name the slug meant, a 404 in a path and a 400 in a query filter.
 import {
   emptyValueMessage,
   notListedMessage,
@@ -94,11 +95,12 @@ export function checkParams(
     }
     const checked = checkOne(spec, raw);
     if ('detail' in checked) {
-      // a malformed slug names no fund or strategy: that is a 404 (SPEC rule 3), not a 400
+      // a malformed slug names no fund or strategy: in a path that is a 404 (SPEC rule 3), in a
+      // query filter a malformed parameter's 400 (rule 4)
       const resource = spec.names;
       if (resource) {
         const detail = unknownSlugMessage(resource, raw, registered?.(resource));
-        return { ok: false, parameter: spec.name, detail, notFound: true };
+        return { ok: false, parameter: spec.name, detail, notFound: spec.in === 'path' };
       }
       return { ok: false, parameter: spec.name, detail: checked.detail };
     }

@@ -117,7 +117,7 @@ export const PROBLEM_KINDS = {
     explanation:
       'A data source the answer depends on (the indexer, the chain RPC, or a dividend distribution) is unreachable, slow, or inconsistent with the chain. No stale value is passed off as live.',
     remedy:
-      'Wait the number of seconds in the `Retry-After` header, then retry. Without `Retry-After`, the detail says retrying will not help: the upstream (a dividend distribution file) is wrong until the operator fixes it.',
+      'Wait the number of seconds in the `Retry-After` header, then retry. Without `Retry-After`, the detail says retrying will not help: the upstream (a dividend distribution file, or the subgraph endpoint refusing the service, e.g. its API key) is wrong until the operator fixes it.',
   },
 } as const satisfies Record<string, ProblemKind>;
 

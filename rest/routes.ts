@@ -43,8 +43,9 @@ export interface ParamSpec {
   /** a value that answers as documented; absent where only the devnet scenario has one */
   example?: string | number;
   /**
-   * A path parameter naming a registry resource: a value breaking the rule names none, so it is
-   * a 404 (SPEC rule 3) in the words of an unknown slug's, which say how to list the valid values.
+   * A parameter naming a registry resource: a value breaking the rule names none, so it is refused
+   * in the words of an unknown slug's, which name the slug meant and say how to list the valid
+   * values: a 404 for a path parameter (SPEC rule 3), a 400 for a query filter (rule 4).
    */
   names?: Extract<SlugResource, 'fund' | 'strategy'>;
 }

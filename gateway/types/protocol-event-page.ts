@@ -1,10 +1,10 @@
 // One page of the indexed event stream, newest first.
 import { builder } from '../builder.ts';
-import type { ProtocolEventRow } from '../sources/subgraph.ts';
+import type { ListedEvent } from '../event-filters.ts';
 import { ProtocolEventRef } from './protocol-event.ts';
 
 interface ProtocolEventPageShape {
-  items: ProtocolEventRow[];
+  items: ListedEvent[];
   nextCursor: string | null;
 }
 
@@ -18,7 +18,7 @@ export const ProtocolEventPageRef = builder.objectRef<ProtocolEventPageShape>('P
     }),
     nextCursor: t.exposeString('nextCursor', {
       nullable: true,
-      description: 'pass as `cursor` for older events; null on the last page',
+      description: 'pass as `cursor`, with the same filters, for older events; null on the last page',
     }),
   }),
 });

@@ -2,18 +2,18 @@
 import { builder } from '../builder.ts';
 import { checksummed, EVENT_ARGS_ENCODING, EVENT_ID_ENCODING, eventArgs } from '../event-names.ts';
 import { isoFromSeconds } from '../format.ts';
-import { encodeCursor } from '../inputs.ts';
-import type { ProtocolEventRow } from '../sources/subgraph.ts';
+import { eventCursor, type ListedEvent } from '../event-filters.ts';
 import { JsonScalar } from './json.ts';
 
-export const ProtocolEventRef = builder.objectRef<ProtocolEventRow>('ProtocolEvent').implement({
+export const ProtocolEventRef = builder.objectRef<ListedEvent>('ProtocolEvent').implement({
   description:
     'A decoded event of a tracked contract (FundRegistry, NavOracle, DividendDistributor, fund vaults).',
   fields: (t) => ({
     id: t.exposeString('id', { description: EVENT_ID_ENCODING }),
     cursor: t.string({
-      description: 'cursor positioned at this event: pass it to continue with older events',
-      resolve: (e) => encodeCursor('e', BigInt(e.sortKey)),
+      description:
+        'cursor positioned at this event: pass it, with the same filters as the query that listed the event, to continue with older events',
+      resolve: eventCursor,
     }),
     contract: t.string({
       description: 'emitting contract address, checksummed (EIP-55) as GET /v1/contracts lists it',

@@ -70,6 +70,7 @@ export function listEventsRoute({ registry, contract, fund, scenario }: Document
         schema: { type: 'string', pattern: SLUG_PATTERN, maxLength: 64 },
         rule: `a fund slug from GET /v1/funds (${SLUG_RULE})`,
         example: fund.slug,
+        names: 'fund',
       },
       blockParam(
         'fromBlock',

@@ -794,6 +794,7 @@ describe('/graphql beside the REST surface', () => {
           proof.status === 404
             ? null
             : {
+                amount: proof.body.data.amount,
                 amountRaw: proof.body.data.amountRaw,
                 claimed: proof.body.data.claimed,
                 claim: { to: proof.body.data.claim.to, data: proof.body.data.claim.data },
