@@ -1,11 +1,12 @@
 // The server-side response cache: a 200 body with its ETag is kept for its tier's lifetime, or
 // until it is outdated (OutdatedBodies: another indexed block than it reflects, newer, at its height,
-// or lower because a reorg took its block away; the subgraph's indexing errors come or gone; or, for
-// live reads, a chain head other than the block they were made at), so repeated requests and
-// If-None-Match revalidations are answered before any query runs. Entries are bounded in number and
-// their bodies in total bytes (oldest evicted first): the key space is open-ended (NAV history `from`
-// x `limit` alone has billions of keys, bodies up to hundreds of KiB), so a count alone would let
-// traffic pin gigabytes.
+// or lower because a reorg took its block away; another deployment of the subgraph answering, after
+// a redeploy under the same name; the subgraph's indexing errors come or gone; or, for live reads, a
+// chain head other than the block they were made at), so repeated requests and If-None-Match
+// revalidations are answered before any query runs. Entries are bounded in number and their bodies
+// in total bytes (oldest evicted first): the key space is open-ended (NAV history `from` x `limit`
+// alone has billions of keys, bodies up to hundreds of KiB), so a count alone would let traffic pin
+// gigabytes.
 // Every time here (a body's storedAt, a watch's askedAt, the `now` callers pass) is performance.now(),
 // the monotonic clock: the wall clock can step back (NTP, an operator, a VM resumed), and an age
 // measured on it would freeze every cached body and watch reading for the length of the step.
@@ -18,13 +19,16 @@ export interface ChainHead {
   hash: string;
 }
 
+/**
+ * The indexed block a body reflects (its timestamp gives the data's lag), the deployment that
+ * answered (null: the subgraph named none) and whether the subgraph had indexing errors then.
+ */
+export type IndexedBasis = IndexedState & { timestamp: number | null; deployment: string | null };
+
 /** What a body's data reflects, to know when it is outdated. */
 export interface Basis {
-  /**
-   * the indexed block the body reflects (its timestamp gives the data's lag) and whether the
-   * subgraph had indexing errors then; null when it reads no indexed data
-   */
-  indexed: (IndexedState & { timestamp: number | null }) | null;
+  /** null when the body reads no indexed data */
+  indexed: IndexedBasis | null;
   /** the block its live chain reads were made at; null when it reads nothing live */
   chainHead: ChainHead | null;
 }
@@ -120,33 +124,41 @@ function moved(
   );
 }
 
-/** moved() for an indexed block, which also moves with the errors flag, or while the subgraph is reverting. */
+/**
+ * moved() for an indexed block, which also moves with the errors flag and with the deployment that
+ * answers (a redeploy under the same name that has re-indexed up to the same block, as on a quiet
+ * chain: its data may differ, by as much as the mapping changed), or while the subgraph is
+ * reverting. A reading that names no deployment says nothing of it.
+ */
 function indexedMoved(
   reading: BlockReading<IndexedReading>,
-  indexed: IndexedState,
+  indexed: IndexedBasis,
   storedAt: number,
 ): boolean {
   const { value, askedAt } = reading;
   const later = askedAt >= storedAt;
   if (value === 'reverting') return later;
+  const redeployed = value.deployment != null && value.deployment !== indexed.deployment;
   return (
     moved({ value, askedAt }, indexed, storedAt) ||
-    (later && value.hasIndexingErrors !== indexed.hasIndexingErrors)
+    (later && (value.hasIndexingErrors !== indexed.hasIndexingErrors || redeployed))
   );
 }
 
 /**
- * Whether a cached body is outdated: its indexed block moved (see moved()), its indexing-errors flag
- * changed since the body was built (health would say ok beside a degraded subgraph), or the subgraph
- * is reverting a block the chain no longer holds; or the chain head is not the block its live reads
- * were made at. Serving it for the rest of its tier's lifetime would hide a claim, a new NAV or a
- * reverted block from a client that does not cache, as most agents do not. When the subgraph's
- * watch cannot read (the subgraph failing, or query nodes behind a block the chain still holds), a
- * body of indexed data stands, within its lifetime: its headers say the block it reflects. When the
- * chain head cannot be read, a body of live reads is outdated: rebuilt, it answers that the chain
- * fails (503; health degraded) rather than values no longer read live. The chain head is read once
- * per interval however many hits ask, and also tells a cached body's X-Indexed-Block-Lag
- * (chainHeadNow). Every `now` is performance.now().
+ * Whether a cached body is outdated: its indexed block moved (see moved()), another deployment
+ * answers for the subgraph than the one that built it, its indexing-errors flag changed since the
+ * body was built (health would say ok beside a degraded subgraph), or the subgraph is reverting a
+ * block the chain no longer holds; or the chain head is not the block its live reads were made at.
+ * Serving it for the rest of its tier's lifetime would hide a claim, a new NAV, a new deployment's
+ * data or a reverted block from a client that does not cache, as most agents do not. When the
+ * subgraph's watch cannot read (the subgraph failing, query nodes behind a block the chain still
+ * holds, or a new deployment still re-indexing), a body of indexed data stands, within its
+ * lifetime: its headers say the block it reflects. When the chain head cannot be read, a body of
+ * live reads is outdated: rebuilt, it answers that the chain fails (503; health degraded) rather
+ * than values no longer read live. The chain head is read once per interval however many hits
+ * ask, and also tells a cached body's X-Indexed-Block-Lag (chainHeadNow). Every `now` is
+ * performance.now().
  */
 export class OutdatedBodies {
   private readonly indexed: LatestBlockWatch<IndexedReading>;
@@ -171,8 +183,8 @@ export class OutdatedBodies {
    */
   built(basis: Basis, head: ChainHead | null, now: number): void {
     if (basis.indexed !== null) {
-      const { number, hash, hasIndexingErrors } = basis.indexed;
-      this.indexed.saw({ number, hash, hasIndexingErrors }, now);
+      const { number, hash, hasIndexingErrors, deployment } = basis.indexed;
+      this.indexed.saw({ number, hash, hasIndexingErrors, deployment }, now);
     }
     if (head !== null) this.chainHead?.saw(head, now);
   }

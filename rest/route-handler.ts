@@ -1,9 +1,10 @@
 // The one handler behind every route of the table (rest/routes.ts), instantiated per route:
-// parameters checked -> response cache (a hit stands unless OutdatedBodies finds its block moved) ->
-// the route's GraphQL operation, compiled once and run in-process -> body -> sent with its ETag and
-// freshness headers, and kept for its cache tier. The cache and the block watches are shared by
-// all the routes of one app. Ages, lifetimes and watch intervals are told by performance.now(), the
-// monotonic clock (see response-cache.ts): a step of the wall clock moves none of them.
+// parameters checked -> response cache (a hit stands unless OutdatedBodies finds its block moved or
+// another deployment answering) -> the route's GraphQL operation, compiled once and run in-process
+// -> body -> sent with its ETag and freshness headers, and kept for its cache tier. The cache and
+// the block watches are shared by all the routes of one app. Ages, lifetimes and watch intervals
+// are told by performance.now(), the monotonic clock (see response-cache.ts): a step of the wall
+// clock moves none of them.
 import type { RequestHandler } from 'express';
 import type { GatewayContext } from '../gateway/context.ts';
 import { dataBlockHeaders, headForLag } from '../gateway/freshness-headers.ts';
@@ -136,13 +137,13 @@ async function builtResponse(
 }
 
 function basisOf(context: GatewayContext): Basis {
-  const { indexedBlock, indexedHash, indexedAt, hasIndexingErrors } = context.subgraph.freshness;
+  const { indexedBlock, indexedHash, indexedAt, hasIndexingErrors, deployment } = context.subgraph.freshness;
   const readsFrom = context.chain?.readsFrom;
   return {
     indexed:
       indexedBlock === null
         ? null
-        : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt, hasIndexingErrors },
+        : { number: indexedBlock, hash: indexedHash, timestamp: indexedAt, hasIndexingErrors, deployment },
     chainHead: readsFrom == null ? null : chainHeadOf(readsFrom),
   };
 }

@@ -1,8 +1,9 @@
 // The server response cache's bounds: the key space is open-ended, so both the number of
 // entries and the bytes of their bodies must stay under their limits whatever is stored. And its
 // freshness: a body is not served once a newer block is indexed than the one it reflects, its
-// block is replaced or taken away by a reorg, the subgraph's indexing-errors flag changes, or the
-// chain head is not the block its live reads were made at.
+// block is replaced or taken away by a reorg, another deployment of the subgraph answers, the
+// subgraph's indexing-errors flag changes, or the chain head is not the block its live reads were
+// made at.
 import { describe, expect, it } from 'vitest';
 import {
   etagOf,
@@ -117,19 +118,20 @@ describe('LatestBlockWatch', () => {
 });
 
 describe('OutdatedBodies', () => {
-  const at = (number: number, hash = `0x${number}`, hasIndexingErrors = false) => ({
-    number,
-    hash,
-    hasIndexingErrors,
-  });
+  const at = (
+    number: number,
+    hash = `0x${number}`,
+    hasIndexingErrors = false,
+    deployment: string | null = 'QmOld',
+  ) => ({ number, hash, hasIndexingErrors, deployment });
   const head = (number: number, hash = `0x${number}`) => ({ number, hash });
   const built = (basis: Partial<Basis>, storedAt = 0): CachedResponse => ({
     ...entry(Buffer.from('{}')),
     storedAt,
     basis: { indexed: null, chainHead: null, ...basis },
   });
-  const indexedAt = (number: number, hash?: string, hasIndexingErrors?: boolean) => ({
-    ...at(number, hash, hasIndexingErrors),
+  const indexedAt = (number: number, hash?: string, hasIndexingErrors?: boolean, deployment?: string) => ({
+    ...at(number, hash, hasIndexingErrors, deployment),
     timestamp: 1,
   });
   /** checks asked for at `now`, with the subgraph at `indexed` and the chain at `chainHead` */
@@ -172,6 +174,20 @@ describe('OutdatedBodies', () => {
     subgraph = at(12, '0x12', true);
     expect(await bodies.outdate(before, 2010)).toBe(true);
     expect(await bodies.outdate(built({ indexed: indexedAt(12, '0x12', true) }, 2020), 2030)).toBe(false);
+  });
+
+  it('outdates a body built from another deployment than the subgraph now answers from, at the same block', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12) }), at(12, '0x12', false, 'QmNew'))).toBe(true);
+  });
+
+  it('keeps a body built from a new deployment after a reading of the one it replaced, which may predate it', async () => {
+    // the reading was asked for at 10, the body stored at 11
+    const body = built({ indexed: indexedAt(12, '0x12', false, 'QmNew') }, 11);
+    expect(await outdated(body, at(12, '0x12', false, 'QmOld'), head(0), 10)).toBe(false);
+  });
+
+  it('keeps a body when the subgraph names no deployment', async () => {
+    expect(await outdated(built({ indexed: indexedAt(12) }), at(12, '0x12', false, null))).toBe(false);
   });
 
   it('outdates a body of live chain reads once the chain head is past the block they were made at', async () => {
