@@ -32,6 +32,26 @@ interface DeployPlan {
 export const manifestPlaceholder = 'MANIFEST';
 export const outputDirPlaceholder = 'OUTPUT_DIR';
 
+/**
+ * Why graph-cli cannot use the IPFS API URL `value`, if it cannot: it sends no credentials written in
+ * a URL (its fetch refuses the request, and its error prints the URL, password included), and it
+ * appends its API paths to the URL as written, so a query or fragment sends them elsewhere (it
+ * exits 1 without a word). A key in the path, as hosted IPFS APIs take one, works.
+ */
+function ipfsUrlRefusal(value: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return undefined; // urlRefusal has named it
+  }
+  if (parsed.username || parsed.password)
+    return 'GRAPH_IPFS_URL holds a user name or password, which graph-cli cannot send (its request fails and prints the URL): use an IPFS API URL without them, e.g. one whose path holds the key';
+  if (parsed.search || parsed.hash)
+    return "GRAPH_IPFS_URL holds a query or fragment, after which graph-cli would append its API paths: give the IPFS API's base URL alone, e.g. http://127.0.0.1:5001";
+  return undefined;
+}
+
 /** The plan for `target` from `env`, deploying a network of `networks` (subgraph/networks.json unless given). */
 export function planDeployment(
   target: DeployTarget,
@@ -68,6 +88,8 @@ export function planDeployment(
       : envValue(env, 'GRAPH_DEPLOY_KEY');
   const nodeUrl = target === 'node' ? url('GRAPH_NODE_URL', "the graph-node's admin JSON-RPC URL") : '';
   const ipfsUrl = target === 'node' ? url('GRAPH_IPFS_URL', 'the IPFS API URL the graph-node reads') : '';
+  const ipfsRefusal = ipfsUrl ? ipfsUrlRefusal(ipfsUrl) : undefined;
+  if (ipfsRefusal) problems.push(ipfsRefusal);
 
   if (target === 'studio' && network === DEVNET_NETWORK) {
     problems.push(

@@ -109,6 +109,22 @@ describe('subgraph deploy plan', () => {
     ).toThrow(/GRAPH_NODE_URL must be an http\(s\) URL[\s\S]*GRAPH_IPFS_URL is not set/);
   });
 
+  it('refuses an IPFS API URL with credentials or a query, which graph-cli cannot use', () => {
+    const plan = (ipfsUrl: string) => () =>
+      planDeployment('node', {
+        SUBGRAPH_NETWORK: 'devnet',
+        SUBGRAPH_NAME: 'fund-protocol/devnet',
+        GRAPH_NODE_URL: 'http://127.0.0.1:8020',
+        GRAPH_IPFS_URL: ipfsUrl,
+      });
+    expect(plan('https://user:secret@ipfs.example.com')).toThrow(
+      'cannot deploy the subgraph to node:\n- GRAPH_IPFS_URL holds a user name or password, which graph-cli cannot send (its request fails and prints the URL): use an IPFS API URL without them, e.g. one whose path holds the key',
+    );
+    expect(plan('https://ipfs.example.com/api/v0?key=abc')).toThrow(
+      "cannot deploy the subgraph to node:\n- GRAPH_IPFS_URL holds a query or fragment, after which graph-cli would append its API paths: give the IPFS API's base URL alone, e.g. http://127.0.0.1:5001",
+    );
+  });
+
   it('plans graph create then graph deploy --node --ipfs for a self-hosted graph-node', () => {
     const plan = planDeployment('node', {
       SUBGRAPH_NETWORK: 'devnet',
