@@ -12,6 +12,7 @@ import { FIXED_PLUS_FLOAT_PARAMS } from '../gateway/types/fixed-plus-float-param
 import { FRACTIONAL_KELLY_PARAMS } from '../gateway/types/fractional-kelly-params.ts';
 import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
 import { NAV_STATUSES_DESCRIBED } from '../gateway/types/nav-status.ts';
+import type { PolicyParamsTable } from '../gateway/types/policy-params-object.ts';
 import { RESERVE_OVER_ASSETS } from '../gateway/types/reserve.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -67,10 +68,7 @@ const navRecord = object(
  * A policy's parameters, described in GraphQL's words (`params`); each is basis points unless
  * `ranges` gives its own bounds.
  */
-function policyParams(
-  params: { description: string; fields: Record<string, string> },
-  ranges: Record<string, JsonSchema> = {},
-): JsonSchema {
+function policyParams(params: PolicyParamsTable, ranges: Record<string, JsonSchema> = {}): JsonSchema {
   const properties = Object.entries(params.fields).map(([name, description]) => [
     name,
     { ...(ranges[name] ?? bps), description },

@@ -1,5 +1,5 @@
 // On-chain parameters of the fixed-plus-float policy (ThreePoolPolicy.params()).
-import { builder } from '../builder.ts';
+import { policyParamsObject, type PolicyParamsShape } from './policy-params-object.ts';
 
 /** The type and each parameter, in the words GraphQL's FixedPlusFloatParams and the REST schema both use. */
 export const FIXED_PLUS_FLOAT_PARAMS = {
@@ -15,23 +15,9 @@ export const FIXED_PLUS_FLOAT_PARAMS = {
   },
 } as const;
 
-export type FixedPlusFloatParamsShape = { kind: 'fixed-plus-float' } & Record<
-  keyof typeof FIXED_PLUS_FLOAT_PARAMS.fields,
-  number
->;
+export type FixedPlusFloatParamsShape = PolicyParamsShape<'fixed-plus-float', typeof FIXED_PLUS_FLOAT_PARAMS>;
 
-const described = FIXED_PLUS_FLOAT_PARAMS.fields;
-
-export const FixedPlusFloatParamsRef = builder
-  .objectRef<FixedPlusFloatParamsShape>('FixedPlusFloatParams')
-  .implement({
-    description: FIXED_PLUS_FLOAT_PARAMS.description,
-    // every parameter the table describes, in its order
-    fields: (t) =>
-      Object.fromEntries(
-        Object.entries(described).map(([name, description]) => [
-          name,
-          t.exposeInt(name as keyof typeof described, { description }),
-        ]),
-      ),
-  });
+export const FixedPlusFloatParamsRef = policyParamsObject<'fixed-plus-float', typeof FIXED_PLUS_FLOAT_PARAMS>(
+  'FixedPlusFloatParams',
+  FIXED_PLUS_FLOAT_PARAMS,
+);

@@ -1,5 +1,5 @@
 // On-chain parameters of the fractional-Kelly policy (KellyPolicy.params()).
-import { builder } from '../builder.ts';
+import { policyParamsObject, type PolicyParamsShape } from './policy-params-object.ts';
 
 /** The type and each parameter, in the words GraphQL's FractionalKellyParams and the REST schema both use. */
 export const FRACTIONAL_KELLY_PARAMS = {
@@ -15,23 +15,12 @@ export const FRACTIONAL_KELLY_PARAMS = {
   },
 } as const;
 
-export type FractionalKellyParamsShape = { kind: 'fractional-kelly' } & Record<
-  keyof typeof FRACTIONAL_KELLY_PARAMS.fields,
-  number
+export type FractionalKellyParamsShape = PolicyParamsShape<
+  'fractional-kelly',
+  typeof FRACTIONAL_KELLY_PARAMS
 >;
 
-const described = FRACTIONAL_KELLY_PARAMS.fields;
-
-export const FractionalKellyParamsRef = builder
-  .objectRef<FractionalKellyParamsShape>('FractionalKellyParams')
-  .implement({
-    description: FRACTIONAL_KELLY_PARAMS.description,
-    // every parameter the table describes, in its order
-    fields: (t) =>
-      Object.fromEntries(
-        Object.entries(described).map(([name, description]) => [
-          name,
-          t.exposeInt(name as keyof typeof described, { description }),
-        ]),
-      ),
-  });
+export const FractionalKellyParamsRef = policyParamsObject<
+  'fractional-kelly',
+  typeof FRACTIONAL_KELLY_PARAMS
+>('FractionalKellyParams', FRACTIONAL_KELLY_PARAMS);
