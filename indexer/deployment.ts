@@ -2,11 +2,13 @@
 // build with the network's addresses, the deployment id that names its store, the store's path and
 // the history it keeps. It is all read from files, none of it from the chain, so a build or a
 // networks.json that cannot be used (a network not listed, a data source at the zero address) is
-// refused by createIndexer itself, before start() asks anything of the node.
+// refused by createIndexer itself, before start() asks anything of the node. A new deployment id
+// means a new store: otherStores() finds those earlier deployments left beside it.
+import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { makeDirectory } from '../common/directory.ts';
-import { join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/range-fetcher.ts';
 import type { IndexerConfig } from './indexer.ts';
 import { loadSubgraph, type NetworkContract, type Subgraph, type TemplateSpec } from './runtime/manifest.ts';
@@ -48,10 +50,67 @@ export async function loadDeployment(
   const startBlock = Math.min(...subgraph.dataSources.map((d) => Number(d.startBlock)));
   const storeDir = join(resolve(config.dataDir), 'indexer');
   makeDirectory(storeDir);
-  const storePath = join(storeDir, `${config.network}-${id}.sqlite`);
+  const storePath = join(storeDir, storeFileName(config.network, id));
   const historyBlocks = historyToKeep(config, subgraph, log);
   warnOfFileTemplates(fileTemplates, schema, config, log);
   return { id, subgraph, schema, fileTemplates, startBlock, storePath, historyBlocks };
+}
+
+/** What deploymentId() makes: `L` and 45 hex digits of a hash. */
+const DEPLOYMENT_ID = /^L[0-9a-f]{45}$/;
+
+/** The store's file name: the network, then the deployment id. */
+function storeFileName(network: string, id: string): string {
+  return `${network}-${id}.sqlite`;
+}
+
+/** A store of another deployment of the same network, beside the one in use: what an earlier build left. */
+export interface OtherStore {
+  path: string;
+  /** the file and its -wal and -shm: what deleting them frees */
+  bytes: number;
+  /** the last block it indexed; null if it indexed none, or cannot be read */
+  indexedTo: number | null;
+}
+
+/**
+ * The stores of the network's other deployments in the directory of `storePath`, by name: each
+ * subgraph build (or networks.json entry, or INDEXER_TRANSACTIONS) indexes into a store of its own,
+ * and the earlier ones stay until someone deletes them.
+ */
+export function otherStores(storePath: string, network: string): OtherStore[] {
+  const dir = dirname(storePath);
+  const isStoreName = (name: string): boolean => {
+    const id = name.slice(network.length + 1, -'.sqlite'.length);
+    return DEPLOYMENT_ID.test(id) && storeFileName(network, id) === name;
+  };
+  return readdirSync(dir)
+    .filter((name) => isStoreName(name) && name !== basename(storePath))
+    .sort()
+    .map((name) => {
+      const path = join(dir, name);
+      const files = [path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file));
+      const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
+      return { path, bytes, indexedTo: lastIndexedBlock(path) };
+    });
+}
+
+/** The last block the store at `path` indexed, from its checkpoint; null if none, or unreadable. */
+function lastIndexedBlock(path: string): number | null {
+  let db: Database.Database | undefined;
+  try {
+    // opened as its writer opens it: a read-only connection would leave -wal and -shm files behind
+    db = new Database(path, { fileMustExist: true, timeout: 0 });
+    const row = db.prepare(`SELECT "number", "hash" FROM "__checkpoint"`).get() as
+      | { number: number; hash: Buffer | null }
+      | undefined;
+    return row?.hash ? row.number : null;
+  } catch {
+    // a store of another layout, or damaged: its size is said all the same
+    return null;
+  } finally {
+    db?.close();
+  }
 }
 
 /** The addresses and blocks networks.json gives the data sources on the network configured. */

@@ -3,15 +3,18 @@
 //
 // Exit codes: 2 when a variable is refused as read ("configuration error: ..."), 1 when start-up
 // fails on what the values name ("start-up error: ...": DATA_DIR not a writable directory or on a
-// full disk, a damaged store, PORT in use, the subgraph not built, the node refusing), each in one
-// line naming what to fix; an error that is no such message (a bug) adds its stack after that line.
-// 0 after SIGINT/SIGTERM, during start-up too.
-import { resolve, sep } from 'node:path';
+// full disk, a store file this user may not write, a damaged store, PORT in use, the subgraph not
+// built, the node refusing), each in one line naming what to fix; an error that is no such message
+// (a bug) adds its stack after that line. 0 after SIGINT/SIGTERM, during start-up too.
+// Once indexing, it says where it starts, and names the stores earlier builds of the subgraph left.
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import { redactUrl } from '../common/url.ts';
 import { indexerConfigFromEnv, shownPath, type IndexerEnvConfig } from './config.ts';
-import { DEFAULT_BUILD_DIR } from './deployment.ts';
+import { DEFAULT_BUILD_DIR, otherStores, type OtherStore } from './deployment.ts';
 import { createIndexer, type Indexer } from './indexer.ts';
 import { createProgressDisplay } from './progress.ts';
+import { damagedStoreMessage, isStoreDamage } from './store/sqlite-store.ts';
 
 let config: IndexerEnvConfig;
 try {
@@ -45,6 +48,59 @@ type SystemError = Error & {
   port?: number;
 };
 
+/** `name (uid N)` as /etc/passwd names the user, or `uid N` where it does not. */
+function account(uid: number): string {
+  try {
+    const entry = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((line) => line.split(':')[2] === String(uid));
+    if (entry) return `${entry.split(':')[0]} (uid ${uid})`;
+  } catch {
+    // no /etc/passwd here: the number alone
+  }
+  return `uid ${uid}`;
+}
+
+/**
+ * Which of the files SQLite writes for the store this process may not write, and why: the file
+ * system read-only, or the first of the store's directory, the store, its -wal and -shm files and
+ * its lock file that this user may not write (owner and mode). SQLite says only that it cannot
+ * open or write "the database". Null where each looks writable (or is not there to be written).
+ */
+function unwritableStoreFile(storePath: string): string | null {
+  const dir = dirname(storePath);
+  const files = [
+    {
+      path: dir,
+      mode: constants.W_OK | constants.X_OK,
+      named: 'the directory ',
+      refused: 'create files in it',
+    },
+    ...['', '-wal', '-shm', '.lock'].map((suffix) => ({
+      path: storePath + suffix,
+      mode: constants.R_OK | constants.W_OK,
+      named: '',
+      refused: 'write it',
+    })),
+  ];
+  for (const { path, mode, named, refused } of files) {
+    try {
+      accessSync(path, mode);
+    } catch (error) {
+      const { code } = error as SystemError;
+      if (code === 'ENOENT') continue;
+      if (code === 'EROFS') {
+        return `the file system holding ${shownPath(dir)} is mounted read-only; mount it read-write, or set DATA_DIR to a directory on a writable one, now ${shownPath(config.dataDir)}`;
+      }
+      const owner = statSync(path);
+      const user = process.getuid ? account(process.getuid()) : 'this process';
+      const permissions = (owner.mode & 0o7777).toString(8).padStart(4, '0');
+      return `${named}${shownPath(path)} is owned by ${account(owner.uid)}, group ${owner.gid}, mode ${permissions}, and the indexer runs as ${user}, who may not ${refused}; give it to that user (chown), or run the indexer as its owner`;
+    }
+  }
+  return null;
+}
+
 /** One line saying what failed at start-up and what to change, or null for an error not foreseen. */
 function startupProblem(error: SystemError, storePath: string | null): string | null {
   const { code, path } = error;
@@ -64,9 +120,10 @@ function startupProblem(error: SystemError, storePath: string | null): string | 
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
     return `DATA_DIR: the disk is full: the store ${store} cannot be written (${code}); free space on it, or set DATA_DIR to a directory on a disk with room, now ${dataDir}`;
   }
-  if (code?.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-    return `the store ${store} is damaged (${error.message}, ${code}): delete it and its -wal and -shm files to index again from the start block`;
-  }
+  if (isStoreDamage(error)) return damagedStoreMessage(store, `${error.message}, ${code}`);
+  const accessRefused = /^(SQLITE_(READONLY|CANTOPEN|PERM)|EROFS$|EACCES$|EPERM$)/.test(code ?? '');
+  const unwritable = storePath && accessRefused ? unwritableStoreFile(storePath) : null;
+  if (unwritable) return `DATA_DIR: cannot write the store ${store} (${error.message}): ${unwritable}`;
   const dataDirProblem = (what: string) =>
     `DATA_DIR: ${what}; DATA_DIR must name a writable directory (the store lives in <DATA_DIR>/indexer), now ${dataDir}`;
   const inDataDir = path !== undefined && within(resolve(path), config.dataDir);
@@ -192,11 +249,31 @@ try {
   failStartup(error, indexer.storePath);
 }
 
+/**
+ * The stores `others` named with their size and last block, and that they may go once the store in
+ * use has caught up: nothing deletes them, since going back to the build that made one resumes it.
+ */
+function otherStoresLeft(others: readonly OtherStore[]): string {
+  const shown = others.map(({ path, bytes, indexedTo }) => {
+    const indexed = indexedTo === null ? '' : `, indexed to block ${indexedTo}`;
+    return `${path} (${(bytes / 1e6).toFixed(1)} MB${indexed})`;
+  });
+  return others.length === 1
+    ? `the previous store ${shown[0]} is left: delete it and its -wal and -shm files once the new one has caught up`
+    : `the previous stores ${shown.join(', ')} are left: delete them and their -wal and -shm files once the new one has caught up`;
+}
+
 log(`indexer: ${config.network} via ${rpcShown}; store ${indexer.storePath}`);
 const started = statusNow();
+const others = otherStores(indexer.storePath, config.network);
 if (started && started.checkpoint >= started.startBlock) {
   log(
     `indexer: resuming after block ${started.checkpoint}, the last one in the store (${indexer.storePath})`,
+  );
+  if (others.length > 0) log(`indexer: ${otherStoresLeft(others)}`);
+} else if (started && others.length > 0) {
+  log(
+    `indexer: the subgraph build changed: indexing from block ${started.startBlock} into a new store ${indexer.storePath}; ${otherStoresLeft(others)}`,
   );
 } else if (started) {
   log(`indexer: new store, indexing from block ${started.startBlock}`);

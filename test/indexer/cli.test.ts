@@ -1,19 +1,28 @@
 // `npm run indexer` as its users meet it: the bundle `npm run build:indexer` makes of indexer/main.ts
 // runs as a child process against the harness's devnet. It says where it resumes and where it
-// stopped (also when stopped during start-up), never prints the RPC URL's path or query, and refuses
-// what it cannot start with in one line naming what to fix (exit 2 for a variable refused as read,
-// 1 for a start-up failure: a damaged store, a DATA_DIR on a full or read-only disk among them),
-// with no stack trace. The npm script execs node, so a SIGTERM to the script's shell reaches the
-// indexer. The disk tests mount a small tmpfs of their own (small-disk.ts), as root.
-import { spawn, type ChildProcess } from 'node:child_process';
+// stopped (also when stopped during start-up), which stores earlier subgraph builds left, never
+// prints the RPC URL's path or query, and refuses what it cannot start with in one line naming what
+// to fix (exit 2 for a variable refused as read, 1 for a start-up failure: a damaged store, a store
+// file another user owns, a DATA_DIR on a full or read-only disk among them), with no stack trace.
+// The npm script execs node, so a SIGTERM to the script's shell reaches the indexer. The disk tests
+// mount a small tmpfs of their own (small-disk.ts), and one runs the indexer as nobody: as root.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import {
+  chmodSync,
+  chownSync,
+  closeSync,
   copyFileSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
@@ -44,9 +53,23 @@ interface Run {
   line(pattern: RegExp): Promise<RegExpExecArray>;
 }
 
-/** Runs `command` (the bundle by default) with the environment `npm run indexer` would see, plus `env`. */
-function run(env: Record<string, string>, command: [string, string[]] = [process.execPath, [bundle]]): Run {
+/** A user to run the indexer as, other than this process's. */
+interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Runs `command` (the bundle by default) with the environment `npm run indexer` would see, plus
+ * `env`, as this process's user or as `user`.
+ */
+function run(
+  env: Record<string, string>,
+  command: [string, string[]] = [process.execPath, [bundle]],
+  user?: RunAs,
+): Run {
   const child = spawn(command[0], command[1], {
+    ...user,
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -96,6 +119,22 @@ function run(env: Record<string, string>, command: [string, string[]] = [process
   return { child, stdout, stderr, exit, line };
 }
 
+/**
+ * The indexer run into `dataDir` until it prints a line matching `until` (by default: once it
+ * serves), then stopped; resolves with its store's path.
+ */
+async function indexedStore(dataDir: string, until = /^query endpoint: /): Promise<string> {
+  const r = run({ DATA_DIR: dataDir });
+  const [, storePath] = await r.line(/^indexer: devnet via .*; store (.+)$/);
+  await r.line(until);
+  r.child.kill('SIGTERM');
+  expect(await r.exit).toBe(0);
+  return storePath!;
+}
+
+/** The user the tests run the indexer as where it must not be root, who may write anything. */
+const NOBODY: RunAs = { uid: 65534, gid: 65534 };
+
 /** The one stderr line of a refused start, checked for being one line with no stack trace. */
 async function refusal(r: Run): Promise<{ code: number | null; message: string }> {
   const code = await r.exit;
@@ -130,6 +169,39 @@ describe('npm run indexer', () => {
       silent.closeAllConnections();
       silent.close();
     }
+  });
+
+  it('names the store an earlier subgraph build left, its size and last block, when it starts a new one and when it resumes', async () => {
+    const dataDir = scratchDir();
+    const first = run({ DATA_DIR: dataDir });
+    const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
+    await first.line(/^indexing block|^synced/);
+    first.child.kill('SIGTERM');
+    await first.exit;
+    const stopped = Number(/at block (\d+)$/.exec(first.stdout.at(-1)!)![1]);
+    // what a build with other mappings left: a store under another deployment id
+    const earlier = join(dataDir, 'indexer', `devnet-L${'0'.repeat(45)}.sqlite`);
+    renameSync(storePath!, earlier);
+    const bytes = statSync(earlier).size;
+    const left = `the previous store ${earlier} (${(bytes / 1e6).toFixed(1)} MB, indexed to block ${stopped}) is left: delete it and its -wal and -shm files once the new one has caught up`;
+
+    const second = run({ DATA_DIR: dataDir });
+    await second.line(/^indexing block|^synced/);
+    second.child.kill('SIGTERM');
+    await second.exit;
+    expect(second.stdout).toContain(
+      `indexer: the subgraph build changed: indexing from block 1 into a new store ${storePath}; ${left}`,
+    );
+    expect(second.stdout).not.toContain('indexer: new store, indexing from block 1');
+
+    const third = run({ DATA_DIR: dataDir });
+    await third.line(/^indexer: resuming after block /);
+    await third.line(/^query endpoint: /);
+    third.child.kill('SIGTERM');
+    await third.exit;
+    expect(third.stdout).toContain(`indexer: ${left}`);
+    // left as it was: nothing is deleted for the user
+    expect(statSync(earlier).size).toBe(bytes);
   });
 
   it('says it starts a new store the first time, and resumes after the block it stopped at the next', async () => {
@@ -208,18 +280,70 @@ describe('npm run indexer', () => {
 
   it('refuses a damaged store in one line naming it and what to do, exit 1', async () => {
     const dataDir = scratchDir();
-    const first = run({ DATA_DIR: dataDir });
-    const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
-    await first.line(/^query endpoint: /);
-    first.child.kill('SIGTERM');
-    await first.exit;
-    writeFileSync(storePath!, 'no SQLite database\n'.repeat(1000));
-    for (const suffix of ['-wal', '-shm']) rmSync(storePath! + suffix, { force: true });
+    const storePath = await indexedStore(dataDir);
+    writeFileSync(storePath, 'no SQLite database\n'.repeat(1000));
+    for (const suffix of ['-wal', '-shm']) rmSync(storePath + suffix, { force: true });
     const { code, message } = await refusal(run({ DATA_DIR: dataDir }));
     expect(code).toBe(1);
     expect(message).toBe(
-      `start-up error: the store ${storePath} is damaged (file is not a database, SQLITE_NOTADB): delete it and its -wal and -shm files to index again from the start block`,
+      `start-up error: the store ${storePath} is damaged (file is not a database, SQLITE_NOTADB): delete it and its -wal and -shm files while the indexer is stopped, to index again from the start block`,
     );
+  });
+
+  it('refuses a store with a damaged page no start-up read reaches in one line naming it and what to do, exit 1', async () => {
+    const dataDir = scratchDir();
+    const storePath = await indexedStore(dataDir, /^synced to block /);
+    const db = new Database(storePath, { readonly: true, fileMustExist: true });
+    const root = db
+      .prepare(`SELECT "rootpage" FROM sqlite_master WHERE "name" = 'NavRecord'`)
+      .pluck()
+      .get() as number;
+    db.close();
+    const fd = openSync(storePath, 'r+');
+    writeSync(fd, Buffer.alloc(4096), 0, 4096, (root - 1) * 4096);
+    closeSync(fd);
+    const { code, message } = await refusal(run({ DATA_DIR: dataDir }));
+    expect(code).toBe(1);
+    expect(message).toMatch(
+      new RegExp(
+        `^start-up error: the store ${storePath} is damaged \\(PRAGMA quick_check found: Tree ${root} page ${root}: btreeInitPage\\(\\) returns error code 11; .*, SQLITE_CORRUPT\\): delete it and its -wal and -shm files while the indexer is stopped, to index again from the start block$`,
+      ),
+    );
+  });
+
+  it('names the -wal file another user left that it may not write, with owner and mode, exit 1', async () => {
+    // a store indexed as root and killed, its -wal and -shm left root's; the rest given to nobody
+    const scratch = scratchDir();
+    chmodSync(scratch, 0o755);
+    const dataDir = join(scratch, 'data');
+    const first = run({ DATA_DIR: dataDir });
+    const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
+    await first.line(/^query endpoint: /);
+    first.child.kill('SIGKILL');
+    await first.exit;
+    for (const path of [dataDir, join(dataDir, 'indexer'), storePath!, `${storePath}.lock`]) {
+      chownSync(path, NOBODY.uid, NOBODY.gid);
+    }
+    const { code, message } = await refusal(run({ DATA_DIR: dataDir }, undefined, NOBODY));
+    expect(code).toBe(1);
+    expect(message).toBe(
+      `start-up error: DATA_DIR: cannot write the store ${storePath} (attempt to write a readonly database): ${storePath}-wal is owned by root (uid 0), group 0, mode 0644, and the indexer runs as nobody (uid ${NOBODY.uid}), who may not write it; give it to that user (chown), or run the indexer as its owner`,
+    );
+  });
+
+  it('says the file system of a store that was indexed is now mounted read-only, exit 1', async () => {
+    const disk = mountSmallDisk(32 * 1024);
+    try {
+      const storePath = await indexedStore(disk.dir);
+      expect(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status).toBe(0);
+      const { code, message } = await refusal(run({ DATA_DIR: disk.dir }));
+      expect(code).toBe(1);
+      expect(message).toBe(
+        `start-up error: DATA_DIR: cannot write the store ${storePath} (unable to open database file): the file system holding ${join(disk.dir, 'indexer')} is mounted read-only; mount it read-write, or set DATA_DIR to a directory on a writable one, now ${disk.dir}`,
+      );
+    } finally {
+      disk.remove();
+    }
   });
 
   it('refuses a DATA_DIR on a full disk in one line saying so, exit 1', async () => {
