@@ -1,9 +1,9 @@
 // A store that refuses a write with a SQLite error no wait would explain (a trigger in the test's own
-// store that fails every NavRecord insert with SQLite's words for a corrupt file), on the test's own
-// chain. The indexer must not keep serving its last block as healthy: the index-node status API
-// reports the failure (health failed, a non-deterministic fatalError, as graph-node reports such
-// errors), indexing starts again after a wait, and once the store takes the write it goes on to
-// exactly the store a clean run builds.
+// store that fails every NavRecord insert), on the test's own chain. The indexer must not keep
+// serving its last block as healthy: the index-node status API reports the failure (health failed,
+// a non-deterministic fatalError, as graph-node reports such errors), indexing starts again after a
+// wait, and once the store takes the write it goes on to exactly the store a clean run builds. (A
+// damaged store, which no retry mends, stops indexing instead: store-damage.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
@@ -17,7 +17,8 @@ let devnet: PrivateDevnet;
 let actions: ChainActions;
 const indexers = devnetIndexers(() => devnetContracts(devnet.deployment), 'indexer-failure-');
 
-const MALFORMED = 'database disk image is malformed';
+/** what the trigger fails each NavRecord insert with (SQLITE_CONSTRAINT_TRIGGER) */
+const REFUSED = 'the test refuses every NavRecord insert';
 
 interface Status {
   health: string;
@@ -53,7 +54,7 @@ describe('an indexer whose store fails a write with an error no wait explains', 
   let indexed: number;
   /** the block of the writes the store refuses */
   let drafted: number;
-  const failure = `indexer failed: ${MALFORMED};`;
+  const failure = `indexer failed: ${REFUSED};`;
 
   beforeAll(async () => {
     indexed = (await actions.head()).number;
@@ -61,7 +62,7 @@ describe('an indexer whose store fails a write with an error no wait explains', 
     await indexer.waitForBlock(indexed);
     onStore(
       indexer.storePath,
-      `CREATE TRIGGER "refuse_nav" BEFORE INSERT ON "NavRecord" BEGIN SELECT RAISE(ABORT, '${MALFORMED}'); END`,
+      `CREATE TRIGGER "refuse_nav" BEFORE INSERT ON "NavRecord" BEGIN SELECT RAISE(ABORT, '${REFUSED}'); END`,
     );
     drafted = await actions.draftAll(2, 1_100_000n);
     const failed = `${failure} nothing after block ${indexed} was kept, and indexing goes on from there in 1 s`;
@@ -71,11 +72,11 @@ describe('an indexer whose store fails a write with an error no wait explains', 
   it('reports health failed with the error, serving its last block', async () => {
     expect(await statusOf(indexer.queryUrl)).toEqual({
       health: 'failed',
-      fatalError: { message: MALFORMED, deterministic: false, block: null, handler: null },
+      fatalError: { message: REFUSED, deterministic: false, block: null, handler: null },
     });
     expect(indexer.status()).toMatchObject({
       checkpoint: indexed,
-      indexingError: MALFORMED,
+      indexingError: REFUSED,
       storeError: null,
     });
     // as in graph-node, _meta's flag counts deterministic errors only
@@ -91,7 +92,7 @@ describe('an indexer whose store fails a write with an error no wait explains', 
     await indexer.waitForBlock(drafted);
     expect(await statusOf(indexer.queryUrl)).toEqual({ health: 'healthy', fatalError: null });
     expect(indexer.status()).toMatchObject({ indexingError: null, storeError: null });
-    expect(lines).toContain(`indexer: indexing went on past the failure (${MALFORMED})`);
+    expect(lines).toContain(`indexer: indexing went on past the failure (${REFUSED})`);
   });
 
   it('ends with exactly the store a clean run builds', async () => {
