@@ -31,16 +31,12 @@ export async function checkChain(rpcUrl: string, network: string): Promise<void>
 
 /** The follower's ChainSource for one start(), stopped by `signal`, telling `log` what it retries and learns. */
 export function createChainSource(
-  config: Pick<
-    IndexerConfig,
-    'rpcUrl' | 'initialRange' | 'maxRange' | 'maxAddressesPerRequest' | 'rpcTimeoutMs'
-  >,
+  config: Pick<IndexerConfig, 'rpcUrl' | 'maxRange' | 'maxAddressesPerRequest' | 'rpcTimeoutMs'>,
   signal: AbortSignal,
   log: (line: string) => void,
 ): ChainSource {
   return new ChainSource({
     rpcUrl: config.rpcUrl,
-    initialRange: config.initialRange,
     maxRange: config.maxRange,
     maxAddressesPerRequest: config.maxAddressesPerRequest,
     requestTimeoutMs: config.rpcTimeoutMs,

@@ -24,7 +24,6 @@ export interface IndexerConfig {
   dataDir: string;
   /** query server port; 0 picks a free one */
   port: number;
-  host?: string;
   /** directory `graph build` wrote (default DEFAULT_BUILD_DIR, subgraph/build) */
   buildDir?: string;
   /** networks.json to read (default DEFAULT_NETWORKS_FILE, subgraph/networks.json) */
@@ -50,8 +49,7 @@ export interface IndexerConfig {
   pollIntervalMs?: number;
   /** how often catch-up commits (default DEFAULT_COMMIT_INTERVAL_MS; 0: every range) */
   commitIntervalMs?: number;
-  /** eth_getLogs span bounds */
-  initialRange?: number;
+  /** the widest eth_getLogs span, in blocks (default DEFAULT_MAX_RANGE) */
   maxRange?: number;
   /**
    * most ranges fetched at once over sparse stretches (default MAX_RANGES_AHEAD; 1: only the next
@@ -193,7 +191,7 @@ export async function createIndexer(config: IndexerConfig): Promise<Indexer> {
       const { store } = opened;
       query = createStoreQueryService(config, deployment, () => followers.heldUpBy);
       try {
-        indexer.queryUrl = await query.listen(config.port, config.host);
+        indexer.queryUrl = await query.listen(config.port);
       } catch (error) {
         // nothing runs yet: what start() took is given back, so start() may be called again
         await indexer.stop();

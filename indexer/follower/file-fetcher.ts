@@ -17,7 +17,7 @@ export interface FileFetcherOptions {
 }
 
 /** First and shortest wait before a file that failed is tried again, unless configured otherwise. */
-export const DEFAULT_FILE_MIN_RETRY_MS = 5_000;
+const DEFAULT_FILE_MIN_RETRY_MS = 5_000;
 
 /**
  * Longest wait between tries of a file unless INDEXER_FILE_MAX_RETRY_MS says otherwise (600 s,

@@ -32,8 +32,8 @@ export interface QueryServiceOptions extends Omit<QueryWorkerData, 'queryWorker'
 }
 
 export interface QueryService {
-  /** starts the query workers and listens; resolves with the URL of /subgraphs/name/<name> */
-  listen(port: number, host?: string): Promise<string>;
+  /** starts the query workers and listens on loopback; resolves with the URL of /subgraphs/name/<name> */
+  listen(port: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -47,7 +47,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
   });
   let server: Server | null = null;
   return {
-    async listen(port, host) {
+    async listen(port) {
       await workers.start();
       server = createQueryServer({
         subgraphName: options.subgraphName,
@@ -55,7 +55,7 @@ export function createQueryService(options: QueryServiceOptions): QueryService {
         run: (api, request) => workers.run(api, request),
         keepAliveTimeoutMs,
       });
-      const base = await listen(server, port, host);
+      const base = await listen(server, port);
       return `${base}/subgraphs/name/${options.subgraphName}`;
     },
     async close() {

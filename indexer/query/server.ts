@@ -229,13 +229,13 @@ export function createQueryServer(options: QueryServerOptions): Server {
   }, options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
 }
 
-/** Listens on `port` (0: OS-assigned) and resolves with the bound URL base. */
-export function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
+/** Listens on `port` (0: OS-assigned) of 127.0.0.1 and resolves with the bound URL base. */
+export function listen(server: Server, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address() as AddressInfo;
-      resolve(`http://${host}:${address.port}`);
+      resolve(`http://127.0.0.1:${address.port}`);
     });
   });
 }
