@@ -99,12 +99,7 @@ export function deployData(name: ContractName, args: readonly unknown[]): Hex {
   return encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode, args });
 }
 
-interface DeployOptions {
-  /** Timestamp of the deployment block; defaults to one hour after genesis. */
-  timestamp?: bigint;
-}
-
-export async function deployProtocol(rpcUrl: string, options: DeployOptions = {}): Promise<Deployment> {
+export async function deployProtocol(rpcUrl: string): Promise<Deployment> {
   const rpc = createRpcClient(rpcUrl);
   const queue = createTxQueue(rpc);
   const deployer = roles.deployer;
@@ -159,8 +154,8 @@ export async function deployProtocol(rpcUrl: string, options: DeployOptions = {}
   await rpc.request('anvil_setCode', [MULTICALL3_ADDRESS, loadArtifact('Multicall3').deployedBytecode]);
   await queue.send(txs);
   const latest = await rpc.request<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
-  const timestamp =
-    options.timestamp ?? BigInt(Math.max(DEVNET_GENESIS_TIMESTAMP + 3600, Number(latest.timestamp) + 1));
+  // the deployment block comes an hour after genesis, or after the latest block: block times must increase
+  const timestamp = BigInt(Math.max(DEVNET_GENESIS_TIMESTAMP + 3600, Number(latest.timestamp) + 1));
   const block = await queue.mine(timestamp);
   for (const { request, receipt } of block.txs) {
     if (request.to === undefined && receipt.contractAddress === null)

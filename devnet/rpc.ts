@@ -23,11 +23,14 @@ interface RpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** The most calls one JSON-RPC batch (one HTTP request) carries. */
+const BATCH_SIZE = 500;
+
 export interface RpcClient {
   url: string;
   request<T>(method: string, params: unknown[]): Promise<T>;
-  /** Sends calls in JSON-RPC batches of at most `chunkSize`; results come back in call order. */
-  batch<T = unknown>(calls: RpcCall[], chunkSize?: number): Promise<T[]>;
+  /** Sends calls in JSON-RPC batches of at most BATCH_SIZE; results come back in call order. */
+  batch<T = unknown>(calls: RpcCall[]): Promise<T[]>;
 }
 
 /**
@@ -62,10 +65,10 @@ export function createRpcClient(url: string, { timeoutMs }: { timeoutMs?: number
       const call = { method, params };
       return unwrap<T>(call, (await post({ jsonrpc: '2.0', id: nextId++, ...call })) as RpcResponse);
     },
-    async batch<T>(calls: RpcCall[], chunkSize = 500): Promise<T[]> {
+    async batch<T>(calls: RpcCall[]): Promise<T[]> {
       const results: T[] = [];
-      for (let start = 0; start < calls.length; start += chunkSize) {
-        const chunk = calls.slice(start, start + chunkSize);
+      for (let start = 0; start < calls.length; start += BATCH_SIZE) {
+        const chunk = calls.slice(start, start + BATCH_SIZE);
         const firstId = nextId;
         nextId += chunk.length;
         const responses = (await post(
