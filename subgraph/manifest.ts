@@ -86,9 +86,9 @@ export function abiPath(source: ManifestSource, name: string = source.abi): stri
   return join(subgraphDir, file);
 }
 
-/** The ABI `source` declares as `name` (by default `source.abi`), read from its file. */
-export function readAbi(source: ManifestSource, name: string = source.abi): Abi {
-  const path = abiPath(source, name);
+/** The ABI `source` decodes its events with (`source.abi`), read from its file. */
+export function readAbi(source: ManifestSource): Abi {
+  const path = abiPath(source);
   let abi: unknown;
   try {
     abi = JSON.parse(readFileSync(path, 'utf8'));
