@@ -27,6 +27,7 @@ import { createReplies, type Replies } from './replies.ts';
 import { requestGuard, urlLengthGuard } from './request-guards.ts';
 import { DEFAULT_BLOCK_CHECK_MS, DEFAULT_RESPONSE_CACHE_BYTES } from './response-cache.ts';
 import { createRouteHandlers } from './route-handler.ts';
+import type { TrustProxy } from './service-config.ts';
 import {
   CACHE_TIERS,
   DEPRECATED_ROUTES,
@@ -42,8 +43,11 @@ export interface RestConfig {
   publicBaseUrl?: string;
   /** base of problem `type` URIs; `${publicBaseUrl}/problems` when unset */
   problemBase?: string;
-  /** Express `trust proxy`: false, true, a hop count, or a list of proxy addresses */
-  trustProxy: boolean | number | string;
+  /**
+   * Express `trust proxy`: false, a hop count, or a comma-separated list of proxy addresses;
+   * service-config.ts refuses true, which would let clients choose the address rate limits count
+   */
+  trustProxy: TrustProxy;
   /**
    * whether the data served is the devnet's default scenario, whose values the documents may show
    * as examples over the devnet registry (default true; false where SCENARIO_* changed it)

@@ -41,7 +41,7 @@ export const GRAPHQL_NOT_ACCEPTABLE = `/graphql answers ${GRAPHQL_ANSWER_TYPES.j
  * range's parameters against the offered types', which name none, and so refused each of them.
  * Another charset stays, and is refused: Yoga answers in UTF-8 only.
  */
-export function withoutUtf8Charset(accept: string): string {
+function withoutUtf8Charset(accept: string): string {
   return accept.replace(/\s*;\s*charset\s*=\s*(?:"utf-8"|utf-8)(?=\s*(?:[;,]|$))/gi, '');
 }
 

@@ -177,7 +177,7 @@ export function createServiceServer(
     );
     res.writeHead(status, headers).end(body);
   });
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     const answer = refusal(
       'method-not-allowed',
       'CONNECT is not allowed: this service is no proxy, and it is read-only; use GET.',

@@ -41,11 +41,9 @@ function object(properties: Record<string, JsonSchema>, description?: string): J
   };
 }
 
-const list = (item: string, extra: Record<string, JsonSchema> = {}, description?: string): JsonSchema =>
-  object(
-    { items: { type: 'array', items: ref(item) }, count: { ...integer, minimum: 0 }, ...extra },
-    description,
-  );
+/** a list body: its items, each of the schema named `item`, and their count */
+const list = (item: string): JsonSchema =>
+  object({ items: { type: 'array', items: ref(item) }, count: { ...integer, minimum: 0 } });
 
 const navPerShare = { ...decimal, pattern: '^\\d+\\.\\d{6}$', description: 'decimal with 6 decimal places' };
 const navRecord = object(

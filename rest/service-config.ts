@@ -31,7 +31,7 @@ export interface ServiceConfig {
   distributionsBase: string | undefined;
   /** devnet mode: deployment, distributions and the indexer store go to <dataDir>/devnet */
   dataDir: string;
-  trustProxy: number | string | false;
+  trustProxy: TrustProxy;
   redisUrl: string | undefined;
   rateLimit: RateLimitConfig | false;
   responseCacheEntries: number;
@@ -70,7 +70,13 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 const TRUST_PROXY_FORMS =
   'false, a hop count (1 behind one load balancer), or a comma-separated list of proxy addresses, CIDR ranges (10.0.0.0/8) and the names loopback, linklocal and uniquelocal';
 
-function trustProxy(env: Env): number | string | false {
+/**
+ * Express's `trust proxy` as TRUST_PROXY gives it: false, a hop count, or a list of proxies
+ * (TRUST_PROXY_FORMS); never true
+ */
+export type TrustProxy = number | string | false;
+
+function trustProxy(env: Env): TrustProxy {
   const raw = envValue(env, 'TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
   // Express would take the leftmost X-Forwarded-For address, which the client writes itself
