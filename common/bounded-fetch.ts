@@ -23,7 +23,7 @@ export const MAX_ANSWER_BYTES = 32 * 2 ** 20;
 export const MAX_QUOTED_CHARS = 500;
 
 /** An answer longer than the most the service reads of one. */
-export class AnswerTooLargeError extends Error {
+class AnswerTooLargeError extends Error {
   /** what the upstream did, after "it": a reason a 503 can give its client */
   readonly reason: string;
 

@@ -23,7 +23,10 @@ export class GatewayError extends GraphQLError {
   readonly code: ErrorCode;
   /** for BAD_INPUT: the argument or parameter at fault */
   readonly argument: string | undefined;
-  /** for UPSTREAM_UNAVAILABLE: which upstream (subgraph, chain, distributions) */
+  /**
+   * for UPSTREAM_UNAVAILABLE: which upstream, as the message names it: 'subgraph', 'chain RPC' or
+   * 'dividend distribution' (gateway/server.ts upstreamsOf gives each one's setting)
+   */
   readonly upstream: string | undefined;
   /**
    * for UPSTREAM_UNAVAILABLE: the upstream answered, but with something the service refuses until its
