@@ -61,13 +61,13 @@ class Unreachable extends Error {
 
 /** Runs `attempt` until it succeeds, throws anything but Unreachable, or the wait is over. */
 async function whenReachable<T>(what: string, attempt: () => Promise<T>, wait: UpstreamWait): Promise<T> {
-  const started = Date.now();
+  const started = performance.now();
   for (let first = true; ; first = false) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof Unreachable)) throw error;
-      if (Date.now() - started + wait.retryEveryMs > wait.waitMs)
+      if (performance.now() - started + wait.retryEveryMs > wait.waitMs)
         throw new Error(
           `${error.answered ? 'still failing after' : 'no answer within'} ${wait.waitMs / 1000} s: ${error.message}${error.remedy === undefined ? '' : `: ${error.remedy}`}`,
         );

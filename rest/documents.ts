@@ -70,19 +70,19 @@ function documentHandler(
   return (req, res) => {
     const base = replies.baseOf(req);
     const key = `${name} ${base}`;
-    let entry = documents.get(key, Date.now());
+    let entry = documents.get(key, performance.now());
     if (!entry) {
       const body = Buffer.from(build(base, replies.problemBaseOf(req)));
       entry = {
         body,
         etag: etagOf(body),
         headers: {},
-        storedAt: Date.now(),
+        storedAt: performance.now(),
         maxAgeSeconds: CACHE_TIERS.reference.maxAge,
         basis: { indexed: null, chainHead: null },
       };
       documents.set(key, entry);
     }
-    sendCached(req, res, { ...entry, storedAt: Date.now() }, contentType);
+    sendCached(req, res, { ...entry, storedAt: performance.now() }, contentType);
   };
 }

@@ -19,7 +19,7 @@ export function sendCached(
 ): void {
   res.setHeader('ETag', entry.etag);
   res.setHeader('Cache-Control', `public, max-age=${entry.maxAgeSeconds}`);
-  res.setHeader('Age', String(Math.max(0, Math.floor((performance.now() - entry.storedAt) / 1000))));
+  res.setHeader('Age', String(Math.floor((performance.now() - entry.storedAt) / 1000)));
   for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
   const { indexed } = entry.basis;
   if (indexed !== null && chainHead !== undefined)
