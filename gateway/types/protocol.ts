@@ -1,7 +1,7 @@
 // The protocol record: registry metadata with the funds' current status.
 import { builder } from '../builder.ts';
 import type { Registry } from '../sources/registry.ts';
-import { ChainInfoRef } from './chain-info.ts';
+import { ChainRef } from './chain.ts';
 import { FundRef } from './fund.ts';
 import { PolicyRef } from './policy.ts';
 
@@ -19,7 +19,7 @@ export const ProtocolRef = builder.objectRef<Registry>('Protocol').implement({
       description: 'name of the registry network this service serves, e.g. devnet or sepolia',
     }),
     chain: t.field({
-      type: ChainInfoRef,
+      type: ChainRef,
       description: 'the chain it is deployed on',
       resolve: (r) => r.chain,
     }),

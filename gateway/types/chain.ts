@@ -2,7 +2,7 @@
 import { builder } from '../builder.ts';
 import type { Registry } from '../sources/registry.ts';
 
-export const ChainInfoRef = builder.objectRef<Registry['chain']>('Chain').implement({
+export const ChainRef = builder.objectRef<Registry['chain']>('Chain').implement({
   description: 'The network the protocol runs on.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'EIP-155 chain id (31337 on the local devnet)' }),
