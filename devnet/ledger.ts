@@ -4,8 +4,9 @@
 import type { Address, Hex } from 'viem';
 import type { ScenarioParams } from './scenario-params.ts';
 
-export const NAV_STATUSES = ['None', 'Draft', 'PendingVerification', 'Verified', 'Published'] as const;
-export type NavStatus = Exclude<(typeof NAV_STATUSES)[number], 'None'>;
+/** NavOracle's Status enum, indexed by its on-chain value ('None': no record for the epoch). */
+export const NAV_ORACLE_STATUSES = ['None', 'Draft', 'PendingVerification', 'Verified', 'Published'] as const;
+export type NavStatus = Exclude<(typeof NAV_ORACLE_STATUSES)[number], 'None'>;
 
 /** The vault's modules in the order of their ids (0, 1, 2), as pause and unpause take them. */
 export const MODULE_NAMES = ['subscriptions', 'redemptions', 'claims'] as const;

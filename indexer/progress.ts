@@ -23,12 +23,10 @@ interface ProgressStream {
 export interface ProgressDisplayOptions {
   /** where the display writes; its `columns` bound the status line */
   stream?: ProgressStream;
-  /** or a function writing the text (then `columns` gives the width: by default process.stdout's) */
+  /** or a function writing the text (then process.stdout's columns give the width) */
   write?: (text: string) => void;
   /** redraw one line in place (a TTY) instead of printing lines (default: the stream's isTTY) */
   tty?: boolean;
-  /** the terminal's width, read at each redraw (default: the stream's columns, else process.stdout's) */
-  columns?: () => number | undefined;
   /** minimum interval between plain lines (default 5 s) */
   lineIntervalMs?: number;
   /**
@@ -138,7 +136,7 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
   if (!options.write && !stream) throw new Error('createProgressDisplay: give a stream or a write function');
   const write = options.write ?? ((text: string) => void stream?.write(text));
   const tty = options.tty ?? Boolean(stream?.isTTY);
-  const columns = options.columns ?? (() => (stream ? stream.columns : process.stdout.columns));
+  const columns = (): number | undefined => (stream ? stream.columns : process.stdout.columns);
   const now = options.now ?? (() => performance.now());
   const samples: Sample[] = [];
   let lastLineAt = -Infinity;

@@ -20,7 +20,7 @@ import type { QueryApiName, QueryJob, QueryWorkerData, QueryWorkerMessage } from
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 
 /** How long a worker beyond the first stays without a request before it ends (~38 MB each). */
-export const EXTRA_WORKER_IDLE_MS = 30_000;
+const EXTRA_WORKER_IDLE_MS = 30_000;
 
 /**
  * The heap a query worker has at least, in MiB. The largest answer the default result-size limit
@@ -49,7 +49,7 @@ const STOPPING: QueryOutcome = {
   body: errorAnswer('the query service is stopping; try again once it is back'),
 };
 
-export interface QueryWorkersOptions {
+interface QueryWorkersOptions {
   data: Omit<QueryWorkerData, 'queryWorker'>;
   /** how many run at once: one is kept; more start while requests wait, and end once idle */
   workers: number;

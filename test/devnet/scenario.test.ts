@@ -17,7 +17,7 @@ import {
 } from 'viem';
 import { describe, expect, inject, it } from 'vitest';
 import { abiOf } from '../../devnet/deploy.ts';
-import { NAV_STATUSES } from '../../devnet/ledger.ts';
+import { NAV_ORACLE_STATUSES } from '../../devnet/ledger.ts';
 
 const { rpcUrl, deployment, ledger, dataDir } = inject('devnet');
 const client = createPublicClient({ transport: http(rpcUrl) }) as PublicClient;
@@ -84,7 +84,7 @@ describe('the default devnet scenario', () => {
           fund.vault,
           BigInt(epoch),
         ]);
-        statuses.push(NAV_STATUSES[status]);
+        statuses.push(NAV_ORACLE_STATUSES[status]);
       }
       expect(statuses).toEqual(['Published', 'Verified', 'PendingVerification', 'Draft']);
       const ledgerStatuses = ledger.navRecords.filter((r) => r.fund === fund.slug).map((r) => r.status);
@@ -106,7 +106,7 @@ describe('the default devnet scenario', () => {
     });
     ledger.navRecords.forEach((r, i) => {
       const [status, navPerShare] = records[i] as readonly [number, bigint];
-      expect([NAV_STATUSES[status], navPerShare.toString()]).toEqual([r.status, r.navPerShare]);
+      expect([NAV_ORACLE_STATUSES[status], navPerShare.toString()]).toEqual([r.status, r.navPerShare]);
     });
     for (const fund of ledger.funds) {
       const published = ledger.navRecords
