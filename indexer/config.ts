@@ -143,11 +143,10 @@ function devnetRpcUrl(env: Env): string {
 
 export function indexerConfigFromEnv(env: Env): IndexerEnvConfig {
   const network = envValue(env, 'NETWORK') ?? 'devnet';
-  const networksFile = DEFAULT_NETWORKS_FILE;
-  const networks = knownNetworks(networksFile);
+  const networks = knownNetworks(DEFAULT_NETWORKS_FILE);
   if (!networks.includes(network)) {
     throw new Error(
-      `NETWORK must be a network of ${shownPath(networksFile)} (${networks.join(', ')}), got "${network}"`,
+      `NETWORK must be a network of ${shownPath(DEFAULT_NETWORKS_FILE)} (${networks.join(', ')}), got "${network}"`,
     );
   }
   const dataDir = resolve(envValue(env, 'DATA_DIR') ?? 'data');

@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { makeDirectory } from '../common/directory.ts';
+import { filesUnder, makeDirectory } from '../common/directory.ts';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { TransactionFetch } from './follower/range-fetcher.ts';
 import type { IndexerConfig } from './indexer.ts';
@@ -115,22 +115,13 @@ function lastIndexedBlock(path: string): number | null {
 
 /** The addresses and blocks networks.json gives the data sources on the network configured. */
 function networkContracts(config: IndexerConfig): Record<string, NetworkContract> {
-  const networks = JSON.parse(readFileSync(config.networksFile ?? DEFAULT_NETWORKS_FILE, 'utf8')) as Record<
+  const networks = JSON.parse(readFileSync(DEFAULT_NETWORKS_FILE, 'utf8')) as Record<
     string,
     Record<string, NetworkContract>
   >;
   const contracts = networks[config.network];
   if (!contracts) throw new Error(`network ${config.network} is not in networks.json`);
   return contracts;
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const full = join(dir, name);
-      return statSync(full).isDirectory() ? filesUnder(full) : [full];
-    });
 }
 
 function deploymentId(

@@ -26,8 +26,6 @@ export interface IndexerConfig {
   port: number;
   /** directory `graph build` wrote (default DEFAULT_BUILD_DIR, subgraph/build) */
   buildDir?: string;
-  /** networks.json to read (default DEFAULT_NETWORKS_FILE, subgraph/networks.json) */
-  networksFile?: string;
   /** per data source name; overrides networks.json (used for chains deployed at other addresses) */
   contracts?: Record<string, NetworkContract>;
   /** served at /subgraphs/name/<subgraphName> (default DEFAULT_SUBGRAPH_NAME) */

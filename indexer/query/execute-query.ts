@@ -37,7 +37,7 @@ import { BlockLocationError, type LatestBlock, type StoreReader } from './store-
 export interface ExecutableApi {
   schema: GraphQLSchema;
   rootValue?: unknown;
-  /** a subgraph's API: its answers follow graph-node's error policy (see applyErrorPolicy) */
+  /** a subgraph's API: its answers follow graph-node's error policy (see asGraphNodeAnswer) */
   subgraphErrors?: boolean;
 }
 

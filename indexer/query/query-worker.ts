@@ -80,7 +80,12 @@ function serveParent(): void {
     try {
       // the HTTP server has checked that it parses; a body of `null` asks nothing
       const request = (JSON.parse(job.requestJson) ?? {}) as GraphQLRequest;
-      const api = { ...apis[job.api], reader, maxResultBytes: data.maxResultBytes };
+      const api = {
+        ...apis[job.api],
+        reader,
+        maxResultBytes: data.maxResultBytes,
+        storePath: data.storePath,
+      };
       message = { body: JSON.stringify(executeQuery(api, request)) };
     } catch (error) {
       message = { failure: (error as Error).stack ?? String(error) };

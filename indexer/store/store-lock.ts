@@ -7,7 +7,7 @@
 // and one in another PID namespace (a container sharing the volume) is refused while the writer
 // lives. The file is never deleted: a second writer would lock a new file of the same name.
 import Database from 'better-sqlite3';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 
 /**
  * The lock databases this process holds. better-sqlite3 closes a database whose object is garbage
@@ -19,6 +19,16 @@ const heldLocks = new Set<Database.Database>();
 /** Takes the store's lock for this process; the function returned releases it. */
 export function lockStore(storePath: string): () => void {
   const lockPath = `${storePath}.lock`;
+  // SQLite opens a file this process may not write read-only, without a word, and the exclusive
+  // transaction of a read-only connection excludes no other: two indexers would both hold the lock
+  if (existsSync(lockPath)) {
+    try {
+      accessSync(lockPath, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw Object.assign(new Error(`its lock file may not be written, ${code}`), { code, path: lockPath });
+    }
+  }
   for (let attempt = 1; ; attempt++) {
     let db: Database.Database | undefined;
     try {

@@ -13,6 +13,7 @@ import {
   chownSync,
   closeSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -328,6 +329,28 @@ describe('npm run indexer', () => {
     expect(code).toBe(1);
     expect(message).toBe(
       `start-up error: DATA_DIR: cannot write the store ${storePath} (attempt to write a readonly database): ${storePath}-wal is owned by root (uid 0), group 0, mode 0644, and the indexer runs as nobody (uid ${NOBODY.uid}), who may not write it; give it to that user (chown), or run the indexer as its owner`,
+    );
+  });
+
+  it('names the lock file another user left that it may not write, rather than take a lock that excludes no one, exit 1', async () => {
+    // a store indexed as root and stopped; all of it given to nobody but the lock file
+    const scratch = scratchDir();
+    chmodSync(scratch, 0o755);
+    const dataDir = join(scratch, 'data');
+    const first = run({ DATA_DIR: dataDir });
+    const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
+    await first.line(/^query endpoint: /);
+    first.child.kill('SIGTERM');
+    await first.exit;
+    for (const path of [dataDir, join(dataDir, 'indexer'), storePath!])
+      chownSync(path, NOBODY.uid, NOBODY.gid);
+    for (const suffix of ['-wal', '-shm']) {
+      if (existsSync(`${storePath}${suffix}`)) chownSync(`${storePath}${suffix}`, NOBODY.uid, NOBODY.gid);
+    }
+    const { code, message } = await refusal(run({ DATA_DIR: dataDir }, undefined, NOBODY));
+    expect(code).toBe(1);
+    expect(message).toBe(
+      `start-up error: DATA_DIR: cannot write the store ${storePath} (its lock file may not be written, EACCES): ${storePath}.lock is owned by root (uid 0), group 0, mode 0644, and the indexer runs as nobody (uid ${NOBODY.uid}), who may not write it; give it to that user (chown), or run the indexer as its owner`,
     );
   });
 

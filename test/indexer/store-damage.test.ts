@@ -153,7 +153,7 @@ describe('a running indexer whose store gets a damaged page', () => {
 
   it('answers a query that reads the damaged page with the damage and what to do', async () => {
     expect(await queryErrorOf(indexer.queryUrl, '{ navRecords(first: 1) { id } }')).toBe(
-      `the indexer's store is damaged (${MALFORMED}): delete it and its -wal and -shm files while the indexer is stopped, to index again from the start block`,
+      damaged(indexer.storePath, MALFORMED),
     );
   });
 
