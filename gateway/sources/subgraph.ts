@@ -19,8 +19,8 @@
 // subgraph that is not there), answered as such rather than as an outage to retry.
 // Entity fields say `subgraphError: allow`: a subgraph with indexing errors still has its data
 // served, flagged in freshness (health says `degraded`), rather than every request failing.
-// Loaders are created per request: a request's lookups of funds or rounds are batched into
-// one upstream query sized with `first`, and nothing is shared between requests.
+// Loaders are created per request: a request's lookups of funds, rounds or settlements by id are
+// batched into one upstream query sized with `first`, and nothing is shared between requests.
 // Each answer is read whole within SUBGRAPH_TIMEOUT_MS and at most MAX_ANSWER_BYTES (graphNodeFetch).
 import DataLoader from 'dataloader';
 import { ClientError, GraphQLClient } from 'graphql-request';
@@ -391,6 +391,12 @@ const DIVIDEND_ROUND_SHAPE = {
   postedTxHash: 'string',
 } as const satisfies RowShape;
 
+/** what a NAV record needs of its epoch's settlement: when the vault settled it */
+const SETTLEMENT_SHAPE = {
+  id: 'string',
+  timestamp: 'uint',
+} as const satisfies RowShape;
+
 const PROTOCOL_EVENT_SHAPE = {
   id: 'string',
   contract: 'string',
@@ -409,6 +415,7 @@ export type NavRow = RowOf<typeof NAV_SHAPE>;
 export type FundRow = RowOf<typeof FUND_SHAPE>;
 export type DividendRoundRow = RowOf<typeof DIVIDEND_ROUND_SHAPE>;
 export type ProtocolEventRow = RowOf<typeof PROTOCOL_EVENT_SHAPE>;
+export type SettlementRow = RowOf<typeof SETTLEMENT_SHAPE>;
 
 /**
  * The rows each collection must hold, which are also the fields its queries ask for (selection()),
@@ -420,6 +427,7 @@ const COLLECTION_SHAPES = {
   funds: FUND_SHAPE,
   navRecords: NAV_SHAPE,
   dividendRounds: DIVIDEND_ROUND_SHAPE,
+  settlements: SETTLEMENT_SHAPE,
   protocolEvents: PROTOCOL_EVENT_SHAPE,
 } as const;
 type Collection = keyof typeof COLLECTION_SHAPES;
@@ -733,6 +741,8 @@ export interface SubgraphLoaders {
   fund: DataLoader<string, FundRow | null>;
   /** keyed by round id `<vault>-<epoch>` */
   dividendRound: DataLoader<string, DividendRoundRow | null>;
+  /** keyed by settlement id `<vault>-<epoch>`: the vault's settlement of that epoch, null before it */
+  settlement: DataLoader<string, SettlementRow | null>;
   navHistory(args: { vault: string; from?: number; to?: number; limit: number }): Promise<NavRow[]>;
   /**
    * A fund's rounds below `beforeEpoch`, newest first, read at or past `atLeast` (the block the
@@ -791,26 +801,22 @@ export function createSubgraphLoaders(client: SubgraphClient): SubgraphLoaders {
     const data = await client.query<Record<string, unknown>>(field, freshness, cursorBlock);
     return { rows: checkedRows(collection, data), block: data._meta.block.number };
   };
-  const fund = new DataLoader<string, FundRow | null>(
-    async (keys) => {
-      const where = literal({ id_in: keys });
-      const { rows } = await read('funds', `first: ${keys.length}, where: ${where}`);
-      return byId(keys, rows);
-    },
-    { maxBatchSize: maxBatch },
-  );
+  /** A loader of `collection`'s rows by id (lowercase), batched into one `id_in` query of up to maxBatch. */
+  const byIdLoader = <C extends 'funds' | 'dividendRounds' | 'settlements'>(collection: C) =>
+    new DataLoader<string, CollectionRow<C> | null>(
+      async (keys) => {
+        const { rows } = await read(collection, `first: ${keys.length}, where: ${literal({ id_in: keys })}`);
+        return byId(keys, rows);
+      },
+      { maxBatchSize: maxBatch },
+    );
+  const fund = byIdLoader('funds');
 
   return {
     freshness,
     fund,
-    dividendRound: new DataLoader(
-      async (keys) => {
-        const where = literal({ id_in: keys });
-        const { rows } = await read('dividendRounds', `first: ${keys.length}, where: ${where}`);
-        return byId(keys, rows);
-      },
-      { maxBatchSize: maxBatch },
-    ),
+    dividendRound: byIdLoader('dividendRounds'),
+    settlement: byIdLoader('settlements'),
     async navHistory({ vault, from, to, limit }) {
       // With `from`, the first `limit` epochs from it; otherwise the last `limit` up to `to`.
       const ascending = from !== undefined;

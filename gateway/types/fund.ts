@@ -97,7 +97,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
       // an argument breaking its rule fails this field alone, not the fund around it
       nullable: true,
       description:
-        'NAV records of every status, ascending by epoch. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest). Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule; null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails.',
+        'NAV records of every status, ascending by epoch, at most `limit`. With `from`: the first `limit` epochs from it (up to `to`); without: the last `limit` epochs up to `to` (or the latest). A range holding more epochs than `limit` is cut there, and nothing else says so: when `limit` records come back, ask for the rest of the range with `from` the epoch after the last one returned and the same `to` (unless that last one is `to`), or, without `from`, with `to` the epoch before the first one (unless that first one is 1, the first epoch); the range is complete once fewer than `limit` come back. Null, with a BAD_INPUT error naming the argument, when an argument breaks its rule; null, with an UPSTREAM_UNAVAILABLE error, when the subgraph fails.',
       args: {
         from: t.arg.int({ description: `start epoch, inclusive: an integer from 0 to ${MAX_INT}` }),
         to: t.arg.int({
@@ -228,7 +228,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         epoch: t.arg.int({
           required: true,
           description:
-            'settlement epoch of the round, an integer >= 0; the epochs that have a round are listed by `dividends { items { epoch } }` (GET /v1/funds/{slug}/dividends)',
+            'settlement epoch of the round, an integer >= 0, counted per fund and not a date (NavRecord.settledAt dates an epoch); the epochs that have a round are listed by `dividends { items { epoch } }` (GET /v1/funds/{slug}/dividends)',
         }),
       },
       resolve: async (f, args, ctx) => {
