@@ -375,7 +375,12 @@ function operation(
       schema: { type: 'string', const: `public, max-age=${tier.maxAge}` },
     },
     Age: headerRef('Age'),
-    Link: headerRef('Link'),
+    Link: route.nextPage
+      ? {
+          description: `<${baseUrl}/openapi.json>; rel="service-desc", and a second link, <${baseUrl}/v1/…>; rel="next", ${route.nextPage.rule}`,
+          schema: { type: 'string' },
+        }
+      : headerRef('Link'),
     ...(rateLimit
       ? { RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') }
       : {}),

@@ -38,6 +38,11 @@ export interface CachedResponse {
   etag: string;
   /** headers computed when the body was built */
   headers: Record<string, string>;
+  /**
+   * the path and query of the request for what the answer left out (RouteSpec.nextPage), linked
+   * under each request's base URL; absent when nothing is left
+   */
+  nextPage?: string;
   /** performance.now() when the body was built */
   storedAt: number;
   maxAgeSeconds: number;

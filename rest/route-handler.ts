@@ -1,11 +1,12 @@
 // The one handler behind every route of the table (rest/routes.ts), instantiated per route:
 // parameters checked -> response cache (a hit stands unless OutdatedBodies finds its block moved or
 // another deployment answering) -> the route's GraphQL operation, compiled once and run in-process
-// -> body -> sent with its ETag and freshness headers, and kept for its cache tier. The cache and
-// the block watches are shared by all the routes of one app. Ages, lifetimes and watch intervals
-// are told by performance.now(), the monotonic clock (see response-cache.ts): a step of the wall
-// clock moves none of them.
-import type { RequestHandler } from 'express';
+// -> body -> sent with its ETag and freshness headers (and a Link to the rest of what the answer
+// left out, see RouteSpec.nextPage), and kept for its cache tier. The cache and the block watches
+// are shared by all the routes of one app. Ages, lifetimes and watch intervals are told by
+// performance.now(), the monotonic clock (see response-cache.ts): a step of the wall clock moves
+// none of them.
+import type { Request, RequestHandler, Response } from 'express';
 import type { GatewayContext } from '../gateway/context.ts';
 import { dataBlockHeaders, headForLag } from '../gateway/freshness-headers.ts';
 import type { Gateway } from '../gateway/server.ts';
@@ -45,6 +46,11 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
   const registered: RegisteredSlugs = (resource) =>
     resource === 'fund' ? registry.fundBySlug : registry.strategyBySlug;
 
+  /** names the request for what the answer left out, beside the service description the guards linked */
+  const linkNextPage = (req: Request, res: Response, entry: CachedResponse) => {
+    if (entry.nextPage) res.append('Link', `<${replies.baseOf(req)}${entry.nextPage}>; rel="next"`);
+  };
+
   return (route) => {
     const operation = gateway.compile(route.document);
     const maxAge = CACHE_TIERS[route.tier].maxAge;
@@ -66,6 +72,7 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
       if (hit && !(await outdatedBodies.outdate(hit, now))) {
         const head =
           hit.basis.indexed === null ? undefined : await outdatedBodies.chainHeadNow(now, chainFailing());
+        linkNextPage(req, res, hit);
         sendCached(req, res, hit, 'application/json; charset=utf-8', head);
         return;
       }
@@ -82,9 +89,11 @@ export function createRouteHandlers(options: RouteHandlerOptions): (route: Route
         replies.errorProblem(req, res, error);
         return;
       }
-      const { entry, head } = await builtResponse(body, context, maxAge);
+      const nextPage = route.nextPage?.request(result.data, variables) ?? null;
+      const { entry, head } = await builtResponse(body, nextPage, context, maxAge);
       cache.set(key, entry);
       outdatedBodies.built(entry.basis, head, entry.storedAt);
+      linkNextPage(req, res, entry);
       sendCached(req, res, entry, 'application/json; charset=utf-8', head?.number);
     };
   };
@@ -117,11 +126,12 @@ function watchOutdatedBodies(gateway: Gateway, blockCheckMs: number): OutdatedBo
 }
 
 /**
- * A body just built, as the cache keeps it (its bytes, ETag, the headers fixed with its data and its
- * basis), and the chain head its request read, if any.
+ * A body just built, as the cache keeps it (its bytes, ETag, the headers fixed with its data, the
+ * request for what it left out and its basis), and the chain head its request read, if any.
  */
 async function builtResponse(
   body: unknown,
+  nextPage: string | null,
   context: GatewayContext,
   maxAgeSeconds: number,
 ): Promise<{ entry: CachedResponse; head: ChainHead | null }> {
@@ -131,7 +141,15 @@ async function builtResponse(
   const headers = dataBlockHeaders(context);
   const head = (await headForLag(context)) ?? context.chain?.readsFrom;
   return {
-    entry: { body: bytes, etag: etagOf(bytes), headers, storedAt: performance.now(), maxAgeSeconds, basis },
+    entry: {
+      body: bytes,
+      etag: etagOf(bytes),
+      headers,
+      ...(nextPage === null ? {} : { nextPage }),
+      storedAt: performance.now(),
+      maxAgeSeconds,
+      basis,
+    },
     head: head == null ? null : chainHeadOf(head),
   };
 }

@@ -8,6 +8,7 @@
 // exists only over the devnet's, so `example` is optional.
 import type { SlugResource } from '../gateway/inputs.ts';
 import { DEVNET_EXAMPLES, type DocumentExamples } from './examples.ts';
+import type { ParamValues } from './params.ts';
 import { getDividendProofRoute, getDividendRoundRoute, listDividendRoundsRoute } from './routes/dividends.ts';
 import { listEventsRoute } from './routes/events.ts';
 import { getLatestNavRoute, getNavHistoryRoute } from './routes/fund-nav.ts';
@@ -82,6 +83,13 @@ export interface RouteSpec {
   example?: unknown;
   /** the not-found cases, for the 404 description */
   notFoundWhen?: string;
+  /**
+   * A route whose answer may leave out part of what was asked (a range cut at `limit`): `request`
+   * gives the path and query, under the service's base URL, of the request for the rest (null when
+   * nothing is left), which the answer names in a Link header with rel="next"; `rule` says when, for
+   * the documents.
+   */
+  nextPage?: { rule: string; request(data: Data, values: ParamValues): string | null };
 }
 
 export interface DeprecatedRoute {

@@ -11,6 +11,11 @@ import { CLAIM_SENDER, CLAIM_SIGNATURE } from '../gateway/claim-function.ts';
 import { FIXED_PLUS_FLOAT_PARAMS } from '../gateway/types/fixed-plus-float-params.ts';
 import { FRACTIONAL_KELLY_PARAMS } from '../gateway/types/fractional-kelly-params.ts';
 import { FUND_STATUS_MEANINGS } from '../gateway/types/fund-status.ts';
+import {
+  NAV_EPOCH_MEANING,
+  NAV_PUBLISHED_AT_MEANING,
+  NAV_SETTLED_AT_MEANING,
+} from '../gateway/types/nav-record.ts';
 import { NAV_STATUSES_DESCRIBED } from '../gateway/types/nav-status.ts';
 import type { PolicyParamsTable } from '../gateway/types/policy-params-object.ts';
 import { RESERVE_OVER_ASSETS } from '../gateway/types/reserve.ts';
@@ -48,11 +53,12 @@ const list = (item: string): JsonSchema =>
 const navPerShare = { ...decimal, pattern: '^\\d+\\.\\d{6}$', description: 'decimal with 6 decimal places' };
 const navRecord = object(
   {
-    epoch: { ...integer, minimum: 0, description: 'daily settlement epoch, monotonic' },
+    epoch: { ...integer, minimum: 0, description: NAV_EPOCH_MEANING },
     navPerShare,
     totalAssets: { ...decimal, description: 'assets under management in the base asset' },
     totalSupply: { ...nullable(decimal), description: 'shares outstanding' },
-    publishedAt: { ...nullable(dateTime), description: 'null until Published' },
+    settledAt: { ...nullable(dateTime), description: NAV_SETTLED_AT_MEANING },
+    publishedAt: { ...nullable(dateTime), description: NAV_PUBLISHED_AT_MEANING },
     status: { enum: NAV_STATUSES, description: NAV_STATUSES_DESCRIBED },
     onchainTxHash: {
       ...nullable(hash),

@@ -19,7 +19,7 @@ const epochParam = (examples: DocumentExamples): ParamSpec => ({
   in: 'path',
   description: 'settlement epoch of the round, from GET /v1/funds/{slug}/dividends',
   schema: { type: 'integer', minimum: 0, maximum: MAX_INT },
-  rule: `an integer from 0 to ${MAX_INT}: a daily settlement epoch number, not a date (GET /v1/funds/{slug}/dividends lists the rounds' epochs; GET /v1/funds/{slug}/nav/history gives each epoch's publishedAt date)`,
+  rule: `an integer from 0 to ${MAX_INT}: a daily settlement epoch number, counted per fund from 1, not a date (GET /v1/funds/{slug}/dividends lists the rounds' epochs; GET /v1/funds/{slug}/nav/history dates each epoch by settledAt, the time of its settlement)`,
   example: examples.scenario?.round.epoch,
 });
 

@@ -363,7 +363,13 @@ describe('subgraph indexing errors', () => {
         expect(argument(meta[0]!, 'block'), document).not.toBe(argument(field, 'block'));
       }
     }
-    expect([...asked].sort()).toEqual(['dividendRounds', 'funds', 'navRecords', 'protocolEvents']);
+    expect([...asked].sort()).toEqual([
+      'dividendRounds',
+      'funds',
+      'navRecords',
+      'protocolEvents',
+      'settlements',
+    ]);
   });
 });
 

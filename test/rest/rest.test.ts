@@ -459,7 +459,7 @@ describe('problems', () => {
     expect(body).toMatchObject({
       parameter: 'epoch',
       detail:
-        "Parameter 'epoch' must be an integer from 0 to 2147483647: a daily settlement epoch number, not a date (GET /v1/funds/{slug}/dividends lists the rounds' epochs; GET /v1/funds/{slug}/nav/history gives each epoch's publishedAt date); got '2025-01-31'.",
+        "Parameter 'epoch' must be an integer from 0 to 2147483647: a daily settlement epoch number, counted per fund from 1, not a date (GET /v1/funds/{slug}/dividends lists the rounds' epochs; GET /v1/funds/{slug}/nav/history dates each epoch by settledAt, the time of its settlement); got '2025-01-31'.",
     });
   });
 
