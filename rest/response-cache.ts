@@ -23,7 +23,7 @@ export interface ChainHead {
  * The indexed block a body reflects (its timestamp gives the data's lag), the deployment that
  * answered (null: the subgraph named none) and whether the subgraph had indexing errors then.
  */
-export type IndexedBasis = IndexedState & { timestamp: number | null; deployment: string | null };
+export type IndexedBasis = IndexedState & { timestamp: number | null };
 
 /** What a body's data reflects, to know when it is outdated. */
 export interface Basis {

@@ -54,8 +54,8 @@ export interface IndexedState {
   number: number;
   hash: string | null;
   hasIndexingErrors: boolean;
-  /** `_meta.deployment`, null when it names none; optional while the REST cache builds IndexedStates without it */
-  deployment?: string | null;
+  /** `_meta.deployment`, null when it names none */
+  deployment: string | null;
 }
 
 /**
@@ -128,6 +128,9 @@ const NOT_STARTED = /Subgraph `([^`]+)` has not started syncing yet/;
 /** graph-node's words for a name or id it serves no deployment under (graph/src/data/query/error.rs). */
 const NO_SUCH_DEPLOYMENT = /^deployment `[^`]*` does not exist$/;
 
+/** The embedded indexer's words for a store SQLite finds damaged (indexer/store/sqlite-store.ts damagedStoreMessage). */
+const DAMAGED_STORE = /^(?:the store .+|the indexer's store) is damaged \(/s;
+
 /** The one error graph-node adds to the data of a subgraph with indexing errors. */
 const INDEXING_ERROR = 'indexing_error';
 
@@ -163,7 +166,10 @@ const UNATTESTABLE_ERRORS: LastingRefusal = {
     "every indexer answered with graph-node's indexing_error, which an indexer cannot attest, so The Graph's gateway passes none of their answers on: the deployment has failed on a deterministic error. Deploy a version that does not fail, or serve the subgraph from a graph-node of your own, whose answers keep the data with the errors flagged",
 };
 
-/** The lasting refusals of graph-node and of The Graph's gateway (src/errors.rs: Auth, SubgraphNotFound). */
+/**
+ * The lasting refusals of graph-node, of The Graph's gateway (src/errors.rs: Auth, SubgraphNotFound)
+ * and of the embedded indexer (a damaged store).
+ */
 function lastingRefusal(text: string): LastingRefusal | null {
   if (text.startsWith('auth error:'))
     return {
@@ -176,6 +182,12 @@ function lastingRefusal(text: string): LastingRefusal | null {
       reason: "The Graph's gateway, which serves it, serves no such subgraph",
       remedy:
         'The Graph\'s gateway serves no subgraph or deployment by the id in SUBGRAPH_URL ("no allocations": no indexer serves it yet): check the id, or wait for indexers to pick a newly published subgraph up',
+    };
+  if (DAMAGED_STORE.test(text))
+    return {
+      reason: 'the indexer serving it has a damaged store, which it cannot read',
+      remedy:
+        'the embedded indexer found its SQLite store damaged: stop it, delete the store file it names and its -wal and -shm files, and start it again to index from the start block',
     };
   if (NO_SUCH_DEPLOYMENT.test(text))
     return {

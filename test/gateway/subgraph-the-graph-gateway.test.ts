@@ -4,8 +4,9 @@
 // has the block of is "bad indexers: {0x…: Unavailable(missing block: N, latest: M)}", which is
 // the query nodes being behind, as graph-node's "has only indexed up to" is; and the refusals that
 // last until the operator acts (an API key refused, a subgraph not found, graph-node's deployment
-// that does not exist, answers with indexing errors that no indexer can attest) answer 503 saying
-// retrying will not help, with no Retry-After, and tell the operator's log what to fix.
+// that does not exist, answers with indexing errors that no indexer can attest, the embedded
+// indexer's damaged store) answer 503 saying retrying will not help, with no Retry-After, and tell
+// the operator's log what to fix.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../gateway/errors.ts';
 import { dividendsCursor } from '../../gateway/inputs.ts';
@@ -153,6 +154,12 @@ describe('a refusal of the subgraph that lasts until the operator acts', () => {
       detail:
         "it has indexing errors, and The Graph's gateway, which serves it, passes on no answer holding them",
       fix: "every indexer answered with graph-node's indexing_error, which an indexer cannot attest",
+    },
+    {
+      upstream: 'the embedded indexer with a damaged store',
+      says: 'the store /data/indexer/devnet-L1.sqlite is damaged (database disk image is malformed, SQLITE_CORRUPT): delete it and its -wal and -shm files while the indexer is stopped, to index again from the start block',
+      detail: 'the indexer serving it has a damaged store, which it cannot read',
+      fix: 'the embedded indexer found its SQLite store damaged: stop it, delete the store file it names',
     },
   ];
 
