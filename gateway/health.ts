@@ -12,7 +12,7 @@ const SINGLETON_KINDS = new Set(['FundRegistry', 'NavOracle', 'DividendDistribut
 /** The registry's funds with their indexed rows (undefined for a vault not indexed yet). */
 function registryRows(ctx: GatewayContext, indexed: FundRow[]): { slug: string; row: FundRow | undefined }[] {
   const byVault = new Map(indexed.map((row) => [row.id.toLowerCase(), row]));
-  return ctx.registry.registry.funds.map((f) => ({ slug: f.slug, row: byVault.get(f.vault.toLowerCase()) }));
+  return ctx.registry.document.funds.map((f) => ({ slug: f.slug, row: byVault.get(f.vault.toLowerCase()) }));
 }
 
 /**
@@ -30,7 +30,7 @@ function indexedPausedModules(ctx: GatewayContext, indexed: FundRow[] | null): s
 async function pausedModules(ctx: GatewayContext, indexed: FundRow[] | null): Promise<string[] | null> {
   const chain = ctx.chain;
   if (!chain) return indexedPausedModules(ctx, indexed);
-  const funds = ctx.registry.registry.funds;
+  const funds = ctx.registry.document.funds;
   const flags = await Promise.all(funds.map((f) => chain.pausedModules(f.vault as `0x${string}`)));
   return funds.flatMap((f, i) => MODULES.filter((_m, j) => flags[i]?.[j]).map((m) => `${f.slug}:${m}`));
 }
@@ -81,7 +81,7 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
   let paused: string[] | null;
   let head: number | null = null;
   // the chain the RPC actually serves when one is configured; the registry's claim otherwise
-  let chainId = ctx.registry.registry.chain.id;
+  let chainId = ctx.registry.document.chain.id;
   // asked beside the live reads; it answers null rather than failing
   const indexing =
     ctx.indexingStatus && freshness.deployment !== null
@@ -107,7 +107,7 @@ export async function health(ctx: GatewayContext): Promise<HealthShape> {
   if (lagBlocks !== null && Math.abs(lagBlocks) > ctx.healthMaxLagBlocks) degraded = true;
   const status = await indexing;
   if (status !== null && status.health !== 'healthy') degraded = true;
-  const singletons = ctx.registry.registry.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;
+  const singletons = ctx.registry.document.contracts.filter((c) => SINGLETON_KINDS.has(c.kind)).length;
   return {
     status: degraded ? 'degraded' : 'ok',
     api: { version: ctx.apiVersion },

@@ -80,7 +80,7 @@ export function createRestApp(config: RestConfig): Express {
   const replies = createReplies(config, gateway.failures, logError);
   const registry = gateway.sources.registry;
   // the documents describe the registry served, never the devnet's unless it is the one served
-  const examples = documentExamples(registry.registry, config.defaultScenario);
+  const examples = documentExamples(registry.document, config.defaultScenario);
 
   const app = express();
   app.disable('x-powered-by');
@@ -109,7 +109,7 @@ export function createRestApp(config: RestConfig): Express {
   for (const route of routes) app.get(expressPath(route.path), routeHandler(route));
   for (const old of DEPRECATED_ROUTES) app.get(expressPath(old.path), removedRoute(old, replies));
 
-  serveDocuments(app, replies, { examples, registry: registry.registry, rateLimit: config.rateLimit });
+  serveDocuments(app, replies, { examples, registry: registry.document, rateLimit: config.rateLimit });
   app.get('/problems/:kind', problemPages(replies));
 
   app.all(

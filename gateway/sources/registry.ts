@@ -289,7 +289,8 @@ export function loadRegistry(file: string): Registry {
 
 /** Lookup helpers built once: the gateway resolves slugs and addresses through them. */
 export interface RegistryIndex {
-  registry: Registry;
+  /** the registry file as parsed */
+  document: Registry;
   fundBySlug: Map<string, RegistryFund>;
   fundByVault: Map<string, RegistryFund>;
   policyBySlug: Map<string, RegistryPolicy>;
@@ -304,7 +305,7 @@ export interface RegistryIndex {
 export function indexRegistry(registry: Registry): RegistryIndex {
   const policyBySlug = new Map(registry.policies.map((p) => [p.slug, p]));
   return {
-    registry,
+    document: registry,
     fundBySlug: new Map(registry.funds.map((f) => [f.slug, f])),
     fundByVault: new Map(registry.funds.map((f) => [f.vault.toLowerCase(), f])),
     policyBySlug,

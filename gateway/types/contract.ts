@@ -17,7 +17,7 @@ export const ContractRef = builder.objectRef<RegistryContract>('Contract').imple
     }),
     chainId: t.int({
       description: 'chain id of the network it is deployed on (Chain.id)',
-      resolve: (_c, _a, ctx) => ctx.registry.registry.chain.id,
+      resolve: (_c, _a, ctx) => ctx.registry.document.chain.id,
     }),
     role: t.exposeString('role', { description: 'role description in Chinese' }),
     roleEn: t.exposeString('roleEn', { description: 'role description in English' }),
@@ -26,7 +26,7 @@ export const ContractRef = builder.objectRef<RegistryContract>('Contract').imple
     }),
     explorer: t.string({
       description: 'block-explorer URL of the address',
-      resolve: (c, _a, ctx) => explorerAddressUrl(ctx.registry.registry.chain.explorer, c.address),
+      resolve: (c, _a, ctx) => explorerAddressUrl(ctx.registry.document.chain.explorer, c.address),
     }),
   }),
 });

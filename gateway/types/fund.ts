@@ -45,7 +45,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
     nameCn: t.exposeString('nameCn', { description: 'name in Chinese' }),
     chainId: t.int({
       description: 'chain id of the network the fund runs on (Chain.id)',
-      resolve: (_f, _a, ctx) => ctx.registry.registry.chain.id,
+      resolve: (_f, _a, ctx) => ctx.registry.document.chain.id,
     }),
     baseAsset: t.field({
       type: BaseAssetRef,
@@ -206,7 +206,7 @@ export const FundRef = builder.objectRef<RegistryFund>('Fund').implement({
         const after =
           cursor === undefined
             ? undefined
-            : decodeDividendsCursor('cursor', cursor, f, ctx.registry.registry.funds);
+            : decodeDividendsCursor('cursor', cursor, f, ctx.registry.document.funds);
         const { rows, block } = await pageAfterCursor(ctx.chain, 'cursor', after?.block, () =>
           ctx.subgraph.dividendRounds({
             vault: f.vault.toLowerCase(),

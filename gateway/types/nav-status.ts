@@ -3,11 +3,11 @@ import { builder } from '../builder.ts';
 import type { NavRow } from '../sources/subgraph.ts';
 
 /** The lifecycle a NAV record goes through, in the words GraphQL's NavStatus and the REST documents both use. */
-export const NAV_LIFECYCLE =
+const NAV_LIFECYCLE =
   'Draft -> PendingVerification (submit) -> Verified (verify) -> Published (publish); a rejection from PendingVerification or Verified returns the record to Draft; Published is final';
 
 /** What each status means, in the words GraphQL's NavStatus and the REST documents both use. */
-export const NAV_STATUS_MEANINGS = {
+const NAV_STATUS_MEANINGS = {
   Draft:
     'drafted by the NAV operator (NavDrafted), or sent back by a rejection (NavRejected), where it may be re-drafted',
   PendingVerification: 'submitted for verification (NavSubmitted)',

@@ -44,17 +44,17 @@ builder.queryType({
     protocol: t.field({
       type: ProtocolRef,
       description: 'protocol metadata from the registry',
-      resolve: (_r, _a, ctx) => ctx.registry.registry,
+      resolve: (_r, _a, ctx) => ctx.registry.document,
     }),
     contracts: t.field({
       type: [ContractRef],
       description: 'every contract the registry lists, in its order',
-      resolve: (_r, _a, ctx) => ctx.registry.registry.contracts,
+      resolve: (_r, _a, ctx) => ctx.registry.document.contracts,
     }),
     policies: t.field({
       type: [PolicyRef],
       description: 'every settlement policy; a fund references exactly one',
-      resolve: (_r, _a, ctx) => ctx.registry.registry.policies,
+      resolve: (_r, _a, ctx) => ctx.registry.document.policies,
     }),
     policy: t.field({
       type: PolicyRef,
@@ -67,7 +67,7 @@ builder.queryType({
     funds: t.field({
       type: [FundRef],
       description: 'every fund the registry lists; their slugs are the values of fund(slug)',
-      resolve: (_r, _a, ctx) => ctx.registry.registry.funds,
+      resolve: (_r, _a, ctx) => ctx.registry.document.funds,
     }),
     fund: t.field({
       type: FundRef,
@@ -80,7 +80,7 @@ builder.queryType({
     strategies: t.field({
       type: [StrategyRef],
       description: 'the strategy catalogue; its slugs are the values of strategy(slug)',
-      resolve: (_r, _a, ctx) => ctx.registry.registry.strategies,
+      resolve: (_r, _a, ctx) => ctx.registry.document.strategies,
     }),
     strategy: t.field({
       type: StrategyRef,

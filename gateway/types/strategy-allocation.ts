@@ -21,7 +21,7 @@ export const StrategyAllocationRef = builder
         description:
           'slug of the catalogue strategy at this address (Query.strategy takes it); null when the registry does not list it',
         resolve: (a, _args, ctx) =>
-          ctx.registry.registry.strategies.find((s) => s.address.toLowerCase() === a.strategy.toLowerCase())
+          ctx.registry.document.strategies.find((s) => s.address.toLowerCase() === a.strategy.toLowerCase())
             ?.slug ?? null,
       }),
       targetBps: t.exposeInt('targetBps', {

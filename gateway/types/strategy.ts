@@ -20,7 +20,7 @@ export const StrategyRef = builder.objectRef<RegistryStrategy>('Strategy').imple
     description: t.exposeString('description', { description: 'what the strategy does, in English' }),
     explorer: t.string({
       description: 'block-explorer URL of its address',
-      resolve: (s, _a, ctx) => explorerAddressUrl(ctx.registry.registry.chain.explorer, s.address),
+      resolve: (s, _a, ctx) => explorerAddressUrl(ctx.registry.document.chain.explorer, s.address),
     }),
     ratings: t.field({
       type: StrategyRatingsRef,
