@@ -4,7 +4,7 @@
 // a check over what it holds, so that one cut short or with a character altered is refused rather
 // than followed to another position; one of an earlier form, which had no check, is refused asking
 // to start again, and one of the other kind is refused naming the endpoint it pages.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../gateway/errors.ts';
 import {
   CURSOR_PATTERN,
@@ -15,7 +15,7 @@ import {
 } from '../../gateway/inputs.ts';
 import { blockOfSortKey } from '../../gateway/sources/subgraph.ts';
 import type { Gateway } from '../../gateway/server.ts';
-import { graphql, indexedStack, testGateway, type IndexedStack } from './stack.ts';
+import { graphql, indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 
 const harbor = { slug: 'harbor-stable-yield', vault: '0x0165878A594ca255338adfa4d48449f69242Eb8F' };
 const summit = { slug: 'summit-kelly-growth', vault: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853' };
@@ -187,7 +187,6 @@ describe('a dividends cursor given to another fund over GraphQL', () => {
     stack = await indexedStack();
     gateway = testGateway(stack);
   });
-  afterAll(() => stack?.stop());
 
   it('is refused with BAD_INPUT naming the fund it pages, not followed on the wrong fund', async () => {
     const page = (slug: string, cursor?: string) =>

@@ -3,7 +3,7 @@
 // slug is: the name matches a registered entry exactly, in any case.
 import { describe, expect, it } from 'vitest';
 import { slugNamed, unknownSlugMessage } from '../../gateway/inputs.ts';
-import { graphql, registryOnlyGateway } from './stack.ts';
+import { graphql, registryOnlyGateway } from '../harness/stack.ts';
 
 const FUNDS = [
   { slug: 'harbor-stable-yield', name: 'Harbor Stable Yield Fund', nameCn: '港湾稳健收益基金' },

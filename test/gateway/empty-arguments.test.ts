@@ -5,7 +5,7 @@
 // before any upstream is asked: the registry alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAME_RULE, SLUG_RULE } from '../../gateway/inputs.ts';
-import { listen, registryOnlyRestApp } from './stack.ts';
+import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // listing below the event.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../gateway/server.ts';
-import { graphql, indexedStack, testGateway } from './stack.ts';
+import { graphql, indexedStack, testGateway } from '../harness/stack.ts';
 
 let gateway: Gateway;
 

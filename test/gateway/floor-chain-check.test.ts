@@ -13,7 +13,7 @@ import {
   type LoadBalancedSubgraph,
 } from '../rest/load-balanced-subgraph.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
-import { indexedStack, type IndexedStack } from './stack.ts';
+import { indexedStack, type IndexedStack } from '../harness/stack.ts';
 
 let stack: IndexedStack;
 let balancer: LoadBalancedSubgraph;

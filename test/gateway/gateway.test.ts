@@ -10,12 +10,18 @@ import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { getIntrospectionQuery } from 'graphql';
 import { decodeFunctionData, getAddress, parseUnits, toFunctionSelector, type Hex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { abiOf } from '../../devnet/deploy.ts';
 import { kellyParams, threePoolParams } from '../../devnet/protocol-config.ts';
 import type { Gateway } from '../../gateway/server.ts';
 import { authenticatingProxy } from '../reliability/servers/authenticating-proxy.ts';
-import { graphql, indexedStack, testGateway, type GraphQLResponse, type IndexedStack } from './stack.ts';
+import {
+  graphql,
+  indexedStack,
+  testGateway,
+  type GraphQLResponse,
+  type IndexedStack,
+} from '../harness/stack.ts';
 
 let stack: IndexedStack;
 let gateway: Gateway;
@@ -23,9 +29,6 @@ let gateway: Gateway;
 beforeAll(async () => {
   stack = await indexedStack();
   gateway = testGateway(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const ledger = () => stack.devnet.ledger;

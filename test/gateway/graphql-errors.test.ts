@@ -9,7 +9,7 @@ import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
 import { createGateway } from '../../gateway/server.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { graphql, listen, REGISTRY_FILE, registryOnlyGateway } from './stack.ts';
+import { graphql, listen, REGISTRY_FILE, registryOnlyGateway } from '../harness/stack.ts';
 
 let base: string;
 let close: () => Promise<void>;

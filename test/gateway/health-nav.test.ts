@@ -2,7 +2,7 @@
 // that the registry does not list (a fund registered on-chain that this deployment does not serve) is
 // no fund of the service's, so its epoch is never reported, as its paused modules are not.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphql, indexedStack, testGateway, type IndexedStack } from './stack.ts';
+import { graphql, indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 
 let stack: IndexedStack;
 beforeAll(async () => {

@@ -18,7 +18,7 @@ import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { DEVNET_EXAMPLES } from '../../rest/examples.ts';
 import { graphqlExampleQuery } from '../../rest/openapi.ts';
 import { ROUTES } from '../../rest/routes.ts';
-import { REGISTRY_FILE, registryOnlyGateway } from './stack.ts';
+import { REGISTRY_FILE, registryOnlyGateway } from '../harness/stack.ts';
 
 const registry = loadRegistry(REGISTRY_FILE);
 const FUNDS = registry.funds.length;

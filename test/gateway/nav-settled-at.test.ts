@@ -9,7 +9,7 @@ import type { Indexer } from '../../indexer/indexer.ts';
 import { createRpcClient } from '../../devnet/rpc.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import { indexedGateway, transact } from '../harness/private-gateway.ts';
-import { graphql, indexedStack, testGateway, type IndexedStack } from './stack.ts';
+import { graphql, indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -19,9 +19,6 @@ describe('settledAt over the indexed devnet', () => {
   beforeAll(async () => {
     stack = await indexedStack();
     gateway = testGateway(stack);
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   /** the ledger's settlement time of each epoch of `slug`, ISO */

@@ -5,7 +5,7 @@
 // is read from Gateway.parseCache(), not from the process's memory.
 import { describe, expect, it } from 'vitest';
 import { PARSE_CACHE_LIMITS, ParseCache, type Gateway } from '../../gateway/server.ts';
-import { registryOnlyGateway } from './stack.ts';
+import { registryOnlyGateway } from '../harness/stack.ts';
 
 async function send(gateway: Gateway, query: string): Promise<number> {
   const response = await gateway.yoga.fetch('http://gateway.test/graphql', {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
-import { graphql, indexedStack, listen, testGateway, type IndexedStack } from './stack.ts';
+import { graphql, indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
 import type { Gateway } from '../../gateway/server.ts';
 
 let stack: IndexedStack;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRegistry, parseRegistry, registrySchema } from '../../gateway/sources/registry.ts';
-import { REGISTRY_FILE } from './stack.ts';
+import { REGISTRY_FILE } from '../harness/stack.ts';
 
 // the registry as parsed JSON, free to break
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

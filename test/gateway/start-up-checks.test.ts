@@ -22,7 +22,7 @@ import {
   checkSubgraphEndpoint,
   type UpstreamWait,
 } from '../../gateway/start-up-checks.ts';
-import { graphql, indexedStack, REGISTRY_FILE, testGateway, type IndexedStack } from './stack.ts';
+import { graphql, indexedStack, REGISTRY_FILE, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { closedPort } from '../reliability/servers/ports.ts';
 
 const SEPOLIA_CHAIN_ID = 11155111;

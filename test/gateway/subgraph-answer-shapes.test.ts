@@ -9,7 +9,7 @@ import { Kind, parse, type OperationDefinitionNode, type SelectionNode } from 'g
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway/server.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { graphql, REGISTRY_FILE } from './stack.ts';
+import { graphql, REGISTRY_FILE } from '../harness/stack.ts';
 
 type Entity = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // it are null beside their UPSTREAM_UNAVAILABLE errors and the rest of the answer stands. Health is
 // still answered on /graphql, degraded, with the fields read from the index null beside their errors;
 // GET /v1/health, whose record SPEC types whole, answers 503 as every route does when its data fails.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
 import {
@@ -13,7 +13,7 @@ import {
   testGateway,
   type GraphQLResponse,
   type IndexedStack,
-} from './stack.ts';
+} from '../harness/stack.ts';
 
 /** a subgraph URL nothing listens on (the discard port) */
 const DOWN = { url: 'http://127.0.0.1:9/subgraph', timeoutMs: 1_000, maxBatch: 10 };
@@ -120,8 +120,4 @@ describe('health while the subgraph is down', () => {
       await server.close();
     }
   });
-});
-
-afterAll(async () => {
-  await stack?.stop();
 });

@@ -13,7 +13,7 @@ import {
   startNodeBehind,
   type LoadBalancedSubgraph,
 } from '../rest/load-balanced-subgraph.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from './stack.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
 
 /** the new version's deployment id */
 const NEW_DEPLOYMENT = 'QmTVqahxEPumHx4y1dUKpH9SAtP5ZqREhDm6JfRDkcWSwn';

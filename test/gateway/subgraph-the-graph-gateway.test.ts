@@ -13,7 +13,7 @@ import { dividendsCursor } from '../../gateway/inputs.ts';
 import { createSubgraphClient, NodesBehindError } from '../../gateway/sources/subgraph.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from './stack.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
 
 /** an indexer as the gateway names one in its errors (its address) */
 const INDEXER = '0x6125ea331851367716bee301ecde7f38a7e429e7';

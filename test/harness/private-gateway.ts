@@ -8,7 +8,7 @@ import type { RpcClient } from '../../devnet/rpc.ts';
 import { createGateway, type Gateway } from '../../gateway/server.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { REGISTRY_FILE } from '../gateway/stack.ts';
+import { REGISTRY_FILE } from './stack.ts';
 import type { SeededPrivateDevnet } from './private-devnet.ts';
 
 /**

@@ -5,7 +5,7 @@
 // fault and checks that the very next request succeeds: recovery needs no restart.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ANSWER_BYTES } from '../../common/bounded-fetch.ts';
-import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { publicRestService } from './public-rest-service.ts';
 import { expectProblem, get, type RawResponse } from './problems.ts';
 import { startBodyFaultProxy, type BodyFaultProxy } from './servers/body-fault-proxy.ts';
@@ -49,7 +49,6 @@ afterEach(() => {
 afterAll(async () => {
   await service?.close();
   await Promise.all([rpc?.close(), subgraph?.close()]);
-  await stack?.stop();
 });
 
 const fundSlug = () => stack.devnet.ledger.funds[0]!.slug;

@@ -25,7 +25,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerRound } from '../../devnet/ledger.ts';
 import type { Gateway } from '../../gateway/server.ts';
 import { MAX_DISTRIBUTION_BYTES, type DistributionsConfig } from '../../gateway/sources/distributions.ts';
-import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { expectNoLeak, expectProblem, get } from './problems.ts';
 import { closedAfterEachTest } from './public-rest-service.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
@@ -94,7 +94,6 @@ describe('distribution files of the indexed scenario', () => {
   afterAll(async () => {
     await Promise.all([files?.close(), chunkedFiles?.close(), proxy?.close()]);
     if (dir) rmSync(dir, { recursive: true, force: true });
-    await stack?.stop();
   });
 
   /**

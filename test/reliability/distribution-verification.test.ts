@@ -19,7 +19,7 @@ import { createGateway, type Gateway } from '../../gateway/server.ts';
 import type { DistributionsConfig } from '../../gateway/sources/distributions.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
 import { createIndexer, type Indexer } from '../../indexer/indexer.ts';
-import { graphql, REGISTRY_FILE } from '../gateway/stack.ts';
+import { graphql, REGISTRY_FILE } from '../harness/stack.ts';
 import { startPrivateDevnet, type PrivateDevnet } from '../harness/private-devnet.ts';
 import { expectProblem, get } from './problems.ts';
 import { closedAfterEachTest, publicRestService } from './public-rest-service.ts';

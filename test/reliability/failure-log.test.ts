@@ -10,7 +10,7 @@ import { format } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway, GatewayConfig } from '../../gateway/server.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { get } from './problems.ts';
 import { closedAfterEachTest } from './public-rest-service.ts';
 import { authenticatingProxy, type AuthenticatingProxy } from './servers/authenticating-proxy.ts';

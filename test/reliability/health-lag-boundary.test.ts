@@ -3,7 +3,7 @@
 // still ok; and as far ahead of the head the chain RPC reports, the lag then negative. The subgraph lags by a chosen number of blocks: a fault proxy in front of the indexed
 // devnet's subgraph rewrites the block its _meta answers with, as in upstream-faults.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { publicRestService } from './public-rest-service.ts';
 import { get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
@@ -30,7 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
   await subgraph?.close();
-  await stack?.stop();
 });
 
 interface Health {

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPRECATED_ROUTES, ROUTES } from '../../rest/routes.ts';
-import { startRestService, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../harness/stack.ts';
 import { expectNoLeak, expectProblem } from './problems.ts';
 
 const RUNS = 150;

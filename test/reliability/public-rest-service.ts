@@ -4,7 +4,7 @@
 import { afterEach } from 'vitest';
 import type { Gateway } from '../../gateway/server.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { listen } from '../gateway/stack.ts';
+import { listen } from '../harness/stack.ts';
 
 export interface Closable {
   close(): Promise<void>;

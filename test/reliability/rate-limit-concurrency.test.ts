@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
 import { connectRedis, type RateLimitConfig, type RedisConnection } from '../../rest/rate-limit.ts';
-import { listen, registryOnlyGateway } from '../gateway/stack.ts';
+import { listen, registryOnlyGateway } from '../harness/stack.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 
 const gateway = registryOnlyGateway();

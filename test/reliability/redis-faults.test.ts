@@ -10,7 +10,7 @@ import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
 import { connectRedis, type RateLimitConfig, type RedisConnection } from '../../rest/rate-limit.ts';
-import { listen, registryOnlyGateway } from '../gateway/stack.ts';
+import { listen, registryOnlyGateway } from '../harness/stack.ts';
 import { closedPort } from './servers/ports.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 

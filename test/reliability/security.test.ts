@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../rest/routes.ts';
-import { startRestService, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../harness/stack.ts';
 import { get } from './problems.ts';
 
 const SECRET = 'h6-credential-7c1e9b';

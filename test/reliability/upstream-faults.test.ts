@@ -6,7 +6,7 @@
 // recovery needs no restart.
 import { parse, print, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { publicRestService } from './public-rest-service.ts';
 import { expectNoLeak, expectProblem, get } from './problems.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
@@ -74,7 +74,6 @@ afterEach(async () => {
 afterAll(async () => {
   await close?.();
   await Promise.all([subgraph?.close(), rpc?.close()]);
-  await stack?.stop();
 });
 
 const fundSlug = () => stack.devnet.ledger.funds[0]!.slug;

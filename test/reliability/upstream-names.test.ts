@@ -4,7 +4,7 @@
 // of the indexed devnet's subgraph and anvil's RPC, as in upstream-faults.test.ts, reset every
 // connection.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { indexedStack, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { publicRestService } from './public-rest-service.ts';
 import { startFaultProxy, type FaultProxy } from './servers/fault-proxy.ts';
 
@@ -38,7 +38,6 @@ afterEach(() => {
 afterAll(async () => {
   await service?.close();
   await Promise.all([subgraph?.close(), rpc?.close()]);
-  await stack?.stop();
 });
 
 async function postQuery(query: string): Promise<{ data?: unknown; errors?: unknown[] }> {

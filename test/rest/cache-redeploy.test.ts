@@ -8,7 +8,7 @@
 // doubled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { startLoadBalancedSubgraph, type LoadBalancedSubgraph } from './load-balanced-subgraph.ts';
 
 const HISTORY = '/v1/funds/harbor-stable-yield/nav/history?limit=3';

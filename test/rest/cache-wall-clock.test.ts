@@ -7,7 +7,7 @@
 // where the REST app runs.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway } from '../gateway/stack.ts';
+import { indexedStack, listen, testGateway } from '../harness/stack.ts';
 import { startLoadBalancedSubgraph, type LoadBalancedSubgraph } from './load-balanced-subgraph.ts';
 
 const HOUR_MS = 3_600_000;

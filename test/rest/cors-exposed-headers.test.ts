@@ -3,7 +3,7 @@
 // route or /graphql sets for its clients (the freshness headers, X-Chain-Block of the live reads,
 // ETag and Age) must be named there, over the shared indexed stack.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRestService, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../harness/stack.ts';
 
 let stack: IndexedStack;
 let base: string;

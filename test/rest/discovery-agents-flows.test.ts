@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentsJson } from '../../rest/agents.ts';
 import { DEVNET_EXAMPLES } from '../../rest/examples.ts';
 import { buildOpenApi } from '../../rest/openapi.ts';
-import { startRestService } from '../gateway/stack.ts';
+import { startRestService } from '../harness/stack.ts';
 
 interface Link {
   origin: { actionId: string; fieldPath: string };

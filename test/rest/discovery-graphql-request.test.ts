@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi, DEFAULT_BASE_URL, GRAPHQL_EXTENSIONS } from '../../rest/openapi.ts';
 import { llmsFullTxt } from '../../rest/llms.ts';
-import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
 beforeAll(async () => {

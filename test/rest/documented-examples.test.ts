@@ -27,7 +27,7 @@ import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
 import { buildOpenApi } from '../../rest/openapi.ts';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { MAX_URL_LENGTH } from '../../rest/problems.ts';
-import { startRestService } from '../gateway/stack.ts';
+import { startRestService } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 interface Parameter {

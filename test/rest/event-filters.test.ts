@@ -4,7 +4,7 @@
 // never names one is refused rather than answered with an empty page an agent would read as "none".
 // Expectations come from the scenario's ledger and the devnet registry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRestService, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;

@@ -3,7 +3,7 @@
 // input as its surface does. The refusal comes before any upstream is asked: the registry alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../../gateway/event-names.ts';
-import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
 beforeAll(async () => {

@@ -4,7 +4,7 @@
 // another listing as if they were the next page of this one. The same filters in another spelling
 // (an address in another case) and another limit continue it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql, startRestService, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { graphql, startRestService, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;

@@ -3,7 +3,7 @@
 // cursor, where it was once followed to another position (a block far below, or past every event,
 // read as the end of the stream).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql, startRestService, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { graphql, startRestService, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;

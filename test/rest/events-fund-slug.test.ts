@@ -2,7 +2,7 @@
 // with 400 in the words of an unknown slug in a path or in GraphQL fund(slug:), naming the slug meant,
 // where it was refused with the bare slug rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRestService } from '../gateway/stack.ts';
+import { startRestService } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let base: string;

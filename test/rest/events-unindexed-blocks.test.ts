@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../gateway/schema.ts';
 import { ROUTES } from '../../rest/routes.ts';
-import { startRestService, type IndexedStack } from '../gateway/stack.ts';
+import { startRestService, type IndexedStack } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;

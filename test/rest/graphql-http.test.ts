@@ -4,7 +4,7 @@
 // 8.3.1), and a body over the limit is told what to send instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_GRAPHQL_BODY_BYTES } from '../../rest/graphql-http.ts';
-import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // version switching, a redeploy under the same name starts serving a new, re-syncing deployment at
 // once, and a monitor can only tell by the id.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startRestService } from '../gateway/stack.ts';
+import { startRestService } from '../harness/stack.ts';
 
 let base: string;
 let stop: () => Promise<void>;

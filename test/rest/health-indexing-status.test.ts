@@ -4,7 +4,7 @@
 // loopback server standing for a graph-node whose indexer has failed or that stops answering.
 import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { gatewayConfig, graphql, indexedStack, startRestService } from '../gateway/stack.ts';
+import { gatewayConfig, graphql, indexedStack, startRestService } from '../harness/stack.ts';
 import { createGateway } from '../../gateway/server.ts';
 import { closedPort } from '../reliability/servers/ports.ts';
 import { MAX_ANSWER_BYTES } from '../../common/bounded-fetch.ts';

@@ -15,7 +15,7 @@ import {
 } from '../../common/http-server-limits.ts';
 import { createServiceServer } from '../../rest/http-server.ts';
 import { problemBaseFor } from '../../rest/replies.ts';
-import { registryOnlyRestApp } from '../gateway/stack.ts';
+import { registryOnlyRestApp } from '../harness/stack.ts';
 
 /** the service's server and app configured with PUBLIC_BASE_URL and PROBLEM_BASE `bases`, as main.ts builds them */
 const serviceServer = (

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dividendsCursor, encodeCursor } from '../../gateway/inputs.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
 import {
   startLoadBalancedSubgraph,
   startNodeBehind,

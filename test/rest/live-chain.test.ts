@@ -12,7 +12,7 @@ import type { Ledger } from '../../devnet/ledger.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { listen } from '../gateway/stack.ts';
+import { listen } from '../harness/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import { holdsBlock, indexedGateway, transact, VAULT_OWNER_ABI } from '../harness/private-gateway.ts';
 import { call } from './openapi-responses.ts';

@@ -4,7 +4,7 @@
 // left. Over the indexed devnet, where harbor-stable-yield has NAV records for epochs 1 to 190.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRestService } from '../gateway/stack.ts';
+import { startRestService } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 const FUND = 'harbor-stable-yield';

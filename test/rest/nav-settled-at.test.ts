@@ -2,8 +2,8 @@
 // vault's settlement of that epoch, beside publishedAt (days later, null before publication).
 // Over the indexed devnet, against the scenario's ledger.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IndexedStack } from '../gateway/stack.ts';
-import { startRestService } from '../gateway/stack.ts';
+import type { IndexedStack } from '../harness/stack.ts';
+import { startRestService } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRegistry, type Registry } from '../../gateway/sources/registry.ts';
 import { DOCUMENT_PATHS } from '../../rest/documents.ts';
-import { listen, REGISTRY_FILE, registryOnlyRestApp } from '../gateway/stack.ts';
+import { listen, REGISTRY_FILE, registryOnlyRestApp } from '../harness/stack.ts';
 
 const devnet = JSON.parse(readFileSync(REGISTRY_FILE, 'utf8')) as Registry;
 

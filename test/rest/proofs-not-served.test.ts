@@ -2,7 +2,7 @@
 // proof endpoint answers 404 saying so, never a 503 inviting a retry; rounds are still served.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway } from '../gateway/stack.ts';
+import { indexedStack, listen, testGateway } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let base: string;

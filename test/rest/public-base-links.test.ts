@@ -3,7 +3,7 @@
 // path (a proxy serving the service at https://api.example.com/fund-data/) keeps its path, where a
 // root-relative link would leave the service; without one, the Host the client sent names them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 const PUBLIC_BASE_URL = 'https://api.example.com/fund-data';

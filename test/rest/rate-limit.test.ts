@@ -10,7 +10,7 @@ import { createRestApp, type RestConfig } from '../../rest/app.ts';
 import { DOCUMENT_PATHS } from '../../rest/documents.ts';
 import { DEFAULT_RATE_LIMIT, rateLimitSummary } from '../../rest/rate-limit.ts';
 import { loadServiceConfig } from '../../rest/service-config.ts';
-import { listen, registryOnlyGateway } from '../gateway/stack.ts';
+import { listen, registryOnlyGateway } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 // /v1/contracts reads only the registry, so no upstream is involved in these requests

@@ -6,7 +6,7 @@
 // served in any case of its path, as /v1 is.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, registryOnlyRestApp } from '../gateway/stack.ts';
+import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let server: { url: string; close(): Promise<void> };

@@ -15,7 +15,7 @@ import { claimableDividendsQuery } from '../../rest/llms.ts';
 import { MAX_URL_LENGTH } from '../../rest/problems.ts';
 import { ROUTES } from '../../rest/routes.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { listen, startRestService, testGateway, type IndexedStack } from '../gateway/stack.ts';
+import { listen, startRestService, testGateway, type IndexedStack } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let stack: IndexedStack;

@@ -1,10 +1,10 @@
-// Test fixture shared by the gateway and REST suites: the harness's devnet (anvil with the
+// The harness as the gateway, REST and reliability suites use it: the devnet (anvil with the
 // seeded scenario) indexed by the harness's embedded indexer, and builders for a gateway and
 // a REST app over it.
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import type { Express } from 'express';
-import type { DevnetFixture } from '../harness/devnet.ts';
+import type { DevnetFixture } from './devnet.ts';
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts';
 import { loadRegistry, type Registry } from '../../gateway/sources/registry.ts';
 import { createRestApp, type RestConfig } from '../../rest/app.ts';
@@ -15,13 +15,12 @@ export interface IndexedStack {
   devnet: DevnetFixture;
   subgraphUrl: string;
   registry: Registry;
-  stop(): Promise<void>;
 }
 
 export async function indexedStack(): Promise<IndexedStack> {
   const devnet = inject('devnet');
   const { queryUrl } = inject('indexer');
-  return { devnet, registry: loadRegistry(REGISTRY_FILE), subgraphUrl: queryUrl, stop: async () => {} };
+  return { devnet, registry: loadRegistry(REGISTRY_FILE), subgraphUrl: queryUrl };
 }
 
 export function gatewayConfig(stack: IndexedStack, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
@@ -119,7 +118,6 @@ export async function startRestService(
     base: url,
     async stop() {
       await close();
-      await stack.stop();
     },
   };
 }
