@@ -312,19 +312,36 @@ describe('npm run indexer', () => {
     );
   });
 
-  it('names the -wal file another user left that it may not write, with owner and mode, exit 1', async () => {
-    // a store indexed as root and killed, its -wal and -shm left root's; the rest given to nobody
+  /**
+   * A data directory whose store root indexed and then stopped with `signal`, given to nobody but
+   * for the files `keptByRoot` names (by their suffix after the store's path; those that exist).
+   */
+  async function storeGivenToNobody(
+    signal: NodeJS.Signals,
+    keptByRoot: string[],
+  ): Promise<{ dataDir: string; storePath: string }> {
     const scratch = scratchDir();
     chmodSync(scratch, 0o755);
     const dataDir = join(scratch, 'data');
     const first = run({ DATA_DIR: dataDir });
     const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
     await first.line(/^query endpoint: /);
-    first.child.kill('SIGKILL');
+    first.child.kill(signal);
     await first.exit;
-    for (const path of [dataDir, join(dataDir, 'indexer'), storePath!, `${storePath}.lock`]) {
-      chownSync(path, NOBODY.uid, NOBODY.gid);
+    const files = ['', '-wal', '-shm', '.lock'].filter((suffix) => !keptByRoot.includes(suffix));
+    for (const path of [
+      dataDir,
+      join(dataDir, 'indexer'),
+      ...files.map((suffix) => `${storePath}${suffix}`),
+    ]) {
+      if (existsSync(path)) chownSync(path, NOBODY.uid, NOBODY.gid);
     }
+    return { dataDir, storePath: storePath! };
+  }
+
+  it('names the -wal file another user left that it may not write, with owner and mode, exit 1', async () => {
+    // killed, so its -wal and -shm are left
+    const { dataDir, storePath } = await storeGivenToNobody('SIGKILL', ['-wal', '-shm']);
     const { code, message } = await refusal(run({ DATA_DIR: dataDir }, undefined, NOBODY));
     expect(code).toBe(1);
     expect(message).toBe(
@@ -333,20 +350,7 @@ describe('npm run indexer', () => {
   });
 
   it('names the lock file another user left that it may not write, rather than take a lock that excludes no one, exit 1', async () => {
-    // a store indexed as root and stopped; all of it given to nobody but the lock file
-    const scratch = scratchDir();
-    chmodSync(scratch, 0o755);
-    const dataDir = join(scratch, 'data');
-    const first = run({ DATA_DIR: dataDir });
-    const [, storePath] = await first.line(/^indexer: devnet via .*; store (.+)$/);
-    await first.line(/^query endpoint: /);
-    first.child.kill('SIGTERM');
-    await first.exit;
-    for (const path of [dataDir, join(dataDir, 'indexer'), storePath!])
-      chownSync(path, NOBODY.uid, NOBODY.gid);
-    for (const suffix of ['-wal', '-shm']) {
-      if (existsSync(`${storePath}${suffix}`)) chownSync(`${storePath}${suffix}`, NOBODY.uid, NOBODY.gid);
-    }
+    const { dataDir, storePath } = await storeGivenToNobody('SIGTERM', ['.lock']);
     const { code, message } = await refusal(run({ DATA_DIR: dataDir }, undefined, NOBODY));
     expect(code).toBe(1);
     expect(message).toBe(
@@ -362,7 +366,7 @@ describe('npm run indexer', () => {
       const { code, message } = await refusal(run({ DATA_DIR: disk.dir }));
       expect(code).toBe(1);
       expect(message).toBe(
-        `start-up error: DATA_DIR: cannot write the store ${storePath} (unable to open database file): the file system holding ${join(disk.dir, 'indexer')} is mounted read-only; mount it read-write, or set DATA_DIR to a directory on a writable one, now ${disk.dir}`,
+        `start-up error: DATA_DIR: cannot write the store ${storePath} (its lock file may not be written, EROFS): the file system holding ${join(disk.dir, 'indexer')} is mounted read-only; mount it read-write, or set DATA_DIR to a directory on a writable one, now ${disk.dir}`,
       );
     } finally {
       disk.remove();
