@@ -251,5 +251,5 @@ function answerParent(): void {
   parentPort!.postMessage(outcome, moved);
 }
 
-// started as a thread by distributions.ts, from this module's bundle (common/worker-script.ts)
+// started as a thread by distributions.ts, from this module's bundle (build/gateway-distribution-verifier.mjs)
 if (parentPort && (workerData as Partial<VerifierData> | null)?.verifier === true) answerParent();

@@ -11,11 +11,11 @@
 // retrying in a loop does not make the service read the file again each time. Verified trees are
 // kept, as the flat tables the verifier packs them in, up to a count and a byte budget.
 import { constants, open, realpath } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { existsSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { readAtMost } from '../../common/bounded-fetch.ts';
-import { workerScript } from '../../common/worker-script.ts';
 import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 import { ADDRESS_PATTERN } from '../inputs.ts';
 import {
@@ -295,7 +295,14 @@ async function readDumpFile(base: string, uri: string): Promise<Buffer> {
   }
 }
 
-const VERIFIER = new URL('./distribution-verifier.ts', import.meta.url);
+/**
+ * The verifier thread runs build/gateway-distribution-verifier.mjs, the bundle `npm run
+ * build:indexer` makes of distribution-verifier.ts: a thread that loaded TypeScript through tsx's
+ * require hook left a zombie esbuild process behind once it ended, and tsx lists its whole disk cache
+ * into the thread's heap as it loads (58,707 entries after a few days of edits ran a 16 MiB heap out
+ * of memory before any work).
+ */
+const VERIFIER = new URL('../../build/gateway-distribution-verifier.mjs', import.meta.url);
 
 /**
  * The tables of the distribution `file` of `round`, checked on a thread of its own within `limits`;
@@ -317,16 +324,8 @@ function verifyApart(
     round: { merkleRoot: round.merkleRoot, total: round.total, leafCount: round.leafCount },
     addressPattern: ADDRESS_PATTERN,
   };
-  let script: URL;
-  try {
-    script = workerScript(VERIFIER);
-  } catch (error) {
-    return Promise.reject(
-      unavailable(uri, 'could not be checked: the thread to check it could not be made', error),
-    );
-  }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(script, {
+    const worker = new Worker(VERIFIER, {
       workerData: { verifier: true, input } satisfies VerifierData,
       transferList: [moved.buffer],
       execArgv: [],
@@ -382,6 +381,11 @@ interface CachedTree {
 }
 
 export function createDistributionSource(config: DistributionsConfig): DistributionSource {
+  if (config.base !== undefined && !existsSync(VERIFIER)) {
+    throw new Error(
+      `the distribution verifier's bundle ${fileURLToPath(VERIFIER)} is missing: run npm run build (npm start and npm test run it first)`,
+    );
+  }
   const refusalTtlMs = config.refusalTtlMs ?? REFUSAL_TTL_MS;
   const verifierLimits = {
     timeoutMs: config.verificationTimeoutMs ?? VERIFICATION_TIMEOUT_MS,

@@ -95,6 +95,5 @@ function serveParent(): void {
   port.postMessage({ ready: true } satisfies QueryWorkerMessage);
 }
 
-// started as a worker by query-workers.ts: the bundle common/worker-script.ts makes of this module,
-// or build/indexer-query-worker.mjs
+// started as a worker by query-workers.ts, from this module's bundle (build/indexer-query-worker.mjs)
 if (parentPort && (workerData as Partial<QueryWorkerData> | null)?.queryWorker === true) serveParent();
