@@ -2,7 +2,7 @@
 // seeded scenario) indexed by the harness's embedded indexer, and builders for a gateway and
 // a REST app over it.
 import type { AddressInfo } from 'node:net';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Express } from 'express';
 import type { DevnetFixture } from './devnet.ts';
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts';
@@ -93,6 +93,35 @@ export async function listen(app: Express): Promise<{ url: string; close(): Prom
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * The REST service of startRestService for the suite that calls this at its top level: started
+ * before its tests and stopped after them. Its stack and base are read inside the tests.
+ */
+export function restServiceForSuite(options: Partial<Omit<RestConfig, 'gateway'>> = {}): {
+  readonly stack: IndexedStack;
+  readonly base: string;
+} {
+  let service: Awaited<ReturnType<typeof startRestService>> | undefined;
+  beforeAll(async () => {
+    service = await startRestService(options);
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+  const started = () => {
+    if (!service) throw new Error('the REST service is read before the suite started it');
+    return service;
+  };
+  return {
+    get stack() {
+      return started().stack;
+    },
+    get base() {
+      return started().base;
+    },
   };
 }
 

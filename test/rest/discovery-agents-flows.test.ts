@@ -4,11 +4,11 @@
 // earlier ones, the flow's answer built from the links that target the flow, else the last action's)
 // runs each flow from its inputs alone against the REST service over the indexed devnet, calling the
 // operations as openapi.json describes them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentsJson } from '../../rest/agents.ts';
 import { DEVNET_EXAMPLES } from '../../rest/examples.ts';
 import { buildOpenApi } from '../../rest/openapi.ts';
-import { startRestService } from '../harness/stack.ts';
+import { restServiceForSuite } from '../harness/stack.ts';
 
 interface Link {
   origin: { actionId: string; fieldPath: string };
@@ -25,12 +25,7 @@ interface OpenApiOperation {
 }
 type Values = Record<string, unknown>;
 
-let base: string;
-let stop: () => Promise<void>;
-beforeAll(async () => {
-  ({ base, stop } = await startRestService());
-});
-afterAll(() => stop());
+const service = restServiceForSuite();
 
 /** the value at a dotted path, a number indexing an array, as the executor's keypaths read it */
 const valueAt = (root: unknown, path: string): unknown =>
@@ -61,7 +56,9 @@ function linked(links: Link[], trace: Record<string, Values>): Values {
 
 /** the GET path and operation of each operationId of the service's OpenAPI document */
 function operations(): Map<string, { path: string; operation: OpenApiOperation }> {
-  const doc = buildOpenApi(base, `${base}/problems`) as { paths: Record<string, { get?: OpenApiOperation }> };
+  const doc = buildOpenApi(service.base, `${service.base}/problems`) as {
+    paths: Record<string, { get?: OpenApiOperation }>;
+  };
   return new Map(
     Object.entries(doc.paths).flatMap(([path, item]) =>
       item.get ? [[item.get.operationId, { path, operation: item.get }] as const] : [],
@@ -93,7 +90,7 @@ async function runFlow(flow: Flow, inputs: Values): Promise<{ result: unknown; r
     }
     if (query.size > 0) url += `?${query}`;
     requests.push(url);
-    const response = await fetch(`${base}${url}`);
+    const response = await fetch(`${service.base}${url}`);
     trace[action.id] = { parameters, responses: { success: await response.json() } };
   }
   const answerLinks = flow.links.filter(
@@ -104,8 +101,8 @@ async function runFlow(flow: Flow, inputs: Values): Promise<{ result: unknown; r
   return { result, requests };
 }
 
-const flow = (id: string) => (agentsJson(base).flows as Flow[]).find((f) => f.id === id)!;
-const get = async (path: string) => (await fetch(`${base}${path}`)).json() as Promise<Values>;
+const flow = (id: string) => (agentsJson(service.base).flows as Flow[]).find((f) => f.id === id)!;
+const get = async (path: string) => (await fetch(`${service.base}${path}`)).json() as Promise<Values>;
 
 describe('the agents.json flows, run as the reference executor runs them', () => {
   const slug = DEVNET_EXAMPLES.fund.slug;

@@ -22,12 +22,12 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
 import { buildOpenApi } from '../../rest/openapi.ts';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { MAX_URL_LENGTH } from '../../rest/problems.ts';
-import { startRestService } from '../harness/stack.ts';
+import { restServiceForSuite } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 interface Parameter {
@@ -144,15 +144,7 @@ function mismatches(
   return []; // a scalar of the schema's own (JSON): any value
 }
 
-let base: string;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ base, stop } = await startRestService());
-});
-afterAll(async () => {
-  await stop?.();
-});
+const service = restServiceForSuite();
 
 describe('openapi.json examples', () => {
   it.each(operations.map(({ template, operation }) => [operation.operationId, template, operation] as const))(
@@ -160,7 +152,7 @@ describe('openapi.json examples', () => {
     async (_id, template, operation) => {
       const failures: string[] = [];
       for (const path of exampleRequests(template, operation)) {
-        const { status, body } = await call(base, path);
+        const { status, body } = await call(service.base, path);
         const works = operation.deprecated ? status === 410 : status >= 200 && status < 300;
         // a GraphQL answer reports its failures beside a 200
         const errors = (body as { errors?: unknown[] } | undefined)?.errors ?? [];
@@ -178,7 +170,7 @@ describe('openapi.json examples', () => {
     async (_id, template, operation) => {
       const empty: string[] = [];
       for (const path of exampleRequests(template, operation)) {
-        const { body } = await call(base, path);
+        const { body } = await call(service.base, path);
         const items = (body?.items ?? body?.points) as unknown[] | undefined;
         if (!items?.length) empty.push(path);
       }
@@ -200,7 +192,7 @@ describe('openapi.json request body examples', () => {
     async (mediaType, { example }) => {
       const body = typeof example === 'string' ? example : JSON.stringify(example);
       const document = typeof example === 'string' ? example : (example as { query: string }).query;
-      const { status, body: answer } = await call(base, '/graphql', {
+      const { status, body: answer } = await call(service.base, '/graphql', {
         method: 'POST',
         headers: { 'content-type': mediaType },
         body,
@@ -231,7 +223,7 @@ describe('openapi.json response examples', () => {
   ])('the %s example is what the devnet answers to its example request', async (template) => {
     const operation = openapi.paths[template]?.get as Operation;
     const path = exampleRequests(template, operation).at(-1) as string;
-    const { status, body } = await call(base, path);
+    const { status, body } = await call(service.base, path);
     expect(status).toBe(200);
     expect(example200(template)).toEqual(body);
   });
@@ -239,12 +231,12 @@ describe('openapi.json response examples', () => {
   it('the /v1/events example event is one the devnet indexed', async () => {
     const [example] = (example200('/v1/events') as { items: { blockNumber: number }[] }).items;
     const block = example?.blockNumber;
-    const { body } = await call(base, `/v1/events?fromBlock=${block}&toBlock=${block}&limit=100`);
+    const { body } = await call(service.base, `/v1/events?fromBlock=${block}&toBlock=${block}&limit=100`);
     expect(body.items).toContainEqual(example);
   });
 
   it('the /v1/contracts example is one of the contracts the devnet lists', async () => {
-    const { body } = await call(base, '/v1/contracts');
+    const { body } = await call(service.base, '/v1/contracts');
     const [example] = (example200('/v1/contracts') as { items: unknown[] }).items;
     expect(body.items).toContainEqual(example);
   });
@@ -269,7 +261,7 @@ describe('openapi.json problem examples', () => {
    * (POST /graphql shares GET's).
    */
   function problemExamples(): ProblemExample[] {
-    const served = buildOpenApi(base, `${base}/problems`) as unknown as {
+    const served = buildOpenApi(service.base, `${service.base}/problems`) as unknown as {
       paths: Record<string, { get: Operation }>;
     };
     return Object.values(served.paths).flatMap(({ get: operation }) =>
@@ -293,7 +285,7 @@ describe('openapi.json problem examples', () => {
   async function differences(requests: [string, Problem][]): Promise<string[]> {
     const found: string[] = [];
     for (const [request, example] of requests) {
-      const body = (await (await fetch(`${base}${request}`)).json()) as Problem;
+      const body = (await (await fetch(`${service.base}${request}`)).json()) as Problem;
       if (!isDeepStrictEqual(body, example))
         found.push(`${request}: ${JSON.stringify(body)} documented as ${JSON.stringify(example)}`);
     }
@@ -338,7 +330,7 @@ describe('openapi.json problem examples', () => {
   it('every malformed-request example is what the service answers to a Host that is no host', async () => {
     const examples = problemExamples().filter(({ example }) => example.type.endsWith('/malformed-request'));
     expect(examples.length).toBe(10);
-    const { port } = new URL(base);
+    const { port } = new URL(service.base);
     for (const { example } of examples) {
       const body = await new Promise<string>((resolve, reject) => {
         const req = request(
@@ -361,12 +353,12 @@ describe('openapi.json problem examples', () => {
 
 describe('llms.txt and llms-full.txt links', () => {
   it.each(['/llms.txt', '/llms-full.txt'])('every URL of %s answers 2xx', async (document) => {
-    const text = await (await fetch(`${base}${document}`)).text();
+    const text = await (await fetch(`${service.base}${document}`)).text();
     // a URL ends at a space, a closing parenthesis or quote; a trailing colon or full stop is prose
-    const found = text.match(new RegExp(`${base}[^\\s)\`"]*`, 'g')) ?? [];
+    const found = text.match(new RegExp(`${service.base}[^\\s)\`"]*`, 'g')) ?? [];
     const urls = [...new Set(found.map((url) => url.replace(/[.,:;]+$/, '')))].filter(
       // llms-full.txt names the base URL itself as the base, not as a request
-      (url) => url !== base,
+      (url) => url !== service.base,
     );
     expect(urls.length).toBeGreaterThan(16);
     const failures: string[] = [];

@@ -3,23 +3,14 @@
 // an event it never emits, another fund's vault asked with a fund, or a fund asked with an event that
 // never names one is refused rather than answered with an empty page an agent would read as "none".
 // Expectations come from the scenario's ledger and the devnet registry.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRestService, type IndexedStack } from '../harness/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { restServiceForSuite } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
-let stack: IndexedStack;
-let base: string;
-let stop: () => Promise<void>;
+const service = restServiceForSuite();
 
-beforeAll(async () => {
-  ({ stack, base, stop } = await startRestService());
-});
-afterAll(async () => {
-  await stop?.();
-});
-
-const get = (path: string) => call(base, path);
-const registry = () => stack.registry;
+const get = (path: string) => call(service.base, path);
+const registry = () => service.stack.registry;
 
 interface EventItem {
   fund: string | null;
@@ -45,7 +36,7 @@ describe('GET /v1/events by fund', () => {
   it("lists one fund's NAV publications, which the NAV oracle emits", async () => {
     const fund = registry().funds[0]!;
     const items = await allEvents(`fund=${fund.slug}&eventName=NavPublished`);
-    const published = stack.devnet.ledger.navRecords.filter(
+    const published = service.stack.devnet.ledger.navRecords.filter(
       (r) => r.fund === fund.slug && r.publishTxHash !== null,
     );
     expect(items).toHaveLength(published.length);

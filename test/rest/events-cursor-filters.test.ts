@@ -3,20 +3,11 @@
 // block range) refuses it with 400 naming cursor, where it was once followed, answering the events of
 // another listing as if they were the next page of this one. The same filters in another spelling
 // (an address in another case) and another limit continue it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql, startRestService, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { graphql, restServiceForSuite, testGateway } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
-let stack: IndexedStack;
-let base: string;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ stack, base, stop } = await startRestService());
-});
-afterAll(async () => {
-  await stop?.();
-});
+const service = restServiceForSuite();
 
 const HARBOR = 'harbor-stable-yield';
 const SUMMIT = 'summit-kelly-growth';
@@ -36,7 +27,7 @@ const sortKey = (e: EventItem) => (BigInt(e.blockNumber) << 32n) + BigInt(e.logI
 
 /** the page `query` answers, which must be a 200 */
 async function page(query: string): Promise<{ items: EventItem[]; nextCursor: string }> {
-  const { status, body } = await call(base, `/v1/events?${query}`);
+  const { status, body } = await call(service.base, `/v1/events?${query}`);
   expect(status, JSON.stringify(body)).toBe(200);
   return body as { items: EventItem[]; nextCursor: string };
 }
@@ -52,7 +43,7 @@ describe('an events nextCursor sent with the filters of the request that returne
   });
 
   it('continues it when the contract address is given in another case', async () => {
-    const oracle = stack.registry.contracts.find((c) => c.kind === 'NavOracle')!.address;
+    const oracle = service.stack.registry.contracts.find((c) => c.kind === 'NavOracle')!.address;
     const first = await page(`contract=${oracle}&limit=2`);
     const second = await page(`contract=${oracle.toLowerCase()}&limit=2&cursor=${first.nextCursor}`);
     expect(second.items).toHaveLength(2);
@@ -74,7 +65,7 @@ describe('an events nextCursor sent with other filters', () => {
     ],
   ])('is refused with 400 naming cursor %s', async (_name, otherFilters, which) => {
     const cursor = await cursorOf(`fund=${HARBOR}&eventName=NavPublished&`);
-    const { status, body } = await call(base, `/v1/events?${otherFilters}limit=3&cursor=${cursor}`);
+    const { status, body } = await call(service.base, `/v1/events?${otherFilters}limit=3&cursor=${cursor}`);
     expect(status).toBe(400);
     expect(body).toMatchObject({
       type: expect.stringMatching(/\/problems\/invalid-parameter$/),
@@ -85,7 +76,7 @@ describe('an events nextCursor sent with other filters', () => {
 
   it('is refused with 400 when it was returned for every event and is sent with a fund', async () => {
     const cursor = await cursorOf('');
-    const { status, body } = await call(base, `/v1/events?fund=${HARBOR}&limit=3&cursor=${cursor}`);
+    const { status, body } = await call(service.base, `/v1/events?fund=${HARBOR}&limit=3&cursor=${cursor}`);
     expect(status).toBe(400);
     expect(body).toMatchObject({
       parameter: 'cursor',
@@ -95,7 +86,7 @@ describe('an events nextCursor sent with other filters', () => {
   });
 
   it('is refused over GraphQL with BAD_INPUT naming cursor and a null events', async () => {
-    const gateway = testGateway(stack);
+    const gateway = testGateway(service.stack);
     const first = await graphql(
       gateway,
       `{ events(fund: "${HARBOR}", eventName: "NavPublished", limit: 3) { nextCursor } }`,

@@ -3,28 +3,19 @@
 // an empty page, and X-Indexed-Block says how far the index goes; the documents of both surfaces say
 // that such an empty page says nothing about those blocks yet, where before they said nothing and an
 // agent read "no events there".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schema } from '../../gateway/schema.ts';
 import { ROUTES } from '../../rest/routes.ts';
-import { startRestService, type IndexedStack } from '../harness/stack.ts';
+import { restServiceForSuite } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
-let stack: IndexedStack;
-let base: string;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ stack, base, stop } = await startRestService());
-});
-afterAll(async () => {
-  await stop?.();
-});
+const service = restServiceForSuite();
 
 describe('GET /v1/events for blocks past the indexed head', () => {
   it('answers an empty last page beside the block the index has reached', async () => {
-    const head = stack.devnet.ledger.endBlock;
+    const head = service.stack.devnet.ledger.endBlock;
     const { status, headers, body } = await call(
-      base,
+      service.base,
       `/v1/events?fromBlock=${head + 118}&toBlock=${head + 218}`,
     );
     expect(status).toBe(200);

@@ -3,75 +3,68 @@
 // part from the whole: rel="next" names the request for the rest of the range, until nothing is
 // left. Over the indexed devnet, where harbor-stable-yield has NAV records for epochs 1 to 190.
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRestService } from '../harness/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { restServiceForSuite } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 const FUND = 'harbor-stable-yield';
 const HISTORY = `/v1/funds/${FUND}/nav/history`;
 
-let base: string;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ base, stop } = await startRestService());
-});
-afterAll(async () => {
-  await stop?.();
-});
+const service = restServiceForSuite();
 
 /** the Link header every answer carries, naming openapi.json, and the request for the rest if given */
 const links = (next?: string) =>
-  [`<${base}/openapi.json>; rel="service-desc"`, ...(next ? [`<${base}${next}>; rel="next"`] : [])].join(
-    ', ',
-  );
+  [
+    `<${service.base}/openapi.json>; rel="service-desc"`,
+    ...(next ? [`<${service.base}${next}>; rel="next"`] : []),
+  ].join(', ');
 
 /** the epochs of an answer: its first, its last and how many */
 const span = (points: { epoch: number }[]) => [points[0]?.epoch, points.at(-1)?.epoch, points.length];
 
 describe('a NAV history range longer than limit', () => {
   it('links each part to the rest of the range, and the last part to nothing', async () => {
-    const first = await call(base, `${HISTORY}?from=1&to=190`);
+    const first = await call(service.base, `${HISTORY}?from=1&to=190`);
     expect(span(first.body.points)).toEqual([1, 90, 90]);
     expect(first.headers.get('link')).toBe(links(`${HISTORY}?from=91&to=190&limit=90`));
 
-    const second = await call(base, `${HISTORY}?from=91&to=190&limit=90`);
+    const second = await call(service.base, `${HISTORY}?from=91&to=190&limit=90`);
     expect(span(second.body.points)).toEqual([91, 180, 90]);
     expect(second.headers.get('link')).toBe(links(`${HISTORY}?from=181&to=190&limit=90`));
 
-    const last = await call(base, `${HISTORY}?from=181&to=190&limit=90`);
+    const last = await call(service.base, `${HISTORY}?from=181&to=190&limit=90`);
     expect(span(last.body.points)).toEqual([181, 190, 10]);
     expect(last.headers.get('link')).toBe(links());
   });
 
   it('links the latest epochs, asked for without parameters, to the ones before them', async () => {
-    const latest = await call(base, HISTORY);
+    const latest = await call(service.base, HISTORY);
     expect(span(latest.body.points)).toEqual([101, 190, 90]);
     expect(latest.headers.get('link')).toBe(links(`${HISTORY}?to=100&limit=90`));
 
-    const before = await call(base, `${HISTORY}?to=100&limit=90`);
+    const before = await call(service.base, `${HISTORY}?to=100&limit=90`);
     expect(span(before.body.points)).toEqual([11, 100, 90]);
     expect(before.headers.get('link')).toBe(links(`${HISTORY}?to=10&limit=90`));
 
-    const first = await call(base, `${HISTORY}?to=10&limit=90`);
+    const first = await call(service.base, `${HISTORY}?to=10&limit=90`);
     expect(span(first.body.points)).toEqual([1, 10, 10]);
     expect(first.headers.get('link')).toBe(links());
   });
 
   it('links nothing after a full answer that ends at the range asked', async () => {
-    const upToTo = await call(base, `${HISTORY}?from=11&to=20&limit=10`);
+    const upToTo = await call(service.base, `${HISTORY}?from=11&to=20&limit=10`);
     expect(span(upToTo.body.points)).toEqual([11, 20, 10]);
     expect(upToTo.headers.get('link')).toBe(links());
   });
 
   it("links nothing after a full answer that ends at the fund's latest epoch, when no `to` was given", async () => {
-    const toLatest = await call(base, `${HISTORY}?from=101`);
+    const toLatest = await call(service.base, `${HISTORY}?from=101`);
     expect(span(toLatest.body.points)).toEqual([101, 190, 90]);
     expect(toLatest.headers.get('link')).toBe(links());
   });
 
   it('links nothing before a full answer that starts at epoch 1', async () => {
-    const fromOne = await call(base, `${HISTORY}?to=10&limit=10`);
+    const fromOne = await call(service.base, `${HISTORY}?to=10&limit=10`);
     expect(span(fromOne.body.points)).toEqual([1, 10, 10]);
     expect(fromOne.headers.get('link')).toBe(links());
   });
@@ -79,12 +72,14 @@ describe('a NAV history range longer than limit', () => {
   it('keeps the link on an answer served again from the cache, and on its 304', async () => {
     const path = `${HISTORY}?from=5&to=30&limit=7`;
     const next = links(`${HISTORY}?from=12&to=30&limit=7`);
-    const built = await call(base, path);
+    const built = await call(service.base, path);
     expect(built.headers.get('link')).toBe(next);
-    const again = await call(base, path);
+    const again = await call(service.base, path);
     expect(again.headers.get('etag')).toBe(built.headers.get('etag'));
     expect(again.headers.get('link')).toBe(next);
-    const revalidated = await call(base, path, { headers: { 'If-None-Match': built.headers.get('etag')! } });
+    const revalidated = await call(service.base, path, {
+      headers: { 'If-None-Match': built.headers.get('etag')! },
+    });
     expect(revalidated.status).toBe(304);
     expect(revalidated.headers.get('link')).toBe(next);
   });
@@ -93,7 +88,7 @@ describe('a NAV history range longer than limit', () => {
     /** the Link header of GET `path` sent with the given Host header, which fetch() cannot set */
     const linkWithHost = (path: string, host: string) =>
       new Promise<string | string[] | undefined>((resolve, reject) => {
-        const req = request(`${base}${path}`, { headers: { host } }, (res) => {
+        const req = request(`${service.base}${path}`, { headers: { host } }, (res) => {
           res.resume();
           res.on('end', () => resolve(res.headers.link));
         });

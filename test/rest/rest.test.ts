@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { getAddress, parseUnits } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../../rest/print-openapi.ts';
 import { SCHEMA_FILE } from '../../gateway/print-schema.ts';
 import { DISCOVERY_DOCUMENTS } from '../../rest/document-table.ts';
@@ -15,22 +15,13 @@ import { claimableDividendsQuery } from '../../rest/llms.ts';
 import { MAX_URL_LENGTH } from '../../rest/problems.ts';
 import { ROUTES } from '../../rest/routes.ts';
 import { createRestApp } from '../../rest/app.ts';
-import { listen, startRestService, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { listen, restServiceForSuite, testGateway } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
-let stack: IndexedStack;
-let base: string;
-let stop: () => Promise<void>;
+const service = restServiceForSuite();
 
-beforeAll(async () => {
-  ({ stack, base, stop } = await startRestService());
-});
-afterAll(async () => {
-  await stop?.();
-});
-
-const ledger = () => stack.devnet.ledger;
-const get = (path: string, init?: RequestInit) => call(base, path, init);
+const ledger = () => service.stack.devnet.ledger;
+const get = (path: string, init?: RequestInit) => call(service.base, path, init);
 const units = (decimal: string) => parseUnits(decimal, 6).toString();
 const firstRound = () => {
   const round = ledger().rounds[0];
@@ -40,10 +31,10 @@ const firstRound = () => {
 /** the event names the scenario's tracked contracts emitted */
 const emittedEventNames = () => {
   const tracked = [
-    stack.devnet.deployment.contracts.fundRegistry,
-    stack.devnet.deployment.contracts.navOracle,
-    stack.devnet.deployment.contracts.dividendDistributor,
-    ...stack.devnet.deployment.funds.map((f) => f.vault),
+    service.stack.devnet.deployment.contracts.fundRegistry,
+    service.stack.devnet.deployment.contracts.navOracle,
+    service.stack.devnet.deployment.contracts.dividendDistributor,
+    ...service.stack.devnet.deployment.funds.map((f) => f.vault),
   ].map((a) => a.toLowerCase());
   return new Set(tracked.flatMap((address) => Object.keys(ledger().eventCountsByAddress[address] ?? {})));
 };
@@ -61,16 +52,18 @@ describe('the sixteen endpoints', () => {
   it('GET /v1/protocol lists the registry with each fund status', async () => {
     const { status, body } = await get('/v1/protocol');
     expect(status).toBe(200);
-    expect(body.contractsCount).toBe(stack.registry.contracts.length);
-    expect(body.funds.map((f: { slug: string }) => f.slug)).toEqual(stack.registry.funds.map((f) => f.slug));
+    expect(body.contractsCount).toBe(service.stack.registry.contracts.length);
+    expect(body.funds.map((f: { slug: string }) => f.slug)).toEqual(
+      service.stack.registry.funds.map((f) => f.slug),
+    );
     expect(body.policies).toEqual(
-      stack.registry.policies.map(({ slug, name, kind }) => ({ slug, name, kind })),
+      service.stack.registry.policies.map(({ slug, name, kind }) => ({ slug, name, kind })),
     );
   });
 
   it('GET /v1/contracts and /v1/policies wrap items with a count', async () => {
     const contracts = await get('/v1/contracts');
-    expect(contracts.body.count).toBe(stack.registry.contracts.length);
+    expect(contracts.body.count).toBe(service.stack.registry.contracts.length);
     expect(contracts.body.items[0].chainId).toBe(31337);
     const policies = await get('/v1/policies');
     expect(policies.body.count).toBe(2);
@@ -98,7 +91,7 @@ describe('the sixteen endpoints', () => {
   });
 
   it('GET /v1/funds/{slug} gives addresses and links under data', async () => {
-    const fund = stack.registry.funds[0];
+    const fund = service.stack.registry.funds[0];
     const { body } = await get(`/v1/funds/${fund?.slug}`);
     expect(body.data.addresses.vault).toBe(fund?.vault);
     expect(body.data.links).toEqual(fund?.links);
@@ -141,7 +134,7 @@ describe('the sixteen endpoints', () => {
 
   it('GET /v1/funds/{slug}/reserve names the block its live values were read at', async () => {
     const fund = ledger().funds[0]!;
-    const head = await fetch(stack.devnet.rpcUrl, {
+    const head = await fetch(service.stack.devnet.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
@@ -205,7 +198,7 @@ describe('the sixteen endpoints', () => {
 
   it('GET /v1/funds/{slug}/dividends/{epoch}/proof gives a proof OpenZeppelin verifies', async () => {
     const round = firstRound();
-    const dump = JSON.parse(readFileSync(join(stack.devnet.dataDir, round.uri), 'utf8'));
+    const dump = JSON.parse(readFileSync(join(service.stack.devnet.dataDir, round.uri), 'utf8'));
     const [account, amount] = dump.values[0].value as [string, string];
     const { body } = await get(`/v1/funds/${round.fund}/dividends/${round.epoch}/proof?address=${account}`);
     expect(body.data).toMatchObject({ account, amountRaw: amount, epoch: round.epoch });
@@ -216,14 +209,14 @@ describe('the sixteen endpoints', () => {
 
   it('GET /v1/strategies and /v1/strategies/{slug} give the catalogue', async () => {
     const list = await get('/v1/strategies');
-    expect(list.body.count).toBe(stack.registry.strategies.length);
-    const strategy = stack.registry.strategies[0];
+    expect(list.body.count).toBe(service.stack.registry.strategies.length);
+    const strategy = service.stack.registry.strategies[0];
     const one = await get(`/v1/strategies/${strategy?.slug}`);
     expect(one.body.data.ratings).toEqual(strategy?.ratings);
   });
 
   it('GET /v1/events filters by contract, name and block range', async () => {
-    const oracle = stack.devnet.deployment.contracts.navOracle;
+    const oracle = service.stack.devnet.deployment.contracts.navOracle;
     const { body } = await get(
       `/v1/events?contract=${oracle}&eventName=NavPublished&fromBlock=0&toBlock=${ledger().endBlock}&limit=100`,
     );
@@ -240,7 +233,7 @@ describe('the sixteen endpoints', () => {
   });
 
   it('GET /v1/events answers a page holding every matching event with nextCursor null', async () => {
-    const registry = stack.devnet.deployment.contracts.fundRegistry;
+    const registry = service.stack.devnet.deployment.contracts.fundRegistry;
     const registered = ledger().eventCountsByAddress[registry.toLowerCase()]?.FundRegistered;
     expect(registered).toBe(ledger().funds.length);
     const { body } = await get(
@@ -272,9 +265,9 @@ describe('documentation of the event stream', () => {
   });
 
   it("documents a vault event's contractName as the vault's registry name it carries", async () => {
-    const fund = stack.registry.funds[0];
+    const fund = service.stack.registry.funds[0];
     const { body } = await get(`/v1/events?contract=${fund?.vault}&limit=1`);
-    const vault = stack.registry.contracts.find((c) => c.address === fund?.vault);
+    const vault = service.stack.registry.contracts.find((c) => c.address === fund?.vault);
     expect(body.items[0].contractName).toBe(vault?.name);
     const documented = openapi.components.schemas.ProtocolEvent.properties.contractName.description;
     expect(documented).toContain("for a fund vault the vault's name");
@@ -298,7 +291,7 @@ describe('documentation of the event stream', () => {
 
   it('gives the events example the registry name of the contract it names', () => {
     const [example] = eventsExample().items;
-    const contract = stack.registry.contracts.find((c) => c.address === example.contract);
+    const contract = service.stack.registry.contracts.find((c) => c.address === example.contract);
     expect(example.contractName).toBe(contract?.name);
   });
 });
@@ -309,7 +302,7 @@ describe('problems', () => {
     expect(status).toBe(404);
     expect(headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(body).toMatchObject({
-      type: `${base}/problems/not-found`,
+      type: `${service.base}/problems/not-found`,
       title: 'Not Found',
       status: 404,
       instance: '/v1/funds/no-such-fund/nav',
@@ -329,7 +322,7 @@ describe('problems', () => {
   it('answers a fund slug in another case with 404 naming the registered slug and GET /v1/funds', async () => {
     const { status, body } = await get('/v1/funds/Harbor-Stable-Yield');
     expect(status).toBe(404);
-    expect(body.type).toBe(`${base}/problems/not-found`);
+    expect(body.type).toBe(`${service.base}/problems/not-found`);
     expect(body.detail).toBe(
       'No fund has slug "Harbor-Stable-Yield": fund slugs are lowercase letters, digits and single hyphens. Did you mean "harbor-stable-yield"? List fund slugs with GET /v1/funds or the GraphQL query { funds { slug } }.',
     );
@@ -422,7 +415,7 @@ describe('problems', () => {
     const { status, body } = await get(path());
     expect(status).toBe(400);
     expect(body).toMatchObject({
-      type: `${base}/problems/invalid-parameter`,
+      type: `${service.base}/problems/invalid-parameter`,
       title: 'Bad Request',
       status: 400,
       parameter,
@@ -465,21 +458,21 @@ describe('problems', () => {
 
   it('refuses a GraphQL GET over the URL limit with 414 telling to POST the query, which then answers', async () => {
     const query = `{ funds { slug ${'name '.repeat(MAX_URL_LENGTH / 5)}} }`;
-    const refused = await fetch(`${base}/graphql?query=${encodeURIComponent(query)}`, {
+    const refused = await fetch(`${service.base}/graphql?query=${encodeURIComponent(query)}`, {
       headers: { accept: 'application/json' },
     });
     expect(refused.status).toBe(414);
     expect(((await refused.json()) as { detail: string }).detail).toMatch(
       /; at most 2048 are accepted\. Send a query this long with POST \/graphql, /,
     );
-    const posted = await fetch(`${base}/graphql`, {
+    const posted = await fetch(`${service.base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query }),
     });
     expect(posted.status).toBe(200);
     expect(((await posted.json()) as { data: { funds: unknown[] } }).data.funds).toHaveLength(
-      stack.registry.funds.length,
+      service.stack.registry.funds.length,
     );
   });
 
@@ -516,14 +509,14 @@ describe('problems', () => {
         const { status, headers, body } = await get(path, { method });
         expect(status, path).toBe(405);
         expect(headers.get('allow')).toBe('GET, HEAD, OPTIONS');
-        expect(body.type).toBe(`${base}/problems/method-not-allowed`);
+        expect(body.type).toBe(`${service.base}/problems/method-not-allowed`);
       }
     },
   );
 
   it('answers 503 with Retry-After, never cached, when the subgraph is down', async () => {
     const app = createRestApp({
-      gateway: testGateway(stack, {
+      gateway: testGateway(service.stack, {
         subgraph: { url: 'http://127.0.0.1:9/down', timeoutMs: 2_000, maxBatch: 10 },
       }),
       trustProxy: false,
@@ -697,7 +690,7 @@ describe('headers on every response', () => {
 
   it('links the OpenAPI document, hides the framework and sets security headers', async () => {
     const { headers } = await get('/v1/protocol');
-    expect(headers.get('link')).toBe(`<${base}/openapi.json>; rel="service-desc"`);
+    expect(headers.get('link')).toBe(`<${service.base}/openapi.json>; rel="service-desc"`);
     expect(headers.get('x-powered-by')).toBeNull();
     expect(headers.get('x-content-type-options')).toBe('nosniff');
   });
@@ -714,7 +707,7 @@ describe('/graphql beside the REST surface', () => {
   const protocolVersion = '{ protocol { version } }';
 
   it('answers a query sent with GET', async () => {
-    const response = await fetch(`${base}/graphql?query=${encodeURIComponent(protocolVersion)}`, {
+    const response = await fetch(`${service.base}/graphql?query=${encodeURIComponent(protocolVersion)}`, {
       headers: { accept: 'application/json' },
     });
     expect(response.status).toBe(200);
@@ -722,7 +715,7 @@ describe('/graphql beside the REST surface', () => {
   });
 
   it('answers a query sent with POST', async () => {
-    const response = await fetch(`${base}/graphql`, {
+    const response = await fetch(`${service.base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: protocolVersion }),
@@ -732,11 +725,11 @@ describe('/graphql beside the REST surface', () => {
   });
 
   it('lets a page of any origin read its answers', async () => {
-    const viaGet = await fetch(`${base}/graphql?query=${encodeURIComponent(protocolVersion)}`, {
+    const viaGet = await fetch(`${service.base}/graphql?query=${encodeURIComponent(protocolVersion)}`, {
       headers: { accept: 'application/json', origin: 'https://agent.example' },
     });
     expect(viaGet.headers.get('access-control-allow-origin')).toBe('*');
-    const viaPost = await fetch(`${base}/graphql`, {
+    const viaPost = await fetch(`${service.base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'https://agent.example' },
       body: JSON.stringify({ query: protocolVersion }),
@@ -745,36 +738,39 @@ describe('/graphql beside the REST surface', () => {
   });
 
   it('serves a browser no GraphiQL page, but a 406 naming the media types it answers', async () => {
-    const browser = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+    const browser = await fetch(`${service.base}/graphql`, { headers: { accept: 'text/html' } });
     expect(browser.status).toBe(406);
     expect(browser.headers.get('content-type')).toContain('application/problem+json');
     const problem = (await browser.json()) as { type: string; detail: string };
-    expect(problem.type).toBe(`${base}/problems/not-acceptable`);
+    expect(problem.type).toBe(`${service.base}/problems/not-acceptable`);
     expect(problem.detail).toContain('application/json');
   });
 
   it('tells which indexed block the data of its answer reflects, in the headers /v1 answers carry', async () => {
     const query = encodeURIComponent('{ events(limit: 1) { items { blockNumber } } }');
-    const graphql = await fetch(`${base}/graphql?query=${query}`, {
+    const graphql = await fetch(`${service.base}/graphql?query=${query}`, {
       headers: { accept: 'application/json' },
     });
-    const rest = await fetch(`${base}/v1/events?limit=1`);
+    const rest = await fetch(`${service.base}/v1/events?limit=1`);
     expect(graphql.headers.get('x-indexed-block')).toBe(rest.headers.get('x-indexed-block'));
     expect(graphql.headers.get('x-indexed-at')).toBe(rest.headers.get('x-indexed-at'));
     expect(graphql.headers.get('x-indexed-block-lag')).toBe('0');
     expect(Number(graphql.headers.get('x-data-lag-seconds'))).toBeGreaterThan(0);
     // an answer from the registry alone reflects no indexed block
-    const registryOnly = await fetch(`${base}/graphql?query=${encodeURIComponent('{ protocol { name } }')}`, {
-      headers: { accept: 'application/json' },
-    });
+    const registryOnly = await fetch(
+      `${service.base}/graphql?query=${encodeURIComponent('{ protocol { name } }')}`,
+      {
+        headers: { accept: 'application/json' },
+      },
+    );
     expect(registryOnly.headers.get('x-indexed-block')).toBeNull();
   });
 
   it("answers the documents' one-request recipe with each round's proof of an address, as the proof endpoint gives it", async () => {
     const round = firstRound();
-    const dump = JSON.parse(readFileSync(join(stack.devnet.dataDir, round.uri), 'utf8'));
+    const dump = JSON.parse(readFileSync(join(service.stack.devnet.dataDir, round.uri), 'utf8'));
     const [account] = dump.values[0].value as [string, string];
-    const response = await fetch(`${base}/graphql`, {
+    const response = await fetch(`${service.base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: claimableDividendsQuery(round.fund, account) }),
@@ -819,7 +815,7 @@ describe('/graphql beside the REST surface', () => {
   });
 
   it('refuses a batched request with 400 and BAD_INPUT', async () => {
-    const response = await fetch(`${base}/graphql`, {
+    const response = await fetch(`${service.base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify([{ query: '{ protocol { name } }' }, { query: '{ protocol { slug } }' }]),
@@ -835,14 +831,14 @@ describe('discovery documents', () => {
   it('serves openapi.json for its own base URL', async () => {
     const { body, headers } = await get('/openapi.json');
     expect(body.openapi).toBe('3.1.0');
-    expect(body.servers).toEqual([{ url: base }]);
+    expect(body.servers).toEqual([{ url: service.base }]);
     expect(headers.get('etag')).toBeTruthy();
   });
 
   /** GET `path` with the given Host header, which fetch() cannot set. */
   const getWithHost = (path: string, host: string) =>
     new Promise<{ servers: { url: string }[] }>((resolve, reject) => {
-      const req = request(`${base}${path}`, { headers: { host } }, (res) => {
+      const req = request(`${service.base}${path}`, { headers: { host } }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
@@ -859,7 +855,7 @@ describe('discovery documents', () => {
     expect((await getWithHost('/openapi.json', 'first.example')).servers).toEqual([
       { url: 'http://first.example' },
     ]);
-    expect((await get('/openapi.json')).body.servers).toEqual([{ url: base }]);
+    expect((await get('/openapi.json')).body.servers).toEqual([{ url: service.base }]);
   });
 
   it.each([
@@ -876,8 +872,8 @@ describe('discovery documents', () => {
           '## Endpoints',
           '## Optional',
         ]);
-        expect(text).toContain(`(${base}/llms-full.txt)`);
-        expect(text).toContain(`(${base}/openapi.json)`);
+        expect(text).toContain(`(${service.base}/llms-full.txt)`);
+        expect(text).toContain(`(${service.base}/openapi.json)`);
         // a line for every route, once (the endpoint list is written from the route table)
         for (const route of ROUTES) {
           const named = lines.filter(
@@ -893,7 +889,7 @@ describe('discovery documents', () => {
       (text: string) => {
         const lines = text.split('\n');
         expect(lines[0]).toBe('# Fund Protocol Data Service: full reference');
-        expect(text).toContain(`Base URL: ${base}.`);
+        expect(text).toContain(`Base URL: ${service.base}.`);
         for (const heading of [
           '## Conventions',
           '## Errors',
@@ -915,8 +911,8 @@ describe('discovery documents', () => {
           schema_version: 'v1',
           name_for_model: 'fund_protocol_data',
           auth: { type: 'none' },
-          api: { type: 'openapi', url: `${base}/openapi.json` },
-          contact_email: stack.registry.protocol.contactEmail,
+          api: { type: 'openapi', url: `${service.base}/openapi.json` },
+          contact_email: service.stack.registry.protocol.contactEmail,
         });
       },
     ],
@@ -930,7 +926,7 @@ describe('discovery documents', () => {
           flows: { id: string; actions: { sourceId: string; operationId: string }[] }[];
         };
         expect(agents.agentsJson).toBe('0.1.0');
-        expect(agents.sources).toEqual([{ id: expect.any(String), path: `${base}/openapi.json` }]);
+        expect(agents.sources).toEqual([{ id: expect.any(String), path: `${service.base}/openapi.json` }]);
         expect(agents.flows.map((flow) => flow.id)).toEqual(['fund_nav_lookup', 'dividend_claim_proof']);
         // every action runs an operation of the source, which the route table has
         const operationIds = new Set(ROUTES.map((route) => route.operationId));
@@ -951,11 +947,11 @@ describe('discovery documents', () => {
     const { status, body } = await get('/');
     expect(status).toBe(200);
     const links = body.links as Record<string, string>;
-    expect(links.openapi).toBe(`${base}/openapi.json`);
+    expect(links.openapi).toBe(`${service.base}/openapi.json`);
     // every discovery document but the index itself
     const documents = Object.values(DISCOVERY_DOCUMENTS).filter((d) => d.path !== '/');
     expect(
-      documents.map((d) => `${base}${d.path}`).filter((url) => !Object.values(links).includes(url)),
+      documents.map((d) => `${service.base}${d.path}`).filter((url) => !Object.values(links).includes(url)),
     ).toEqual([]);
     for (const [name, link] of Object.entries(links)) {
       // /graphql needs a query to answer; its schema link is what a client reads first
