@@ -1,7 +1,7 @@
 // A gateway over a private devnet (private-devnet.ts) and its own indexer, and the chain moves the
 // suites that change that chain under the REST service make with it (live-chain, reorg-freshness):
-// a transaction sent from any account and mined in a block of its own, and whether the indexer
-// holds a given block. One place, so that the suites cannot drift apart in how they build the
+// a transaction sent from any account and mined in a block of its own, whether the indexer holds a
+// given block, and waiting until it holds the chain's head. One place, so that the suites cannot drift apart in how they build the
 // service or move the chain.
 import { parseAbi, type Hex } from 'viem';
 import type { RpcClient } from '../../devnet/rpc.ts';
@@ -70,6 +70,35 @@ export async function holdsBlock(indexer: Indexer, number: number, hash: Hex): P
   });
   const body = (await response.json()) as { data?: { _meta: { block: { number: number } } | null } | null };
   return body.data?._meta?.block.number === number;
+}
+
+/** The chain's head block. */
+export async function chainHead(rpc: RpcClient): Promise<{ number: number; hash: Hex }> {
+  const block = await rpc.request<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
+  return { number: Number(block.number), hash: block.hash };
+}
+
+/**
+ * Resolves with the chain's head once the indexer holds that very block (not another at its
+ * height), within a minute. `mine`: mines a block while the head is not past the indexer's
+ * checkpoint, since after evm_revert a new branch no longer than the abandoned one shows the
+ * follower no reorg; left out, the chain is left as it is (a reorg to a shorter chain on a quiet
+ * chain is what a suite may be testing).
+ */
+export async function indexedHead(
+  rpc: RpcClient,
+  indexer: Indexer,
+  options: { mine?: boolean } = {},
+): Promise<{ number: number; hash: Hex }> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const block = await chainHead(rpc);
+    if (await holdsBlock(indexer, block.number, block.hash)) return block;
+    if (Date.now() > deadline)
+      throw new Error(`the indexer did not reach block ${block.number} (${block.hash})`);
+    if (options.mine && block.number <= indexer.status().checkpoint) await rpc.request('evm_mine', []);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The vault calls of its owner (the fund's multisig) the suites send to change what is indexed or read live. */

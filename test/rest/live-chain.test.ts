@@ -14,7 +14,13 @@ import type { Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { listen } from '../harness/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
-import { holdsBlock, indexedGateway, transact, VAULT_OWNER_ABI } from '../harness/private-gateway.ts';
+import {
+  holdsBlock,
+  indexedGateway,
+  indexedHead,
+  transact,
+  VAULT_OWNER_ABI,
+} from '../harness/private-gateway.ts';
 import { call } from './openapi-responses.ts';
 
 let devnet: SeededPrivateDevnet;
@@ -38,19 +44,6 @@ async function indexedBlock(number: number, hash: Hex): Promise<void> {
   while (!(await holdsBlock(indexer, number, hash))) {
     // the new branch must grow past the abandoned one for the follower to see the reorg
     await rpc.request('evm_mine', []);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/**
- * Waits until the indexer holds the chain's head, mining while the head is not past the indexer's
- * checkpoint: after a revert, a new branch shorter than the abandoned one shows no reorg.
- */
-async function indexedHead(): Promise<void> {
-  for (;;) {
-    const head = await rpc.request<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
-    if (await holdsBlock(indexer, Number(head.number), head.hash)) return;
-    if (Number(head.number) <= indexer.status().checkpoint) await rpc.request('evm_mine', []);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -197,7 +190,7 @@ describe('while the chain moves', () => {
       // the indexer holds the abandoned branch until it sees the revert: the next test starts
       // once it is back on the chain, not while its checkpoint is about to move back under it. The
       // snapshot's own block is on both branches, so the wait is for the new branch's head
-      await indexedHead();
+      await indexedHead(rpc, indexer, { mine: true });
     }
   });
 

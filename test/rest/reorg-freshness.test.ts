@@ -13,7 +13,13 @@ import type { Indexer } from '../../indexer/indexer.ts';
 import { createRestApp } from '../../rest/app.ts';
 import { listen } from '../harness/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
-import { holdsBlock, indexedGateway, transact, VAULT_OWNER_ABI } from '../harness/private-gateway.ts';
+import {
+  chainHead,
+  indexedGateway,
+  indexedHead,
+  transact,
+  VAULT_OWNER_ABI,
+} from '../harness/private-gateway.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
 
 let devnet: SeededPrivateDevnet;
@@ -26,28 +32,11 @@ let indexer: Indexer;
 let base: string;
 let close: () => Promise<void>;
 
-async function head(): Promise<{ number: number; hash: Hex }> {
-  const block = await rpc.request<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
-  return { number: Number(block.number), hash: block.hash };
-}
-
 /** Sends an owner's call from any account (anvil impersonates), mined in a block of its own; that block. */
 async function transactOk(from: string, to: string, data: Hex): Promise<{ number: number; hash: Hex }> {
   const receipt = await transact(rpc, from, to, data);
   if (receipt.status !== '0x1') throw new Error(`a transaction to ${to} reverted`);
   return { number: receipt.blockNumber, hash: receipt.blockHash };
-}
-
-/** Resolves once the indexer holds the chain's head block, that very block (not another at its height). */
-async function indexedHead(): Promise<{ number: number; hash: Hex }> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const block = await head();
-    if (await holdsBlock(indexer, block.number, block.hash)) return block;
-    if (Date.now() > deadline)
-      throw new Error(`the indexer did not reach block ${block.number} (${block.hash})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 beforeAll(async () => {
@@ -125,19 +114,19 @@ describe('a reorg under cached live reads', () => {
 
     // the block holding setStrategy is replaced by an empty one: the allocations are as before it
     await rpc.request('anvil_reorg', [1, []]);
-    const replaced = await head();
+    const replaced = await chainHead(rpc);
     expect(replaced.number).toBe(changed.number);
     expect(replaced.hash).not.toBe(changed.hash);
     const after = await get(path, built.headers.get('etag')!);
     expect(after.status).toBe(200);
     expect(after.headers.get('x-chain-block')).toBe(String(changed.number));
     expect(after.body.strategies).toEqual(before.strategies);
-    await indexedHead();
+    await indexedHead(rpc, indexer);
   });
 
   it('rebuilds a cached health body once the chain head is below the block it read', async () => {
     const snapshot = await rpc.request<Hex>('evm_snapshot', []);
-    const start = await indexedHead();
+    const start = await indexedHead(rpc, indexer);
     for (let i = 0; i < 3; i++) await rpc.request('evm_mine', []);
     const higher = await get('/v1/health');
     expect(higher.body.indexer.chainHeadBlock).toBe(start.number + 3);
@@ -149,14 +138,14 @@ describe('a reorg under cached live reads', () => {
     expect(lower.headers.get('x-chain-block')).toBe(String(start.number));
     // the new branch grows past the abandoned one, and the indexer follows it, for the next test
     for (let i = 0; i < 4; i++) await rpc.request('evm_mine', []);
-    await indexedHead();
+    await indexedHead(rpc, indexer);
   });
 });
 
 describe('a reorg to a shorter chain', () => {
   it('serves the new branch, rebuilding the bodies cached from the abandoned one, where the chain makes no more blocks', async () => {
     const fund = activeFund();
-    const start = await indexedHead();
+    const start = await indexedHead(rpc, indexer);
     const snapshot = await rpc.request<Hex>('evm_snapshot', []);
     // two blocks of indexed events on the branch about to be abandoned
     await transactOk(
@@ -169,7 +158,7 @@ describe('a reorg to a shorter chain', () => {
       fund.vault,
       encodeFunctionData({ abi: VAULT_OWNER_ABI, functionName: 'unpause', args: [0] }),
     );
-    await indexedHead();
+    await indexedHead(rpc, indexer);
     const events = await get('/v1/events?limit=1');
     expect(events.body.items[0]).toMatchObject({
       eventName: 'ModuleUnpaused',
@@ -185,7 +174,7 @@ describe('a reorg to a shorter chain', () => {
       '0x',
     );
     expect(transfer.number).toBe(start.number + 1);
-    await indexedHead();
+    await indexedHead(rpc, indexer);
 
     const rebuilt = await get('/v1/events?limit=1', events.headers.get('etag')!);
     expect(rebuilt.status).toBe(200);
@@ -211,7 +200,7 @@ describe('a reorg to a shorter chain', () => {
 
 describe('a stalled index', () => {
   it('tells the X-Indexed-Block-Lag of a cached body as of each answer, growing as the chain moves on', async () => {
-    const indexed = await indexedHead();
+    const indexed = await indexedHead(rpc, indexer);
     const built = await get('/v1/events?limit=1');
     expect(built.headers.get('x-indexed-block')).toBe(String(indexed.number));
     expect(built.headers.get('x-indexed-block-lag')).toBe('0');
