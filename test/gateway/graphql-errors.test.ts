@@ -5,11 +5,10 @@
 // so the gateway has the registry only.
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
 import { createGateway } from '../../gateway/server.ts';
 import { loadRegistry } from '../../gateway/sources/registry.ts';
-import { graphql, listen, REGISTRY_FILE, registryOnlyGateway } from '../harness/stack.ts';
+import { graphql, listenRest, REGISTRY_FILE, registryOnlyGateway } from '../harness/stack.ts';
 
 let base: string;
 let close: () => Promise<void>;
@@ -17,14 +16,8 @@ let close: () => Promise<void>;
 const logged: unknown[] = [];
 
 beforeAll(async () => {
-  const app = createRestApp({
-    gateway: registryOnlyGateway({ logError: (error) => logged.push(error) }),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 10,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  const gateway = registryOnlyGateway({ logError: (error) => logged.push(error) });
+  ({ url: base, close } = await listenRest(gateway, { responseCacheEntries: 10 }));
 });
 afterAll(async () => {
   await close?.();

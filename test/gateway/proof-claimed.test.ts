@@ -5,9 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
-import { graphql, indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { graphql, indexedStack, type IndexedStack, listenRest, testGateway } from '../harness/stack.ts';
 import type { Gateway } from '../../gateway/server.ts';
 
 let stack: IndexedStack;
@@ -57,14 +56,7 @@ describe('a dividend proof while the chain RPC fails', () => {
 
   it('is answered by the REST proof route with 503 upstream-unavailable', async () => {
     const { round, account } = firstLeaf();
-    const app = createRestApp({
-      gateway: deadChain,
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-      logError: () => {},
-    });
-    const server = await listen(app);
+    const server = await listenRest(deadChain);
     try {
       const { status, body } = await call(
         server.url,

@@ -3,16 +3,15 @@
 // still answered on /graphql, degraded, with the fields read from the index null beside their errors;
 // GET /v1/health, whose record SPEC types whole, answers 503 as every route does when its data fails.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { call } from '../rest/openapi-responses.ts';
 import {
   graphql,
+  type GraphQLResponse,
   indexedStack,
-  listen,
+  type IndexedStack,
+  listenRest,
   registryOnlyGateway,
   testGateway,
-  type GraphQLResponse,
-  type IndexedStack,
 } from '../harness/stack.ts';
 
 /** a subgraph URL nothing listens on (the discard port) */
@@ -107,8 +106,7 @@ describe('health while the subgraph is down', () => {
 
   it('is answered by GET /v1/health with 503 upstream-unavailable, its record being incomplete', async () => {
     const gateway = testGateway(stack, { subgraph: DOWN });
-    const app = createRestApp({ gateway, trustProxy: false, rateLimit: false, responseCacheEntries: 0 });
-    const server = await listen(app);
+    const server = await listenRest(gateway);
     try {
       const { status, body } = await call(server.url, '/v1/health');
       expect(status).toBe(503);

@@ -7,13 +7,12 @@
 // seconds"; its log says how to serve the old deployment meanwhile; and health names the
 // deployment SUBGRAPH_URL now serves.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import {
   startLoadBalancedSubgraph,
   startNodeBehind,
   type LoadBalancedSubgraph,
 } from '../rest/load-balanced-subgraph.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { indexedStack, type IndexedStack, listenRest, testGateway } from '../harness/stack.ts';
 
 /** the new version's deployment id */
 const NEW_DEPLOYMENT = 'QmTVqahxEPumHx4y1dUKpH9SAtP5ZqREhDm6JfRDkcWSwn';
@@ -54,14 +53,8 @@ function redeployed(): void {
 async function serviceAtHead(logged: string[] = []): Promise<string> {
   balancer.route(() => 'A');
   balancer.rewrite(undefined);
-  const app = createRestApp({
-    gateway: testGateway(stack, { subgraph: { url: balancer.url, timeoutMs: 10_000, maxBatch: 1000 } }),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 0,
-    logError: (line) => logged.push(String(line)),
-  });
-  const { url, close } = await listen(app);
+  const gateway = testGateway(stack, { subgraph: { url: balancer.url, timeoutMs: 10_000, maxBatch: 1000 } });
+  const { url, close } = await listenRest(gateway, { logError: (line) => logged.push(String(line)) });
   closers.push(close);
   const health = await (await fetch(`${url}/v1/health`)).json();
   expect(health.indexer).toMatchObject({ deployment: oldDeployment(), maxIndexedBlock: head() });

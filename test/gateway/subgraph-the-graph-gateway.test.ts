@@ -11,9 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../gateway/errors.ts';
 import { dividendsCursor } from '../../gateway/inputs.ts';
 import { createSubgraphClient, NodesBehindError } from '../../gateway/sources/subgraph.ts';
-import { createRestApp } from '../../rest/app.ts';
 import { startFaultProxy, type FaultProxy } from '../reliability/servers/fault-proxy.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { indexedStack, type IndexedStack, listenRest, testGateway } from '../harness/stack.ts';
 
 /** an indexer as the gateway names one in its errors (its address) */
 const INDEXER = '0x6125ea331851367716bee301ecde7f38a7e429e7';
@@ -63,14 +62,7 @@ function theGraphAnswers(message: string): void {
 /** The REST service over The Graph's gateway and the devnet's chain; what it logs goes to `logged`. */
 async function service(logged: string[] = []): Promise<string> {
   const gateway = testGateway(stack, { subgraph: { url: theGraph.url, timeoutMs: 10_000, maxBatch: 1000 } });
-  const app = createRestApp({
-    gateway,
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 0,
-    logError: (line) => logged.push(String(line)),
-  });
-  const { url, close } = await listen(app);
+  const { url, close } = await listenRest(gateway, { logError: (line) => logged.push(String(line)) });
   closers.push(close);
   return url;
 }

@@ -126,22 +126,37 @@ export function restServiceForSuite(options: Partial<Omit<RestConfig, 'gateway'>
 }
 
 /**
- * The REST service over the shared indexed stack, on loopback, as the REST suites run it: no rate
- * limits, the server cache on, nothing logged; `options` changes any of that. stop() closes it.
+ * The REST app over `gateway` as the suites run it: no proxy trusted, no rate limits, no server
+ * cache, nothing logged; `options` changes any of that.
+ */
+export function testRestApp(gateway: Gateway, options: Partial<Omit<RestConfig, 'gateway'>> = {}): Express {
+  return createRestApp({
+    gateway,
+    trustProxy: false,
+    rateLimit: false,
+    responseCacheEntries: 0,
+    logError: () => {},
+    ...options,
+  });
+}
+
+/** testRestApp over `gateway`, listening on an OS-assigned loopback port. */
+export function listenRest(
+  gateway: Gateway,
+  options: Partial<Omit<RestConfig, 'gateway'>> = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  return listen(testRestApp(gateway, options));
+}
+
+/**
+ * The REST service over the shared indexed stack, on loopback, as the REST suites run it: the
+ * server cache on, else as testRestApp; `options` changes any of that. stop() closes it.
  */
 export async function startRestService(
   options: Partial<Omit<RestConfig, 'gateway'>> = {},
 ): Promise<{ stack: IndexedStack; base: string; stop(): Promise<void> }> {
   const stack = await indexedStack();
-  const app = createRestApp({
-    gateway: testGateway(stack),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 1000,
-    logError: () => {},
-    ...options,
-  });
-  const { url, close } = await listen(app);
+  const { url, close } = await listenRest(testGateway(stack), { responseCacheEntries: 1000, ...options });
   return {
     stack,
     base: url,
@@ -153,17 +168,11 @@ export async function startRestService(
 
 /**
  * The REST app over a registry alone (registryOnlyGateway; the devnet's unless `registry` is given),
- * with no rate limits and no server cache: for the suites whose answers need no upstream.
+ * as testRestApp: for the suites whose answers need no upstream.
  */
 export function registryOnlyRestApp(
   options: Partial<Omit<RestConfig, 'gateway'>> & { registry?: Registry } = {},
 ): Express {
   const { registry, ...config } = options;
-  return createRestApp({
-    gateway: registryOnlyGateway({ registry }),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 0,
-    ...config,
-  });
+  return testRestApp(registryOnlyGateway({ registry }), config);
 }

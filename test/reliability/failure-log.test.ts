@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { format } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway, GatewayConfig } from '../../gateway/server.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { indexedStack, type IndexedStack, listen, testGateway, testRestApp } from '../harness/stack.ts';
 import { get } from './problems.ts';
 import { closedAfterEachTest } from './public-rest-service.ts';
 import { authenticatingProxy, type AuthenticatingProxy } from './servers/authenticating-proxy.ts';
@@ -78,15 +77,7 @@ async function serviceLogging(config: Partial<GatewayConfig> = {}): Promise<stri
     logError: to('[gateway]'),
     ...config,
   });
-  const service = await listen(
-    createRestApp({
-      gateway,
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-      logError: to('[rest]'),
-    }),
-  );
+  const service = await listen(testRestApp(gateway, { logError: to('[rest]') }));
   afterTest.track(service);
   return service.url;
 }

@@ -3,8 +3,7 @@
 // request reaches the upstreams; no rate limit), and the closing after each test of what it started.
 import { afterEach } from 'vitest';
 import type { Gateway } from '../../gateway/server.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { listen } from '../harness/stack.ts';
+import { listen, testRestApp } from '../harness/stack.ts';
 
 export interface Closable {
   close(): Promise<void>;
@@ -12,16 +11,7 @@ export interface Closable {
 
 /** The REST service over `gateway` on loopback. */
 export function publicRestService(gateway: Gateway): Promise<{ url: string } & Closable> {
-  return listen(
-    createRestApp({
-      gateway,
-      publicBaseUrl: 'https://api.example',
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 0,
-      logError: () => {},
-    }),
-  );
+  return listen(testRestApp(gateway, { publicBaseUrl: 'https://api.example' }));
 }
 
 /** Closes what each test started once it ends; call it at a suite file's top level. */

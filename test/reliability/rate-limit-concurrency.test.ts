@@ -5,9 +5,9 @@
 // registry, so no upstream takes part. Counting is exact: no timing enters any assertion.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp, type RestConfig } from '../../rest/app.ts';
+import type { RestConfig } from '../../rest/app.ts';
 import { connectRedis, type RateLimitConfig, type RedisConnection } from '../../rest/rate-limit.ts';
-import { listen, registryOnlyGateway } from '../harness/stack.ts';
+import { listen, registryOnlyGateway, testRestApp } from '../harness/stack.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 
 const gateway = registryOnlyGateway();
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function start(overrides: Partial<RestConfig>): Promise<string> {
   const server = await listen(
-    createRestApp({ gateway, trustProxy: 1, rateLimit: false, responseCacheEntries: 100, ...overrides }),
+    testRestApp(gateway, { trustProxy: 1, responseCacheEntries: 100, ...overrides }),
   );
   servers.push(server);
   return server.url;

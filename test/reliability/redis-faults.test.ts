@@ -8,9 +8,8 @@ import { createServer, connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
 import { connectRedis, type RateLimitConfig, type RedisConnection } from '../../rest/rate-limit.ts';
-import { listen, registryOnlyGateway } from '../harness/stack.ts';
+import { listen, registryOnlyGateway, testRestApp } from '../harness/stack.ts';
 import { closedPort } from './servers/ports.ts';
 import { startRedisServer, type RedisServer } from './servers/redis-server.ts';
 
@@ -39,7 +38,7 @@ async function connection(url: string, logged: string[] = []): Promise<RedisConn
 
 async function app(redis: RedisConnection): Promise<string> {
   const server = await listen(
-    createRestApp({ gateway, trustProxy: 1, rateLimit: LIMIT, responseCacheEntries: 100, redis }),
+    testRestApp(gateway, { trustProxy: 1, rateLimit: LIMIT, responseCacheEntries: 100, redis }),
   );
   cleanups.push(() => server.close());
   return server.url;

@@ -7,8 +7,7 @@
 // new deployment would: another `_meta.deployment` at the same block, NAV records' navPerShare
 // doubled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { indexedStack, type IndexedStack, listenRest, testGateway } from '../harness/stack.ts';
 import { startLoadBalancedSubgraph, type LoadBalancedSubgraph } from './load-balanced-subgraph.ts';
 
 const HISTORY = '/v1/funds/harbor-stable-yield/nav/history?limit=3';
@@ -30,15 +29,11 @@ afterAll(async () => {
 
 /** A REST service over the proxy; `cached`: with the server cache, each hit checking the subgraph. */
 async function service(cached: boolean): Promise<string> {
-  const app = createRestApp({
-    gateway: testGateway(stack, { subgraph: { url: subgraph.url, timeoutMs: 10_000, maxBatch: 1000 } }),
-    trustProxy: false,
-    rateLimit: false,
+  const gateway = testGateway(stack, { subgraph: { url: subgraph.url, timeoutMs: 10_000, maxBatch: 1000 } });
+  const { url, close } = await listenRest(gateway, {
     responseCacheEntries: cached ? 100 : 0,
     blockCheckMs: 0,
-    logError: () => {},
   });
-  const { url, close } = await listen(app);
   closers.push(close);
   return url;
 }

@@ -6,8 +6,7 @@
 // can change what the subgraph says of itself; the wall clock is stepped back in this process,
 // where the REST app runs.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway } from '../harness/stack.ts';
+import { indexedStack, listenRest, testGateway } from '../harness/stack.ts';
 import { startLoadBalancedSubgraph, type LoadBalancedSubgraph } from './load-balanced-subgraph.ts';
 
 const HOUR_MS = 3_600_000;
@@ -19,16 +18,9 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   const stack = await indexedStack();
   subgraph = await startLoadBalancedSubgraph({ A: stack.subgraphUrl, B: stack.subgraphUrl });
-  const app = createRestApp({
-    gateway: testGateway(stack, { subgraph: { url: subgraph.url, timeoutMs: 10_000, maxBatch: 1000 } }),
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 100,
-    // every cache hit may ask the subgraph's state: the test waits out no interval
-    blockCheckMs: 0,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  const gateway = testGateway(stack, { subgraph: { url: subgraph.url, timeoutMs: 10_000, maxBatch: 1000 } });
+  // every cache hit may ask the subgraph's state: the test waits out no interval
+  ({ url: base, close } = await listenRest(gateway, { responseCacheEntries: 100, blockCheckMs: 0 }));
 }, 120_000);
 
 afterEach(() => {

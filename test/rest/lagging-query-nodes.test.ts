@@ -8,8 +8,7 @@
 // such case: no node will ever reach it, and it is refused as bad input rather than retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dividendsCursor, encodeCursor } from '../../gateway/inputs.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway, type IndexedStack } from '../harness/stack.ts';
+import { indexedStack, type IndexedStack, listenRest, testGateway } from '../harness/stack.ts';
 import {
   startLoadBalancedSubgraph,
   startNodeBehind,
@@ -54,16 +53,12 @@ async function replica(
     subgraph: { url: balancer.url, timeoutMs: 10_000, maxBatch: 1000 },
     ...(options.withoutChain ? { chain: undefined } : {}),
   });
-  const app = createRestApp({
-    gateway,
-    trustProxy: false,
-    rateLimit: false,
+  const { url, close } = await listenRest(gateway, {
     // with the cache, every hit asks for the subgraph's block: the test need not wait out an interval
     responseCacheEntries: options.cached ? 100 : 0,
     blockCheckMs: 0,
     logError: (error) => options.logged?.push(error),
   });
-  const { url, close } = await listen(app);
   closers.push(close);
   return url;
 }

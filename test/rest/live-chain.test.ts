@@ -11,8 +11,7 @@ import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { listen } from '../harness/stack.ts';
+import { listenRest } from '../harness/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import {
   holdsBlock,
@@ -65,24 +64,12 @@ beforeAll(async () => {
   const { gateway, ...service } = await indexedGateway(devnet);
   indexer = service.indexer;
   // no server-side cache: every page is read from the indexer as it is now
-  const app = createRestApp({
-    gateway,
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 0,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  ({ url: base, close } = await listenRest(gateway));
   // every cache hit asks whether the indexer or the chain has moved on, so the test need not wait out an interval
-  const cachedApp = createRestApp({
-    gateway,
-    trustProxy: false,
-    rateLimit: false,
+  ({ url: cachedBase, close: closeCached } = await listenRest(gateway, {
     responseCacheEntries: 100,
     blockCheckMs: 0,
-    logError: () => {},
-  });
-  ({ url: cachedBase, close: closeCached } = await listen(cachedApp));
+  }));
 }, 300_000);
 
 afterAll(async () => {

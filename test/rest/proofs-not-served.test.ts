@@ -1,8 +1,7 @@
 // A deployment without DISTRIBUTIONS_BASE serves no dividend proofs: that is permanent, so the
 // proof endpoint answers 404 saying so, never a 503 inviting a retry; rounds are still served.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createRestApp } from '../../rest/app.ts';
-import { indexedStack, listen, testGateway } from '../harness/stack.ts';
+import { indexedStack, listenRest, testGateway } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 let base: string;
@@ -11,8 +10,7 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   const stack = await indexedStack();
   const gateway = testGateway(stack, { distributions: { base: undefined, timeoutMs: 1_000, cacheSize: 1 } });
-  const app = createRestApp({ gateway, trustProxy: false, rateLimit: false, responseCacheEntries: 0 });
-  ({ url: base, close } = await listen(app));
+  ({ url: base, close } = await listenRest(gateway));
 });
 afterAll(async () => {
   await close?.();

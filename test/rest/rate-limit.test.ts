@@ -6,11 +6,11 @@
 import { get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRestApp, type RestConfig } from '../../rest/app.ts';
+import type { RestConfig } from '../../rest/app.ts';
 import { DOCUMENT_PATHS } from '../../rest/documents.ts';
 import { DEFAULT_RATE_LIMIT, rateLimitSummary } from '../../rest/rate-limit.ts';
 import { loadServiceConfig } from '../../rest/service-config.ts';
-import { listen, registryOnlyGateway } from '../harness/stack.ts';
+import { listen, registryOnlyGateway, testRestApp } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 // /v1/contracts reads only the registry, so no upstream is involved in these requests
@@ -22,13 +22,7 @@ afterEach(async () => {
 
 async function start(overrides: Partial<RestConfig>) {
   const server = await listen(
-    createRestApp({
-      gateway,
-      trustProxy: false,
-      rateLimit: DEFAULT_RATE_LIMIT,
-      responseCacheEntries: 100,
-      ...overrides,
-    }),
+    testRestApp(gateway, { rateLimit: DEFAULT_RATE_LIMIT, responseCacheEntries: 100, ...overrides }),
   );
   servers.push(server);
   return server.url;
@@ -98,9 +92,7 @@ describe('rate limits', () => {
   });
 
   it('counts IPv4 clients of a dual-stack socket (HOST=::) apart', async () => {
-    const app = createRestApp({
-      gateway,
-      trustProxy: false,
+    const app = testRestApp(gateway, {
       rateLimit: { perMinute: 60, burst: 2, burstWindowSeconds: 20 },
       responseCacheEntries: 100,
     });

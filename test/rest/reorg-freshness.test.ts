@@ -10,8 +10,7 @@ import type { Deployment } from '../../devnet/deploy.ts';
 import type { Ledger } from '../../devnet/ledger.ts';
 import { createRpcClient, type RpcClient } from '../../devnet/rpc.ts';
 import type { Indexer } from '../../indexer/indexer.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { listen } from '../harness/stack.ts';
+import { listenRest } from '../harness/stack.ts';
 import { startPrivateDevnet, type SeededPrivateDevnet } from '../harness/private-devnet.ts';
 import {
   chainHead,
@@ -57,15 +56,7 @@ beforeAll(async () => {
   const { gateway, ...service } = await indexedGateway(devnet, indexerRpc.url);
   indexer = service.indexer;
   // every cache hit asks whether the indexer or the chain has moved, so the test need not wait out an interval
-  const app = createRestApp({
-    gateway,
-    trustProxy: false,
-    rateLimit: false,
-    responseCacheEntries: 100,
-    blockCheckMs: 0,
-    logError: () => {},
-  });
-  ({ url: base, close } = await listen(app));
+  ({ url: base, close } = await listenRest(gateway, { responseCacheEntries: 100, blockCheckMs: 0 }));
 }, 300_000);
 
 afterAll(async () => {

@@ -14,8 +14,7 @@ import { DISCOVERY_DOCUMENTS } from '../../rest/document-table.ts';
 import { claimableDividendsQuery } from '../../rest/llms.ts';
 import { MAX_URL_LENGTH } from '../../rest/problems.ts';
 import { ROUTES } from '../../rest/routes.ts';
-import { createRestApp } from '../../rest/app.ts';
-import { listen, restServiceForSuite, testGateway } from '../harness/stack.ts';
+import { listenRest, restServiceForSuite, testGateway } from '../harness/stack.ts';
 import { call } from './openapi-responses.ts';
 
 const service = restServiceForSuite();
@@ -515,16 +514,10 @@ describe('problems', () => {
   );
 
   it('answers 503 with Retry-After, never cached, when the subgraph is down', async () => {
-    const app = createRestApp({
-      gateway: testGateway(service.stack, {
-        subgraph: { url: 'http://127.0.0.1:9/down', timeoutMs: 2_000, maxBatch: 10 },
-      }),
-      trustProxy: false,
-      rateLimit: false,
-      responseCacheEntries: 100,
-      logError: () => {},
+    const gateway = testGateway(service.stack, {
+      subgraph: { url: 'http://127.0.0.1:9/down', timeoutMs: 2_000, maxBatch: 10 },
     });
-    const server = await listen(app);
+    const server = await listenRest(gateway, { responseCacheEntries: 100 });
     try {
       const { status, headers, body } = await call(server.url, '/v1/funds');
       expect(status).toBe(503);
