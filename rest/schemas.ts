@@ -297,7 +297,15 @@ export const componentSchemas: Record<string, JsonSchema> = {
     since: date,
     nav: {
       description: 'latest Published NAV; null before the first publication',
-      oneOf: [object({ epoch: integer, navPerShare, publishedAt: dateTime }), { type: 'null' }],
+      oneOf: [
+        object({
+          epoch: integer,
+          navPerShare,
+          settledAt: { ...nullable(dateTime), description: NAV_SETTLED_AT_MEANING },
+          publishedAt: dateTime,
+        }),
+        { type: 'null' },
+      ],
     },
   }),
   FundList: list('FundSummary'),

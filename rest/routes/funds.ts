@@ -17,7 +17,7 @@ export function listFundsRoute({ registry, fund, policy, scenario }: DocumentExa
     tier: 'latest-nav',
     params: [],
     document: `query { funds { slug name nameCn chainId baseAsset { symbol } policy { slug address } status since
-      latestNav { epoch navPerShare publishedAt } } }`,
+      latestNav { epoch navPerShare settledAt publishedAt } } }`,
     toBody: (d) => {
       const items = d.funds.map((f: Data) => ({
         slug: f.slug,
@@ -47,6 +47,7 @@ export function listFundsRoute({ registry, fund, policy, scenario }: DocumentExa
           nav: {
             epoch: scenario.latestNav.epoch,
             navPerShare: scenario.latestNav.navPerShare,
+            settledAt: scenario.latestNav.settledAt,
             publishedAt: scenario.latestNav.publishedAt,
           },
         },

@@ -46,4 +46,11 @@ describe('settledAt in REST NAV records', () => {
     const { body } = await call(service.base, '/v1/funds/summit-kelly-growth/nav');
     expect(body.nav.settledAt).toBe(settledAt('summit-kelly-growth', body.nav.epoch));
   });
+
+  it('dates the latest published NAV of every fund in the funds list by its settlement', async () => {
+    const { body } = await call(service.base, '/v1/funds');
+    const items = body.items as { slug: string; nav: { epoch: number; settledAt: string } }[];
+    expect(items.length).toBeGreaterThan(1);
+    for (const { slug, nav } of items) expect(nav.settledAt).toBe(settledAt(slug, nav.epoch));
+  });
 });
