@@ -546,10 +546,9 @@ class Compiler {
       const column = table.byField.get(field.name)!;
       return `${alias}.${column.keySql ?? column.sql}`;
     }
-    if (field.derivedFrom === undefined && value.child.name === 'id') {
-      return `${alias}.${table.byField.get(field.name)!.sql}`;
-    }
-    // on an interface, the referenced entity is in one implementer's table
+    // `<ref>__id` too reads the referenced entity, not the reference: graph-node joins the entity
+    // at the block (ChildKey::Id), so a reference to one missing then sorts as null. On an
+    // interface, the referenced entity is in one implementer's table
     const picks = tablesOf(this.model, field.typeName).map((childTable) =>
       this.childSortValue(table, alias, value, childTable),
     );

@@ -115,10 +115,14 @@ describe('a collection ordered by a field of the entity a reference names', () =
 
   afterAll(() => served?.close());
 
-  async function order(block: number, direction: 'asc' | 'desc'): Promise<string[]> {
+  async function order(
+    block: number,
+    direction: 'asc' | 'desc',
+    orderBy = 'latestNav__navPerShare',
+  ): Promise<string[]> {
     const d = await queryIndexer(
       served.url,
-      `{ funds(orderBy: latestNav__navPerShare, orderDirection: ${direction}, block: { number: ${block} }) { id } }`,
+      `{ funds(orderBy: ${orderBy}, orderDirection: ${direction}, block: { number: ${block} }) { id } }`,
     );
     return (d.funds as { id: string }[]).map((f) => slugs[f.id]!);
   }
@@ -133,6 +137,13 @@ describe('a collection ordered by a field of the entity a reference names', () =
   it('takes an entity removed by the block for a missing one, ties broken by id', async () => {
     expect(await order(3, 'asc')).toEqual(['a', 'c', 'b']);
     expect(await order(3, 'desc')).toEqual(['b', 'c', 'a']);
+  });
+
+  it('by the id of the entity a reference names, takes one removed by the block for a missing one', async () => {
+    // graph-node joins the referenced entity at the block and sorts by its id, not by the reference
+    expect(await order(2, 'asc', 'latestNav__id')).toEqual(['a', 'b', 'c']);
+    expect(await order(3, 'asc', 'latestNav__id')).toEqual(['a', 'c', 'b']);
+    expect(await order(3, 'desc', 'latestNav__id')).toEqual(['b', 'c', 'a']);
   });
 });
 
