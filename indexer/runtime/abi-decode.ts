@@ -1,10 +1,14 @@
-// ABI decoding with graph-node's strings. graph-node decodes ABI values with alloy, which reads a
-// string's bytes with String::from_utf8_lossy (alloy-sol-types' sol_data::String::detokenize):
-// invalid UTF-8 becomes U+FFFD and nothing is dropped, so a leading byte-order mark and NUL bytes
-// anywhere reach the mapping as they were sent. viem's decodeAbiParameters reads a string with
-// bytesToString(trim(data)), which trims leading NUL bytes and, through TextDecoder's default,
-// drops a leading BOM. Strings are therefore decoded here as `bytes` (their encoding is the same)
-// and read with a shared decoder that keeps the BOM.
+// ABI decoding with graph-node's (alloy's) rules where viem's differ. graph-node decodes with
+// alloy-dyn-abi, which checks no word (DynSolType::detokenize): an intN is its whole word read as
+// an int256 (the word 0x…80 is 128 as an int8, not -128), a uintN its whole word, a bool any
+// nonzero word (viem throws on a word other than 0 or 1). A string's bytes are read with
+// String::from_utf8_lossy (alloy-sol-types' sol_data::String::detokenize): invalid UTF-8 becomes
+// U+FFFD and nothing is dropped, so a leading byte-order mark and NUL bytes anywhere reach the
+// mapping as they were sent, where viem's bytesToString(trim(data)) trims leading NUL bytes and,
+// through TextDecoder's default, drops a leading BOM. So viem decodes each parameter as a type
+// encoded alike that it reads as alloy does (intN as int256, uintN as uint256 — viem reads those of
+// 48 bits or fewer into a Number, lossy past 2^53 —, bool as uint256, string as bytes), and the
+// values are converted back.
 import { decodeAbiParameters, type AbiParameter, type Hex } from 'viem';
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -19,52 +23,66 @@ function hexToUtf8Lossy(hex: string): string {
   return hex.length === 2 ? '' : utf8.decode(Buffer.from(hex.slice(2), 'hex'));
 }
 
-/** The parameter with every `string` (nested ones included) read as `bytes`. */
-function stringsAsBytes(param: AbiParameter): AbiParameter {
-  const type = param.type.replace(/^string(?=$|\[)/, 'bytes');
-  if ('components' in param && param.components) {
-    return { ...param, type, components: param.components.map(stringsAsBytes) } as AbiParameter;
-  }
-  return type === param.type ? param : { ...param, type };
-}
-
 type Convert = (value: unknown) => unknown;
 
-const arrayType = /^(.*)\[\d*\]$/;
+/** How viem decodes a parameter: as `readAs`, the value then made the parameter's by `convert`. */
+interface DecodingPlan {
+  /** the parameter itself when viem reads it as alloy does */
+  readAs: AbiParameter;
+  /** null when viem's value for `readAs` is the parameter's already */
+  convert: Convert | null;
+}
 
-/**
- * What turns the value viem decoded for `stringsAsBytes(param)` into the value of `param`: its
- * strings' hex read as lossy UTF-8, arrays and tuples (arrays, or objects keyed by component name)
- * rebuilt around them. Null when `param` holds no string.
- */
-function stringConverter(param: AbiParameter): Convert | null {
+const arrayType = /^(.*)(\[\d*\])$/;
+const signedType = /^int\d*$/;
+const unsignedType = /^uint\d*$/;
+
+/** A scalar's plan: the word type viem reads as alloy does, and the conversion back. */
+function scalarPlan(param: AbiParameter): DecodingPlan {
+  const retyped = (type: string, convert: Convert | null = null): DecodingPlan => ({
+    readAs: { ...param, type } as AbiParameter,
+    convert,
+  });
+  if (param.type === 'string') return retyped('bytes', (value) => hexToUtf8Lossy(value as string));
+  if (param.type === 'bool') return retyped('uint256', (value) => value !== 0n);
+  if (signedType.test(param.type) && param.type !== 'int256') return retyped('int256');
+  if (unsignedType.test(param.type) && param.type !== 'uint256') return retyped('uint256');
+  return { readAs: param, convert: null };
+}
+
+function decodingPlan(param: AbiParameter): DecodingPlan {
   const array = arrayType.exec(param.type);
   if (array) {
-    const element = stringConverter({ ...param, type: array[1] as string } as AbiParameter);
-    return element && ((value) => (value as readonly unknown[]).map(element));
+    const elementParam = { ...param, type: array[1] as string } as AbiParameter;
+    const element = decodingPlan(elementParam);
+    if (element.readAs === elementParam) return { readAs: param, convert: null };
+    const convertElement = element.convert;
+    return {
+      readAs: { ...element.readAs, type: `${element.readAs.type}${array[2]}` } as AbiParameter,
+      convert: convertElement && ((value) => (value as readonly unknown[]).map(convertElement)),
+    };
   }
-  if (param.type === 'string') return (value) => hexToUtf8Lossy(value as string);
-  if (!('components' in param) || !param.components) return null;
-  const parts = param.components.map((component, index) => ({
-    index,
-    key: component.name ?? '',
-    convert: stringConverter(component),
-  }));
-  const converted = parts.filter((p) => p.convert !== null) as {
-    index: number;
-    key: string;
-    convert: Convert;
-  }[];
-  if (converted.length === 0) return null;
-  return (value) => {
-    if (Array.isArray(value)) {
-      const out = [...(value as unknown[])];
-      for (const p of converted) out[p.index] = p.convert(out[p.index]);
+  if (param.type !== 'tuple' || !('components' in param)) return scalarPlan(param);
+  const plans = param.components.map(decodingPlan);
+  if (plans.every((plan, i) => plan.readAs === param.components[i])) return { readAs: param, convert: null };
+  const readAs = { ...param, components: plans.map((plan) => plan.readAs) } as AbiParameter;
+  // viem gives a tuple as an array, or as an object keyed by component name when all are named
+  const converted = plans.flatMap((plan, index) =>
+    plan.convert ? [{ index, key: param.components[index]!.name ?? '', convert: plan.convert }] : [],
+  );
+  if (converted.length === 0) return { readAs, convert: null };
+  return {
+    readAs,
+    convert: (value) => {
+      if (Array.isArray(value)) {
+        const out = [...(value as unknown[])];
+        for (const c of converted) out[c.index] = c.convert(out[c.index]);
+        return out;
+      }
+      const out = { ...(value as Record<string, unknown>) };
+      for (const c of converted) out[c.key] = c.convert(out[c.key]);
       return out;
-    }
-    const out = { ...(value as Record<string, unknown>) };
-    for (const p of converted) out[p.key] = p.convert(out[p.key]);
-    return out;
+    },
   };
 }
 
@@ -72,22 +90,21 @@ function stringConverter(param: AbiParameter): Convert | null {
 type AbiDecoder = (data: Hex) => unknown[];
 
 /**
- * A decoder of `params` with graph-node's strings, built once: what holds no string is decoded by
- * viem as it is, the rest with its strings read as bytes and converted back.
+ * A decoder of `params` with graph-node's rules, built once: what viem reads as alloy does is
+ * decoded as it is, the rest as its plan says and converted back.
  */
 export function abiDecoder(params: readonly AbiParameter[]): AbiDecoder {
-  const converters = params.map(stringConverter);
-  if (converters.every((c) => c === null)) {
+  const plans = params.map(decodingPlan);
+  if (plans.every((plan, i) => plan.readAs === params[i])) {
     return (data) => decodeAbiParameters(params, data) as unknown[];
   }
-  const asBytes = params.map(stringsAsBytes);
+  const readAs = plans.map((plan) => plan.readAs);
   return (data) => {
     // viem returns a new array on every call: convert in place
-    const values = decodeAbiParameters(asBytes, data) as unknown[];
-    for (let i = 0; i < converters.length; i++) {
-      const convert = converters[i];
-      if (convert) values[i] = convert(values[i]);
-    }
+    const values = decodeAbiParameters(readAs, data) as unknown[];
+    plans.forEach((plan, i) => {
+      if (plan.convert) values[i] = plan.convert(values[i]);
+    });
     return values;
   };
 }
@@ -95,7 +112,7 @@ export function abiDecoder(params: readonly AbiParameter[]): AbiDecoder {
 /** Decoders by the parameter list they decode (a function's inputs or outputs, fixed for its ABI). */
 const decoders = new WeakMap<readonly AbiParameter[], AbiDecoder>();
 
-/** decodeAbiParameters with graph-node's strings, its decoder kept for the next call with `params`. */
+/** decodeAbiParameters with graph-node's rules, its decoder kept for the next call with `params`. */
 export function decodeAbi(params: readonly AbiParameter[], data: Hex): unknown[] {
   let decoder = decoders.get(params);
   if (!decoder) {

@@ -4,12 +4,13 @@
 // of the ABI where addresses read as uint160 (the same 32-byte word) and skips the selector lookup
 // (the caller already matched topic0); events of single-word parameters only, the common case, are
 // read straight from the hex text, addresses as hex. Like graph-node, indexed parameters of dynamic types
-// (string, bytes, arrays, tuples) yield their topic, a 32-byte hash. Strings are read as graph-node
-// reads them, lossy UTF-8 with nothing trimmed (abi-decode.ts).
-import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex, type Log } from 'viem';
+// (string, bytes, arrays, tuples) yield their topic, a 32-byte hash. Words and strings, in the data
+// and in topics, are read as graph-node (alloy) reads them, on both paths (abi-decode.ts): an intN
+// is its whole word as an int256, a bool any nonzero word, a string lossy UTF-8 with nothing trimmed.
+import type { AbiEvent, AbiParameter, Hex, Log } from 'viem';
 import { abiDecoder } from './abi-decode.ts';
 
-/** A decoded event parameter: the ABI parameter it was decoded as, and viem's decoded value. */
+/** A decoded event parameter: the ABI parameter it was decoded as, and its value as abiDecoder gives it. */
 export interface EventParameter {
   name: string;
   param: AbiParameter;
@@ -32,7 +33,7 @@ function addressesAsUint(param: AbiParameter): AbiParameter {
 const staticWord = /^(address|bool|u?int(\d*)|bytes([1-9]|[12]\d|3[0-2]))$/;
 
 /**
- * Reads one 32-byte word (64 hex digits) as viem would decode a static parameter of `type`, but an
+ * Reads one 32-byte word (64 hex digits) as abiDecoder decodes a static parameter of `type`, but an
  * address as the unchecksummed hex of its last 20 bytes.
  */
 function readWord(type: string, word: string): unknown {
@@ -41,7 +42,7 @@ function readWord(type: string, word: string): unknown {
   if (type.startsWith('bytes')) return `0x${word.slice(0, 2 * Number(type.slice(5)))}`;
   const value = BigInt(`0x${word}`);
   if (type.startsWith('uint')) return value;
-  return BigInt.asIntN(Number(type.slice(3) || '256'), value);
+  return BigInt.asIntN(256, value);
 }
 
 /**
@@ -93,7 +94,9 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
       name: input.name ?? '',
       indexed: input.indexed === true,
       param,
-      readAs: param === input ? addressesAsUint(input) : ({ type: 'bytes32' } as AbiParameter),
+      decodeTopic: abiDecoder([
+        param === input ? addressesAsUint(input) : ({ type: 'bytes32' } as AbiParameter),
+      ]),
     };
   });
   return (log) => {
@@ -105,7 +108,7 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
       return plan.map((p) => ({
         name: p.name,
         param: p.param,
-        value: p.indexed ? decodeAbiParameters([p.readAs], log.topics[topic++] as Hex)[0] : data[dataIndex++],
+        value: p.indexed ? p.decodeTopic(log.topics[topic++] as Hex)[0] : data[dataIndex++],
       }));
     } catch {
       return null;

@@ -1,7 +1,8 @@
 // The runtime's event decoder against viem's decodeEventLog as the reference, over random values:
 // single-word static events (decoded from the hex text) and events with dynamic types (decoded by
-// viem's decodeAbiParameters), indexed and not; and logs that must be skipped. Strings follow
-// graph-node rather than viem where the two differ (a byte-order mark, leading NULs).
+// viem's decodeAbiParameters), indexed and not; and logs that must be skipped. Strings and words
+// that are not canonical follow graph-node (alloy) rather than viem where the two differ (a
+// byte-order mark, leading NULs; an int8 word 0x…80, a bool word 2), on both paths alike.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -139,5 +140,47 @@ describe('event decoder', () => {
     expect(decodedByRuntime(staticEvent, [topics[0], topics[1] as Hex], data)).toBeNull();
     expect(decodedByRuntime(staticEvent, topics, data.slice(0, 66) as Hex)).toBeNull();
     expect(decodedByRuntime(dynamicEvent, [topics[0]], '0x')).toBeNull();
+  });
+
+  describe('reads words that are not canonical as graph-node (alloy) does, on both paths', () => {
+    const word = (value: bigint) => value.toString(16).padStart(64, '0');
+    const topic0 = `0x${'ab'.repeat(32)}` as Hex;
+    /** a string argument's encoding after `heads` words of the head: its offset, length 1, 'x' */
+    const stringAfter = (heads: number) =>
+      `${word(BigInt(32 * (heads + 1)))}${word(1n)}${'78'.padEnd(64, '0')}`;
+    const decode = (signature: string, topics: Hex[], data: string) =>
+      createEventDecoder(parseAbiItem(signature) as AbiEvent)({
+        topics: [topic0, ...topics],
+        data: `0x${data}`,
+      } as never)?.map((p) => p.value);
+
+    it('reads an int8 word 0x…80 as 128, the whole word as an int256, in the data', () => {
+      expect(decode('event A(int8 x)', [], word(0x80n))).toEqual([128n]);
+      expect(decode('event B(int8 x, string s)', [], word(0x80n) + stringAfter(1))).toEqual([128n, 'x']);
+    });
+
+    it('reads an int8 topic 0x…80 as 128, and an all-ones word as -1', () => {
+      const topic = `0x${word(0x80n)}` as Hex;
+      const minusOne = `0x${'ff'.repeat(32)}` as Hex;
+      expect(decode('event A(int8 indexed x, int8 indexed y)', [topic, minusOne], '')).toEqual([128n, -1n]);
+      expect(
+        decode('event B(int8 indexed x, int8 indexed y, string s)', [topic, minusOne], stringAfter(0)),
+      ).toEqual([128n, -1n, 'x']);
+    });
+
+    it('reads a bool word 2 as true, in the data and in a topic', () => {
+      expect(decode('event A(bool b)', [], word(2n))).toEqual([true]);
+      expect(decode('event B(bool b, string s)', [], word(2n) + stringAfter(1))).toEqual([true, 'x']);
+      expect(decode('event C(bool indexed b, string s)', [`0x${word(2n)}`], stringAfter(0))).toEqual([
+        true,
+        'x',
+      ]);
+    });
+
+    it('reads a uint8 word past 2^53 exactly, as a uint256', () => {
+      const big = 2n ** 60n + 1n;
+      expect(decode('event A(uint8 x)', [], word(big))).toEqual([big]);
+      expect(decode('event B(uint8 x, string s)', [], word(big) + stringAfter(1))).toEqual([big, 'x']);
+    });
   });
 });

@@ -2,10 +2,17 @@
 // them, the check of call arguments against the function's types, ABI encoding and decoding of one
 // value, and the deterministic errors of a call the mapping got wrong (through the probe wasm, with
 // synthetic logs). Reads of a real chain are tested end to end in test/indexer/ethereum-call.test.ts.
+import { readFileSync } from 'node:fs';
 import { encodeAbiParameters, parseAbiItem, type AbiFunction } from 'viem';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EthereumValueKind } from '../../../indexer/runtime/asc-types.ts';
+import type { HostEnv } from '../../../indexer/runtime/host-context.ts';
 import { tokenToAbiValue, type EthereumToken } from '../../../indexer/runtime/ethereum-value.ts';
-import { compatSignature } from '../../../indexer/runtime/host-ethereum.ts';
+import { compatSignature, ethereumFunctions } from '../../../indexer/runtime/host-ethereum.ts';
+import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
+import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
+import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
+import { buildProbeSubgraph } from '../probe-build.ts';
 import { useProbeHarness } from './runtime-harness.ts';
 
 const fn = (signature: string) => parseAbiItem(signature) as AbiFunction;
@@ -113,5 +120,51 @@ describe('ethereum host functions through the probe wasm, without a chain', () =
     expect(harness().probeError(29, '1|x').message).toContain(
       'ethereum.call reads the chain, and this runtime was started without one',
     );
+  });
+});
+
+describe('ethereum.decode of words that are not canonical, in a real mapping instance’s memory', () => {
+  let instance: MappingInstance;
+
+  beforeAll(async () => {
+    const subgraph = await loadSubgraph({ buildDir: buildProbeSubgraph() });
+    const mapping = subgraph.dataSources[0]!.mapping;
+    instance = new MappingInstance(
+      mapping.module,
+      new WebAssembly.Memory({ initial: mapping.memoryLimits.initial }),
+      {
+        subgraph,
+        schema: parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
+        logger: () => undefined,
+        chain: null,
+        block: null,
+        dataSource: null,
+      },
+    );
+  }, 180_000);
+
+  /** The kind and payload of the ethereum.Value that ethereum.decode(types, data) returns. */
+  function decode(types: string, data: string): { kind: number; payload: bigint } {
+    const heap = instance.heap;
+    const decodeHost = ethereumFunctions['ethereum.decode']!({ heap } as HostEnv) as (
+      t: number,
+      d: number,
+    ) => number;
+    const ptr = decodeHost(heap.writeString(types), heap.writeHexBytes(data));
+    expect(ptr).not.toBe(0);
+    return { kind: heap.u32(ptr), payload: heap.i64(ptr + 8) };
+  }
+
+  it('decodes bool from the word 0x…02 as true, as alloy reads any nonzero word', () => {
+    expect(decode('bool', `0x${'2'.padStart(64, '0')}`)).toEqual({
+      kind: EthereumValueKind.Bool,
+      payload: 1n,
+    });
+  });
+
+  it('decodes int8 from the word 0x…80 as 128, the whole word read as an int256', () => {
+    const { kind, payload } = decode('int8', `0x${'80'.padStart(64, '0')}`);
+    expect(kind).toBe(EthereumValueKind.Int);
+    expect(instance.heap.readBigInt(Number(payload))).toBe(128n);
   });
 });
