@@ -6,7 +6,7 @@
 // and the default order is `id asc`. An interface's collection is the UNION ALL of one such SELECT
 // per implementing table, ordered as one (graph-node's FilterCollection::All).
 import { bigIntTooBig } from '../runtime/bigint-limit.ts';
-import { fieldTypeText, referencedTypes, type SubgraphSchema } from '../subgraph-schema.ts';
+import { fieldTypeText, referencedTypes, type FieldModel, type SubgraphSchema } from '../subgraph-schema.ts';
 import { bytesToHex, valuePrefix, type ColumnLayout, type TableLayout } from '../store/layout.ts';
 import { bigIntBoundKey, encodeBigDecimalKey } from '../store/sortable-numbers.ts';
 import {
@@ -220,6 +220,21 @@ function nullFilterMessage(key: string, op: FilterOp): string {
   const operator = NULL_REFUSING_OPERATORS[op];
   if (operator !== undefined) return `Store error: unsupported filter \`${operator}\` for value \`null\``;
   return `Filter not supported by value \`null\`: \`${key}\``;
+}
+
+/**
+ * The refusal of `_starts_with`, `_ends_with` and their `not_`/`_nocase` forms on a reference to a
+ * Bytes-id entity: graph-node's schema has them (a reference is filtered as String), but its store
+ * compares the bytea column with a text pattern, which Postgres has no operator for, so the query
+ * fails there. Answering it here would make a query that only this indexer runs.
+ */
+function bytesPatternMessage(field: FieldModel, op: string): string {
+  const name = field.name;
+  return (
+    `\`${name}_${op}\` cannot filter \`${name}\`: it refers to \`${field.typeName}\` by a Bytes id, which cannot be matched as text. ` +
+    `Use \`${name}_contains\` or \`${name}_not_contains\` for bytes anywhere in the id, ` +
+    `or \`${name}_gte\` with \`${name}_lt\` for a prefix (the ids from 0x12 up to 0x13 are those starting with 0x12)`
+  );
 }
 
 class Compiler {
@@ -489,13 +504,12 @@ class Compiler {
       const needle = this.param(this.sqlValue(column, value));
       return negated ? `instr(${col}, ${needle}) = 0` : `instr(${col}, ${needle}) > 0`;
     }
-    // Strings, and references to Bytes ids compared through their 0x hex text
-    const text = column.valueKind === 'Bytes' ? idAsText(col, 'Bytes') : col;
+    if (column.valueKind === 'Bytes') throw new QueryError(bytesPatternMessage(column.field, op));
     const pattern = likePattern(kind, String(value));
     // ILIKE: SQLite's LIKE folds ASCII letters only, where Postgres folds every letter
     const test = nocase
-      ? `${text} LIKE ${this.param(pattern)} ESCAPE '\\'`
-      : `${text} GLOB ${this.param(likeToGlob(pattern))}`;
+      ? `${col} LIKE ${this.param(pattern)} ESCAPE '\\'`
+      : `${col} GLOB ${this.param(likeToGlob(pattern))}`;
     return negated ? `NOT (${test})` : test;
   }
 

@@ -261,7 +261,6 @@ describe('query API: where operators', () => {
       `{ fund_in: ["${vault2}", "${vault3}"] }`,
       (n) => n.vault === vault2 || n.vault === vault3,
     ],
-    ['_starts_with on a reference', `{ fund_starts_with: "0x0101" }`, (n) => n.vault === vault1],
     ['a nested filter on a reference', '{ fund_: { slug_starts_with: "Beta" } }', (n) => n.vault === vault2],
     [
       'a nested filter on a reference with a list operator',

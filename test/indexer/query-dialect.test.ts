@@ -98,6 +98,28 @@ describe('a reference to a Bytes-id entity', () => {
     expect(await ids(where('mainToken_not_contains: "0x3333"'))).toEqual(['s1']);
   });
 
+  it('refuses the _starts_with and _ends_with operators its filter has, as graph-node fails them, naming what to use', async () => {
+    // graph-node's store compares the bytea column with a text pattern (`bytea ~~ text`), which
+    // Postgres has no operator for
+    const operators = ['starts_with', 'ends_with'].flatMap((kind) =>
+      [kind, `${kind}_nocase`].flatMap((op) => [op, `not_${op}`]),
+    );
+    expect(operators).toHaveLength(8);
+    for (const op of operators) {
+      expect(await errorOf(`{ protocolStats_collection(where: { mainToken_${op}: "0x1111" }) { id } }`)).toBe(
+        `\`mainToken_${op}\` cannot filter \`mainToken\`: it refers to \`ERC20Token\` by a Bytes id, which cannot be matched as text. ` +
+          'Use `mainToken_contains` or `mainToken_not_contains` for bytes anywhere in the id, ' +
+          'or `mainToken_gte` with `mainToken_lt` for a prefix (the ids from 0x12 up to 0x13 are those starting with 0x12)',
+      );
+    }
+  });
+
+  it('is matched by a prefix with the range the refusal of _starts_with names', async () => {
+    const where = (filter: string) => `{ protocolStats_collection(where: { ${filter} }) { id } }`;
+    expect(await ids(where('mainToken_gte: "0x1111", mainToken_lt: "0x1112"'))).toEqual(['s1']);
+    expect(await ids(where('mainToken_gte: "0x1122", mainToken_lt: "0x1123"'))).toEqual([]);
+  });
+
   it('has no case-insensitive _contains: graph-node refuses it for bytes', async () => {
     expect(
       await errorOf('{ protocolStats_collection(where: { mainToken_contains_nocase: "0x1122" }) { id } }'),
