@@ -1,6 +1,9 @@
 // json.* host functions. graph-node parses with serde_json (arbitrary_precision): numbers reach the
 // mapping as their original text, objects have their keys sorted (a BTreeMap, last duplicate wins),
-// and the grammar is strict JSON. JSON.parse would lose number text, hence this small parser.
+// and the grammar is strict JSON: arrays and objects nest at most 127 levels deep (serde_json's
+// recursion limit), and a \u escape of a UTF-16 surrogate must be a high one followed by an
+// escaped low one. JSON.parse would lose number text, hence this small parser, whose errors say
+// what serde_json's say, at serde_json's line and column (a column counts UTF-8 bytes).
 import type { AscHeap } from './asc-memory.ts';
 import { JsonValueKind } from './asc-types.ts';
 import { orNull, writeBigInt, writeResult, writeTypedMap } from './asc-values.ts';
@@ -27,12 +30,28 @@ const escapes: Record<string, string> = {
   t: '\t',
 };
 
+/** serde_json's recursion limit: its remaining_depth starts at 128 and may not reach 0. */
+const MAX_NESTING = 127;
+
 class JsonParser {
   private pos = 0;
+  /** arrays and objects open around the value being parsed */
+  private depth = 0;
   constructor(private readonly text: string) {}
 
-  private fail(what: string): never {
-    throw new Error(`${what} at position ${this.pos}`);
+  /** Fails at the character at `at` (the end of the text at most), placed as serde_json places it. */
+  private fail(what: string, at = this.pos): never {
+    const end = Math.min(at, this.text.length);
+    const lineStart = this.text.lastIndexOf('\n', end - 1) + 1;
+    const line = this.text.slice(0, lineStart).split('\n').length;
+    const column = Buffer.byteLength(this.text.slice(lineStart, end)) + (at < this.text.length ? 1 : 0);
+    throw new Error(`${what} at line ${line} column ${column}`);
+  }
+
+  /** Enters an array or object at `pos`, within serde_json's recursion limit. */
+  private enter(): void {
+    if (++this.depth > MAX_NESTING) this.fail('recursion limit exceeded');
+    this.pos++;
   }
 
   private skipWhitespace(): void {
@@ -75,62 +94,106 @@ class JsonParser {
       if (c === undefined) this.fail('EOF while parsing a string');
       if (c === '"') return out;
       if (c === '\\') {
-        const e = this.text[this.pos++] as string;
+        const e = this.text[this.pos++];
+        if (e === undefined) this.fail('EOF while parsing a string');
         if (e === 'u') {
-          const hex = this.text.slice(this.pos, this.pos + 4);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('invalid escape');
-          out += String.fromCharCode(parseInt(hex, 16));
-          this.pos += 4;
+          out += this.parseUnicodeEscape();
         } else if (escapes[e] !== undefined) {
           out += escapes[e];
         } else {
-          this.fail('invalid escape');
+          this.fail('invalid escape', this.pos - 1);
         }
       } else if (c < ' ') {
-        this.fail('control character in string');
+        this.fail('control character (\\u0000-\\u001F) found while parsing a string', this.pos - 1);
       } else {
         out += c;
       }
     }
   }
 
+  /** The four hex digits after `\u`, as a UTF-16 code unit. */
+  private hexEscape(): number {
+    // serde_json counts the four in bytes
+    if (Buffer.byteLength(this.text.slice(this.pos, this.pos + 4)) < 4)
+      this.fail('EOF while parsing a string', this.text.length);
+    for (let i = 0; i < 4; i++) {
+      if (!/[0-9a-fA-F]/.test(this.text[this.pos + i] as string)) this.fail('invalid escape', this.pos + i);
+    }
+    this.pos += 4;
+    return parseInt(this.text.slice(this.pos - 4, this.pos), 16);
+  }
+
+  /**
+   * The character of a `\u` escape, `\u` read: a high surrogate must be followed by the `\u`
+   * escape of a low one, and a low surrogate may not come alone (serde_json's parse_escape).
+   */
+  private parseUnicodeEscape(): string {
+    const unit = this.hexEscape();
+    if (unit >= 0xdc00 && unit <= 0xdfff) this.fail('lone leading surrogate in hex escape', this.pos - 1);
+    if (unit < 0xd800 || unit > 0xdbff) return String.fromCharCode(unit);
+    for (const expected of '\\u') {
+      const next = this.text[this.pos];
+      if (next === undefined) this.fail('EOF while parsing a string');
+      if (next !== expected) this.fail('unexpected end of hex escape');
+      this.pos++;
+    }
+    const low = this.hexEscape();
+    if (low < 0xdc00 || low > 0xdfff) this.fail('lone leading surrogate in hex escape', this.pos - 1);
+    return String.fromCharCode(unit, low);
+  }
+
   private parseArray(): JsonNode {
-    this.pos++;
+    this.enter();
     const items: JsonNode[] = [];
     this.skipWhitespace();
     if (this.text[this.pos] === ']') {
       this.pos++;
+      this.depth--;
       return { kind: 'array', items };
     }
     for (;;) {
       items.push(this.parseValue());
       this.skipWhitespace();
       const c = this.text[this.pos++];
-      if (c === ']') return { kind: 'array', items };
-      if (c !== ',') this.fail('expected `,` or `]`');
+      if (c === ']') break;
+      if (c === undefined) this.fail('EOF while parsing a list');
+      if (c !== ',') this.fail('expected `,` or `]`', this.pos - 1);
+      this.skipWhitespace();
+      if (this.text[this.pos] === ']') this.fail('trailing comma');
     }
+    this.depth--;
+    return { kind: 'array', items };
   }
 
   private parseObject(): JsonNode {
-    this.pos++;
+    this.enter();
     const map = new Map<string, JsonNode>();
     this.skipWhitespace();
     if (this.text[this.pos] === '}') {
       this.pos++;
+      this.depth--;
       return { kind: 'object', entries: [] };
     }
     for (;;) {
       this.skipWhitespace();
-      if (this.text[this.pos] !== '"') this.fail('key must be a string');
+      const quote = this.text[this.pos];
+      if (quote === undefined) this.fail('EOF while parsing an object');
+      if (quote === '}' && map.size > 0) this.fail('trailing comma');
+      if (quote !== '"') this.fail('key must be a string');
       const key = this.parseString();
       this.skipWhitespace();
-      if (this.text[this.pos++] !== ':') this.fail('expected `:`');
+      const colon = this.text[this.pos];
+      if (colon === undefined) this.fail('EOF while parsing an object');
+      if (colon !== ':') this.fail('expected `:`');
+      this.pos++;
       map.set(key, this.parseValue());
       this.skipWhitespace();
       const c = this.text[this.pos++];
       if (c === '}') break;
-      if (c !== ',') this.fail('expected `,` or `}`');
+      if (c === undefined) this.fail('EOF while parsing an object');
+      if (c !== ',') this.fail('expected `,` or `}`', this.pos - 1);
     }
+    this.depth--;
     const entries = [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return { kind: 'object', entries };
   }

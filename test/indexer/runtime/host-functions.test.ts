@@ -107,7 +107,50 @@ describe('typeConversion.bytesToString', () => {
 describe('json.fromBytes parsing', () => {
   it('refuses a leading byte-order mark, as serde_json::from_slice does', () => {
     expect(() => parseJson(Uint8Array.of(0xef, 0xbb, 0xbf, 0x7b, 0x7d))).toThrow(
-      'expected value at position 0',
+      'expected value at line 1 column 1',
+    );
+  });
+
+  const json = (text: string) => parseJson(Buffer.from(text, 'utf8'));
+  const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+
+  it('parses arrays and objects nested 127 levels deep, the most serde_json allows', () => {
+    expect(json(nested(127)).kind).toBe('array');
+    expect(json('{"a":'.repeat(127) + '1' + '}'.repeat(127)).kind).toBe('object');
+  });
+
+  it("refuses a 128th level with serde_json's error, at the bracket that opens it", () => {
+    expect(() => json(nested(128))).toThrow('recursion limit exceeded at line 1 column 128');
+    expect(() => json('{"a":'.repeat(128) + '1' + '}'.repeat(128))).toThrow(
+      'recursion limit exceeded at line 1 column 636',
+    );
+  });
+
+  it('refuses 5000 levels with the same error, not a JavaScript stack overflow', () => {
+    expect(() => json(nested(5000))).toThrow('recursion limit exceeded at line 1 column 128');
+  });
+
+  it('reads an escaped surrogate pair as the one character it encodes', () => {
+    expect(json('"\\ud83d\\ude00"')).toEqual({ kind: 'string', value: '😀' });
+  });
+
+  it('refuses lone surrogate escapes as serde_json does', () => {
+    expect(() => json('"\\ud800"')).toThrow('unexpected end of hex escape at line 1 column 8');
+    expect(() => json('"\\ud800\\n"')).toThrow('unexpected end of hex escape at line 1 column 9');
+    expect(() => json('"\\ud800\\u0041"')).toThrow(
+      'lone leading surrogate in hex escape at line 1 column 13',
+    );
+    expect(() => json('"\\udc00"')).toThrow('lone leading surrogate in hex escape at line 1 column 7');
+    expect(() => json('"\\ud800')).toThrow('EOF while parsing a string at line 1 column 7');
+  });
+
+  it("places other errors at serde_json's line and column, the column in UTF-8 bytes", () => {
+    expect(() => json('{"é":1,}')).toThrow('trailing comma at line 1 column 9');
+    expect(() => json('[1,\n ]')).toThrow('trailing comma at line 2 column 2');
+    expect(() => json('[1 2]')).toThrow('expected `,` or `]` at line 1 column 4');
+    expect(() => json('[1')).toThrow('EOF while parsing a list at line 1 column 2');
+    expect(() => json('"a\u0001"')).toThrow(
+      'control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3',
     );
   });
 });
@@ -159,7 +202,16 @@ describe('host functions through the probe wasm', () => {
 
   it('refuses JSON that starts with a byte-order mark, in json.fromBytes and json.try_fromBytes', () => {
     expect(harness().probe(13, '\uFEFF{}')).toBe('error');
-    expect(harness().probeError(12, '\uFEFF{}').message).toContain('expected value at position 0');
+    expect(harness().probeError(12, '\uFEFF{}').message).toContain('expected value at line 1 column 1');
+  });
+
+  it('refuses JSON nested 128 levels deep in json.fromBytes and json.try_fromBytes', () => {
+    const nested = '['.repeat(128) + ']'.repeat(128);
+    expect(harness().probe(13, nested)).toBe('error');
+    expect(harness().probe(13, nested.slice(1, -1))).toBe('ok');
+    expect(harness().probeError(12, nested).message).toContain(
+      'recursion limit exceeded at line 1 column 128',
+    );
   });
 
   it("hands the mapping an event string's leading NULs, as graph-node's alloy decoding keeps them", () => {
