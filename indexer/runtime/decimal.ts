@@ -195,15 +195,16 @@ export function decimalFromString(s: string): Decimal {
     throw new Error(`string  is not a BigDecimal: '${s}'`);
   };
   let base = s;
-  let exponent = 0;
+  let exponent = 0n;
   const e = s.search(/[eE]/);
   if (e >= 0) {
     base = s.slice(0, e);
     let expText = s.slice(e + 1);
     if (expText.startsWith('+')) expText = expText.slice(1);
-    // Rust's i64::from_str: optional sign then ASCII digits.
+    // Rust's i64::from_str: optional sign then ASCII digits, within i64.
     if (!/^[+-]?[0-9]+$/.test(expText)) fail();
-    exponent = Number(expText);
+    exponent = BigInt(expText);
+    if (BigInt.asIntN(64, exponent) !== exponent) fail();
   }
   if (base === '') fail();
   let digits = base;
@@ -216,7 +217,9 @@ export function decimalFromString(s: string): Decimal {
   }
   const int = parseBigIntDecimal(digits);
   if (int === null) return fail();
-  return normalize({ int, scale: offset - exponent });
+  // bigdecimal's `decimal_offset - exponent_value`, an i64 subtraction that wraps in graph-node's
+  // release build
+  return normalize({ int, scale: Number(BigInt.asIntN(64, BigInt(offset) - exponent)) });
 }
 
 /** graph-node's exponent check on a BigDecimal read from mapping memory. */

@@ -187,6 +187,18 @@ describe('BigDecimal arithmetic (TypeScript implementation)', () => {
     }
   });
 
+  it("rejects an exponent outside i64, as bigdecimal's i64::from_str does", () => {
+    for (const bad of ['1e18446744073709551616', '1e9223372036854775808', '1E-9223372036854775809']) {
+      expect(() => decimalFromString(bad)).toThrow(`string  is not a BigDecimal: '${bad}'`);
+    }
+  });
+
+  it('accepts exponents up to the ends of i64', () => {
+    expect(decimalFromString('1e9223372036854775807').int).toBe(1n);
+    expect(decimalFromString('1e-9223372036854775807').int).toBe(1n);
+    expect(decimalFromString('1e-9223372036854775807').scale).toBeGreaterThan(0);
+  });
+
   it('rejects division by zero naming the dividend', () => {
     expect(() => decimalDividedBy(decimalFromString('1.5'), decimalFromString('0'))).toThrow(
       'attempted to divide BigDecimal `1.5` by zero',
@@ -215,6 +227,12 @@ describe('BigDecimal host functions through the probe wasm', () => {
     expect(harness().probe(probeKind.toString, '1e6144')).toBe(`1${zeros(6144)}`);
     expect(() => harness().probe(probeKind.toString, '1e-6144')).toThrow(
       'big decimal exponent `-6144` is outside the `-6143` to `6144` range',
+    );
+  });
+
+  it('fails the handler on BigDecimal.fromString of an exponent past i64, where it gave 1', () => {
+    expect(() => harness().probe(probeKind.toString, '1e18446744073709551616')).toThrow(
+      "string  is not a BigDecimal: '1e18446744073709551616'",
     );
   });
 
