@@ -3,13 +3,14 @@
 // of a failure (the gateway's FailureLog, which names the route). createRestApp
 // (rest/app.ts) builds these once from its configuration and hands them to each part it
 // assembles (guards, route handlers, documents, final handlers), so the parts share one wording.
+import type { TLSSocket } from 'node:tls';
 import type { Request, Response } from 'express';
 import { classifyError, type GatewayError } from '../gateway/errors.ts';
 import type { FailureLog } from '../gateway/failure-log.ts';
 import { KIND_OF_CODE, problemBody, sendProblem, type ProblemKindName } from './problems.ts';
 
 export interface Replies {
-  /** the public base URL: the configured one, else the request's protocol and Host */
+  /** the public base URL: the configured one, else the request's protocolOf and Host */
   baseOf: (req: Request) => string;
   /** the base of problem `type` URIs: problemBaseFor the configured one and baseOf(req) */
   problemBaseOf: (req: Request) => string;
@@ -41,13 +42,35 @@ export function problemBaseFor<PublicBase extends string | undefined>(
   return problemBase ?? (publicBase === undefined ? publicBase : `${publicBase}/problems`);
 }
 
+/**
+ * The protocol the client reached the service with, which names it in every absolute URL the
+ * service writes: the connection's own, or behind a proxy TRUST_PROXY trusts, what the outermost
+ * trusted proxy wrote in X-Forwarded-Proto, and only http or https (in any case). Anything else
+ * (Express passed the header's first item on as it came) would put a client's text into Link
+ * headers and documents that caches keep for an hour. A proxy that appends its item to the header
+ * leaves the client's in front of it, where Express reads: the item read here is the one as many
+ * places from the end as the request passed trusted proxies (Express's req.ips, which TRUST_PROXY
+ * bounds as it does for X-Forwarded-For), the header's only item behind proxies that overwrite it.
+ */
+export function protocolOf(req: Request): 'http' | 'https' {
+  const own = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  const forwarded = req.get('X-Forwarded-Proto');
+  const trust = req.app.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean;
+  if (forwarded === undefined || !trust(req.socket.remoteAddress, 0)) return own;
+  const items = forwarded.split(',');
+  // the socket's peer is a trusted proxy even when it sends no X-Forwarded-For
+  const trustedProxies = Math.max(1, req.ips.length);
+  const item = items[Math.max(0, items.length - trustedProxies)]!.trim().toLowerCase();
+  return item === 'http' || item === 'https' ? item : own;
+}
+
 export function createReplies(
   config: { publicBaseUrl?: string; problemBase?: string },
   failures: FailureLog,
   logError: (line: string) => void,
 ): Replies {
   const baseOf = (req: Request) =>
-    config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    config.publicBaseUrl ?? `${protocolOf(req)}://${req.get('host') ?? 'localhost'}`;
   const problemBaseOf = (req: Request) => problemBaseFor(config.problemBase, baseOf(req));
   const problem = (req: Request, res: Response, kind: ProblemKindName, detail: string, parameter?: string) =>
     sendProblem(res, problemBody(problemBaseOf(req), kind, detail, req.path, parameter));
