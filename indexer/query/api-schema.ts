@@ -1,7 +1,8 @@
 // The GraphQL schema graph-node would generate for a subgraph (graph/src/schema/api.rs): per entity
 // an object type and per interface an interface type, each with `<entity>(id, block, subgraphError)`
 // and `<entities>(skip, first, orderBy, orderDirection, where, block, subgraphError)` query fields,
-// `<Entity>_filter` and `<Entity>_orderBy` inputs, collection arguments on list fields, and `_meta`.
+// `<Entity>_filter` and `<Entity>_orderBy` inputs, collection arguments on list fields, `_meta`, and
+// `_logs` (logs-field.ts).
 // An interface's entities are found in every implementer's table; `__typename` names the one each
 // came from. Building a real schema means every argument or field we do not support fails GraphQL
 // validation instead of being ignored.
@@ -30,6 +31,7 @@ import type { EntityTypeModel, FieldModel } from '../subgraph-schema.ts';
 import { idFromSql, sqlToJson, type TableLayout } from '../store/layout.ts';
 import { BigDecimalScalar, BigIntScalar, BytesScalar, Int8Scalar, TimestampScalar } from './scalars.ts';
 import { queryableTypes, type QueryableType } from './filter-model.ts';
+import { LOGS_FIELD, logsField } from './logs-field.ts';
 import { queryFieldNames } from './inflector.ts';
 import {
   checkOrderBy,
@@ -530,7 +532,7 @@ class ApiSchemaBuilder {
     };
   }
 
-  /** `<entity>(id, block, subgraphError)` and `<entities>(...)` for each queryable type, and `_meta`. */
+  /** `<entity>(id, block, subgraphError)` and `<entities>(...)` for each queryable type, `_meta` and `_logs`. */
   private queryFields(): Record<string, GraphQLFieldConfig<unknown, QueryContext>> {
     const { model } = this;
     const blockArg = {
@@ -579,6 +581,7 @@ class ApiSchemaBuilder {
       };
     }
     fields._meta = metaField(blockArg);
+    fields[LOGS_FIELD] = logsField(this.common.orderDirection);
     return fields;
   }
 }

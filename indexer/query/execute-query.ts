@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import { damagedStoreMessage, isStoreDamage } from '../store/sqlite-store.ts';
 import { ResultSizeLimit, type QueryContext, type TopLevelRead } from './api-schema.ts';
+import { logsQueryRefusal } from './logs-field.ts';
 import { QueryError } from './sql-query.ts';
 import { BlockLocationError, type LatestBlock, type StoreReader } from './store-reader.ts';
 
@@ -334,6 +335,13 @@ function executeChecked(options: ExecuteOptions, request: GraphQLRequest): Execu
       : {};
   const variablesError = variableDepthError(variables);
   if (variablesError) return { errors: [variablesError] };
+  // clients that name no operation often send "": graph-node reads no operationName at all
+  const operationName =
+    typeof request.operationName === 'string' && request.operationName !== ''
+      ? request.operationName
+      : undefined;
+  const logsRefusal = logsQueryRefusal(options.schema, document, variables, operationName);
+  if (logsRefusal) return { errors: [logsRefusal] };
   let contextValue: QueryContext | null = null;
   const result = options.reader.read(() => {
     contextValue = {
@@ -348,11 +356,7 @@ function executeChecked(options: ExecuteOptions, request: GraphQLRequest): Execu
       document,
       contextValue,
       variableValues: variables,
-      // clients that name no operation often send "": graph-node reads no operationName at all
-      operationName:
-        typeof request.operationName === 'string' && request.operationName !== ''
-          ? request.operationName
-          : undefined,
+      operationName,
     });
   });
   if (result instanceof Promise) throw new Error('query execution unexpectedly went asynchronous');
