@@ -136,9 +136,29 @@ export function readEntity(heap: AscHeap, ptr: number): Entity {
   return entity;
 }
 
+/** A code unit's place in code point order: surrogates (of code points past U+FFFF) after U+FFFF. */
+function codePointRank(unit: number): number {
+  return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit;
+}
+
+/**
+ * Orders strings by their UTF-8 bytes, as Rust orders Strings (graph-node's Entity::sorted,
+ * serde_json's BTreeMap keys): that is code point order, which differs from JavaScript's code unit
+ * order where a character past U+FFFF meets one from U+E000 to U+FFFF ('😀' after '！').
+ */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
 /** Writes an entity as graph-node does: a TypedMap whose entries are sorted by field name. */
 export function writeEntity(heap: AscHeap, entity: Entity): number {
-  const names = [...entity.keys()].sort();
+  const names = [...entity.keys()].sort(compareUtf8);
   return writeTypedMap(
     heap,
     {

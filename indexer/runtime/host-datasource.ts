@@ -89,14 +89,6 @@ export const dataSourceFunctions: HostFunctions = {
     return env.heap.writeBytes(address === null ? new Uint8Array(0) : stringToH160(address));
   },
   'dataSource.network': (env) => () => env.heap.writeString(env.runtime.subgraph.network),
-  // graph-node hands the context over sorted by key, however it was created
-  'dataSource.context': (env) => () =>
-    writeEntity(
-      env.heap,
-      new Map(
-        [...(env.dataSource.context ?? [])].sort(([a], [b]) =>
-          Buffer.compare(Buffer.from(a), Buffer.from(b)),
-        ),
-      ),
-    ),
+  // graph-node hands the context over sorted by key, however it was created: writeEntity sorts it
+  'dataSource.context': (env) => () => writeEntity(env.heap, env.dataSource.context ?? new Map()),
 };

@@ -1,12 +1,13 @@
 // json.* host functions. graph-node parses with serde_json (arbitrary_precision): numbers reach the
-// mapping as their original text, objects have their keys sorted (a BTreeMap, last duplicate wins),
-// and the grammar is strict JSON: arrays and objects nest at most 127 levels deep (serde_json's
-// recursion limit), and a \u escape of a UTF-16 surrogate must be a high one followed by an
-// escaped low one. JSON.parse would lose number text, hence this small parser, whose errors say
-// what serde_json's say, at serde_json's line and column (a column counts UTF-8 bytes).
+// mapping as their original text, objects have their keys sorted by their UTF-8 bytes (a BTreeMap
+// of Strings, last duplicate wins), and the grammar is strict JSON: arrays and objects nest at most
+// 127 levels deep (serde_json's recursion limit), and a \u escape of a UTF-16 surrogate must be a
+// high one followed by an escaped low one. JSON.parse would lose number text, hence this small
+// parser, whose errors say what serde_json's say, at serde_json's line and column (a column counts
+// UTF-8 bytes).
 import type { AscHeap } from './asc-memory.ts';
 import { JsonValueKind } from './asc-types.ts';
-import { orNull, writeBigInt, writeResult, writeTypedMap } from './asc-values.ts';
+import { compareUtf8, orNull, writeBigInt, writeResult, writeTypedMap } from './asc-values.ts';
 import { parseBigIntDecimal } from './decimal.ts';
 import type { HostFunctions } from './host-context.ts';
 
@@ -194,7 +195,7 @@ class JsonParser {
       if (c !== ',') this.fail('expected `,` or `}`', this.pos - 1);
     }
     this.depth--;
-    const entries = [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = [...map.entries()].sort(([a], [b]) => compareUtf8(a, b));
     return { kind: 'object', entries };
   }
 }

@@ -1,12 +1,15 @@
 // Store values written into a real mapping instance's memory (the probe subgraph's module, its
 // `allocate` and class ids) and read back: every value kind, including the ones the project's
 // schema does not use (Int8, Timestamp, BigDecimal, nested lists), must survive the round trip; and
-// an object graph recorded as an image must read the same at every place it is copied to.
+// an object graph recorded as an image must read the same at every place it is copied to; and the
+// order of field names and map keys, graph-node's (UTF-8 bytes).
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
 import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import {
+  compareUtf8,
   readBigInt,
   readEntity,
   readStoreValue,
@@ -149,5 +152,20 @@ describe('direct writes and images in mapping memory', () => {
     const firstHashBytes = heap.u32(heap.u32(first) + 4);
     heap.setU8(firstHashBytes, 0x11);
     expect(heap.readBytes(heap.u32(second))[0]).toBe(0xab);
+  });
+});
+
+describe('the order of entity field names and map keys', () => {
+  it('is the order of their UTF-8 bytes, as Rust orders Strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        expect(Math.sign(compareUtf8(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('puts a character past U+FFFF after one from U+E000 to U+FFFF, unlike code unit order', () => {
+    expect(['😀', '！', 'a'].sort(compareUtf8)).toEqual(['a', '！', '😀']);
   });
 });

@@ -191,6 +191,11 @@ describe('host functions through the probe wasm', () => {
     );
   });
 
+  it("sorts object keys by their UTF-8 bytes, as serde_json's BTreeMap of Strings: a, ！, 😀", () => {
+    // '😀' (U+1F600) sorts before '！' (U+FF01) by UTF-16 code units, after it by UTF-8 bytes
+    expect(harness().probe(12, '{"！":1,"😀":2,"a":3}')).toBe('{a=n:3,！=n:1,😀=n:2}');
+  });
+
   it('reports invalid JSON through json.try_fromBytes without failing', () => {
     expect(harness().probe(13, '{"a":1,}')).toBe('error');
     expect(harness().probe(13, '[1, 2]')).toBe('ok');

@@ -1,7 +1,9 @@
 // How a static data source's manifest `context` is read: each graph-node value type to its store
-// value, and every value graph-node would refuse refused, naming the entry to fix.
+// value, and every value graph-node would refuse refused, naming the entry to fix; and the order
+// in which dataSource.context() hands its entries to the mapping.
 import { describe, expect, it } from 'vitest';
 import { contextFromManifest } from '../../../indexer/runtime/manifest-context.ts';
+import { loadEditedProbe, probeAddress, RuntimeHarness } from './runtime-harness.ts';
 
 describe('a manifest context', () => {
   it('reads each value type to its store value', () => {
@@ -67,4 +69,27 @@ describe('a manifest context', () => {
   ])('refuses %j, naming the entry', (raw, message) => {
     expect(() => contextFromManifest(raw, 'Source')).toThrow(message);
   });
+});
+
+describe('dataSource.context() in the mapping', () => {
+  it("hands the entries over sorted by the keys' UTF-8 bytes, as graph-node's Entity::sorted: a, ！, 😀", async () => {
+    // '😀' (U+1F600) sorts before '！' (U+FF01) by UTF-16 code units, after it by UTF-8 bytes
+    const subgraph = await loadEditedProbe((text) =>
+      text.replace(
+        '    name: ProbeEmitter\n    network: devnet\n',
+        '    name: ProbeEmitter\n    network: devnet\n    context:\n' +
+          "      '😀': { type: String, data: smile }\n" +
+          "      '！': { type: String, data: bang }\n" +
+          '      a: { type: String, data: plain }\n',
+      ),
+    );
+    const harness = RuntimeHarness.forSubgraph(subgraph);
+    try {
+      expect(harness.probe(21, '')).toBe(
+        `devnet,${probeAddress},3,a=String:plain,！=String:bang,😀=String:smile`,
+      );
+    } finally {
+      harness.close();
+    }
+  }, 180_000);
 });
