@@ -33,6 +33,11 @@ export class GatewayError extends GraphQLError {
    * operator fixes it (a distribution file failing a check), so retrying gets the same answer
    */
   readonly lasting: boolean;
+  /**
+   * for UPSTREAM_UNAVAILABLE that is not lasting: the seconds a retry should wait, where the usual
+   * few (rest/problems.ts UPSTREAM_RETRY_AFTER_SECONDS) would be too soon; undefined, those
+   */
+  readonly retryAfterSeconds: number | undefined;
   /** the HTTP status of a /graphql answer carrying it, for a request that cannot run at all */
   readonly httpStatus: number | undefined;
 
@@ -43,6 +48,7 @@ export class GatewayError extends GraphQLError {
       argument?: string;
       upstream?: string;
       lasting?: boolean;
+      retryAfterSeconds?: number;
       cause?: unknown;
       /** the error whose place in the document this one names (its locations and field path) */
       at?: GraphQLError;
@@ -67,6 +73,7 @@ export class GatewayError extends GraphQLError {
     this.argument = options.argument;
     this.upstream = options.upstream;
     this.lasting = options.lasting ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds;
     this.httpStatus = options.httpStatus;
   }
 
@@ -76,6 +83,7 @@ export class GatewayError extends GraphQLError {
       argument: this.argument,
       upstream: this.upstream,
       lasting: this.lasting,
+      retryAfterSeconds: this.retryAfterSeconds,
       cause: this.originalError,
       at: located,
       httpStatus: this.httpStatus,

@@ -6,6 +6,7 @@ import { ERROR_CODES, internalError } from '../gateway/errors.ts';
 import { unknownSlugMessage } from '../gateway/inputs.ts';
 import { MAX_LIST_ITEMS, UNPAGED_LIST_ITEMS } from '../gateway/list-item-budget.ts';
 import { API_VERSION, DEFAULT_ARMOR_LIMITS } from '../gateway/server.ts';
+import { RESYNC_RETRY_AFTER_SECONDS } from '../gateway/sources/subgraph.ts';
 import {
   GRAPHQL_BODY_TOO_LARGE,
   GRAPHQL_LENGTH_REQUIRED,
@@ -686,7 +687,7 @@ export function buildOpenApi(
         }
       : {}),
     'Retry-After': {
-      description: `seconds to wait before retrying (429: until the limit window resets; 503: ${UPSTREAM_RETRY_AFTER_SECONDS})`,
+      description: `seconds to wait before retrying (429: until the limit window resets; 503: ${UPSTREAM_RETRY_AFTER_SECONDS}, or ${RESYNC_RETRY_AFTER_SECONDS} while a new deployment of the subgraph re-indexes)`,
       schema: { type: 'integer', minimum: 0 },
     },
     ...FRESHNESS_HEADERS,

@@ -178,14 +178,17 @@ export function problemBody(
   return body;
 }
 
-/** `retryAfter`: false for a 503 that retrying will not mend (an upstream refused for good), which names no wait */
-export function sendProblem(res: Response, body: Problem, retryAfter = true): void {
+/**
+ * `retryAfter`, for a 503: the seconds to wait before a retry (true: UPSTREAM_RETRY_AFTER_SECONDS),
+ * or false for one that retrying will not mend (an upstream refused for good), which names no wait
+ */
+export function sendProblem(res: Response, body: Problem, retryAfter: boolean | number = true): void {
   res.status(body.status);
   res.setHeader('Content-Type', 'application/problem+json');
   // errors are never stored by shared caches
   res.setHeader('Cache-Control', 'no-store');
-  if (body.status === 503 && retryAfter && !res.getHeader('Retry-After')) {
-    res.setHeader('Retry-After', String(UPSTREAM_RETRY_AFTER_SECONDS));
+  if (body.status === 503 && retryAfter !== false && !res.getHeader('Retry-After')) {
+    res.setHeader('Retry-After', String(retryAfter === true ? UPSTREAM_RETRY_AFTER_SECONDS : retryAfter));
   }
   res.end(JSON.stringify(body));
 }

@@ -84,7 +84,7 @@ export function createReplies(
       kind === 'internal-error' ? 'The service failed while answering; retry later.' : classified.message;
     const body = problemBody(problemBaseOf(req), kind, detail, req.path, classified.argument);
     // a refusal that lasts until the operator mends the upstream names no time to retry at
-    sendProblem(res, body, !classified.lasting);
+    sendProblem(res, body, classified.lasting ? false : (classified.retryAfterSeconds ?? true));
   };
   return { baseOf, problemBaseOf, problem, errorProblem, logFailure };
 }

@@ -289,10 +289,16 @@ export class NodesBehindError extends GatewayError {
       resync
         ? `The subgraph is being re-indexed: a new version of it (deployment ${resync.deployment}) indexes the chain from its start and has reached ${reached}, not yet ${needed}, and older data is not served in its place. Retry later${retry}: re-indexing can take hours.`
         : `The subgraph's query nodes are behind: the node that answered has not indexed ${needed}, and older data is not served in its place. Retry in a few seconds${retry}.`,
-      { upstream: 'subgraph', cause },
+      { upstream: 'subgraph', cause, retryAfterSeconds: resync ? RESYNC_RETRY_AFTER_SECONDS : undefined },
     );
   }
 }
+
+/**
+ * How long a client waits before it asks again of a deployment re-indexing from its start: that
+ * takes minutes to hours, and a retry every few seconds would only spend the client's rate limit.
+ */
+export const RESYNC_RETRY_AFTER_SECONDS = 60;
 
 /** What the log says of a re-indexing deployment: how far it is, and how to serve the old one meanwhile. */
 function resyncCause(resync: Resync, floor: BlockFloor, errors: unknown): Error {

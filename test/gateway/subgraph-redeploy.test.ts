@@ -73,6 +73,14 @@ describe('a new deployment re-indexing under the same name', () => {
     expect((await response.json()).detail).toBe(resyncing(`block ${resyncedTo}`));
   });
 
+  it('asks the client to retry after a minute, not the few seconds of a node catching up', async () => {
+    const service = await serviceAtHead();
+    redeployed();
+    const response = await fetch(`${service}/v1/funds/${FUND}/nav`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('60');
+  });
+
   it('tells the operator’s log how to serve the old deployment meanwhile', async () => {
     const logged: string[] = [];
     const service = await serviceAtHead(logged);
