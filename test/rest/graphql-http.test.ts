@@ -3,7 +3,7 @@
 // asking for UTF-8 by name is met, a Content-Type's media type is matched in any case (RFC 9110
 // 8.3.1), and a body over the limit is told what to send instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_GRAPHQL_BODY_BYTES } from '../../rest/graphql-http.ts';
+import { GRAPHQL_NOT_ACCEPTABLE, MAX_GRAPHQL_BODY_BYTES, UTF8_CHARSET_PARAMETER } from '../../rest/graphql-http.ts';
 import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
@@ -53,6 +53,48 @@ describe('an Accept header', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(contentType);
     expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+  });
+
+  it.each([
+    ['application/json ; charset=utf-8 ; q=1', 'application/json; charset=utf-8'],
+    ['text/html, application/json;charset=utf-8;charset="UTF-8"', 'application/json; charset=utf-8'],
+  ])('asking for UTF-8 by name with spaces or twice is met (%s)', async (accept, contentType) => {
+    const response = await ask(accept);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(contentType);
+  });
+
+  it('is searched for a charset parameter only from where a run of spaces starts, so that a run is read once', () => {
+    const accept = `application/json${' '.repeat(4)}; charset=utf-8`;
+    const runStart = 'application/json'.length;
+    const sticky = new RegExp(UTF8_CHARSET_PARAMETER.source, 'iy');
+    const matchFrom = (index: number) => {
+      sticky.lastIndex = index;
+      return sticky.exec(accept)?.[0];
+    };
+    expect(matchFrom(runStart)).toBe('    ; charset=utf-8');
+    expect([1, 2, 3].map((offset) => matchFrom(runStart + offset))).toEqual([undefined, undefined, undefined]);
+  });
+
+  // each took the event loop for some 0.5 s while a match of the charset parameter was tried from
+  // every space of the run; the answers show the parameter is still found beside such a run
+  describe('holding a run of 15,000 spaces (nearly all Node lets a header have)', () => {
+    const spaces = ' '.repeat(15_000);
+
+    it.each([`application/json${spaces}, text/html`, `application/json;${spaces}charset=utf-8`])(
+      'around a range it meets is answered (%#)',
+      async (accept) => {
+        const response = await ask(accept);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ data: { protocol: { version: '1.0.0' } } });
+      },
+    );
+
+    it('inside a range it cannot meet is refused with 406', async () => {
+      const response = await ask(`a${spaces}a`);
+      expect(response.status).toBe(406);
+      expect(((await response.json()) as { detail: string }).detail).toBe(GRAPHQL_NOT_ACCEPTABLE);
+    });
   });
 
   it('asking for another charset is refused with a problem saying answers are UTF-8', async () => {
