@@ -86,6 +86,30 @@ function decodingPlan(param: AbiParameter): DecodingPlan {
   };
 }
 
+/**
+ * `params` with every intN and uintN (in arrays and tuples too) widened to its 256-bit type: what
+ * viem encodes a value of `params` as which alloy would encode alike. Sign-extended, the words of
+ * values within a type's range are the same; a value outside it, an int8 read from the word 0x…80
+ * (128), is encoded as alloy encodes it, its whole word, where viem's own check would refuse it.
+ */
+export function wordWideParams(params: readonly AbiParameter[]): AbiParameter[] {
+  return params.map(wordWideParam);
+}
+
+function wordWideParam(param: AbiParameter): AbiParameter {
+  const array = arrayType.exec(param.type);
+  if (array) {
+    const element = wordWideParam({ ...param, type: array[1] as string } as AbiParameter);
+    return { ...element, type: `${element.type}${array[2]}` } as AbiParameter;
+  }
+  if (param.type === 'tuple' && 'components' in param) {
+    return { ...param, components: wordWideParams(param.components) } as AbiParameter;
+  }
+  if (signedType.test(param.type)) return { ...param, type: 'int256' } as AbiParameter;
+  if (unsignedType.test(param.type)) return { ...param, type: 'uint256' } as AbiParameter;
+  return param;
+}
+
 /** Decodes ABI data as a list of values of `params`; throws when it does not decode. */
 type AbiDecoder = (data: Hex) => unknown[];
 

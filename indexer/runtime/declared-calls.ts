@@ -22,6 +22,7 @@ import {
   type Hex,
   type Log,
 } from 'viem';
+import { wordWideParams } from './abi-decode.ts';
 import type { EventParameter } from './event-decoder.ts';
 
 /** Where an address or argument of a declared call comes from. */
@@ -40,6 +41,8 @@ interface StructStep {
 export interface DeclaredCall {
   label: string;
   fn: AbiFunction;
+  /** fn's inputs as its arguments are encoded (abi-decode.ts wordWideParams) */
+  encodedInputs: readonly AbiParameter[];
   selector: Hex;
   address: CallArg;
   args: readonly CallArg[];
@@ -258,6 +261,7 @@ function parseDeclaredCall(context: DeclaredCallContext, label: string, expressi
   return {
     label,
     fn,
+    encodedInputs: wordWideParams(fn.inputs),
     selector: toFunctionSelector(fn),
     address: target,
     args: args.map((arg, i) => at(`argument ${i + 1} '${arg}'`, () => parseArg(context, arg, fn.inputs[i]!))),
@@ -302,7 +306,7 @@ export function callRequests(
     to: argValue(call.address, log, params) as Hex,
     data: (call.selector +
       encodeAbiParameters(
-        call.fn.inputs,
+        call.encodedInputs,
         call.args.map((arg) => argValue(arg, log, params)),
       ).slice(2)) as Hex,
   }));

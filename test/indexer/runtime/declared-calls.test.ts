@@ -196,6 +196,20 @@ describe('the eth_calls declared calls make for a log', () => {
     );
   });
 
+  it('passes an argument read from a word wider than its type as its whole word, as graph-node (alloy) encodes it', () => {
+    // the uint8 `small` sent as the word 0x…01ff, which alloy reads as 511 and encodes back as it was
+    const wide = { ...log, data: `0x${0x1ffn.toString(16).padStart(64, '0')}${log.data.slice(66)}` as Hex };
+    const [call] = callRequests(
+      parseDeclaredCalls(context(), { n: 'Token[event.address].narrow(event.params.small)' }),
+      wide,
+      createEventDecoder(filled)(wide)!,
+    );
+    const word511 = 0x1ffn.toString(16).padStart(64, '0');
+    expect(call!.data).toBe(
+      `${encodeFunctionData({ abi, functionName: 'narrow', args: [0] }).slice(0, 10)}${word511}`,
+    );
+  });
+
   it('reads nested struct fields, and passes a struct whole', () => {
     const [leg] = requests({
       leg: 'Token[event.params.order.maker].legOf(event.params.order.0, event.params.order.leg)',
