@@ -10,7 +10,8 @@
 // one go (declared-call-prefetch.ts). Any handler failure is a deterministic error that fails the
 // block (handler-error.ts); with the `nonFatalErrors` feature, the handler's changes (writes, data
 // sources created) are discarded instead and the error is reported with the block's result, as
-// graph-node does. Handlers run in mapping instances reused across calls (mapping-instances.ts).
+// graph-node does. Handlers run in mapping instances reused across calls (mapping-instances.ts), each
+// call with a bounded execution budget (execution-budget.ts): a handler that never ends fails too.
 // A file data source's handler runs on its own, given the file's bytes, in the pass of the block the
 // follower is at when the file has arrived (graph-node's offchain triggers), over a writer of its own
 // (file-handler.ts).
@@ -30,6 +31,7 @@ import type { EventParameter } from './event-decoder.ts';
 import { decodeCall, sameCall, writeCall, type ContractCall } from './ethereum-call.ts';
 import { writeEvent, writeTriggerBlock, type BlockWithLogs } from './ethereum-event.ts';
 import { runFileDataSourceHandler, type FileTrigger } from './file-handler.ts';
+import { HANDLER_BUDGET } from './execution-budget.ts';
 import { HandlerError, handlerFailure } from './handler-error.ts';
 import {
   BlockState,
@@ -47,6 +49,8 @@ interface BlockProcessorOptions {
   chain?: ChainReader;
   /** replace an instance once its allocator has handed out this many bytes (default 8 MiB) */
   maxInstanceMemoryBytes?: number;
+  /** units one handler call may spend (default HANDLER_BUDGET, see execution-budget.ts) */
+  handlerBudget?: bigint;
 }
 
 export interface BlockResult {
@@ -123,7 +127,11 @@ export function createBlockProcessor(
     block: null,
     dataSource: null,
   };
-  const instances = new MappingInstances(runtime, options.maxInstanceMemoryBytes ?? 8 * 1024 * 1024);
+  const instances = new MappingInstances(
+    runtime,
+    options.maxInstanceMemoryBytes ?? 8 * 1024 * 1024,
+    options.handlerBudget ?? HANDLER_BUDGET,
+  );
   const handlers = new HandlerCalls(runtime, instances, subgraph.features.has('nonFatalErrors'));
 
   /** One pass over the block's triggers for `dataSources`, their declared calls made first. */

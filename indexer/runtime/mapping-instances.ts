@@ -13,10 +13,14 @@ export class MappingInstances {
   private readonly memories = new Map<WebAssembly.Module, WebAssembly.Memory>();
   private instancesCreated = 0;
 
-  /** `maxMemoryBytes`: replace an instance once its allocator has handed out this many bytes */
+  /**
+   * `maxMemoryBytes`: replace an instance once its allocator has handed out this many bytes;
+   * `handlerBudget`: the units each handler call may spend (see execution-budget.ts)
+   */
   constructor(
     private readonly runtime: RuntimeEnv,
     private readonly maxMemoryBytes: number,
+    private readonly handlerBudget: bigint,
   ) {}
 
   /** The instance a handler of `mapping` runs in: the module's current one, or a new one. */
@@ -34,7 +38,7 @@ export class MappingInstances {
         // does not clear what it hands out. Data segments are written again on instantiation.
         new Uint8Array(memory.buffer).fill(0);
       }
-      instance = new MappingInstance(module, memory, this.runtime);
+      instance = new MappingInstance(module, memory, this.runtime, this.handlerBudget);
       this.instancesCreated++;
       this.instances.set(module, instance);
     }

@@ -61,6 +61,11 @@ export interface LoggedLine {
   dataSource: string;
 }
 
+interface HarnessOptions {
+  /** the units each handler call may spend (default the runtime's own, HANDLER_BUDGET) */
+  handlerBudget?: bigint;
+}
+
 /** A loaded subgraph, its real SQLite store, and a processor whose mapping logs are collected. */
 export class RuntimeHarness {
   readonly store: IndexerStore;
@@ -75,6 +80,7 @@ export class RuntimeHarness {
   private constructor(
     readonly subgraph: Subgraph,
     readonly schema: SubgraphSchema,
+    options: HarnessOptions,
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'runtime-store-'));
     this.store = openStore({
@@ -85,17 +91,22 @@ export class RuntimeHarness {
     });
     this.processor = createBlockProcessor(subgraph, schema, {
       logger: (level, message, dataSource) => this.logged.push({ level, message, dataSource }),
+      handlerBudget: options.handlerBudget,
     });
     this.sources = new DataSourceSet(subgraph);
   }
 
-  static async open(buildDir: string): Promise<RuntimeHarness> {
-    return RuntimeHarness.forSubgraph(await loadSubgraph({ buildDir }));
+  static async open(buildDir: string, options: HarnessOptions = {}): Promise<RuntimeHarness> {
+    return RuntimeHarness.forSubgraph(await loadSubgraph({ buildDir }), options);
   }
 
   /** A harness running a subgraph already loaded (an edited probe manifest, say). */
-  static forSubgraph(subgraph: Subgraph): RuntimeHarness {
-    return new RuntimeHarness(subgraph, parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')));
+  static forSubgraph(subgraph: Subgraph, options: HarnessOptions = {}): RuntimeHarness {
+    return new RuntimeHarness(
+      subgraph,
+      parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
+      options,
+    );
   }
 
   /** Processes one block and commits it; on a handler error the block is rolled back and the error rethrown. */
@@ -176,10 +187,10 @@ export class RuntimeHarness {
  * Opens a harness of the probe subgraph before the tests of the calling describe block and closes
  * it after them; returns what gets it inside those tests.
  */
-export function useProbeHarness(): () => RuntimeHarness {
+export function useProbeHarness(options: HarnessOptions = {}): () => RuntimeHarness {
   let harness: RuntimeHarness | null = null;
   beforeAll(async () => {
-    harness = await RuntimeHarness.open(buildProbeSubgraph());
+    harness = await RuntimeHarness.open(buildProbeSubgraph(), options);
   }, 180_000);
   afterAll(() => {
     harness?.close();
