@@ -23,8 +23,13 @@ export interface CreatedFile {
 
 /** The state of one block being processed. */
 export class BlockState {
-  /** `type\u0000id` of entities set (true) or removed (false) during this block */
-  readonly writes = new Map<string, boolean>();
+  /**
+   * `type\u0000id` of the entities written during this block: null once removed, else the fields the
+   * block's sets gave it since the block began or since its last removal, each set's merged over the
+   * one before (graph-node's accumulated entity op, all that store.get_in_block sees: not the stored
+   * fields a set left alone)
+   */
+  readonly writes = new Map<string, Entity | null>();
   /**
    * `type\u0000id` of immutable entities an earlier block stored, as far as this block learnt it (a
    * store.get found one it had not written, or a store.set looked one up): store.set compares with
@@ -61,10 +66,26 @@ export class BlockState {
     return this.idSequence++;
   }
 
-  /** Records that the entity of `key` (see `writes`) was set (true) or removed (false). */
-  noteWrite(key: string, set: boolean): void {
+  /** Whether the block's latest write of the entity of `key` (see `writes`) set it. */
+  wasSet(key: string): boolean {
+    const fields = this.writes.get(key);
+    return fields !== undefined && fields !== null;
+  }
+
+  /** Records a store.set of `fields` (a null value unsets one) to the entity of `key` (see `writes`). */
+  noteSet(key: string, fields: Entity): void {
+    const before = this.writes.get(key);
+    this.noteWrite(key, new Map([...(before ?? []), ...fields]));
+  }
+
+  /** Records a store.remove of the entity of `key` (see `writes`). */
+  noteRemove(key: string): void {
+    this.noteWrite(key, null);
+  }
+
+  private noteWrite(key: string, fields: Entity | null): void {
     this.handlerMark?.writes.record(this.writes, key);
-    this.writes.set(key, set);
+    this.writes.set(key, fields);
   }
 
   /** Marks the start of a handler whose changes may have to be discarded (nonFatalErrors). */

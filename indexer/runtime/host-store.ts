@@ -174,7 +174,7 @@ export function storeSet(env: HostEnv, typeName: string, requestedId: string, da
   else for (const name of [...data.keys()]) if (!type.fields.has(name)) data.delete(name);
   const block = env.block;
   const writeKeyOfEntity = writeKey(type.name, key);
-  const writtenInBlock = block.writes.get(writeKeyOfEntity) === true;
+  const writtenInBlock = block.wasSet(writeKeyOfEntity);
   if (!writtenInBlock && env.runtime.subgraph.fileEntityTypes.has(type.name)) {
     const holder = access(() => block.tx.otherRegionHolding(type.name, key));
     if (holder !== null) {
@@ -202,16 +202,17 @@ export function storeSet(env: HostEnv, typeName: string, requestedId: string, da
       }
       // unchanged: nothing to write, but the entity counts as set in this block (store.get_in_block)
       block.earlierImmutables.add(writeKeyOfEntity);
-      block.noteWrite(writeKeyOfEntity, true);
+      block.noteSet(writeKeyOfEntity, data);
       return;
     }
   }
   const existing = type.immutable && !writtenInBlock ? null : access(() => block.tx.get(type.name, key));
   if (existing === null && type.sharesIdsWith.length > 0) checkIdUnshared(env, type, key);
+  // before mergeInto, which may take the null fields out of `data`
+  block.noteSet(writeKeyOfEntity, data);
   const merged = mergeInto(existing, data);
   validateEntity(env.runtime.schema, type, key, merged);
   access(() => block.tx.set(type.name, key, merged));
-  block.noteWrite(writeKeyOfEntity, true);
 }
 
 /** Whether two store values are equal, as graph-node's derived `Value` equality compares them. */
@@ -283,7 +284,7 @@ export function storeRemove(env: HostEnv, typeName: string, id: string): void {
     throw new EntityValidationError(`Entity ${type.name}[${key}] is immutable and cannot be removed`);
   }
   access(() => block.tx.remove(type.name, key));
-  block.noteWrite(writeKey(type.name, key), false);
+  block.noteRemove(writeKey(type.name, key));
 }
 
 /** store.get (scope 'store') or store.get_in_block (scope 'block') on host values. */
@@ -296,7 +297,9 @@ export function storeGet(
   const type = entityType(env, typeName);
   const { key } = parseEntityId(type, id);
   const block = env.block;
-  if (scope === 'block' && block.writes.get(writeKey(type.name, key)) !== true) return null;
+  // what the block's sets gave the entity, as graph-node's get_in_block reads its entity cache: not
+  // merged into the stored entity (a field the block did not set is not there)
+  if (scope === 'block') return block.writes.get(writeKey(type.name, key)) ?? null;
   const entity = access(() => block.tx.get(type.name, key));
   if (type.immutable && entity !== null) {
     // found and not written in this block: an earlier block stored it (store.set compares with it)
