@@ -37,7 +37,7 @@ describe('behind a trusted proxy', () => {
   );
 
   it.each([INJECTED, 'ftp', 'javascript', 'https:', ''])(
-    'names the service with its connection\'s http where the header says %j',
+    "names the service with its connection's http where the header says %j",
     async (forwarded) => {
       expect(await linkOf(behindProxy.url, { 'X-Forwarded-Proto': forwarded })).toBe(
         `<${behindProxy.url}/openapi.json>; rel="service-desc"`,
@@ -50,7 +50,7 @@ describe('behind a trusted proxy', () => {
     ['https, http', 'http'],
     ['evil, https', 'https'],
   ] as const)(
-    'takes the item the one trusted proxy appended to %j, not the client\'s in front of it',
+    "takes the item the one trusted proxy appended to %j, not the client's in front of it",
     async (forwarded, protocol) => {
       const headers = { 'X-Forwarded-Proto': forwarded, 'X-Forwarded-For': '203.0.113.7' };
       expect(await linkOf(behindProxy.url, headers)).toBe(
@@ -62,19 +62,19 @@ describe('behind a trusted proxy', () => {
   describe('given a header that is no protocol', () => {
     const headers = { 'X-Forwarded-Proto': INJECTED };
 
-    it('types a problem under the connection\'s own base', async () => {
+    it("types a problem under the connection's own base", async () => {
       const { status, body } = await call(behindProxy.url, '/v1/nothing', { headers });
       expect(status).toBe(404);
       expect(body.type).toBe(`${behindProxy.url}/problems/not-found`);
     });
 
-    it('serves openapi.json under the connection\'s own base', async () => {
+    it("serves openapi.json under the connection's own base", async () => {
       const { body } = await call(behindProxy.url, DISCOVERY_DOCUMENTS.openapi.path, { headers });
       expect(body.servers).toEqual([{ url: behindProxy.url }]);
     });
 
     it.each([DISCOVERY_DOCUMENTS.llms.path, DISCOVERY_DOCUMENTS.aiPlugin.path, '/problems/not-found'])(
-      'serves %s naming only the connection\'s own base',
+      "serves %s naming only the connection's own base",
       async (path) => {
         const text = await (await fetch(`${behindProxy.url}${path}`, { headers })).text();
         expect(text).toContain(`${behindProxy.url}/openapi.json`);
@@ -86,7 +86,7 @@ describe('behind a trusted proxy', () => {
 });
 
 describe('without a trusted proxy', () => {
-  it('names the service with its connection\'s http whatever X-Forwarded-Proto says', async () => {
+  it("names the service with its connection's http whatever X-Forwarded-Proto says", async () => {
     expect(await linkOf(direct.url, { 'X-Forwarded-Proto': 'https' })).toBe(
       `<${direct.url}/openapi.json>; rel="service-desc"`,
     );

@@ -3,7 +3,11 @@
 // asking for UTF-8 by name is met, a Content-Type's media type is matched in any case (RFC 9110
 // 8.3.1), and a body over the limit is told what to send instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRAPHQL_NOT_ACCEPTABLE, MAX_GRAPHQL_BODY_BYTES, UTF8_CHARSET_PARAMETER } from '../../rest/graphql-http.ts';
+import {
+  GRAPHQL_NOT_ACCEPTABLE,
+  MAX_GRAPHQL_BODY_BYTES,
+  UTF8_CHARSET_PARAMETER,
+} from '../../rest/graphql-http.ts';
 import { listen, registryOnlyRestApp } from '../harness/stack.ts';
 
 let server: { url: string; close(): Promise<void> };
@@ -73,7 +77,11 @@ describe('an Accept header', () => {
       return sticky.exec(accept)?.[0];
     };
     expect(matchFrom(runStart)).toBe('    ; charset=utf-8');
-    expect([1, 2, 3].map((offset) => matchFrom(runStart + offset))).toEqual([undefined, undefined, undefined]);
+    expect([1, 2, 3].map((offset) => matchFrom(runStart + offset))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   // each took the event loop for some 0.5 s while a match of the charset parameter was tried from
