@@ -27,6 +27,7 @@ import { contextFromManifest } from './manifest-context.ts';
 import { parseDeclaredCalls, type DeclaredCall } from './declared-calls.ts';
 import { createEventDecoder, handlerParameters, type EventDecoder } from './event-decoder.ts';
 import { importMemory, type MemoryLimits } from './wasm-memory-import.ts';
+import { meterExecution } from './execution-budget.ts';
 import type { Entity } from '../store/entity.ts';
 
 export interface EventHandlerSpec {
@@ -67,7 +68,10 @@ export type BlockHandlerSpec =
 export interface MappingSpec {
   apiVersion: string;
   wasmFile: string;
-  /** compiled with its memory turned into an import (see wasm-memory-import.ts) */
+  /**
+   * compiled with its memory turned into an import (see wasm-memory-import.ts) and its executions
+   * metered (see execution-budget.ts)
+   */
   module: WebAssembly.Module;
   memoryLimits: MemoryLimits;
   /** handlers by topic0, in manifest order */
@@ -484,7 +488,8 @@ function compileMapping(
   if (!compiled) {
     compiled = readFile(wasmFile).then(async (bytes) => {
       const { bytes: rewritten, limits } = importMemory(bytes);
-      return { module: await WebAssembly.compile(new Uint8Array(rewritten)), memoryLimits: limits };
+      const metered = meterExecution(rewritten);
+      return { module: await WebAssembly.compile(new Uint8Array(metered)), memoryLimits: limits };
     });
     modules.set(wasmFile, compiled);
   }
