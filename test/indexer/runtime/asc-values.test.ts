@@ -3,11 +3,9 @@
 // schema does not use (Int8, Timestamp, BigDecimal, nested lists), must survive the round trip; and
 // an object graph recorded as an image must read the same at every place it is copied to; and the
 // order of field names and map keys, graph-node's (UTF-8 bytes).
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Entity, StoreValue } from '../../../indexer/store/entity.ts';
-import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
 import {
   compareUtf8,
   readBigInt,
@@ -17,25 +15,13 @@ import {
   writeStoreValue,
 } from '../../../indexer/runtime/asc-values.ts';
 import { writeBlock } from '../../../indexer/runtime/ethereum-event.ts';
-import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
-import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
-import { buildProbeSubgraph } from '../probe-build.ts';
+import type { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
+import { probeMappingInstance } from './runtime-harness.ts';
 
 let instance: MappingInstance;
 
 beforeAll(async () => {
-  const subgraph = await loadSubgraph({ buildDir: buildProbeSubgraph() });
-  const mapping = subgraph.dataSources[0]?.mapping;
-  if (!mapping) throw new Error('probe subgraph has no data source');
-  const memory = new WebAssembly.Memory({ initial: mapping.memoryLimits.initial });
-  instance = new MappingInstance(mapping.module, memory, {
-    subgraph,
-    schema: parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
-    logger: () => undefined,
-    chain: null,
-    block: null,
-    dataSource: null,
-  });
+  instance = await probeMappingInstance();
 }, 180_000);
 
 const values: [string, StoreValue][] = [

@@ -2,18 +2,14 @@
 // them, the check of call arguments against the function's types, ABI encoding and decoding of one
 // value, and the deterministic errors of a call the mapping got wrong (through the probe wasm, with
 // synthetic logs). Reads of a real chain are tested end to end in test/indexer/ethereum-call.test.ts.
-import { readFileSync } from 'node:fs';
 import { encodeAbiParameters, parseAbiItem, type AbiFunction } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EthereumValueKind } from '../../../indexer/runtime/asc-types.ts';
 import type { HostEnv } from '../../../indexer/runtime/host-context.ts';
 import { tokenToAbiValue, type EthereumToken } from '../../../indexer/runtime/ethereum-value.ts';
 import { compatSignature, ethereumFunctions } from '../../../indexer/runtime/host-ethereum.ts';
-import { loadSubgraph } from '../../../indexer/runtime/manifest.ts';
-import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
-import { parseSubgraphSchema } from '../../../indexer/subgraph-schema.ts';
-import { buildProbeSubgraph } from '../probe-build.ts';
-import { useProbeHarness } from './runtime-harness.ts';
+import type { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
+import { probeMappingInstance, useProbeHarness } from './runtime-harness.ts';
 
 const fn = (signature: string) => parseAbiItem(signature) as AbiFunction;
 
@@ -127,20 +123,7 @@ describe('ethereum.decode of words that are not canonical, in a real mapping ins
   let instance: MappingInstance;
 
   beforeAll(async () => {
-    const subgraph = await loadSubgraph({ buildDir: buildProbeSubgraph() });
-    const mapping = subgraph.dataSources[0]!.mapping;
-    instance = new MappingInstance(
-      mapping.module,
-      new WebAssembly.Memory({ initial: mapping.memoryLimits.initial }),
-      {
-        subgraph,
-        schema: parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
-        logger: () => undefined,
-        chain: null,
-        block: null,
-        dataSource: null,
-      },
-    );
+    instance = await probeMappingInstance();
   }, 180_000);
 
   /** The kind and payload of the ethereum.Value that ethereum.decode(types, data) returns. */

@@ -17,6 +17,7 @@ import type { BlockWithLogs } from '../../../indexer/runtime/ethereum-event.ts';
 import { HandlerError } from '../../../indexer/runtime/handler-error.ts';
 import type { LogLevel } from '../../../indexer/runtime/host-context.ts';
 import { loadSubgraph, type Subgraph } from '../../../indexer/runtime/manifest.ts';
+import { MappingInstance } from '../../../indexer/runtime/mapping-instance.ts';
 import { buildProbeSubgraph } from '../probe-build.ts';
 import type { EntityStoreTx } from '../../../indexer/store/entity.ts';
 import { openStore, type IndexerStore } from '../../../indexer/store/sqlite-store.ts';
@@ -53,6 +54,25 @@ export async function loadEditedProbe(edit: (text: string) => string): Promise<S
   } finally {
     rmSync(path, { force: true });
   }
+}
+
+/**
+ * A mapping instance of the probe subgraph's first data source, with no chain, block or data source:
+ * for the tests that read and write values in a real module's memory.
+ */
+export async function probeMappingInstance(): Promise<MappingInstance> {
+  const subgraph = await loadSubgraph({ buildDir: buildProbeSubgraph() });
+  const mapping = subgraph.dataSources[0];
+  if (!mapping) throw new Error('probe subgraph has no data source');
+  const { module, memoryLimits } = mapping.mapping;
+  return new MappingInstance(module, new WebAssembly.Memory({ initial: memoryLimits.initial }), {
+    subgraph,
+    schema: parseSubgraphSchema(readFileSync(subgraph.schemaFile, 'utf8')),
+    logger: () => undefined,
+    chain: null,
+    block: null,
+    dataSource: null,
+  });
 }
 
 export interface LoggedLine {
