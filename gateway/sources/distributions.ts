@@ -11,11 +11,11 @@
 // retrying in a loop does not make the service read the file again each time. Verified trees are
 // kept, as the flat tables the verifier packs them in, up to a count and a byte budget.
 import { constants, open, realpath } from 'node:fs/promises';
-import { existsSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { readAtMost } from '../../common/bounded-fetch.ts';
+import { checkThreadBundle } from '../../common/thread-bundle.ts';
 import { GatewayError, notFound, upstreamRefused, upstreamUnavailable } from '../errors.ts';
 import { ADDRESS_PATTERN } from '../inputs.ts';
 import {
@@ -295,13 +295,7 @@ async function readDumpFile(base: string, uri: string): Promise<Buffer> {
   }
 }
 
-/**
- * The verifier thread runs build/gateway-distribution-verifier.mjs, the bundle `npm run
- * build:indexer` makes of distribution-verifier.ts: a thread that loaded TypeScript through tsx's
- * require hook left a zombie esbuild process behind once it ended, and tsx lists its whole disk cache
- * into the thread's heap as it loads (58,707 entries after a few days of edits ran a 16 MiB heap out
- * of memory before any work).
- */
+/** The verifier thread runs the bundle of distribution-verifier.ts (see common/thread-bundle.ts). */
 const VERIFIER = new URL('../../build/gateway-distribution-verifier.mjs', import.meta.url);
 
 /**
@@ -381,10 +375,8 @@ interface CachedTree {
 }
 
 export function createDistributionSource(config: DistributionsConfig): DistributionSource {
-  if (config.base !== undefined && !existsSync(VERIFIER)) {
-    throw new Error(
-      `the distribution verifier's bundle ${fileURLToPath(VERIFIER)} is missing: run npm run build (npm start and npm test run it first)`,
-    );
+  if (config.base !== undefined) {
+    checkThreadBundle(VERIFIER, "the distribution verifier's bundle", 'npm start and npm test');
   }
   const refusalTtlMs = config.refusalTtlMs ?? REFUSAL_TTL_MS;
   const verifierLimits = {

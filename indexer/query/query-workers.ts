@@ -7,9 +7,8 @@
 // ends too, its request answered with an internal error.
 // One worker is kept ready at all times; more start while requests wait for one and end once idle,
 // so that an indexer nobody queries holds one worker's memory.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { checkThreadBundle } from '../../common/thread-bundle.ts';
 import type { QueryApiName, QueryJob, QueryWorkerData, QueryWorkerMessage } from './query-worker.ts';
 
 /**
@@ -84,11 +83,8 @@ function outOfMemoryAnswer(heapMb: number): string {
   );
 }
 
-// The worker runs build/indexer-query-worker.mjs, the bundle `npm run build:indexer` makes of
-// query-worker.ts, also when this module runs from source (tsx, vitest): a thread that loaded
-// TypeScript through tsx's require hook left a zombie esbuild process behind once it ended, and tsx
-// lists its whole disk cache into the thread's heap as it loads (58,707 entries after a few days of
-// edits ran a 24 MiB heap out of memory before any work). From source the bundle is two folders up.
+// The worker runs build/indexer-query-worker.mjs, the bundle of query-worker.ts, also when this
+// module runs from source (see common/thread-bundle.ts); from source the bundle is two folders up.
 const WORKER_SCRIPT = import.meta.url.endsWith('.ts')
   ? new URL('../../build/indexer-query-worker.mjs', import.meta.url)
   : new URL('./indexer-query-worker.mjs', import.meta.url);
@@ -127,11 +123,7 @@ export class QueryWorkers {
 
   /** Starts the first worker; rejects, having ended it, if it cannot read the store. */
   async start(): Promise<void> {
-    if (!existsSync(WORKER_SCRIPT)) {
-      throw new Error(
-        `the query worker's bundle ${fileURLToPath(WORKER_SCRIPT)} is missing: run npm run build (npm start, npm test and npm run indexer run it first)`,
-      );
-    }
+    checkThreadBundle(WORKER_SCRIPT, "the query worker's bundle", 'npm start, npm test and npm run indexer');
     const failure = await this.addWorker();
     if (failure) throw failure;
   }

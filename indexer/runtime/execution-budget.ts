@@ -18,7 +18,7 @@
 // with sign extension) and the bulk-memory and reference-types ones are understood; a module using
 // others is refused when it loads.
 import {
-  insertSection,
+  appendEntry,
   readSections,
   readU32,
   SectionId,
@@ -83,21 +83,6 @@ export function meterExecution(module: Uint8Array): Uint8Array {
   const code = sections.find((s) => s.id === SectionId.Code);
   if (code) code.body = meterCode(code.body, charge(budgetGlobal));
   return writeModule(module, sections);
-}
-
-/** Adds `entry` to the vector that is the body of section `id`, creating the section if missing. */
-function appendEntry(sections: Section[], id: number, entry: number[]): void {
-  const section = sections.find((s) => s.id === id);
-  if (!section) {
-    insertSection(sections, { id, body: Uint8Array.from([1, ...entry]) });
-    return;
-  }
-  const [count, rest] = readU32(section.body, 0);
-  section.body = Buffer.concat([
-    Uint8Array.from(writeU32(count + 1)),
-    section.body.subarray(rest),
-    Uint8Array.from(entry),
-  ]);
 }
 
 function definedGlobals(sections: Section[]): number {

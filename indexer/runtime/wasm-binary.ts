@@ -115,6 +115,21 @@ export function insertSection(sections: Section[], section: Section): void {
   sections.splice(at < 0 ? sections.length : at, 0, section);
 }
 
+/** Adds `entry` to the vector that is the body of section `id`, creating the section if missing. */
+export function appendEntry(sections: Section[], id: number, entry: number[]): void {
+  const section = sections.find((s) => s.id === id);
+  if (!section) {
+    insertSection(sections, { id, body: Uint8Array.from([1, ...entry]) });
+    return;
+  }
+  const [count, rest] = readU32(section.body, 0);
+  section.body = Buffer.concat([
+    Uint8Array.from(writeU32(count + 1)),
+    section.body.subarray(rest),
+    Uint8Array.from(entry),
+  ]);
+}
+
 /** The module of `sections`, after the header (magic and version) of `original`. */
 export function writeModule(original: Uint8Array, sections: readonly Section[]): Uint8Array {
   const parts: Uint8Array[] = [original.subarray(0, 8)];

@@ -6,7 +6,7 @@
 // `_start` re-initializes the globals, so each instance still starts from the module's initial state.
 
 import {
-  insertSection,
+  appendEntry,
   readSections,
   readU32,
   SectionId,
@@ -36,13 +36,6 @@ export function importMemory(module: Uint8Array): { bytes: Uint8Array; limits: M
   const entry = [...writeName('env'), ...writeName('memory'), 0x02, ...limitBytes];
 
   sections.splice(memoryIndex, 1);
-  const importIndex = sections.findIndex((s) => s.id === SectionId.Import);
-  const existing = sections[importIndex];
-  if (existing) {
-    const [n, rest] = readU32(existing.body, 0);
-    existing.body = Uint8Array.from([...writeU32(n + 1), ...existing.body.subarray(rest), ...entry]);
-  } else {
-    insertSection(sections, { id: SectionId.Import, body: Uint8Array.from([1, ...entry]) });
-  }
+  appendEntry(sections, SectionId.Import, entry);
   return { bytes: writeModule(module, sections), limits: { initial, maximum } };
 }
